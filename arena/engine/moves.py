@@ -1,0 +1,362 @@
+"""Legal move generation: every playable rank multiset of a hand, leading or following.
+
+One entry per distinct rank multiset (suits never matter), each with concrete cards from
+the hand. Following a trick, each entry is the reading that beats it; leading, the
+reading :data:`~arena.engine.combos.READING_ORDER` prefers.
+
+This is the engine's hot path (agents, fallbacks and benchmarks call it constantly), so it
+works on per-rank buckets of the hand and builds each combo exactly once, directly as a
+tuple, without classifying candidate sets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from itertools import combinations
+from typing import Final
+
+from arena.engine.cards import Card, CardLike, card
+from arena.engine.combos import PASS, Combo, ComboType, is_bomb_like
+from arena.engine.rules import DEFAULT_RULES, Rules
+
+__all__ = ["HandIndex", "is_forced_pass", "legal_moves", "legal_plays"]
+
+T = ComboType
+ACE: Final = 14
+SMALL_JOKER: Final = 16
+BIG_JOKER: Final = 17
+_RANKS: Final = range(3, 18)
+_new = tuple.__new__
+
+_SINGLE, _PAIR, _TRIPLE = T.SINGLE, T.PAIR, T.TRIPLE
+_TWS, _TWP = T.TRIPLE_WITH_SINGLE, T.TRIPLE_WITH_PAIR
+_STRAIGHT, _STRAIGHT_PAIR, _AIRPLANE = T.STRAIGHT, T.STRAIGHT_PAIR, T.AIRPLANE
+_AWS, _AWP = T.AIRPLANE_WITH_SINGLES, T.AIRPLANE_WITH_PAIRS
+_FWTS, _FWTP = T.FOUR_WITH_TWO_SINGLES, T.FOUR_WITH_TWO_PAIRS
+_BOMB, _ROCKET = T.BOMB, T.ROCKET
+_CHAIN_MIN: Final = {_STRAIGHT: 5, _STRAIGHT_PAIR: 3, _AIRPLANE: 2}
+
+
+class HandIndex:
+    """A hand split by rank, with the slices moves are made of.
+
+    Built once per call from a plain hand; a caller that asks about the same hand many
+    times (the round, between a seat's plays) builds it once and passes it instead.
+    """
+
+    __slots__ = ("one", "pairs", "quads", "singles", "three", "triples", "two")
+
+    def __init__(self, hand: Iterable[CardLike]) -> None:
+        by_rank: list[list[Card]] = [[] for _ in range(18)]
+        for c in hand:
+            try:
+                by_rank[c.rank].append(c)  # type: ignore[union-attr,arg-type]
+            except AttributeError:
+                parsed = card(c)
+                by_rank[parsed.rank].append(parsed)
+        empty: tuple[Card, ...] = ()
+        self.one: list[tuple[Card, ...]] = [empty] * 18
+        self.two: list[tuple[Card, ...]] = [empty] * 18
+        self.three: list[tuple[Card, ...]] = [empty] * 18
+        self.singles: list[int] = []
+        self.pairs: list[int] = []
+        self.triples: list[int] = []
+        self.quads: list[tuple[int, tuple[Card, ...]]] = []
+        for rank in _RANKS:
+            cards = by_rank[rank]
+            if not cards:
+                continue
+            self.singles.append(rank)
+            self.one[rank] = (cards[0],)
+            n = len(cards)
+            if n >= 2:
+                self.pairs.append(rank)
+                self.two[rank] = (cards[0], cards[1])
+                if n >= 3:
+                    self.triples.append(rank)
+                    self.three[rank] = (cards[0], cards[1], cards[2])
+                    if n == 4:
+                        self.quads.append((rank, tuple(cards)))
+
+
+def legal_plays(
+    hand: Iterable[CardLike] | HandIndex, last: Combo | None = None, rules: Rules = DEFAULT_RULES
+) -> list[Combo]:
+    """The legal moves including PASS, which is legal exactly when following a trick."""
+    moves = legal_moves(hand, last, rules)
+    if last is not None and last.type is not T.PASS:
+        moves.append(PASS)
+    return moves
+
+
+def legal_moves(
+    hand: Iterable[CardLike] | HandIndex, last: Combo | None = None, rules: Rules = DEFAULT_RULES
+) -> list[Combo]:
+    """Every legal non-pass move from ``hand``; ``last`` is the trick to beat, None to lead."""
+    buckets = hand if isinstance(hand, HandIndex) else HandIndex(hand)
+    if last is None or last.type is T.PASS:
+        return _leads(buckets, rules)
+    return _follows(buckets, last, rules)
+
+
+def is_forced_pass(
+    hand: Iterable[CardLike] | HandIndex, last: Combo | None, rules: Rules = DEFAULT_RULES
+) -> bool:
+    """Whether passing is the only legal action: following, and nothing in hand beats it."""
+    if last is None or last.type is T.PASS:
+        return False
+    return not legal_moves(hand, last, rules)
+
+
+def _leads(b: HandIndex, rules: Rules) -> list[Combo]:
+    out: list[Combo] = []
+    add = out.append
+    one, two, three = b.one, b.two, b.three
+    for r in b.singles:
+        add(_new(Combo, (_SINGLE, r, 1, one[r])))
+    for r in b.pairs:
+        add(_new(Combo, (_PAIR, r, 1, two[r])))
+    for r in b.triples:
+        add(_new(Combo, (_TRIPLE, r, 1, three[r])))
+        t = three[r]
+        for k in b.singles:
+            if k != r:
+                add(_new(Combo, (_TWS, r, 1, t + one[k])))
+        for k in b.pairs:
+            if k != r:
+                add(_new(Combo, (_TWP, r, 1, t + two[k])))
+    _add_bombs(b, 0, add)
+    out.extend(_chains(b, _STRAIGHT, 5, 0))
+    out.extend(_chains(b, _STRAIGHT_PAIR, 3, 0))
+    planes = _chains(b, _AIRPLANE, 2, 0)
+    out.extend(planes)
+    if planes:
+        longest = max(m.length for m in planes)
+        seen: set[int] = {_key(m.cards) for m in planes} if rules.loose_wings else set()
+        for length in range(2, longest + 1):
+            out.extend(_airplanes_with_wings(b, _AWS, length, 0, rules, seen))
+            out.extend(_airplanes_with_wings(b, _AWP, length, 0, rules, seen))
+    for quad, cards in b.quads:
+        out.extend(_four_with_two(b, quad, cards, _FWTS, rules))
+        out.extend(_four_with_two(b, quad, cards, _FWTP, rules))
+    return out
+
+
+def _follows(b: HandIndex, last: Combo, rules: Rules) -> list[Combo]:
+    out: list[Combo] = []
+    add = out.append
+    kind, main = last.type, last.main_rank
+    if kind is _ROCKET:
+        return out
+    if kind is _SINGLE:
+        one = b.one
+        for r in b.singles:
+            if r > main:
+                add(_new(Combo, (_SINGLE, r, 1, one[r])))
+    elif kind is _PAIR:
+        two = b.two
+        for r in b.pairs:
+            if r > main:
+                add(_new(Combo, (_PAIR, r, 1, two[r])))
+    elif kind is _TRIPLE or kind is _TWS or kind is _TWP:
+        one, two, three = b.one, b.two, b.three
+        for r in b.triples:
+            if r <= main:
+                continue
+            t = three[r]
+            if kind is _TRIPLE:
+                add(_new(Combo, (_TRIPLE, r, 1, t)))
+            elif kind is _TWS:
+                for k in b.singles:
+                    if k != r:
+                        add(_new(Combo, (_TWS, r, 1, t + one[k])))
+            else:
+                for k in b.pairs:
+                    if k != r:
+                        add(_new(Combo, (_TWP, r, 1, t + two[k])))
+    elif kind is _STRAIGHT or kind is _STRAIGHT_PAIR or kind is _AIRPLANE:
+        out.extend(_chains(b, kind, _CHAIN_MIN[kind], main, last.length))
+    elif kind is _AWS or kind is _AWP:
+        out.extend(_airplanes_with_wings(b, kind, last.length, main, rules, set()))
+    elif kind is _FWTS or kind is _FWTP:
+        for quad, cards in b.quads:
+            if quad > main:
+                out.extend(_four_with_two(b, quad, cards, kind, rules))
+    if rules.quadplex_as_bomb and kind is not _FWTS and kind is not _FWTP:
+        # Variant: quadplexes join the bombs; a plain trick falls to any of them.
+        for quad, cards in b.quads:
+            out.extend(_four_with_two(b, quad, cards, _FWTS, rules))
+            out.extend(_four_with_two(b, quad, cards, _FWTP, rules))
+    if rules.quadplex_as_bomb and is_bomb_like(last, rules):
+        # A bomb-like trick falls only to higher bombs and quadplexes of either kind.
+        if kind is _BOMB:
+            for quad, cards in b.quads:
+                if quad > main:
+                    out.extend(_four_with_two(b, quad, cards, _FWTS, rules))
+                    out.extend(_four_with_two(b, quad, cards, _FWTP, rules))
+        else:
+            other = _FWTP if kind is _FWTS else _FWTS
+            for quad, cards in b.quads:
+                if quad > main:
+                    out.extend(_four_with_two(b, quad, cards, other, rules))
+        _add_bombs(b, main, add)
+        return out
+    _add_bombs(b, main if kind is _BOMB else 0, add)
+    return out
+
+
+def _add_bombs(b: HandIndex, above: int, add: Callable[[Combo], None]) -> None:
+    """Bombs above a rank, then the rocket."""
+    for rank, cards in b.quads:
+        if rank > above:
+            add(_new(Combo, (_BOMB, rank, 1, cards)))
+    if b.one[SMALL_JOKER] and b.one[BIG_JOKER]:
+        add(_new(Combo, (_ROCKET, BIG_JOKER, 1, b.one[SMALL_JOKER] + b.one[BIG_JOKER])))
+
+
+def _runs(ranks: list[int], min_length: int) -> list[tuple[int, int]]:
+    """Maximal runs ``(first, last)`` of consecutive ranks within 3..A, at least this long."""
+    runs: list[tuple[int, int]] = []
+    first = prev = -1
+    for r in ranks:
+        if r > ACE:
+            break
+        if r != prev + 1:
+            if prev - first + 1 >= min_length:
+                runs.append((first, prev))
+            first = r
+        prev = r
+    if first >= 0 and prev - first + 1 >= min_length:
+        runs.append((first, prev))
+    return runs
+
+
+def _chains(
+    b: HandIndex, kind: ComboType, min_length: int, above: int, only_length: int = 0
+) -> list[Combo]:
+    """Straights, straight pairs or plain airplanes with top rank above ``above``.
+
+    With ``only_length`` set, just the chains of that many ranks (following a trick).
+    """
+    if kind is _STRAIGHT:
+        parts, ranks = b.one, b.singles
+    elif kind is _STRAIGHT_PAIR:
+        parts, ranks = b.two, b.pairs
+    else:
+        parts, ranks = b.three, b.triples
+    out: list[Combo] = []
+    for run_first, run_last in _runs(ranks, only_length or min_length):
+        for first in range(run_first, run_last - min_length + 2):
+            acc = parts[first]
+            for top in range(first + 1, run_last + 1):
+                acc = acc + parts[top]
+                length = top - first + 1
+                if (
+                    length >= min_length
+                    and top > above
+                    and (not only_length or length == only_length)
+                ):
+                    out.append(_new(Combo, (kind, top, length, acc)))
+    return out
+
+
+def _airplanes_with_wings(
+    b: HandIndex, kind: ComboType, length: int, above: int, rules: Rules, seen: set[int]
+) -> list[Combo]:
+    """Airplanes of ``length`` triples with single or pair wings, highest chain first.
+
+    ``seen`` holds rank-multiset keys already produced; it is used (and grown) only with
+    loose wings, the one setting under which one multiset has several such readings.
+    """
+    out: list[Combo] = []
+    singles = kind is _AWS
+    dedupe = singles and rules.loose_wings
+    three = b.three
+    for run_first, run_last in reversed(_runs(b.triples, length)):
+        for top in range(run_last, run_first + length - 2, -1):
+            if top <= above:
+                break
+            first = top - length + 1
+            body: tuple[Card, ...] = ()
+            for r in range(first, top + 1):
+                body += three[r]
+            for wing_cards in _wings(b, first, top, length, singles, rules.loose_wings):
+                cards = body + wing_cards
+                if dedupe:
+                    key = _key(cards)
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                out.append(_new(Combo, (kind, top, length, cards)))
+    return out
+
+
+def _wings(
+    b: HandIndex, first: int, top: int, count: int, singles: bool, loose: bool
+) -> Iterator[tuple[Card, ...]]:
+    if singles and loose:
+        yield from _loose_wings(b, first, top, count)
+        return
+    parts = b.one if singles else b.two
+    pool = [r for r in (b.singles if singles else b.pairs) if r < first or r > top]
+    if len(pool) < count:
+        return
+    for ranks in combinations(pool, count):
+        if singles and ranks[-1] == BIG_JOKER and count >= 2 and ranks[-2] == SMALL_JOKER:
+            continue
+        acc: tuple[Card, ...] = ()
+        for r in ranks:
+            acc += parts[r]
+        yield acc
+
+
+def _loose_wings(b: HandIndex, first: int, top: int, count: int) -> Iterator[tuple[Card, ...]]:
+    """Every multiset of ``count`` wing cards outside the chain, never both jokers."""
+    cards = [c for r in b.singles if r < first or r > top for c in _rank_cards(b, r)]
+    seen: set[tuple[int, ...]] = set()
+    for picked in combinations(cards, count):
+        ranks = tuple(c.rank for c in picked)
+        if ranks in seen:
+            continue
+        seen.add(ranks)
+        if count >= 2 and ranks[-1] == BIG_JOKER and ranks[-2] == SMALL_JOKER:
+            continue
+        yield picked
+
+
+def _rank_cards(b: HandIndex, rank: int) -> tuple[Card, ...]:
+    """All cards of a rank in the hand (up to four)."""
+    for quad_rank, cards in b.quads:
+        if quad_rank == rank:
+            return cards
+    return b.three[rank] or b.two[rank] or b.one[rank]
+
+
+def _four_with_two(
+    b: HandIndex, quad: int, cards: tuple[Card, ...], kind: ComboType, rules: Rules
+) -> Iterator[Combo]:
+    if kind is _FWTS:
+        one = b.one
+        pool = [r for r in b.singles if r != quad]
+        for low, high in combinations(pool, 2):
+            if low == SMALL_JOKER and high == BIG_JOKER:
+                continue
+            yield _new(Combo, (_FWTS, quad, 1, cards + one[low] + one[high]))
+        if rules.four_with_pair:
+            two = b.two
+            for r in b.pairs:
+                if r != quad:
+                    yield _new(Combo, (_FWTS, quad, 1, cards + two[r]))
+    else:
+        two = b.two
+        pool = [r for r in b.pairs if r != quad]
+        for low, high in combinations(pool, 2):
+            yield _new(Combo, (_FWTP, quad, 1, cards + two[low] + two[high]))
+
+
+def _key(cards: Iterable[Card]) -> int:
+    """A rank multiset as one integer (3 bits per rank), for de-duplication."""
+    key = 0
+    for c in cards:
+        key += 1 << (3 * (c.rank - 3))
+    return key

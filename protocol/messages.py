@@ -1,0 +1,624 @@
+"""Wire messages between the engine and an agent: strict, frozen, tagged by ``type``.
+
+The protocol document (§10) defines DEAL, BID_REQUEST, PLAY_REQUEST, BID_RESPONSE and
+PLAY_RESPONSE; DECISIONS.md adds DOUBLE_REQUEST / DOUBLE_RESPONSE. A real agent also needs
+to see the bottom cards, learn why a reply was refused, and hear how a round and a match
+ended, so BOTTOM_CARDS, REPLY_REJECTED, ROUND_RESULT and MATCH_END are added here.
+
+Messages are pure data: they check shape and self-consistency (canonical cards, a PASS
+carries no cards), never the game rules, which the engine owns. Engine→agent card fields
+hold canonical strings only; an agent's PLAY_RESPONSE may use any card token, because the
+engine resolves lenient tokens against the player's hand (``protocol.cards.parse_token``).
+
+Errors: :class:`ProtocolError` (also ``ValueError``) is the only error this module raises
+on purpose; its message starts with the offending path, e.g. ``PLAY_RESPONSE.cards[2]: …``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from enum import StrEnum
+from typing import Annotated, Any, Final, Literal, TypeAlias, TypeVar, overload
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+from pydantic.json_schema import JsonDict
+from pydantic_core import PydanticCustomError
+
+from protocol.cards import is_canonical
+
+__all__ = [
+    "DEFAULT_TIME_LIMIT_MS",
+    "MESSAGE_TYPES",
+    "AnyMessage",
+    "AnyRequest",
+    "AnyResponse",
+    "BidMode",
+    "BidRecord",
+    "BidRequest",
+    "BidResponse",
+    "BottomCards",
+    "Deal",
+    "DoubleKind",
+    "DoubleRecord",
+    "DoubleRequest",
+    "DoubleResponse",
+    "Emotion",
+    "HandType",
+    "LastPlay",
+    "MatchEnd",
+    "Message",
+    "PlayAction",
+    "PlayRecord",
+    "PlayRequest",
+    "PlayResponse",
+    "ProtocolError",
+    "RejectReason",
+    "ReplyRejected",
+    "Role",
+    "RoundResult",
+    "SpringKind",
+    "Standing",
+    "parse_message",
+    "to_json",
+]
+
+#: Time an agent gets when a request names none (the document's examples carry no limit).
+DEFAULT_TIME_LIMIT_MS: Final = 30_000
+
+_MAX_TEXT: Final = 200  # comment / strategy_hint: shown on stream, so kept short
+_MAX_REPLY_CARDS: Final = 20  # a landlord's full hand, the most anyone can play at once
+
+
+class ProtocolError(ValueError):
+    """A message that cannot be read: bad JSON, unknown ``type``, or a field that fails.
+
+    ``errors`` holds one line per problem, each starting with the field path
+    (``PLAY_RESPONSE.cards[2]: …``); the exception message joins them with ``; ``.
+    """
+
+    def __init__(self, errors: list[str] | str, *, message_type: str | None = None) -> None:
+        self.errors: tuple[str, ...] = (errors,) if isinstance(errors, str) else tuple(errors)
+        self.message_type = message_type
+        super().__init__("; ".join(self.errors))
+
+
+class Emotion(StrEnum):
+    """Mood shown next to an agent's comment on the overlay (protocol document §10.3)."""
+
+    CONFIDENT = "confident"
+    NERVOUS = "nervous"
+    EXCITED = "excited"
+    ANGRY = "angry"
+    THINKING = "thinking"
+    HAPPY = "happy"
+    SAD = "sad"
+    TAUNTING = "taunting"
+
+
+class HandType(StrEnum):
+    """Combination type names on the wire (protocol document §5.4), PASS included."""
+
+    SINGLE = "SINGLE"
+    PAIR = "PAIR"
+    TRIPLE = "TRIPLE"
+    TRIPLE_WITH_SINGLE = "TRIPLE_WITH_SINGLE"
+    TRIPLE_WITH_PAIR = "TRIPLE_WITH_PAIR"
+    STRAIGHT = "STRAIGHT"
+    STRAIGHT_PAIR = "STRAIGHT_PAIR"
+    AIRPLANE = "AIRPLANE"
+    AIRPLANE_WITH_SINGLES = "AIRPLANE_WITH_SINGLES"
+    AIRPLANE_WITH_PAIRS = "AIRPLANE_WITH_PAIRS"
+    FOUR_WITH_TWO_SINGLES = "FOUR_WITH_TWO_SINGLES"
+    FOUR_WITH_TWO_PAIRS = "FOUR_WITH_TWO_PAIRS"
+    BOMB = "BOMB"
+    ROCKET = "ROCKET"
+    PASS = "PASS"
+
+
+Role: TypeAlias = Literal["landlord", "farmer"]
+PlayAction: TypeAlias = Literal["PLAY", "PASS"]
+#: ``call_score``: 叫分 1..3; ``grab``: 叫地主/抢地主, bids 1 (call or grab) / 0 (not);
+#: ``fixed_landlord``: 轮庄, the seat is landlord and only names its call score 1..3.
+BidMode: TypeAlias = Literal["call_score", "grab", "fixed_landlord"]
+#: ``double``: a farmer's 加倍; ``redouble``: the landlord's 再加倍 (asked only if a farmer doubled).
+DoubleKind: TypeAlias = Literal["double", "redouble"]
+RejectReason: TypeAlias = Literal[
+    "timeout", "empty", "unparsable", "truncated", "illegal", "agent_error"
+]
+#: DECISIONS.md names: ``spring`` 春天 (landlord wins, no farmer played a card);
+#: ``reverse_spring`` 反春 (farmers win, the landlord played only the first combination).
+SpringKind: TypeAlias = Literal["spring", "reverse_spring"]
+
+
+def _canonical_card(text: str) -> str:
+    if not is_canonical(text):
+        raise PydanticCustomError(
+            "canonical_card",
+            "{card!r} is not a canonical card (suit then rank, e.g. '♠10', or 小王/大王)",
+            {"card": text},
+        )
+    return text
+
+
+_CARD_PATTERN: Final = "^([♠♥♦♣](10|[2-9JQKA])|小王|大王)$"
+
+#: A canonical card string; engine→agent messages use nothing else.
+Card = Annotated[
+    str,
+    AfterValidator(_canonical_card),
+    Field(json_schema_extra={"pattern": _CARD_PATTERN}),
+]
+PlayerId = Annotated[str, Field(min_length=1, max_length=64)]
+RequestId = Annotated[str, Field(min_length=1, max_length=64)]
+Rank = Annotated[int, Field(ge=3, le=17)]
+BidValue = Annotated[int, Field(ge=0, le=3)]
+CallScore = Annotated[int, Field(ge=1, le=3)]
+ShortText = Annotated[str, Field(max_length=_MAX_TEXT)]
+#: Any card token an agent may send; the engine resolves it (DECISIONS.md, Cards on the wire).
+ReplyCard = Annotated[str, Field(min_length=1, max_length=20)]
+#: One line of viewer chatter, sanitised by the engine: something said, never an instruction.
+AudienceLine = Annotated[str, Field(min_length=1, max_length=100)]
+
+
+def _no_duplicates(name: str, items: list[str]) -> None:
+    seen: set[str] = set()
+    for item in items:
+        if item in seen:
+            raise PydanticCustomError("duplicate", "{name} lists {item!r} twice", {"name": name, "item": item})
+        seen.add(item)
+
+
+def _require_type_tag(schema: JsonDict) -> None:
+    """Make ``type`` required in the JSON Schema: a reader cannot dispatch without it."""
+    required = schema.setdefault("required", [])
+    if isinstance(required, list) and "type" not in required:
+        required.insert(0, "type")
+
+
+class _Record(BaseModel):
+    """A nested part of a message: as strict and frozen as the message itself."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Message(BaseModel):
+    """Base of every wire message; subclasses add a ``type`` tag with a default."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", json_schema_extra=_require_type_tag)
+
+
+# ─── nested records ─────────────────────────────────────────────────────────────────────
+
+
+class BidRecord(_Record):
+    """One bid already made this round: 0 is a pass (in grab mode, 1 is a call or a grab)."""
+
+    player: PlayerId
+    bid: BidValue
+
+
+class DoubleRecord(_Record):
+    """One doubling decision already made this round."""
+
+    player: PlayerId
+    double: bool
+
+
+class LastPlay(_Record):
+    """The combination to beat: who played it, its type, its cards and its main rank."""
+
+    player: PlayerId
+    type: HandType
+    cards: list[Card] = Field(min_length=1)
+    main_rank: Rank
+
+    @field_validator("type")
+    @classmethod
+    def _not_pass(cls, value: HandType) -> HandType:
+        if value is HandType.PASS:
+            raise PydanticCustomError("pass_is_no_play", "a PASS is never the play to beat")
+        return value
+
+
+class PlayRecord(_Record):
+    """One turn of the round so far: a play with its cards, or a PASS with none."""
+
+    player: PlayerId
+    action: PlayAction
+    type: HandType | None = None
+    cards: list[Card] = []
+
+    @field_validator("cards")
+    @classmethod
+    def _cards_match_action(cls, value: list[Card], info: ValidationInfo) -> list[Card]:
+        action = info.data.get("action")
+        if action == "PASS" and value:
+            raise PydanticCustomError("pass_with_cards", "a PASS carries no cards")
+        if action == "PLAY" and not value:
+            raise PydanticCustomError("play_without_cards", "a PLAY needs at least one card")
+        return value
+
+
+class Standing(_Record):
+    """One player's line in the final table; equal scores share a rank."""
+
+    player: PlayerId
+    rank: int = Field(ge=1)
+    score: int
+    rounds_won: int = Field(ge=0)
+
+
+# ─── engine → agent ─────────────────────────────────────────────────────────────────────
+
+
+class Deal(Message):
+    """A new round: the recipient's 17 cards and the seat order (document §10.1.1).
+
+    ``role`` is null at deal time; the landlord is known only after bidding.
+    """
+
+    type: Literal["DEAL"] = "DEAL"
+    player_id: PlayerId
+    role: Role | None = None
+    hand: list[Card]
+    hand_count: int = Field(ge=0)
+    seat_order: list[PlayerId] = Field(min_length=3, max_length=3)
+    round_no: int | None = Field(default=None, ge=1)
+
+    @field_validator("hand")
+    @classmethod
+    def _hand_unique(cls, value: list[Card]) -> list[Card]:
+        _no_duplicates("hand", value)
+        return value
+
+    @field_validator("seat_order")
+    @classmethod
+    def _seats_unique(cls, value: list[str]) -> list[str]:
+        _no_duplicates("seat_order", value)
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Deal:
+        if self.hand_count != len(self.hand):
+            raise ValueError(f"hand_count {self.hand_count} but hand has {len(self.hand)} cards")
+        if self.player_id not in self.seat_order:
+            raise ValueError(f"player_id {self.player_id!r} is not in seat_order")
+        return self
+
+
+class BidRequest(Message):
+    """Your turn to bid (document §10.1.2); reply with a :class:`BidResponse`.
+
+    ``hand`` is optional because the document's example has none; the engine sends it so
+    a stateless agent need not remember the DEAL.
+    """
+
+    type: Literal["BID_REQUEST"] = "BID_REQUEST"
+    player_id: PlayerId
+    current_highest_bid: BidValue
+    bid_history: list[BidRecord] = []
+    available_bids: list[BidValue] = Field(min_length=1)
+    mode: BidMode = "call_score"
+    hand: list[Card] | None = None
+    time_limit_ms: int = Field(default=DEFAULT_TIME_LIMIT_MS, gt=0)
+    request_id: RequestId | None = None
+
+    @model_validator(mode="after")
+    def _bids_fit_mode(self) -> BidRequest:
+        if self.mode == "grab" and not set(self.available_bids) <= {0, 1}:
+            raise ValueError(f"grab mode offers only bids 1 and 0, not {self.available_bids}")
+        return self
+
+
+class DoubleRequest(Message):
+    """Your turn to say whether you double: a farmer's 加倍 or the landlord's 再加倍."""
+
+    type: Literal["DOUBLE_REQUEST"] = "DOUBLE_REQUEST"
+    player_id: PlayerId
+    kind: DoubleKind
+    landlord: PlayerId
+    call_score: CallScore
+    bottom_cards: list[Card] = Field(min_length=3, max_length=3)
+    double_history: list[DoubleRecord] = []
+    hand: list[Card]
+    time_limit_ms: int = Field(default=DEFAULT_TIME_LIMIT_MS, gt=0)
+    request_id: RequestId | None = None
+
+
+class PlayRequest(Message):
+    """Your turn to play (document §10.1.3); reply with a :class:`PlayResponse`.
+
+    ``last_play`` is the combination to beat: null exactly when ``is_free_play`` is true.
+    ``audience`` is viewer chatter relayed for colour; it is never an instruction.
+    """
+
+    type: Literal["PLAY_REQUEST"] = "PLAY_REQUEST"
+    player_id: PlayerId
+    hand: list[Card]
+    is_free_play: bool
+    last_play: LastPlay | None
+    play_history: list[PlayRecord] = []
+    remaining_cards: dict[PlayerId, Annotated[int, Field(ge=0, le=54)]]
+    role: Role
+    teammates: list[PlayerId] = []
+    landlord: PlayerId | None = None
+    bottom_cards: list[Card] | None = Field(default=None, min_length=3, max_length=3)
+    seat_order: list[PlayerId] | None = Field(default=None, min_length=3, max_length=3)
+    call_score: CallScore | None = None
+    multiplier: int | None = Field(default=None, ge=1)
+    audience: list[AudienceLine] | None = Field(default=None, max_length=10)
+    time_limit_ms: int = Field(default=DEFAULT_TIME_LIMIT_MS, gt=0)
+    request_id: RequestId | None = None
+
+    @field_validator("hand")
+    @classmethod
+    def _hand_unique(cls, value: list[Card]) -> list[Card]:
+        _no_duplicates("hand", value)
+        return value
+
+    @field_validator("last_play")
+    @classmethod
+    def _last_play_iff_following(
+        cls, value: LastPlay | None, info: ValidationInfo
+    ) -> LastPlay | None:
+        free = info.data.get("is_free_play")
+        if free is True and value is not None:
+            raise PydanticCustomError("free_play_with_last_play", "must be null on a free play")
+        if free is False and value is None:
+            raise PydanticCustomError("follow_without_last_play", "is required when not a free play")
+        return value
+
+
+class BottomCards(Message):
+    """The landlord is decided: the three bottom cards, shown to everyone (document §4.3)."""
+
+    type: Literal["BOTTOM_CARDS"] = "BOTTOM_CARDS"
+    landlord: PlayerId
+    bottom_cards: list[Card] = Field(min_length=3, max_length=3)
+    call_score: CallScore
+    round_no: int | None = Field(default=None, ge=1)
+
+
+class ReplyRejected(Message):
+    """Your reply to ``request_id`` was not used, why, and how many tries remain.
+
+    With ``retries_left`` > 0 the same request is sent again; at 0 the engine acts for
+    the agent (its default move) and the round goes on.
+    """
+
+    type: Literal["REPLY_REJECTED"] = "REPLY_REJECTED"
+    player_id: PlayerId
+    request_type: Literal["BID_REQUEST", "DOUBLE_REQUEST", "PLAY_REQUEST"]
+    request_id: RequestId | None = None
+    reason: RejectReason
+    detail: str = Field(max_length=500)
+    retries_left: int = Field(ge=0)
+
+
+class RoundResult(Message):
+    """How a round ended and what it scored (DECISIONS.md, Scoring).
+
+    ``multiplier`` is 2^(bombs + rockets + spring + grabs + gift_doubles), the part common
+    to both farmers; ``farmer_multipliers`` adds each farmer's doubling, so a farmer's
+    score is ``call_score × multiplier × (+1 if farmers won else −1)``.
+    """
+
+    type: Literal["ROUND_RESULT"] = "ROUND_RESULT"
+    round_no: int | None = Field(default=None, ge=1)
+    landlord: PlayerId
+    call_score: CallScore
+    winner_side: Role
+    first_out: PlayerId
+    score_deltas: dict[PlayerId, int]
+    spring: SpringKind | None = None
+    bombs: int = Field(ge=0)
+    rockets: int = Field(ge=0, le=1)  # one deck, one rocket
+    grabs: int = Field(default=0, ge=0)
+    gift_doubles: int = Field(default=0, ge=0)
+    doubled: dict[PlayerId, bool] = {}
+    redoubled: bool = False
+    multiplier: int = Field(ge=1)
+    farmer_multipliers: dict[PlayerId, Annotated[int, Field(ge=1)]]
+    gift_affected: bool = False
+    final_hands: dict[PlayerId, list[Card]] | None = None
+    total_scores: dict[PlayerId, int] | None = None
+
+
+class MatchEnd(Message):
+    """The match is over: final standings, best first."""
+
+    type: Literal["MATCH_END"] = "MATCH_END"
+    rounds_played: int = Field(ge=0)
+    standings: list[Standing] = Field(min_length=1)
+    reason: Literal["completed", "stopped"] = "completed"
+
+    @field_validator("standings")
+    @classmethod
+    def _players_unique(cls, value: list[Standing]) -> list[Standing]:
+        _no_duplicates("standings", [standing.player for standing in value])
+        return value
+
+
+# ─── agent → engine ─────────────────────────────────────────────────────────────────────
+
+
+class BidResponse(Message):
+    """A bid (document §10.2.1): 0 passes, 1..3 calls that score (grab mode: 1 calls/grabs)."""
+
+    type: Literal["BID_RESPONSE"] = "BID_RESPONSE"
+    player_id: PlayerId
+    bid: BidValue
+    comment: ShortText | None = None
+    emotion: Emotion | None = None
+    strategy_hint: ShortText | None = None
+    request_id: RequestId | None = None
+
+
+class DoubleResponse(Message):
+    """Whether to double (farmer) or redouble (landlord)."""
+
+    type: Literal["DOUBLE_RESPONSE"] = "DOUBLE_RESPONSE"
+    player_id: PlayerId
+    double: bool
+    comment: ShortText | None = None
+    emotion: Emotion | None = None
+    strategy_hint: ShortText | None = None
+    request_id: RequestId | None = None
+
+
+class PlayResponse(Message):
+    """A play or a pass (document §10.2.2-3).
+
+    ``cards`` may use any card token (``"♠3"``, ``"3s"``, ``"10"``, ``"BJ"``); the engine
+    resolves them against the hand. ``hand_type`` picks the reading of an ambiguous lead.
+    """
+
+    type: Literal["PLAY_RESPONSE"] = "PLAY_RESPONSE"
+    player_id: PlayerId
+    action: PlayAction
+    cards: list[ReplyCard] = Field(default=[], max_length=_MAX_REPLY_CARDS)
+    hand_type: HandType | None = None
+    comment: ShortText | None = None
+    emotion: Emotion | None = None
+    strategy_hint: ShortText | None = None
+    request_id: RequestId | None = None
+
+    @field_validator("cards")
+    @classmethod
+    def _cards_match_action(cls, value: list[str], info: ValidationInfo) -> list[str]:
+        action = info.data.get("action")
+        if action == "PASS" and value:
+            raise PydanticCustomError("pass_with_cards", "a PASS carries no cards")
+        if action == "PLAY" and not value:
+            raise PydanticCustomError("play_without_cards", "a PLAY needs at least one card")
+        return value
+
+    @field_validator("hand_type")
+    @classmethod
+    def _type_matches_action(
+        cls, value: HandType | None, info: ValidationInfo
+    ) -> HandType | None:
+        action = info.data.get("action")
+        if action == "PLAY" and value is HandType.PASS:
+            raise PydanticCustomError("play_typed_pass", "is PASS but action is PLAY")
+        if action == "PASS" and value not in (None, HandType.PASS):
+            raise PydanticCustomError("pass_typed_play", "must be PASS or null when passing")
+        return value
+
+
+# ─── the union and its reader ───────────────────────────────────────────────────────────
+
+AnyMessage: TypeAlias = Annotated[
+    Deal
+    | BidRequest
+    | BidResponse
+    | BottomCards
+    | DoubleRequest
+    | DoubleResponse
+    | PlayRequest
+    | PlayResponse
+    | ReplyRejected
+    | RoundResult
+    | MatchEnd,
+    Field(discriminator="type"),
+]
+AnyRequest: TypeAlias = BidRequest | DoubleRequest | PlayRequest
+AnyResponse: TypeAlias = BidResponse | DoubleResponse | PlayResponse
+
+#: Every message class by its ``type`` tag, in the order of a round.
+MESSAGE_TYPES: Final[Mapping[str, type[Message]]] = {
+    model.model_fields["type"].default: model
+    for model in (
+        Deal,
+        BidRequest,
+        BidResponse,
+        BottomCards,
+        DoubleRequest,
+        DoubleResponse,
+        PlayRequest,
+        PlayResponse,
+        ReplyRejected,
+        RoundResult,
+        MatchEnd,
+    )
+}
+
+M = TypeVar("M", bound=Message)
+
+
+def _path(type_name: str, loc: tuple[int | str, ...]) -> str:
+    parts = [type_name]
+    for part in loc:
+        parts.append(f"[{part}]" if isinstance(part, int) else f".{part}")
+    return "".join(parts)
+
+
+def _describe(type_name: str, exc: ValidationError) -> list[str]:
+    lines = []
+    for error in exc.errors(include_url=False):
+        message = error["msg"].removeprefix("Value error, ")
+        shown = error.get("input")
+        if error["type"] != "missing" and isinstance(shown, str | int | float | bool):
+            message = f"{message} (got {shown!r})"
+        lines.append(f"{_path(type_name, tuple(error['loc']))}: {message}")
+    return lines
+
+
+def _load(data: str | bytes | Mapping[str, Any]) -> Mapping[str, Any]:
+    if isinstance(data, str | bytes | bytearray):
+        try:
+            data = json.loads(data)
+        except json.JSONDecodeError as exc:
+            raise ProtocolError(f"invalid JSON: {exc}") from exc
+        except UnicodeDecodeError as exc:
+            raise ProtocolError(f"invalid JSON: not UTF-8 text ({exc.reason})") from exc
+    if not isinstance(data, Mapping):
+        raise ProtocolError(f"a message must be a JSON object, not {type(data).__name__}")
+    return data
+
+
+@overload
+def parse_message(data: str | bytes | Mapping[str, Any]) -> AnyMessage: ...
+@overload
+def parse_message(data: str | bytes | Mapping[str, Any], *, expect: type[M]) -> M: ...
+def parse_message(
+    data: str | bytes | Mapping[str, Any], *, expect: type[Message] | None = None
+) -> Message:
+    """Read one message from JSON text or a decoded object, choosing the class by ``type``.
+
+    With ``expect``, a valid message of another type is an error too, so the engine can
+    ask for exactly the reply it is waiting for. Raises :class:`ProtocolError` naming the
+    offending field path; never a bare pydantic ``ValidationError``.
+    """
+    obj = _load(data)
+    known = ", ".join(MESSAGE_TYPES)
+    if "type" not in obj:
+        raise ProtocolError(f"message has no 'type'; expected one of {known}")
+    tag = obj["type"]
+    model = MESSAGE_TYPES.get(tag) if isinstance(tag, str) else None
+    if model is None:
+        raise ProtocolError(f"unknown message type {tag!r}; expected one of {known}")
+    if expect is not None and model is not expect:
+        wanted = expect.model_fields["type"].default
+        raise ProtocolError(f"expected a {wanted} message, got {tag}", message_type=tag)
+    try:
+        return model.model_validate(obj)
+    except ValidationError as exc:
+        raise ProtocolError(_describe(tag, exc), message_type=tag) from exc
+
+
+def to_json(message: Message) -> str:
+    """Compact JSON text of a message, non-ASCII (suits, 大王) left as is."""
+    return json.dumps(
+        message.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":")
+    )
