@@ -4,6 +4,7 @@ ArenaError
  ├─ IllegalActionError     (also ValueError): the rules forbid this action now
  │   └─ CardResolutionError  a card token names no card of the player's hand
  ├─ AgentError             an agent failed to give a usable reply
+ │   ├─ AgentReplyError    the reply was empty, unparsable or truncated (``category``)
  │   └─ AgentTimeoutError  (also TimeoutError)
  └─ ConfigError            (also ValueError): names the file and the key
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 __all__ = [
     "AgentError",
+    "AgentReplyError",
     "AgentTimeoutError",
     "ArenaError",
     "CardResolutionError",
@@ -38,6 +40,17 @@ class CardResolutionError(IllegalActionError):
 
 class AgentError(ArenaError):
     """An agent failed to give a usable reply."""
+
+
+class AgentReplyError(AgentError):
+    """A reply the table cannot use; ``category`` is how the fault is counted."""
+
+    def __init__(self, category: str, detail: str) -> None:
+        if category not in ("empty", "unparsable", "truncated"):
+            raise ValueError(f"unknown reply fault category {category!r}")
+        super().__init__(f"{category} reply: {detail}")
+        self.category = category
+        self.detail = detail
 
 
 class AgentTimeoutError(AgentError, TimeoutError):

@@ -125,6 +125,10 @@ def resolve_cards(tokens: Sequence[object], hand: Iterable[Card]) -> tuple[Card,
         if isinstance(token, Card):
             parsed.append((token, token.rank, token.suit))
             continue
+        exact = _BY_TEXT.get(token) if isinstance(token, str) else None
+        if exact is not None:  # the canonical form: no parsing needed
+            parsed.append((token, exact.rank, exact.suit))
+            continue
         try:
             rank, suit = parse_token(token)
         except CardNotationError as exc:

@@ -1,0 +1,93 @@
+"""The one interface every agent speaks, and a base class that fills in the dull parts.
+
+The table owns deadlines, retries and fallbacks: an agent only answers requests. It is
+told of the deal and of public results through :meth:`Agent.notify`, and answers bid,
+double and play requests. Everything crosses this seam as protocol messages, so a
+scripted bot, a language model and a program in another language look the same here.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, runtime_checkable
+
+from arena.engine import DEFAULT_RULES, Rules
+from protocol import (
+    BidRequest,
+    BidResponse,
+    DoubleRequest,
+    DoubleResponse,
+    Message,
+    PlayRequest,
+    PlayResponse,
+)
+
+__all__ = ["Agent", "BaseAgent"]
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """What the table needs from a player. Implement it, or subclass :class:`BaseAgent`."""
+
+    name: str
+
+    async def notify(self, message: Message) -> None:
+        """Hear a message that needs no answer: DEAL, BOTTOM_CARDS, REPLY_REJECTED, ..."""
+        ...
+
+    async def bid(self, request: BidRequest) -> BidResponse:
+        """Answer a BID_REQUEST with one of ``request.available_bids``."""
+        ...
+
+    async def double(self, request: DoubleRequest) -> DoubleResponse:
+        """Answer a DOUBLE_REQUEST: double (or redouble) or not."""
+        ...
+
+    async def play(self, request: PlayRequest) -> PlayResponse:
+        """Answer a PLAY_REQUEST with a play or a pass."""
+        ...
+
+    async def close(self) -> None:
+        """Release whatever the agent holds (connections, processes)."""
+        ...
+
+
+class BaseAgent:
+    """Defaults for everything but :meth:`bid` and :meth:`play`.
+
+    The table constructs agents as ``cls(name=..., seed=..., rules=..., **options)``, where
+    ``options`` are the seat's ``options`` table from the config; subclasses accept their
+    own options as keyword arguments and pass the rest here.
+    """
+
+    def __init__(
+        self, name: str, *, seed: int | None = None, rules: Rules = DEFAULT_RULES, **options: Any
+    ) -> None:
+        if options:
+            unknown = ", ".join(sorted(options))
+            raise TypeError(f"{type(self).__name__} got unknown options: {unknown}")
+        self.name = name
+        self.seed = seed
+        self.rules = rules
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r})"
+
+    async def notify(self, message: Message) -> None:
+        """Most agents need nothing from notifications: each request carries the state."""
+
+    async def bid(self, request: BidRequest) -> BidResponse:
+        """Pass by default."""
+        return BidResponse(player_id=request.player_id, bid=0, request_id=request.request_id)
+
+    async def double(self, request: DoubleRequest) -> DoubleResponse:
+        """Never double by default."""
+        return DoubleResponse(
+            player_id=request.player_id, double=False, request_id=request.request_id
+        )
+
+    async def play(self, request: PlayRequest) -> PlayResponse:
+        """Subclasses decide how to play."""
+        raise NotImplementedError
+
+    async def close(self) -> None:
+        """Nothing to release by default."""

@@ -1,0 +1,138 @@
+"""A person at the terminal takes a seat: the streamer against two AIs.
+
+The hand is shown, moves are typed in the lenient card syntax (``3 3 3 4``, ``♠10 J Q K A``,
+``pass``), and a mistake is explained and asked again here, before it ever reaches the
+table, so a typo costs the player nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from arena.agents.base import BaseAgent
+from arena.agents.reading import hand_of, legal_for, pass_reply, trick_of
+from arena.engine import Combo, beats, readings, resolve_cards
+from arena.errors import IllegalActionError
+from protocol import (
+    BidRequest,
+    BidResponse,
+    DoubleRequest,
+    DoubleResponse,
+    HandType,
+    Message,
+    PlayRequest,
+    PlayResponse,
+    ReplyRejected,
+)
+
+__all__ = ["HumanAgent", "parse_human_move"]
+
+Prompt = Callable[[str], Awaitable[str]]
+
+
+async def _terminal_prompt(text: str) -> str:
+    return await asyncio.to_thread(input, text)
+
+
+def parse_human_move(line: str, request: PlayRequest, rules: Any = None) -> Combo | None:
+    """Read a typed move; None means pass. Raises IllegalActionError explaining the problem."""
+    from arena.engine import DEFAULT_RULES
+
+    rules = rules or DEFAULT_RULES
+    text = line.strip()
+    if text.lower() in ("pass", "p", "不出", "过", "要不起"):
+        if request.is_free_play:
+            raise IllegalActionError("you lead this trick: you must play something")
+        return None
+    tokens = text.replace(",", " ").split()
+    if not tokens:
+        raise IllegalActionError("type some cards, or 'pass'")
+    hand = hand_of(request)
+    cards = resolve_cards(tokens, hand)
+    options = readings(cards, rules)
+    if not options:
+        raise IllegalActionError(f"{' '.join(c.text for c in cards)} is not a valid combination")
+    trick = trick_of(request, rules)
+    for option in options:
+        if beats(option, trick, rules):
+            return option
+    raise IllegalActionError(f"{options[0]} does not beat {trick}")
+
+
+class HumanAgent(BaseAgent):
+    """Asks a person at the terminal (or any async ``prompt`` function, for tests)."""
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        seed: int | None = None,
+        prompt: Prompt | None = None,
+        **options: Any,
+    ) -> None:
+        super().__init__(name, seed=seed, **options)
+        self._prompt: Prompt = prompt or _terminal_prompt
+
+    async def notify(self, message: Message) -> None:
+        """Show why a reply was refused (rare: moves are checked before sending)."""
+        if isinstance(message, ReplyRejected):
+            print(f"  ✗ {message.detail}")
+
+    async def bid(self, request: BidRequest) -> BidResponse:
+        """Ask for a bid among the allowed ones."""
+        hand = " ".join(request.hand or [])
+        allowed = "/".join(str(b) for b in request.available_bids)
+        while True:
+            answer = await self._prompt(
+                f"\n[{self.name}] hand: {hand}\n  bid ({allowed}, 0 = pass)? "
+            )
+            try:
+                value = int(answer.strip() or "0")
+            except ValueError:
+                print(f"  ✗ {answer!r} is not a number")
+                continue
+            if value in request.available_bids:
+                return BidResponse(
+                    player_id=request.player_id, bid=value, request_id=request.request_id
+                )
+            print(f"  ✗ {value} is not allowed now; allowed: {allowed}")
+
+    async def double(self, request: DoubleRequest) -> DoubleResponse:
+        """Ask whether to double (or redouble)."""
+        word = "redouble" if request.kind == "redouble" else "double"
+        answer = await self._prompt(f"\n[{self.name}] {word}? (y/N) ")
+        return DoubleResponse(
+            player_id=request.player_id,
+            double=answer.strip().lower() in ("y", "yes", "1", "加倍"),
+            request_id=request.request_id,
+        )
+
+    async def play(self, request: PlayRequest) -> PlayResponse:
+        """Show the hand and the trick; read moves until one is legal."""
+        hand = " ".join(request.hand)
+        if request.last_play and not request.is_free_play:
+            last = request.last_play
+            trick = f"{last.player} played {' '.join(last.cards)} ({last.type.value})"
+        else:
+            trick = "you lead"
+        hint = len(legal_for(request, self.rules))
+        while True:
+            line = await self._prompt(
+                f"\n[{self.name}] {trick}\n  hand: {hand}\n  your move ({hint} legal; 'pass')? "
+            )
+            try:
+                move = parse_human_move(line, request, self.rules)
+            except IllegalActionError as exc:
+                print(f"  ✗ {exc}")
+                continue
+            if move is None:
+                return pass_reply(request)
+            return PlayResponse(
+                player_id=request.player_id,
+                action="PLAY",
+                cards=[c.text for c in move.cards],
+                hand_type=HandType(move.type.value),
+                request_id=request.request_id,
+            )

@@ -1,0 +1,58 @@
+"""Public events: what the audience may know, as a table emits it to its sinks.
+
+An event never carries hidden information (no hand before the round ends), so any sink
+may publish any event. The replay, which does hold hidden information, is written by the
+recorder, not by a sink.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal
+
+__all__ = ["EVENT_TYPES", "Event", "EventType"]
+
+EventType = Literal[
+    "match_started",
+    "round_started",
+    "redeal",
+    "turn_started",
+    "bid",
+    "landlord_chosen",
+    "double",
+    "play",
+    "pass",
+    "trick_won",
+    "fault",
+    "seat_replaced",
+    "round_result",
+    "match_ended",
+]
+
+EVENT_TYPES: Final[tuple[str, ...]] = EventType.__args__  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One public fact about a table, numbered in order (``seq``) per table."""
+
+    type: EventType
+    table: str
+    round: int
+    seq: int
+    seat: int | None = None
+    player: str | None = None
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready data."""
+        return {
+            "type": self.type,
+            "table": self.table,
+            "round": self.round,
+            "seq": self.seq,
+            "seat": self.seat,
+            "player": self.player,
+            "data": dict(self.data),
+        }

@@ -1,0 +1,43 @@
+"""Counting what went wrong with an agent's decisions, by category."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Literal
+
+__all__ = ["FaultCategory", "Faults"]
+
+FaultCategory = Literal[
+    "timeout", "empty", "unparsable", "truncated", "illegal", "agent_error", "fallback"
+]
+
+
+@dataclass
+class Faults:
+    """Faults of one agent: each rejected reply by why, and each decision made for it."""
+
+    timeout: int = 0
+    empty: int = 0
+    unparsable: int = 0
+    truncated: int = 0
+    illegal: int = 0
+    agent_error: int = 0
+    fallback: int = 0
+
+    def add(self, category: FaultCategory, count: int = 1) -> None:
+        """Count one more fault of this category."""
+        setattr(self, category, getattr(self, category) + count)
+
+    def merge(self, other: Faults) -> None:
+        """Add another tally into this one."""
+        for key, value in asdict(other).items():
+            setattr(self, key, getattr(self, key) + value)
+
+    @property
+    def total(self) -> int:
+        """All faults, fallbacks included."""
+        return sum(asdict(self).values())
+
+    def to_dict(self) -> dict[str, int]:
+        """Counts by category."""
+        return asdict(self)

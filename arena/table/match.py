@@ -1,0 +1,85 @@
+"""A match: several rounds at one table, with running scores and the final standings."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.table.table import RoundRecord, Table
+from protocol import MatchEnd, Standing
+
+__all__ = ["MatchSummary", "derive_seed", "play_match"]
+
+
+def derive_seed(*parts: object) -> int:
+    """A stable 63-bit seed from any parts (same parts, same seed, on every machine)."""
+    return random.Random(":".join(str(p) for p in parts)).getrandbits(63)
+
+
+@dataclass
+class MatchSummary:
+    """What a match produced: every round record, totals, wins and faults per player."""
+
+    table: str
+    players: tuple[str, str, str]
+    rounds: list[RoundRecord] = field(default_factory=list)
+    totals: dict[str, int] = field(default_factory=dict)
+    rounds_won: dict[str, int] = field(default_factory=dict)
+    faults: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def standings(self) -> list[Standing]:
+        """Players by total score (then round wins); equal totals and wins share a rank."""
+        order = sorted(
+            self.players, key=lambda p: (-self.totals.get(p, 0), -self.rounds_won.get(p, 0))
+        )
+        result: list[Standing] = []
+        for index, player in enumerate(order):
+            key = (self.totals.get(player, 0), self.rounds_won.get(player, 0))
+            previous = result[-1] if result else None
+            same = previous is not None and (previous.score, previous.rounds_won) == key
+            rank = previous.rank if same and previous is not None else index + 1
+            result.append(Standing(player=player, rank=rank, score=key[0], rounds_won=key[1]))
+        return result
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready totals, wins, faults and standings."""
+        return {
+            "table": self.table,
+            "players": list(self.players),
+            "rounds": len(self.rounds),
+            "totals": dict(self.totals),
+            "rounds_won": dict(self.rounds_won),
+            "faults": {p: dict(f) for p, f in self.faults.items()},
+            "standings": [s.model_dump() for s in self.standings()],
+        }
+
+
+async def play_match(table: Table, *, rounds: int, seed: int) -> MatchSummary:
+    """Play ``rounds`` rounds at ``table``; round seeds derive from ``seed`` and the table."""
+    players = table.names
+    summary = MatchSummary(
+        table=table.table_id,
+        players=players,
+        totals=dict.fromkeys(players, 0),
+        rounds_won=dict.fromkeys(players, 0),
+    )
+    await table._emit("match_started", data={"players": list(players), "rounds": rounds})
+    rotate = table.rules.first_bidder == "rotate"
+    for round_no in range(1, rounds + 1):
+        record = await table.play_round(
+            round_no,
+            seed=derive_seed(seed, table.table_id, round_no),
+            first_bidder=(round_no - 1) % 3 if rotate else None,
+        )
+        summary.rounds.append(record)
+        for seat, player in enumerate(players):
+            summary.totals[player] += record.result.scores[seat]
+            if seat in record.result.winners:
+                summary.rounds_won[player] += 1
+    summary.faults = {p: table.faults(p).to_dict() for p in players}
+    end = MatchEnd(rounds_played=rounds, standings=summary.standings())
+    for seat in range(3):
+        await table._notify(seat, end)
+    await table._emit("match_ended", data=summary.to_dict())
+    return summary

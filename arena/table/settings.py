@@ -1,0 +1,31 @@
+"""How a table runs decisions: deadlines, retries, stand-ins, forced passes, pacing."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["TableSettings"]
+
+
+class TableSettings(BaseModel):
+    """Per-table behaviour; every field can be set in the ``[table]`` config section."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    decision_timeout_s: float = Field(default=30.0, gt=0, le=3600)
+    """Deadline of one decision, unless the seat sets its own ``timeout_s``."""
+
+    max_retries: int = Field(default=2, ge=0, le=10)
+    """How often a late, malformed or illegal reply is rejected and asked again."""
+
+    max_failed_decisions: int = Field(default=3, ge=1, le=100)
+    """Failed decisions in a row after which a scripted stand-in takes the seat."""
+
+    standin: str = "heuristic"
+    """Agent type of the stand-in."""
+
+    auto_pass: bool = True
+    """Pass for a player who cannot beat the trick, without asking (no tokens spent)."""
+
+    pace_s: float = Field(default=0.0, ge=0, le=60)
+    """Minimum seconds each action stays on screen (live shows); 0 = as fast as possible."""

@@ -1,0 +1,726 @@
+"""The table: runs rounds end to end between three agents through the rules engine.
+
+For each decision the table builds the seat's own view (its hand, the public history,
+counts: never another player's cards), asks the agent under a deadline, checks the reply
+with the engine, and asks again or falls back when the reply is late, malformed or
+illegal. Every fact the audience may see goes out as an :class:`Event` to the sinks;
+every message in and out goes to the recorder (the replay). Gifts get their chance at
+safe points: between two turns, never while an agent is deciding.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import structlog
+
+from arena.agents.base import Agent
+from arena.agents.registry import create_agent
+from arena.engine import (
+    DEFAULT_RULES,
+    BidAction,
+    ComboType,
+    Dealt,
+    LandlordChosen,
+    Phase,
+    PlayAction,
+    Round,
+    RoundResult,
+    Rules,
+    TrickWon,
+    resolve_cards,
+)
+from arena.errors import AgentReplyError, IllegalActionError
+from arena.table.events import Event, EventType
+from arena.table.faults import Faults
+from arena.table.settings import TableSettings
+from protocol import (
+    BidRecord,
+    BidRequest,
+    BidResponse,
+    BottomCards,
+    Deal,
+    DoubleRecord,
+    DoubleRequest,
+    DoubleResponse,
+    HandType,
+    LastPlay,
+    Message,
+    PlayRecord,
+    PlayRequest,
+    PlayResponse,
+    RejectReason,
+    ReplyRejected,
+)
+from protocol import RoundResult as RoundResultMessage
+
+__all__ = ["Recorder", "RoundRecord", "SafePoint", "Table"]
+
+log = structlog.get_logger()
+
+SafePoint = Callable[["Table", Round], Awaitable[None]]
+"""Called between turns (the gift hook): may change the round through its effect hooks."""
+
+
+class Recorder(Protocol):
+    """Receives everything that happens at a table, hidden information included (replays)."""
+
+    def round_started(self, header: dict[str, Any]) -> None:
+        """A round begins: seed, config, seats."""
+
+    def message(
+        self, direction: str, seat: int, message: Message, elapsed_ms: float | None
+    ) -> None:
+        """A message to (``to_agent``) or from (``from_agent``) the agent in ``seat``."""
+
+    def event(self, event: Event) -> None:
+        """A public event."""
+
+    def round_ended(self, summary: dict[str, Any]) -> None:
+        """A round finished: its result and faults."""
+
+
+@dataclass
+class _Seat:
+    agent: Agent
+    name: str
+    timeout_s: float
+    faults: Faults = field(default_factory=Faults)
+    round_faults: Faults = field(default_factory=Faults)
+    standin: Agent | None = None
+    failed_in_row: int = 0
+
+    @property
+    def active(self) -> Agent:
+        return self.standin or self.agent
+
+
+@dataclass(frozen=True, slots=True)
+class RoundRecord:
+    """A finished round as a tournament stores it: result, names, faults, stand-ins."""
+
+    table: str
+    round_no: int
+    seed: int
+    players: tuple[str, str, str]
+    result: RoundResult
+    faults: tuple[dict[str, int], dict[str, int], dict[str, int]]
+    standins: tuple[int, ...]
+
+    def score_of(self, player: str) -> int:
+        """The round's score change of a player."""
+        return self.result.scores[self.players.index(player)]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready data, with scores and faults keyed by player name."""
+        return {
+            "table": self.table,
+            "round_no": self.round_no,
+            "seed": self.seed,
+            "players": list(self.players),
+            "scores": dict(zip(self.players, self.result.scores, strict=True)),
+            "faults": dict(zip(self.players, self.faults, strict=True)),
+            "standins": [self.players[s] for s in self.standins],
+            "result": self.result.to_dict(),
+        }
+
+
+class Table:
+    """Three seats, one rules engine, and the loop that asks each agent in turn."""
+
+    def __init__(
+        self,
+        agents: Sequence[Agent],
+        *,
+        table_id: str = "t1",
+        rules: Rules = DEFAULT_RULES,
+        settings: TableSettings | None = None,
+        sinks: Sequence[Any] = (),
+        recorder: Recorder | None = None,
+        timeouts: Sequence[float | None] | None = None,
+        safe_points: Sequence[SafePoint] = (),
+        standin_seed: int | None = None,
+    ) -> None:
+        if len(agents) != 3:
+            raise ValueError(f"a table needs 3 agents, got {len(agents)}")
+        names = [a.name for a in agents]
+        if len(set(names)) != 3:
+            raise ValueError(f"the three agents need distinct names, got {names}")
+        self.table_id = table_id
+        self.rules = rules
+        self.settings = settings or TableSettings()
+        self.sinks = list(sinks)
+        self.recorder = recorder
+        self.safe_points = list(safe_points)
+        self._standin_seed = standin_seed
+        per_seat = list(timeouts) if timeouts is not None else [None, None, None]
+        self.seats = [
+            _Seat(agent, agent.name, per_seat[i] or self.settings.decision_timeout_s)
+            for i, agent in enumerate(agents)
+        ]
+        self.names: tuple[str, str, str] = (names[0], names[1], names[2])
+        self.round: Round | None = None
+        self.round_no = 0
+        self._seq = 0
+        self._request_seq = 0
+        self._last_action_at = 0.0
+        self._history: list[PlayRecord] = []
+        self._bids: list[BidRecord] = []
+        self._doubles: list[DoubleRecord] = []
+
+    # --- public API ---------------------------------------------------------------------
+
+    def faults(self, seat_or_name: int | str) -> Faults:
+        """All faults of a seat's agent so far."""
+        return self.seats[self._seat_index(seat_or_name)].faults
+
+    async def play_round(
+        self,
+        round_no: int,
+        *,
+        seed: int,
+        deal: Any = None,
+        first_bidder: int | None = None,
+        landlord: int | None = None,
+        call_score: int | None = None,
+    ) -> RoundRecord:
+        """Play one round to its settlement and return its record."""
+        self.round_no = round_no
+        for seat in self.seats:
+            seat.standin = None
+            seat.failed_in_row = 0
+            seat.round_faults = Faults()
+        rnd = Round(
+            self.rules,
+            seed=seed,
+            deal=deal,
+            first_bidder=first_bidder,
+            landlord=landlord,
+            call_score=call_score,
+        )
+        self.round = rnd
+        self._history, self._bids, self._doubles = [], [], []
+        if self.recorder is not None:
+            self.recorder.round_started(
+                {
+                    "table": self.table_id,
+                    "round": round_no,
+                    "seed": seed,
+                    "players": list(self.names),
+                    "rules": self.rules.model_dump(mode="json"),
+                    "settings": self.settings.model_dump(mode="json"),
+                    "first_bidder": first_bidder,
+                    "landlord": landlord,
+                    "call_score": call_score,
+                    "deal": deal.to_dict() if deal is not None else None,
+                }
+            )
+        bound = structlog.contextvars.bound_contextvars(table=self.table_id, round=round_no)
+        with bound:
+            await self._emit("round_started", data={"players": list(self.names)})
+            handled = 0
+            while rnd.phase is not Phase.FINISHED:
+                handled = await self._announce_new_history(rnd, handled)
+                for hook in self.safe_points:
+                    await hook(self, rnd)
+                await self._turn(rnd)
+            await self._announce_new_history(rnd, handled)
+            record = await self._finish(rnd, round_no, seed)
+        return record
+
+    async def close(self) -> None:
+        """Close every agent and sink (errors are logged, not raised)."""
+        for seat in self.seats:
+            await _quietly(seat.agent.close(), "agent_close_failed", agent=seat.name)
+        for sink in self.sinks:
+            await _quietly(sink.close(), "sink_close_failed", sink=type(sink).__name__)
+
+    # --- one turn -----------------------------------------------------------------------
+
+    async def _turn(self, rnd: Round) -> None:
+        seat = rnd.to_act
+        assert seat is not None
+        if rnd.phase is Phase.BIDDING:
+            await self._bid_turn(rnd, seat)
+        elif rnd.phase is Phase.DOUBLING:
+            await self._double_turn(rnd, seat)
+        else:
+            await self._play_turn(rnd, seat)
+
+    async def _bid_turn(self, rnd: Round, seat: int) -> None:
+        request = BidRequest.model_construct(
+            player_id=self.names[seat],
+            current_highest_bid=rnd.auction.highest,
+            bid_history=list(self._bids),
+            available_bids=rnd.legal_bids(),
+            mode=rnd.auction.mode,
+            hand=[c.text for c in rnd.hand(seat)],
+            time_limit_ms=self._time_limit_ms(seat),
+            request_id=self._next_request_id(),
+        )
+
+        def apply(response: Message) -> None:
+            if not isinstance(response, BidResponse):
+                raise _WrongReply("BID_RESPONSE", response)
+            rnd.bid(seat, response.bid)
+
+        response = await self._decide(seat, request, apply)
+        if response is None:
+            self._fallback_bid(rnd, seat)
+        value = _last_bid_value(rnd, seat)
+        self._bids.append(BidRecord.model_construct(player=self.names[seat], bid=value))
+        await self._action_event(
+            "bid",
+            seat,
+            response,
+            {"bid": value, "mode": request.mode, "fallback": response is None},
+        )
+
+    async def _double_turn(self, rnd: Round, seat: int) -> None:
+        redouble = rnd.is_redouble_turn
+        landlord = rnd.landlord
+        assert landlord is not None
+        request = DoubleRequest.model_construct(
+            player_id=self.names[seat],
+            kind="redouble" if redouble else "double",
+            landlord=self.names[landlord],
+            call_score=rnd.call_score,
+            bottom_cards=[c.text for c in rnd.bottom],
+            double_history=list(self._doubles),
+            hand=[c.text for c in rnd.hand(seat)],
+            time_limit_ms=self._time_limit_ms(seat),
+            request_id=self._next_request_id(),
+        )
+
+        def apply(response: Message) -> None:
+            if not isinstance(response, DoubleResponse):
+                raise _WrongReply("DOUBLE_RESPONSE", response)
+            rnd.double(seat, response.double)
+
+        response = await self._decide(seat, request, apply)
+        if response is None:
+            rnd.double(seat, False)
+        choice = response.double if isinstance(response, DoubleResponse) else False
+        self._doubles.append(DoubleRecord.model_construct(player=self.names[seat], double=choice))
+        await self._action_event(
+            "double",
+            seat,
+            response,
+            {"double": choice, "kind": request.kind, "fallback": response is None},
+        )
+
+    async def _play_turn(self, rnd: Round, seat: int) -> None:
+        if self.settings.auto_pass and not rnd.is_leading and not rnd.legal_moves():
+            rnd.pass_turn(seat)
+            await self._record_play(rnd, seat, None, auto=True)
+            return
+        request = self._play_request(rnd, seat)
+
+        def apply(response: Message) -> None:
+            if not isinstance(response, PlayResponse):
+                raise _WrongReply("PLAY_RESPONSE", response)
+            if response.action == "PASS":
+                rnd.pass_turn(seat)
+                return
+            cards = resolve_cards(response.cards, rnd.hand(seat))
+            rnd.play(seat, cards, response.hand_type.value if response.hand_type else None)
+
+        response = await self._decide(seat, request, apply)
+        if response is None:
+            self._fallback_play(rnd, seat)
+        await self._record_play(rnd, seat, response, auto=False)
+
+    def _play_request(self, rnd: Round, seat: int) -> PlayRequest:
+        landlord = rnd.landlord
+        assert landlord is not None
+        names = self.names
+        last = rnd.last_play
+        last_play = None
+        if last is not None and rnd.last_seat is not None:
+            last_play = LastPlay.model_construct(
+                player=names[rnd.last_seat],
+                type=HandType(last.type.value),
+                cards=[c.text for c in last.cards],
+                main_rank=last.main_rank,
+            )
+        hands = rnd.hands
+        return PlayRequest.model_construct(
+            player_id=names[seat],
+            hand=[c.text for c in hands[seat]],
+            is_free_play=last is None,
+            last_play=last_play,
+            play_history=list(self._history),
+            remaining_cards={names[i]: len(hands[i]) for i in range(3)},
+            role="landlord" if seat == landlord else "farmer",
+            teammates=[]
+            if seat == landlord
+            else [names[i] for i in range(3) if i not in (seat, landlord)],
+            landlord=names[landlord],
+            bottom_cards=[c.text for c in rnd.bottom],
+            seat_order=list(names),
+            call_score=rnd.call_score,
+            multiplier=rnd.call_score
+            * 2 ** (rnd.bombs + rnd.rockets + rnd.grabs + rnd.gift_doubles),
+            audience=None,
+            time_limit_ms=self._time_limit_ms(seat),
+            request_id=self._next_request_id(),
+        )
+
+    async def _record_play(
+        self, rnd: Round, seat: int, response: PlayResponse | None, *, auto: bool
+    ) -> None:
+        combo = next(a.combo for a in reversed(rnd.history) if isinstance(a, PlayAction))
+        name = self.names[seat]
+        if combo.type is ComboType.PASS:
+            self._history.append(
+                PlayRecord.model_construct(player=name, action="PASS", type=None, cards=[])
+            )
+            await self._action_event(
+                "pass",
+                seat,
+                response,
+                {"auto": auto, "fallback": response is None and not auto},
+            )
+        else:
+            cards = [c.text for c in combo.cards]
+            self._history.append(
+                PlayRecord.model_construct(
+                    player=name, action="PLAY", type=HandType(combo.type.value), cards=cards
+                )
+            )
+            await self._action_event(
+                "play",
+                seat,
+                response,
+                {
+                    "cards": cards,
+                    "hand_type": combo.type.value,
+                    "main_rank": combo.main_rank,
+                    "length": combo.length,
+                    "cards_left": len(rnd.hand(seat)),
+                    "fallback": response is None,
+                },
+            )
+
+    # --- asking an agent ----------------------------------------------------------------
+
+    async def _decide(
+        self,
+        seat: int,
+        request: BidRequest | DoubleRequest | PlayRequest,
+        apply: Callable[[Message], None],
+    ) -> Any:
+        """Ask until a reply applies cleanly; None when the table had to fall back."""
+        state = self.seats[seat]
+        attempts = self.settings.max_retries + 1
+        await self._emit(
+            "turn_started", seat, {"request": request.type, "agent": state.active.name}
+        )
+        for attempt in range(attempts):
+            agent = state.active
+            self._record_message("to_agent", seat, request, None)
+            started = time.perf_counter()
+            category: RejectReason
+            try:
+                async with asyncio.timeout(state.timeout_s):
+                    response = await _ask(agent, request)
+            except TimeoutError:
+                category, detail = "timeout", f"no reply within {state.timeout_s:g} s"
+            except AgentReplyError as exc:
+                category, detail = _reply_category(exc), exc.detail
+            except Exception as exc:  # an agent's bug must not stop the table
+                category, detail = "agent_error", f"{type(exc).__name__}: {exc}"
+            else:
+                elapsed_ms = (time.perf_counter() - started) * 1000
+                self._record_message("from_agent", seat, response, elapsed_ms)
+                try:
+                    apply(response)
+                except IllegalActionError as exc:
+                    category, detail = "illegal", str(exc)
+                except _WrongReply as exc:
+                    category, detail = "agent_error", str(exc)
+                else:
+                    state.failed_in_row = 0
+                    return response
+            retries_left = attempts - attempt - 1
+            await self._fault(seat, category, detail, retries_left, request)
+        await self._fell_back(seat)
+        return None
+
+    async def _fault(
+        self,
+        seat: int,
+        category: RejectReason,
+        detail: str,
+        retries_left: int,
+        request: BidRequest | DoubleRequest | PlayRequest,
+    ) -> None:
+        state = self.seats[seat]
+        state.faults.add(category)
+        state.round_faults.add(category)
+        log.warning(
+            "agent_reply_rejected", seat=seat, agent=state.name, category=category, detail=detail
+        )
+        await self._emit(
+            "fault", seat, {"category": category, "detail": detail, "retries_left": retries_left}
+        )
+        rejection = ReplyRejected.model_construct(
+            player_id=self.names[seat],
+            request_type=request.type,
+            request_id=request.request_id,
+            reason=category,
+            detail=detail[:500],
+            retries_left=retries_left,
+        )
+        self._record_message("to_agent", seat, rejection, None)
+        await _quietly(state.active.notify(rejection), "agent_notify_failed", agent=state.name)
+
+    async def _fell_back(self, seat: int) -> None:
+        state = self.seats[seat]
+        state.faults.add("fallback")
+        state.round_faults.add("fallback")
+        state.failed_in_row += 1
+        if state.standin is None and state.failed_in_row >= self.settings.max_failed_decisions:
+            state.standin = create_agent(
+                self.settings.standin,
+                state.name,
+                seed=self._standin_seed,
+                rules=self.rules,
+            )
+            log.warning("seat_replaced", seat=seat, agent=state.name, by=self.settings.standin)
+            await self._emit(
+                "seat_replaced",
+                seat,
+                {
+                    "by": self.settings.standin,
+                    "reason": f"{state.failed_in_row} failed decisions in a row",
+                },
+            )
+
+    def _fallback_bid(self, rnd: Round, seat: int) -> None:
+        legal = rnd.legal_bids()
+        rnd.bid(seat, 0 if 0 in legal else min(legal))
+
+    def _fallback_play(self, rnd: Round, seat: int) -> None:
+        if not rnd.is_leading:
+            rnd.pass_turn(seat)
+            return
+        smallest = min(rnd.legal_moves(), key=lambda m: (len(m.cards), m.main_rank))
+        rnd.play(seat, smallest)
+
+    # --- events and records -------------------------------------------------------------
+
+    async def _announce_new_history(self, rnd: Round, handled: int) -> int:
+        """Events and notifications for engine records that no turn announced itself."""
+        for action in rnd.history[handled:]:
+            if isinstance(action, Dealt):
+                self._bids = []
+                if action.deal_number > 1:
+                    await self._emit(
+                        "redeal",
+                        data={
+                            "deal_number": action.deal_number,
+                            "first_bidder": action.first_bidder,
+                        },
+                    )
+                for seat in range(3):
+                    hand = action.deal.hands[seat]
+                    deal_message = Deal.model_construct(
+                        player_id=self.names[seat],
+                        role=None,
+                        hand=[c.text for c in hand],
+                        hand_count=len(hand),
+                        seat_order=list(self.names),
+                        round_no=self.round_no,
+                    )
+                    await self._notify(seat, deal_message)
+            elif isinstance(action, LandlordChosen):
+                landlord = action.seat
+                bottom = [c.text for c in action.bottom]
+                await self._emit(
+                    "landlord_chosen",
+                    landlord,
+                    {
+                        "call_score": action.call_score,
+                        "bottom_cards": bottom,
+                        "forced": action.forced,
+                        "grabs": rnd.grabs,
+                    },
+                )
+                message = BottomCards.model_construct(
+                    landlord=self.names[landlord],
+                    bottom_cards=bottom,
+                    call_score=action.call_score,
+                    round_no=self.round_no,
+                )
+                for seat in range(3):
+                    await self._notify(seat, message)
+            elif isinstance(action, TrickWon):
+                await self._emit("trick_won", action.seat)
+        return len(rnd.history)
+
+    async def _finish(self, rnd: Round, round_no: int, seed: int) -> RoundRecord:
+        result = rnd.result
+        assert result is not None
+        names = self.names
+        record = RoundRecord(
+            table=self.table_id,
+            round_no=round_no,
+            seed=seed,
+            players=names,
+            result=result,
+            faults=(
+                self.seats[0].round_faults.to_dict(),
+                self.seats[1].round_faults.to_dict(),
+                self.seats[2].round_faults.to_dict(),
+            ),
+            standins=tuple(i for i, s in enumerate(self.seats) if s.standin is not None),
+        )
+        multiplier = result.call_score * 2**result.common_exponent
+        message = RoundResultMessage.model_construct(
+            round_no=round_no,
+            landlord=names[result.landlord],
+            call_score=result.call_score,
+            winner_side="landlord" if result.landlord_won else "farmer",
+            first_out=names[result.winner_seat],
+            score_deltas={names[i]: result.scores[i] for i in range(3)},
+            spring=result.spring,
+            bombs=result.bombs,
+            rockets=result.rockets,
+            grabs=result.grabs,
+            gift_doubles=result.gift_doubles,
+            doubled={names[s]: d for s, d in result.doubled.items()},
+            redoubled=result.redoubled,
+            multiplier=multiplier,
+            farmer_multipliers={names[s]: 2**e for s, e in result.exponents.items()},
+            gift_affected=result.effects_applied > 0,
+            final_hands={names[i]: [c.text for c in result.final_hands[i]] for i in range(3)},
+            total_scores=None,
+        )
+        for seat in range(3):
+            await self._notify(seat, message)
+        summary = record.to_dict()
+        await self._emit("round_result", result.winner_seat, _public_result(summary))
+        if self.recorder is not None:
+            self.recorder.round_ended(summary)
+        return record
+
+    async def _notify(self, seat: int, message: Message) -> None:
+        self._record_message("to_agent", seat, message, None)
+        state = self.seats[seat]
+        await _quietly(state.active.notify(message), "agent_notify_failed", agent=state.name)
+
+    async def _action_event(
+        self, kind: EventType, seat: int, response: Any, data: dict[str, Any]
+    ) -> None:
+        if response is not None:
+            if response.comment:
+                data["comment"] = response.comment
+            if response.emotion:
+                data["emotion"] = response.emotion.value
+        await self._emit(kind, seat, data)
+        await self._pace()
+
+    async def _pace(self) -> None:
+        pace = self.settings.pace_s
+        if not pace:
+            return
+        now = time.monotonic()
+        wait = self._last_action_at + pace - now
+        if wait > 0:
+            await asyncio.sleep(wait)
+        self._last_action_at = time.monotonic()
+
+    async def _emit(
+        self, kind: EventType, seat: int | None = None, data: dict[str, Any] | None = None
+    ) -> None:
+        self._seq += 1
+        event = Event(
+            type=kind,
+            table=self.table_id,
+            round=self.round_no,
+            seq=self._seq,
+            seat=seat,
+            player=self.names[seat] if seat is not None else None,
+            data=data or {},
+        )
+        if self.recorder is not None:
+            self.recorder.event(event)
+        for sink in list(self.sinks):
+            try:
+                await sink.emit(event)
+            except Exception as exc:
+                log.exception("sink_failed", sink=type(sink).__name__, error=repr(exc))
+                self.sinks.remove(sink)
+
+    def _record_message(
+        self, direction: str, seat: int, message: Message, elapsed_ms: float | None
+    ) -> None:
+        if self.recorder is not None:
+            self.recorder.message(direction, seat, message, elapsed_ms)
+
+    def _time_limit_ms(self, seat: int) -> int:
+        return int(self.seats[seat].timeout_s * 1000)
+
+    def _next_request_id(self) -> str:
+        self._request_seq += 1
+        return f"{self.table_id}-{self.round_no}-{self._request_seq}"
+
+    def _seat_index(self, seat_or_name: int | str) -> int:
+        if isinstance(seat_or_name, int):
+            return seat_or_name
+        return self.names.index(seat_or_name)
+
+
+class _WrongReply(Exception):
+    """An agent answered a request with a reply of another kind."""
+
+    def __init__(self, expected: str, got: object) -> None:
+        kind = getattr(got, "type", type(got).__name__)
+        super().__init__(f"expected a {expected}, got {kind}")
+
+
+async def _ask(agent: Agent, request: BidRequest | DoubleRequest | PlayRequest) -> Message:
+    if isinstance(request, PlayRequest):
+        return await agent.play(request)
+    if isinstance(request, BidRequest):
+        return await agent.bid(request)
+    return await agent.double(request)
+
+
+def _reply_category(exc: AgentReplyError) -> RejectReason:
+    category = exc.category
+    if category == "empty":
+        return "empty"
+    if category == "truncated":
+        return "truncated"
+    return "unparsable"
+
+
+def _last_bid_value(rnd: Round, seat: int) -> int:
+    for action in reversed(rnd.history):
+        if isinstance(action, BidAction) and action.seat == seat:
+            return action.value
+    raise AssertionError("no bid recorded")
+
+
+def _public_result(summary: dict[str, Any]) -> dict[str, Any]:
+    """The round summary without the seed and the original deal (replay material)."""
+    public = dict(summary)
+    public.pop("seed", None)
+    result = dict(public["result"])
+    result.pop("seed", None)
+    result.pop("deal", None)
+    public["result"] = result
+    return public
+
+
+async def _quietly(awaitable: Awaitable[object], event: str, **context: Any) -> None:
+    try:
+        await awaitable
+    except Exception as exc:
+        log.warning(event, error=repr(exc), **context)
