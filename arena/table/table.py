@@ -233,11 +233,9 @@ class Table:
         return record
 
     async def close(self) -> None:
-        """Close every agent and sink (errors are logged, not raised)."""
+        """Close every agent (errors are logged, not raised); sinks belong to the caller."""
         for seat in self.seats:
             await _quietly(seat.agent.close(), "agent_close_failed", agent=seat.name)
-        for sink in self.sinks:
-            await _quietly(sink.close(), "sink_close_failed", sink=type(sink).__name__)
 
     # --- one turn -----------------------------------------------------------------------
 
@@ -363,8 +361,7 @@ class Table:
             bottom_cards=[c.text for c in rnd.bottom],
             seat_order=list(names),
             call_score=rnd.call_score,
-            multiplier=rnd.call_score
-            * 2 ** (rnd.bombs + rnd.rockets + rnd.grabs + rnd.gift_doubles),
+            multiplier=2 ** (rnd.bombs + rnd.rockets + rnd.grabs + rnd.gift_doubles),
             audience=None,
             time_limit_ms=self._time_limit_ms(seat),
             request_id=self._next_request_id(),
@@ -580,7 +577,6 @@ class Table:
             ),
             standins=tuple(i for i, s in enumerate(self.seats) if s.standin is not None),
         )
-        multiplier = result.call_score * 2**result.common_exponent
         message = RoundResultMessage.model_construct(
             round_no=round_no,
             landlord=names[result.landlord],
@@ -595,7 +591,7 @@ class Table:
             gift_doubles=result.gift_doubles,
             doubled={names[s]: d for s, d in result.doubled.items()},
             redoubled=result.redoubled,
-            multiplier=multiplier,
+            multiplier=2**result.common_exponent,
             farmer_multipliers={names[s]: 2**e for s, e in result.exponents.items()},
             gift_affected=result.effects_applied > 0,
             final_hands={names[i]: [c.text for c in result.final_hands[i]] for i in range(3)},

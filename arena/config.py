@@ -1,0 +1,119 @@
+"""Arena configuration: TOML files validated by pydantic, with errors naming file and key.
+
+Every setting has an embedded default, so ``arena play`` runs with no file at all;
+``config/arena.toml`` documents the same defaults with comments.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from arena.engine import Rules
+from arena.errors import ConfigError
+from arena.table.settings import TableSettings
+
+__all__ = ["ArenaConfig", "MatchSettings", "SeatConfig", "load_config", "parse_config"]
+
+DEFAULT_SEATS: tuple[tuple[str, str], ...] = (
+    ("Alpha", "heuristic"),
+    ("Beta", "greedy"),
+    ("Gamma", "heuristic"),
+)
+
+
+class SeatConfig(BaseModel):
+    """One seat: a display name, an agent type, and options for that agent."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(min_length=1, max_length=40)
+    type: str = Field(default="heuristic", min_length=1)
+    """A built-in (random, greedy, heuristic, human), an entry-point name or module:Class."""
+    timeout_s: float | None = Field(default=None, gt=0, le=3600)
+    """This seat's decision deadline; default: the table's (a human seat gets 10 minutes)."""
+    options: dict[str, Any] = Field(default_factory=dict)
+    """Keyword arguments for the agent class."""
+
+    @property
+    def effective_timeout_s(self) -> float | None:
+        """The deadline to use, a human's being generous unless set."""
+        if self.timeout_s is None and self.type == "human":
+            return 600.0
+        return self.timeout_s
+
+
+class MatchSettings(BaseModel):
+    """How much to play: rounds per table, tables at once, and the seed."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    rounds: int = Field(default=3, ge=1, le=100_000)
+    tables: int = Field(default=1, ge=1, le=1000)
+    seed: int | None = None
+    """None: a fresh random seed each run (printed, so a good match can be replayed)."""
+
+
+class ArenaConfig(BaseModel):
+    """The whole configuration file."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    match: MatchSettings = Field(default_factory=MatchSettings)
+    rules: Rules = Field(default_factory=Rules)
+    table: TableSettings = Field(default_factory=lambda: TableSettings(pace_s=0.6))
+    seats: tuple[SeatConfig, SeatConfig, SeatConfig] = Field(
+        default_factory=lambda: _default_seats()
+    )
+
+    @field_validator("seats")
+    @classmethod
+    def _distinct_names(
+        cls, seats: tuple[SeatConfig, SeatConfig, SeatConfig]
+    ) -> tuple[SeatConfig, SeatConfig, SeatConfig]:
+        names = [s.name for s in seats]
+        if len(set(names)) != 3:
+            raise ValueError(f"seat names must be distinct, got {names}")
+        return seats
+
+
+def _default_seats() -> tuple[SeatConfig, SeatConfig, SeatConfig]:
+    a, b, c = (SeatConfig(name=name, type=kind) for name, kind in DEFAULT_SEATS)
+    return (a, b, c)
+
+
+def load_config(path: str | Path | None = None) -> ArenaConfig:
+    """Read and validate a config file; None gives the embedded defaults.
+
+    Raises :class:`ConfigError` naming the file and each bad key.
+    """
+    if path is None:
+        return ArenaConfig()
+    file = Path(path)
+    try:
+        data = tomllib.loads(file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{file}: no such config file") from None
+    except OSError as exc:
+        raise ConfigError(f"{file}: cannot read: {exc.strerror}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{file}: not valid TOML: {exc}") from exc
+    return parse_config(data, source=str(file))
+
+
+def parse_config(data: dict[str, Any], *, source: str = "<config>") -> ArenaConfig:
+    """Validate already-parsed config data; errors name ``source`` and the keys."""
+    try:
+        return ArenaConfig.model_validate(data)
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors(include_url=False):
+            key = ".".join(str(part) for part in error["loc"]) or "(top level)"
+            message = error["msg"]
+            if error["type"] == "extra_forbidden":
+                message = "unknown key"
+            problems.append(f"{source}: {key}: {message}")
+        raise ConfigError("\n".join(problems)) from exc

@@ -1,0 +1,238 @@
+"""Replays: every round as JSON lines, and re-checking a recorded round with the engine.
+
+A replay holds hidden information (the deal, every hand in every request), so it is a
+file for the organiser, never published. Lines are JSON objects with a ``kind``:
+
+- ``round_start``: table, round, seed, players, rules, settings, prepared deal if any;
+- ``message``: a message to (``to_agent``) or from (``from_agent``) a seat, with
+  ``t_ms`` since the round started and, for replies, ``elapsed_ms``. A PLAY_REQUEST's
+  ``play_history`` is stored as ``play_history_len``: the first that-many plays of the
+  round, which the ``event`` lines hold, so the file grows linearly with the round;
+- ``event``: a public event, as sinks saw it;
+- ``round_end``: the round's record (result, scores, faults, stand-ins).
+
+The timing fields ``t_ms`` and ``elapsed_ms`` are the only ones that differ between two
+runs of the same seed with the same scripted agents.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from arena.engine import Deal, Phase, Round, Rules, card
+from arena.errors import ArenaError, IllegalActionError
+from arena.table.events import Event
+from protocol import Message, PlayRequest
+
+__all__ = [
+    "TIMING_FIELDS",
+    "RecordedRound",
+    "ReplayError",
+    "ReplayWriter",
+    "read_replay",
+    "verify_round",
+]
+
+TIMING_FIELDS = frozenset({"t_ms", "elapsed_ms"})
+
+
+class ReplayError(ArenaError, ValueError):
+    """A replay file that cannot be read, or a recorded round the engine rejects."""
+
+
+class ReplayWriter:
+    """Writes replay lines to a file as the tables play (a :class:`Recorder`)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._file: IO[str] = self.path.open("w", encoding="utf-8")
+        self._round_started: dict[str, float] = {}
+        self._table: str = ""
+        self._round = 0
+
+    def for_table(self, table: str) -> TableRecorder:
+        """A recorder bound to one table, writing into this file."""
+        return TableRecorder(self, table)
+
+    def write(self, line: dict[str, Any]) -> None:
+        """One JSON line."""
+        self._file.write(json.dumps(line, ensure_ascii=False, separators=(",", ":")))
+        self._file.write("\n")
+
+    def close(self) -> None:
+        """Flush and close the file."""
+        self._file.close()
+
+
+class TableRecorder:
+    """The replay of one table (tables running at once share one file, lines tagged)."""
+
+    def __init__(self, writer: ReplayWriter, table: str) -> None:
+        self._writer = writer
+        self._table = table
+        self._round = 0
+        self._started = time.perf_counter()
+
+    def round_started(self, header: dict[str, Any]) -> None:
+        """Write the round's header and restart the clock."""
+        self._round = int(header["round"])
+        self._started = time.perf_counter()
+        self._writer.write({"kind": "round_start", **header})
+
+    def message(
+        self, direction: str, seat: int, message: Message, elapsed_ms: float | None
+    ) -> None:
+        """Write a message, a PLAY_REQUEST's history as its length."""
+        if isinstance(message, PlayRequest):
+            body = message.model_dump(mode="json", exclude={"play_history"})
+            body["play_history_len"] = len(message.play_history)
+        else:
+            body = message.model_dump(mode="json")
+        line: dict[str, Any] = {
+            "kind": "message",
+            "table": self._table,
+            "round": self._round,
+            "dir": direction,
+            "seat": seat,
+            "t_ms": round((time.perf_counter() - self._started) * 1000, 3),
+            "message": body,
+        }
+        if elapsed_ms is not None:
+            line["elapsed_ms"] = round(elapsed_ms, 3)
+        self._writer.write(line)
+
+    def event(self, event: Event) -> None:
+        """Write a public event."""
+        self._writer.write({"kind": "event", "table": self._table, "event": event.to_dict()})
+
+    def round_ended(self, summary: dict[str, Any]) -> None:
+        """Write the round's record."""
+        self._writer.write(
+            {"kind": "round_end", "table": self._table, "round": self._round, "summary": summary}
+        )
+
+
+@dataclass
+class RecordedRound:
+    """One round as read back from a replay file."""
+
+    table: str
+    round: int
+    header: dict[str, Any]
+    events: list[dict[str, Any]] = field(default_factory=list)
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    summary: dict[str, Any] | None = None
+
+
+def read_replay(lines: Iterable[str], *, source: str = "<replay>") -> list[RecordedRound]:
+    """Group a replay's lines into rounds, in the order they started."""
+    rounds: dict[tuple[str, int], RecordedRound] = {}
+    order: list[RecordedRound] = []
+    current: dict[str, int] = {}
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            line = json.loads(raw)
+            kind = line["kind"]
+        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            raise ReplayError(f"{source}:{number}: not a replay line ({exc})") from exc
+        if kind == "round_start":
+            recorded = RecordedRound(line["table"], int(line["round"]), line)
+            rounds[(recorded.table, recorded.round)] = recorded
+            current[recorded.table] = recorded.round
+            order.append(recorded)
+            continue
+        table = line.get("table", "")
+        round_no = line.get("round")
+        if round_no is None:
+            round_no = line.get("event", {}).get("round", current.get(table))
+        if round_no == 0:
+            continue  # match-level events (match_started) belong to no round
+        target = rounds.get((table, round_no))
+        if target is None:
+            raise ReplayError(f"{source}:{number}: a {kind} line before its round_start")
+        if kind == "event":
+            target.events.append(line["event"])
+        elif kind == "message":
+            target.messages.append(line)
+        elif kind == "round_end":
+            target.summary = line["summary"]
+        else:
+            raise ReplayError(f"{source}:{number}: unknown line kind {kind!r}")
+    return order
+
+
+def load_replay(path: str | Path) -> list[RecordedRound]:
+    """Read a replay file."""
+    file = Path(path)
+    try:
+        with file.open(encoding="utf-8") as handle:
+            return read_replay(handle, source=str(file))
+    except OSError as exc:
+        raise ReplayError(f"{file}: cannot read: {exc.strerror}") from exc
+
+
+def verify_round(recorded: RecordedRound) -> Round:
+    """Replay every recorded action through a fresh engine; raise ReplayError on a mismatch.
+
+    The deal comes from the seed (or the recorded prepared deal), each bid, double, play
+    and pass from the events; the final scores must equal the recorded ones.
+    """
+    header = recorded.header
+    where = f"table {recorded.table} round {recorded.round}"
+    deal = header.get("deal")
+    rnd = Round(
+        Rules.model_validate(header["rules"]),
+        seed=header["seed"],
+        deal=_deal_from(deal) if deal else None,
+        first_bidder=header.get("first_bidder"),
+        landlord=header.get("landlord"),
+        call_score=header.get("call_score"),
+    )
+    for event in recorded.events:
+        kind, seat, data = event["type"], event["seat"], event.get("data", {})
+        try:
+            if kind == "bid":
+                rnd.bid(seat, data["bid"])
+            elif kind == "double":
+                rnd.double(seat, data["double"])
+            elif kind == "play":
+                played = rnd.play(seat, data["cards"], data["hand_type"])
+                if played.main_rank != data["main_rank"]:
+                    raise ReplayError(f"{where}: seq {event['seq']}: reading differs from record")
+            elif kind == "pass":
+                rnd.pass_turn(seat)
+        except IllegalActionError as exc:
+            raise ReplayError(
+                f"{where}: event {event['seq']} ({kind} by seat {seat}): {exc}"
+            ) from exc
+    if rnd.phase is not Phase.FINISHED or rnd.result is None:
+        raise ReplayError(f"{where}: the recorded actions do not finish the round")
+    if recorded.summary is not None:
+        expected = recorded.summary["result"]["scores"]
+        if list(rnd.result.scores) != list(expected):
+            raise ReplayError(
+                f"{where}: engine scores {list(rnd.result.scores)} != recorded {expected}"
+            )
+    return rnd
+
+
+def _deal_from(data: dict[str, Any]) -> Deal:
+    order = [*data["hands"][0], *data["hands"][1], *data["hands"][2], *data["bottom"]]
+    return Deal.from_order([card(c) for c in order])
+
+
+def strip_timing(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
+    """Replay lines without their timing fields, for comparing two runs."""
+    for raw in lines:
+        if raw.strip():
+            line = json.loads(raw)
+            for key in TIMING_FIELDS:
+                line.pop(key, None)
+            yield line

@@ -1,0 +1,86 @@
+"""Running a configured arena: build the tables and agents, play the matches at once."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from arena.agents.registry import create_agent
+from arena.config import ArenaConfig
+from arena.replay import ReplayWriter
+from arena.table import MatchSummary, Table, derive_seed, play_match
+
+__all__ = ["build_tables", "new_seed", "run_arena"]
+
+
+def new_seed() -> int:
+    """A fresh seed for a run that named none (printed so the run can be repeated)."""
+    return random.SystemRandom().getrandbits(31)
+
+
+def build_tables(
+    config: ArenaConfig,
+    *,
+    seed: int,
+    sinks: Sequence[Any] = (),
+    replay: ReplayWriter | None = None,
+) -> list[Table]:
+    """One table per configured table, each with its own agent instances."""
+    tables = []
+    for index in range(config.match.tables):
+        table_id = f"t{index + 1}"
+        agents = [
+            create_agent(
+                seat.type,
+                seat.name,
+                seed=derive_seed(seed, table_id, "seat", position),
+                rules=config.rules,
+                options=dict(seat.options),
+            )
+            for position, seat in enumerate(config.seats)
+        ]
+        tables.append(
+            Table(
+                agents,
+                table_id=table_id,
+                rules=config.rules,
+                settings=config.table,
+                sinks=sinks,
+                recorder=replay.for_table(table_id) if replay is not None else None,
+                timeouts=[seat.effective_timeout_s for seat in config.seats],
+                standin_seed=derive_seed(seed, table_id, "standin"),
+            )
+        )
+    return tables
+
+
+async def run_arena(
+    config: ArenaConfig,
+    *,
+    seed: int,
+    sinks: Sequence[Any] = (),
+    replay: ReplayWriter | None = None,
+) -> list[MatchSummary]:
+    """Play every table's match concurrently.
+
+    A table that crashes does not stop the others: they play to the end, then the
+    crashes are raised together as an ExceptionGroup.
+    """
+    tables = build_tables(config, seed=seed, sinks=sinks, replay=replay)
+    try:
+        outcomes = await asyncio.gather(
+            *(play_match(table, rounds=config.match.rounds, seed=seed) for table in tables),
+            return_exceptions=True,
+        )
+    finally:
+        for table in tables:
+            await table.close()
+    failures = [o for o in outcomes if isinstance(o, Exception)]
+    if failures:
+        raise ExceptionGroup("tables crashed", failures)
+    for outcome in outcomes:
+        if isinstance(outcome, BaseException):
+            raise outcome
+    return [o for o in outcomes if isinstance(o, MatchSummary)]
