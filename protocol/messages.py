@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from enum import StrEnum
+from types import MappingProxyType
 from typing import Annotated, Any, Final, Literal, TypeAlias, TypeVar, overload
 
 from pydantic import (
@@ -26,12 +27,13 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    JsonValue,
+    StrictBool,
+    StrictInt,
     ValidationError,
     ValidationInfo,
     field_validator,
-    model_validator,
 )
-from pydantic.json_schema import JsonDict
 from pydantic_core import PydanticCustomError
 
 from protocol.cards import is_canonical
@@ -70,6 +72,7 @@ __all__ = [
     "Standing",
     "parse_message",
     "to_json",
+    "trusted",
 ]
 
 #: Time an agent gets when a request names none (the document's examples carry no limit).
@@ -130,7 +133,7 @@ PlayAction: TypeAlias = Literal["PLAY", "PASS"]
 #: ``call_score``: 叫分 1..3; ``grab``: 叫地主/抢地主, bids 1 (call or grab) / 0 (not);
 #: ``fixed_landlord``: 轮庄, the seat is landlord and only names its call score 1..3.
 BidMode: TypeAlias = Literal["call_score", "grab", "fixed_landlord"]
-#: ``double``: a farmer's 加倍; ``redouble``: the landlord's 再加倍 (asked only if a farmer doubled).
+#: ``double``: a farmer's 加倍; ``redouble``: the landlord's 再加倍 (only if a farmer doubled).
 DoubleKind: TypeAlias = Literal["double", "redouble"]
 RejectReason: TypeAlias = Literal[
     "timeout", "empty", "unparsable", "truncated", "illegal", "agent_error"
@@ -144,8 +147,7 @@ def _canonical_card(text: str) -> str:
     if not is_canonical(text):
         raise PydanticCustomError(
             "canonical_card",
-            "{card!r} is not a canonical card (suit then rank, e.g. '♠10', or 小王/大王)",
-            {"card": text},
+            "is not a canonical card (suit symbol then rank, e.g. '♠10', or 小王/大王)",
         )
     return text
 
@@ -160,9 +162,9 @@ Card = Annotated[
 ]
 PlayerId = Annotated[str, Field(min_length=1, max_length=64)]
 RequestId = Annotated[str, Field(min_length=1, max_length=64)]
-Rank = Annotated[int, Field(ge=3, le=17)]
-BidValue = Annotated[int, Field(ge=0, le=3)]
-CallScore = Annotated[int, Field(ge=1, le=3)]
+Rank = Annotated[StrictInt, Field(ge=3, le=17)]
+BidValue = Annotated[StrictInt, Field(ge=0, le=3)]
+CallScore = Annotated[StrictInt, Field(ge=1, le=3)]
 ShortText = Annotated[str, Field(max_length=_MAX_TEXT)]
 #: Any card token an agent may send; the engine resolves it (DECISIONS.md, Cards on the wire).
 ReplyCard = Annotated[str, Field(min_length=1, max_length=20)]
@@ -170,15 +172,15 @@ ReplyCard = Annotated[str, Field(min_length=1, max_length=20)]
 AudienceLine = Annotated[str, Field(min_length=1, max_length=100)]
 
 
-def _no_duplicates(name: str, items: list[str]) -> None:
+def _no_duplicates(items: list[str]) -> None:
     seen: set[str] = set()
     for item in items:
         if item in seen:
-            raise PydanticCustomError("duplicate", "{name} lists {item!r} twice", {"name": name, "item": item})
+            raise PydanticCustomError("duplicate", "lists '{item}' twice", {"item": item})
         seen.add(item)
 
 
-def _require_type_tag(schema: JsonDict) -> None:
+def _require_type_tag(schema: dict[str, JsonValue]) -> None:
     """Make ``type`` required in the JSON Schema: a reader cannot dispatch without it."""
     required = schema.setdefault("required", [])
     if isinstance(required, list) and "type" not in required:
@@ -211,7 +213,7 @@ class DoubleRecord(_Record):
     """One doubling decision already made this round."""
 
     player: PlayerId
-    double: bool
+    double: StrictBool
 
 
 class LastPlay(_Record):
@@ -236,7 +238,7 @@ class PlayRecord(_Record):
     player: PlayerId
     action: PlayAction
     type: HandType | None = None
-    cards: list[Card] = []
+    cards: list[Card] = Field(default=[], validate_default=True)
 
     @field_validator("cards")
     @classmethod
@@ -253,9 +255,9 @@ class Standing(_Record):
     """One player's line in the final table; equal scores share a rank."""
 
     player: PlayerId
-    rank: int = Field(ge=1)
-    score: int
-    rounds_won: int = Field(ge=0)
+    rank: StrictInt = Field(ge=1)
+    score: StrictInt
+    rounds_won: StrictInt = Field(ge=0)
 
 
 # ─── engine → agent ─────────────────────────────────────────────────────────────────────
@@ -271,29 +273,38 @@ class Deal(Message):
     player_id: PlayerId
     role: Role | None = None
     hand: list[Card]
-    hand_count: int = Field(ge=0)
+    hand_count: StrictInt = Field(ge=0)
     seat_order: list[PlayerId] = Field(min_length=3, max_length=3)
-    round_no: int | None = Field(default=None, ge=1)
+    round_no: StrictInt | None = Field(default=None, ge=1)
 
     @field_validator("hand")
     @classmethod
     def _hand_unique(cls, value: list[Card]) -> list[Card]:
-        _no_duplicates("hand", value)
+        _no_duplicates(value)
+        return value
+
+    @field_validator("hand_count")
+    @classmethod
+    def _count_matches_hand(cls, value: int, info: ValidationInfo) -> int:
+        hand = info.data.get("hand")
+        if hand is not None and value != len(hand):
+            raise PydanticCustomError(
+                "hand_count_mismatch",
+                "does not match hand, which has {size} cards",
+                {"size": len(hand)},
+            )
         return value
 
     @field_validator("seat_order")
     @classmethod
-    def _seats_unique(cls, value: list[str]) -> list[str]:
-        _no_duplicates("seat_order", value)
+    def _seats_hold_player(cls, value: list[str], info: ValidationInfo) -> list[str]:
+        _no_duplicates(value)
+        player = info.data.get("player_id")
+        if player is not None and player not in value:
+            raise PydanticCustomError(
+                "player_not_seated", "does not list player_id '{player}'", {"player": player}
+            )
         return value
-
-    @model_validator(mode="after")
-    def _consistent(self) -> Deal:
-        if self.hand_count != len(self.hand):
-            raise ValueError(f"hand_count {self.hand_count} but hand has {len(self.hand)} cards")
-        if self.player_id not in self.seat_order:
-            raise ValueError(f"player_id {self.player_id!r} is not in seat_order")
-        return self
 
 
 class BidRequest(Message):
@@ -310,14 +321,20 @@ class BidRequest(Message):
     available_bids: list[BidValue] = Field(min_length=1)
     mode: BidMode = "call_score"
     hand: list[Card] | None = None
-    time_limit_ms: int = Field(default=DEFAULT_TIME_LIMIT_MS, gt=0)
+    time_limit_ms: StrictInt = Field(default=DEFAULT_TIME_LIMIT_MS, gt=0)
     request_id: RequestId | None = None
 
-    @model_validator(mode="after")
-    def _bids_fit_mode(self) -> BidRequest:
-        if self.mode == "grab" and not set(self.available_bids) <= {0, 1}:
-            raise ValueError(f"grab mode offers only bids 1 and 0, not {self.available_bids}")
-        return self
+    @field_validator("mode")
+    @classmethod
+    def _bids_fit_mode(cls, value: BidMode, info: ValidationInfo) -> BidMode:
+        bids = info.data.get("available_bids")
+        if value == "grab" and bids is not None and not set(bids) <= {0, 1}:
+            raise PydanticCustomError(
+                "grab_bids",
+                "grab offers only bids 1 and 0, but available_bids is {bids}",
+                {"bids": str(bids)},
+            )
+        return value
 
 
 class DoubleRequest(Message):
@@ -331,7 +348,7 @@ class DoubleRequest(Message):
     bottom_cards: list[Card] = Field(min_length=3, max_length=3)
     double_history: list[DoubleRecord] = []
     hand: list[Card]
-    time_limit_ms: int = Field(default=DEFAULT_TIME_LIMIT_MS, gt=0)
+    time_limit_ms: StrictInt = Field(default=DEFAULT_TIME_LIMIT_MS, gt=0)
     request_id: RequestId | None = None
 
 
@@ -345,25 +362,26 @@ class PlayRequest(Message):
     type: Literal["PLAY_REQUEST"] = "PLAY_REQUEST"
     player_id: PlayerId
     hand: list[Card]
-    is_free_play: bool
+    is_free_play: StrictBool
     last_play: LastPlay | None
     play_history: list[PlayRecord] = []
-    remaining_cards: dict[PlayerId, Annotated[int, Field(ge=0, le=54)]]
+    remaining_cards: dict[PlayerId, Annotated[StrictInt, Field(ge=0, le=54)]]
     role: Role
     teammates: list[PlayerId] = []
     landlord: PlayerId | None = None
     bottom_cards: list[Card] | None = Field(default=None, min_length=3, max_length=3)
     seat_order: list[PlayerId] | None = Field(default=None, min_length=3, max_length=3)
     call_score: CallScore | None = None
-    multiplier: int | None = Field(default=None, ge=1)
+    # 2^(bombs + rockets + grabs + gift doubles) so far; call score and doubling excluded
+    multiplier: StrictInt | None = Field(default=None, ge=1)
     audience: list[AudienceLine] | None = Field(default=None, max_length=10)
-    time_limit_ms: int = Field(default=DEFAULT_TIME_LIMIT_MS, gt=0)
+    time_limit_ms: StrictInt = Field(default=DEFAULT_TIME_LIMIT_MS, gt=0)
     request_id: RequestId | None = None
 
     @field_validator("hand")
     @classmethod
     def _hand_unique(cls, value: list[Card]) -> list[Card]:
-        _no_duplicates("hand", value)
+        _no_duplicates(value)
         return value
 
     @field_validator("last_play")
@@ -375,7 +393,9 @@ class PlayRequest(Message):
         if free is True and value is not None:
             raise PydanticCustomError("free_play_with_last_play", "must be null on a free play")
         if free is False and value is None:
-            raise PydanticCustomError("follow_without_last_play", "is required when not a free play")
+            raise PydanticCustomError(
+                "follow_without_last_play", "is required when not a free play"
+            )
         return value
 
 
@@ -386,7 +406,7 @@ class BottomCards(Message):
     landlord: PlayerId
     bottom_cards: list[Card] = Field(min_length=3, max_length=3)
     call_score: CallScore
-    round_no: int | None = Field(default=None, ge=1)
+    round_no: StrictInt | None = Field(default=None, ge=1)
 
 
 class ReplyRejected(Message):
@@ -402,7 +422,7 @@ class ReplyRejected(Message):
     request_id: RequestId | None = None
     reason: RejectReason
     detail: str = Field(max_length=500)
-    retries_left: int = Field(ge=0)
+    retries_left: StrictInt = Field(ge=0)
 
 
 class RoundResult(Message):
@@ -410,42 +430,43 @@ class RoundResult(Message):
 
     ``multiplier`` is 2^(bombs + rockets + spring + grabs + gift_doubles), the part common
     to both farmers; ``farmer_multipliers`` adds each farmer's doubling, so a farmer's
-    score is ``call_score × multiplier × (+1 if farmers won else −1)``.
+    score is ``call_score × farmer_multipliers[farmer] × (+1 if farmers won else −1)`` and
+    the landlord's is minus the sum: every round is zero-sum.
     """
 
     type: Literal["ROUND_RESULT"] = "ROUND_RESULT"
-    round_no: int | None = Field(default=None, ge=1)
+    round_no: StrictInt | None = Field(default=None, ge=1)
     landlord: PlayerId
     call_score: CallScore
     winner_side: Role
     first_out: PlayerId
-    score_deltas: dict[PlayerId, int]
+    score_deltas: dict[PlayerId, StrictInt]
     spring: SpringKind | None = None
-    bombs: int = Field(ge=0)
-    rockets: int = Field(ge=0, le=1)  # one deck, one rocket
-    grabs: int = Field(default=0, ge=0)
-    gift_doubles: int = Field(default=0, ge=0)
-    doubled: dict[PlayerId, bool] = {}
-    redoubled: bool = False
-    multiplier: int = Field(ge=1)
-    farmer_multipliers: dict[PlayerId, Annotated[int, Field(ge=1)]]
-    gift_affected: bool = False
+    bombs: StrictInt = Field(ge=0)
+    rockets: StrictInt = Field(ge=0, le=1)  # one deck, one rocket
+    grabs: StrictInt = Field(default=0, ge=0)
+    gift_doubles: StrictInt = Field(default=0, ge=0)
+    doubled: dict[PlayerId, StrictBool] = {}
+    redoubled: StrictBool = False
+    multiplier: StrictInt = Field(ge=1)
+    farmer_multipliers: dict[PlayerId, Annotated[StrictInt, Field(ge=1)]]
+    gift_affected: StrictBool = False
     final_hands: dict[PlayerId, list[Card]] | None = None
-    total_scores: dict[PlayerId, int] | None = None
+    total_scores: dict[PlayerId, StrictInt] | None = None
 
 
 class MatchEnd(Message):
     """The match is over: final standings, best first."""
 
     type: Literal["MATCH_END"] = "MATCH_END"
-    rounds_played: int = Field(ge=0)
+    rounds_played: StrictInt = Field(ge=0)
     standings: list[Standing] = Field(min_length=1)
     reason: Literal["completed", "stopped"] = "completed"
 
     @field_validator("standings")
     @classmethod
     def _players_unique(cls, value: list[Standing]) -> list[Standing]:
-        _no_duplicates("standings", [standing.player for standing in value])
+        _no_duplicates([standing.player for standing in value])
         return value
 
 
@@ -469,7 +490,7 @@ class DoubleResponse(Message):
 
     type: Literal["DOUBLE_RESPONSE"] = "DOUBLE_RESPONSE"
     player_id: PlayerId
-    double: bool
+    double: StrictBool
     comment: ShortText | None = None
     emotion: Emotion | None = None
     strategy_hint: ShortText | None = None
@@ -486,7 +507,7 @@ class PlayResponse(Message):
     type: Literal["PLAY_RESPONSE"] = "PLAY_RESPONSE"
     player_id: PlayerId
     action: PlayAction
-    cards: list[ReplyCard] = Field(default=[], max_length=_MAX_REPLY_CARDS)
+    cards: list[ReplyCard] = Field(default=[], max_length=_MAX_REPLY_CARDS, validate_default=True)
     hand_type: HandType | None = None
     comment: ShortText | None = None
     emotion: Emotion | None = None
@@ -505,9 +526,7 @@ class PlayResponse(Message):
 
     @field_validator("hand_type")
     @classmethod
-    def _type_matches_action(
-        cls, value: HandType | None, info: ValidationInfo
-    ) -> HandType | None:
+    def _type_matches_action(cls, value: HandType | None, info: ValidationInfo) -> HandType | None:
         action = info.data.get("action")
         if action == "PLAY" and value is HandType.PASS:
             raise PydanticCustomError("play_typed_pass", "is PASS but action is PLAY")
@@ -536,22 +555,24 @@ AnyRequest: TypeAlias = BidRequest | DoubleRequest | PlayRequest
 AnyResponse: TypeAlias = BidResponse | DoubleResponse | PlayResponse
 
 #: Every message class by its ``type`` tag, in the order of a round.
-MESSAGE_TYPES: Final[Mapping[str, type[Message]]] = {
-    model.model_fields["type"].default: model
-    for model in (
-        Deal,
-        BidRequest,
-        BidResponse,
-        BottomCards,
-        DoubleRequest,
-        DoubleResponse,
-        PlayRequest,
-        PlayResponse,
-        ReplyRejected,
-        RoundResult,
-        MatchEnd,
-    )
-}
+MESSAGE_TYPES: Final[Mapping[str, type[Message]]] = MappingProxyType(
+    {
+        model.model_fields["type"].default: model
+        for model in (
+            Deal,
+            BidRequest,
+            BidResponse,
+            BottomCards,
+            DoubleRequest,
+            DoubleResponse,
+            PlayRequest,
+            PlayResponse,
+            ReplyRejected,
+            RoundResult,
+            MatchEnd,
+        )
+    }
+)
 
 M = TypeVar("M", bound=Message)
 
@@ -559,7 +580,9 @@ M = TypeVar("M", bound=Message)
 def _path(type_name: str, loc: tuple[int | str, ...]) -> str:
     parts = [type_name]
     for part in loc:
-        parts.append(f"[{part}]" if isinstance(part, int) else f".{part}")
+        # dict keys come as a "[key]" marker after the key itself: ".remaining_cards.x[key]"
+        plain = isinstance(part, int) or part == "[key]"
+        parts.append(f"[{part}]" if isinstance(part, int) else part if plain else f".{part}")
     return "".join(parts)
 
 
@@ -569,7 +592,8 @@ def _describe(type_name: str, exc: ValidationError) -> list[str]:
         message = error["msg"].removeprefix("Value error, ")
         shown = error.get("input")
         if error["type"] != "missing" and isinstance(shown, str | int | float | bool):
-            message = f"{message} (got {shown!r})"
+            text = repr(shown)
+            message = f"{message} (got {text if len(text) <= 40 else text[:37] + '...'})"
         lines.append(f"{_path(type_name, tuple(error['loc']))}: {message}")
     return lines
 
@@ -619,6 +643,40 @@ def parse_message(
 
 def to_json(message: Message) -> str:
     """Compact JSON text of a message, non-ASCII (suits, 大王) left as is."""
-    return json.dumps(
-        message.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":")
-    )
+    return json.dumps(message.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))
+
+
+_DEFAULTS: dict[type[BaseModel], dict[str, Any]] = {}
+
+
+def _defaults_of(cls: type[BaseModel]) -> dict[str, Any]:
+    defaults = _DEFAULTS.get(cls)
+    if defaults is None:
+        defaults = {
+            name: info.get_default(call_default_factory=True)
+            for name, info in cls.model_fields.items()
+            if not info.is_required()
+        }
+        _DEFAULTS[cls] = defaults
+    return defaults
+
+
+R = TypeVar("R", bound=BaseModel)
+
+
+def trusted(cls: type[R], **values: Any) -> R:
+    """Build a message (or record) from values the engine made itself, without validation.
+
+    The table builds thousands of requests per second from engine state it has already
+    checked; validating them again would cost more than the rest of a turn. This is what
+    ``model_construct`` does, minus its per-field alias handling; never use it for data
+    from an agent. Missing fields take their defaults.
+    """
+    defaults = _defaults_of(cls)
+    fields = {**defaults, **values} if defaults else values
+    message = cls.__new__(cls)
+    object.__setattr__(message, "__dict__", fields)
+    object.__setattr__(message, "__pydantic_fields_set__", set(values))
+    object.__setattr__(message, "__pydantic_extra__", None)
+    object.__setattr__(message, "__pydantic_private__", None)
+    return message

@@ -6,30 +6,46 @@ small bridge from and to the wire messages they receive and send.
 
 from __future__ import annotations
 
-from arena.engine import DEFAULT_RULES, Card, Combo, ComboType, Rules, card, legal_moves, readings
-from protocol import Emotion, HandType, LastPlay, PlayRequest, PlayResponse
+from arena.engine import (
+    DEFAULT_RULES,
+    Card,
+    Combo,
+    ComboType,
+    Rules,
+    card,
+    chain_length,
+    legal_moves,
+)
+from protocol import Emotion, HandType, LastPlay, PlayRequest, PlayResponse, trusted
 
-__all__ = ["hand_of", "legal_for", "pass_reply", "play_reply", "trick_of"]
+__all__ = ["hand_of", "legal_for", "pass_reply", "play_reply", "trick_of", "wire_type"]
+
+_WIRE_TYPE = {t: HandType(t.value) for t in ComboType}
+_ENGINE_TYPE = {h: ComboType(h.value) for h in HandType}
+
+
+def wire_type(kind: ComboType) -> HandType:
+    """The protocol's name of an engine combination type."""
+    return _WIRE_TYPE[kind]
 
 
 def hand_of(request: PlayRequest) -> tuple[Card, ...]:
     """The requesting player's cards."""
-    return tuple(card(text) for text in request.hand)
+    return tuple(map(card, request.hand))
 
 
 def trick_of(request: PlayRequest, rules: Rules = DEFAULT_RULES) -> Combo | None:
-    """The combination to beat, or None when the player leads."""
+    """The combination to beat, or None when the player leads.
+
+    The request names the trick's type and main rank; its length follows from the card
+    count, so no re-classification is needed. ``rules`` is kept for symmetry.
+    """
     last: LastPlay | None = request.last_play
     if request.is_free_play or last is None:
         return None
-    wanted = ComboType(last.type.value)
-    for option in readings(last.cards, rules):
-        if option.type is wanted and option.main_rank == last.main_rank:
-            return option
-    for option in readings(last.cards, rules):
-        if option.type is wanted:
-            return option
-    raise ValueError(f"last_play {last.cards} is not a {last.type.value}")
+    kind = _ENGINE_TYPE[last.type]
+    cards = tuple(map(card, last.cards))
+    return Combo(kind, last.main_rank, chain_length(kind, len(cards)), cards)
 
 
 def legal_for(request: PlayRequest, rules: Rules = DEFAULT_RULES) -> list[Combo]:
@@ -47,11 +63,13 @@ def play_reply(
     """A PLAY_RESPONSE for a combo (or a pass, when ``combo`` is PASS)."""
     if combo.type is ComboType.PASS:
         return pass_reply(request, comment=comment, emotion=emotion)
-    return PlayResponse(
+    # Built from the engine's own legal move: valid by construction, so not re-validated.
+    return trusted(
+        PlayResponse,
         player_id=request.player_id,
         action="PLAY",
         cards=[c.text for c in combo.cards],
-        hand_type=HandType(combo.type.value),
+        hand_type=_WIRE_TYPE[combo.type],
         comment=comment,
         emotion=emotion,
         request_id=request.request_id,
@@ -62,7 +80,8 @@ def pass_reply(
     request: PlayRequest, *, comment: str | None = None, emotion: Emotion | None = None
 ) -> PlayResponse:
     """A PLAY_RESPONSE that passes."""
-    return PlayResponse(
+    return trusted(
+        PlayResponse,
         player_id=request.player_id,
         action="PASS",
         comment=comment,

@@ -120,6 +120,11 @@ def resolve_cards(tokens: Sequence[object], hand: Iterable[Card]) -> tuple[Card,
     :class:`~arena.errors.CardResolutionError` naming the token.
     """
     available = set(hand)
+    exact_cards = [_BY_TEXT.get(t) if isinstance(t, str) else t for t in tokens]
+    if all(isinstance(c, Card) and c in available for c in exact_cards) and len(
+        set(exact_cards)
+    ) == len(exact_cards):
+        return tuple(exact_cards)  # type: ignore[arg-type]  # all canonical, all held
     parsed: list[tuple[object, int, str | None]] = []
     for token in tokens:
         if isinstance(token, Card):

@@ -20,6 +20,7 @@ __all__ = [
     "Combo",
     "ComboType",
     "beats",
+    "chain_length",
     "classify",
     "is_bomb_like",
     "rank_counts",
@@ -105,6 +106,23 @@ class Combo(NamedTuple):
 
 #: The pass, as a combo, so histories can hold plays and passes alike.
 PASS: Final = Combo(T.PASS, 0, 0, ())
+
+
+_CHAIN_WIDTH: Final = {
+    T.STRAIGHT: 1,
+    T.STRAIGHT_PAIR: 2,
+    T.AIRPLANE: 3,
+    T.AIRPLANE_WITH_SINGLES: 4,
+    T.AIRPLANE_WITH_PAIRS: 5,
+}
+
+
+def chain_length(kind: ComboType, card_count: int) -> int:
+    """A combo's ``length`` from its type and card count: ranks in the chain, else 1."""
+    width = _CHAIN_WIDTH.get(kind)
+    if width is None:
+        return 0 if kind is T.PASS else 1
+    return card_count // width
 
 
 def rank_counts(cards: Iterable[Card]) -> list[int]:

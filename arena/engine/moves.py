@@ -182,7 +182,7 @@ def _follows(b: HandIndex, last: Combo, rules: Rules) -> list[Combo]:
         for quad, cards in b.quads:
             if quad > main:
                 out.extend(_four_with_two(b, quad, cards, kind, rules))
-    if rules.quadplex_as_bomb and kind is not _FWTS and kind is not _FWTP:
+    if rules.quadplex_as_bomb and not is_bomb_like(last, rules):
         # Variant: quadplexes join the bombs; a plain trick falls to any of them.
         for quad, cards in b.quads:
             out.extend(_four_with_two(b, quad, cards, _FWTS, rules))

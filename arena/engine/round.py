@@ -445,6 +445,8 @@ class Round:
         """Exchange one card of ``seat_a`` with one of ``seat_b`` (换牌)."""
         self._expect_effect_window()
         a, b = card(card_a), card(card_b)
+        _require_seat(seat_a)
+        _require_seat(seat_b)
         if seat_a == seat_b:
             raise IllegalActionError("a swap needs two different seats")
         self._require_in_hand(seat_a, a)
@@ -457,6 +459,7 @@ class Round:
         """Move one card from ``source`` to ``target`` (加牌); never empties a hand."""
         self._expect_effect_window()
         c = card(moved)
+        _require_seat(target)
         if source == target:
             raise IllegalActionError("a transfer needs two different seats")
         self._require_in_hand(source, c)
@@ -491,8 +494,7 @@ class Round:
             raise IllegalActionError(f"cards can change hands only during play, not {self.phase}")
 
     def _require_in_hand(self, seat: int, c: Card) -> None:
-        if seat not in (0, 1, 2):
-            raise IllegalActionError(f"no seat {seat!r}")
+        _require_seat(seat)
         if c not in self._hands[seat]:
             raise IllegalActionError(f"{c.text} is not in seat {seat}'s hand")
 
@@ -650,6 +652,11 @@ class Round:
             seed=self.seed,
             winners=(landlord,) if landlord_won else tuple(farmers),
         )
+
+
+def _require_seat(seat: object) -> None:
+    if isinstance(seat, bool) or seat not in (0, 1, 2):
+        raise IllegalActionError(f"no seat {seat!r}; seats are 0, 1, 2")
 
 
 def _sort_key(value: CardLike) -> int:

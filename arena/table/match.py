@@ -6,6 +6,8 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
+import structlog
+
 from arena.table.table import RoundRecord, Table
 from protocol import MatchEnd, Standing
 
@@ -13,8 +15,11 @@ __all__ = ["MatchSummary", "derive_seed", "play_match"]
 
 
 def derive_seed(*parts: object) -> int:
-    """A stable 63-bit seed from any parts (same parts, same seed, on every machine)."""
-    return random.Random(":".join(str(p) for p in parts)).getrandbits(63)
+    """A stable seed from any parts: same parts, same seed, on every machine.
+
+    52 bits, so it survives a round trip through JSON in any language.
+    """
+    return random.Random(":".join(str(p) for p in parts)).getrandbits(52)
 
 
 @dataclass
@@ -64,7 +69,13 @@ async def play_match(table: Table, *, rounds: int, seed: int) -> MatchSummary:
         totals=dict.fromkeys(players, 0),
         rounds_won=dict.fromkeys(players, 0),
     )
-    await table._emit("match_started", data={"players": list(players), "rounds": rounds})
+    with structlog.contextvars.bound_contextvars(match=f"{seed}/{table.table_id}"):
+        return await _play(table, summary, rounds=rounds, seed=seed)
+
+
+async def _play(table: Table, summary: MatchSummary, *, rounds: int, seed: int) -> MatchSummary:
+    players = summary.players
+    await table.emit("match_started", data={"players": list(players), "rounds": rounds})
     rotate = table.rules.first_bidder == "rotate"
     for round_no in range(1, rounds + 1):
         record = await table.play_round(
@@ -80,6 +91,6 @@ async def play_match(table: Table, *, rounds: int, seed: int) -> MatchSummary:
     summary.faults = {p: table.faults(p).to_dict() for p in players}
     end = MatchEnd(rounds_played=rounds, standings=summary.standings())
     for seat in range(3):
-        await table._notify(seat, end)
-    await table._emit("match_ended", data=summary.to_dict())
+        await table.notify(seat, end)
+    await table.emit("match_ended", data=summary.to_dict())
     return summary

@@ -19,6 +19,7 @@ from typing import Any, Protocol
 import structlog
 
 from arena.agents.base import Agent
+from arena.agents.reading import wire_type
 from arena.agents.registry import create_agent
 from arena.engine import (
     DEFAULT_RULES,
@@ -47,7 +48,6 @@ from protocol import (
     DoubleRecord,
     DoubleRequest,
     DoubleResponse,
-    HandType,
     LastPlay,
     Message,
     PlayRecord,
@@ -55,6 +55,7 @@ from protocol import (
     PlayResponse,
     RejectReason,
     ReplyRejected,
+    trusted,
 )
 from protocol import RoundResult as RoundResultMessage
 
@@ -221,7 +222,7 @@ class Table:
             )
         bound = structlog.contextvars.bound_contextvars(table=self.table_id, round=round_no)
         with bound:
-            await self._emit("round_started", data={"players": list(self.names)})
+            await self.emit("round_started", data={"players": list(self.names)})
             handled = 0
             while rnd.phase is not Phase.FINISHED:
                 handled = await self._announce_new_history(rnd, handled)
@@ -250,7 +251,8 @@ class Table:
             await self._play_turn(rnd, seat)
 
     async def _bid_turn(self, rnd: Round, seat: int) -> None:
-        request = BidRequest.model_construct(
+        request = trusted(
+            BidRequest,
             player_id=self.names[seat],
             current_highest_bid=rnd.auction.highest,
             bid_history=list(self._bids),
@@ -270,7 +272,7 @@ class Table:
         if response is None:
             self._fallback_bid(rnd, seat)
         value = _last_bid_value(rnd, seat)
-        self._bids.append(BidRecord.model_construct(player=self.names[seat], bid=value))
+        self._bids.append(trusted(BidRecord, player=self.names[seat], bid=value))
         await self._action_event(
             "bid",
             seat,
@@ -282,7 +284,8 @@ class Table:
         redouble = rnd.is_redouble_turn
         landlord = rnd.landlord
         assert landlord is not None
-        request = DoubleRequest.model_construct(
+        request = trusted(
+            DoubleRequest,
             player_id=self.names[seat],
             kind="redouble" if redouble else "double",
             landlord=self.names[landlord],
@@ -303,7 +306,7 @@ class Table:
         if response is None:
             rnd.double(seat, False)
         choice = response.double if isinstance(response, DoubleResponse) else False
-        self._doubles.append(DoubleRecord.model_construct(player=self.names[seat], double=choice))
+        self._doubles.append(trusted(DoubleRecord, player=self.names[seat], double=choice))
         await self._action_event(
             "double",
             seat,
@@ -339,14 +342,16 @@ class Table:
         last = rnd.last_play
         last_play = None
         if last is not None and rnd.last_seat is not None:
-            last_play = LastPlay.model_construct(
+            last_play = trusted(
+                LastPlay,
                 player=names[rnd.last_seat],
-                type=HandType(last.type.value),
+                type=wire_type(last.type),
                 cards=[c.text for c in last.cards],
                 main_rank=last.main_rank,
             )
         hands = rnd.hands
-        return PlayRequest.model_construct(
+        return trusted(
+            PlayRequest,
             player_id=names[seat],
             hand=[c.text for c in hands[seat]],
             is_free_play=last is None,
@@ -374,7 +379,7 @@ class Table:
         name = self.names[seat]
         if combo.type is ComboType.PASS:
             self._history.append(
-                PlayRecord.model_construct(player=name, action="PASS", type=None, cards=[])
+                trusted(PlayRecord, player=name, action="PASS", type=None, cards=[])
             )
             await self._action_event(
                 "pass",
@@ -385,8 +390,12 @@ class Table:
         else:
             cards = [c.text for c in combo.cards]
             self._history.append(
-                PlayRecord.model_construct(
-                    player=name, action="PLAY", type=HandType(combo.type.value), cards=cards
+                trusted(
+                    PlayRecord,
+                    player=name,
+                    action="PLAY",
+                    type=wire_type(combo.type),
+                    cards=cards,
                 )
             )
             await self._action_event(
@@ -413,10 +422,18 @@ class Table:
     ) -> Any:
         """Ask until a reply applies cleanly; None when the table had to fall back."""
         state = self.seats[seat]
+        with structlog.contextvars.bound_contextvars(seat=seat, agent=state.active.name):
+            return await self._decide_bound(seat, request, apply)
+
+    async def _decide_bound(
+        self,
+        seat: int,
+        request: BidRequest | DoubleRequest | PlayRequest,
+        apply: Callable[[Message], None],
+    ) -> Any:
+        state = self.seats[seat]
         attempts = self.settings.max_retries + 1
-        await self._emit(
-            "turn_started", seat, {"request": request.type, "agent": state.active.name}
-        )
+        await self.emit("turn_started", seat, {"request": request.type, "agent": state.active.name})
         for attempt in range(attempts):
             agent = state.active
             self._record_message("to_agent", seat, request, None)
@@ -462,10 +479,11 @@ class Table:
         log.warning(
             "agent_reply_rejected", seat=seat, agent=state.name, category=category, detail=detail
         )
-        await self._emit(
+        await self.emit(
             "fault", seat, {"category": category, "detail": detail, "retries_left": retries_left}
         )
-        rejection = ReplyRejected.model_construct(
+        rejection = trusted(
+            ReplyRejected,
             player_id=self.names[seat],
             request_type=request.type,
             request_id=request.request_id,
@@ -489,7 +507,7 @@ class Table:
                 rules=self.rules,
             )
             log.warning("seat_replaced", seat=seat, agent=state.name, by=self.settings.standin)
-            await self._emit(
+            await self.emit(
                 "seat_replaced",
                 seat,
                 {
@@ -517,7 +535,7 @@ class Table:
             if isinstance(action, Dealt):
                 self._bids = []
                 if action.deal_number > 1:
-                    await self._emit(
+                    await self.emit(
                         "redeal",
                         data={
                             "deal_number": action.deal_number,
@@ -526,7 +544,8 @@ class Table:
                     )
                 for seat in range(3):
                     hand = action.deal.hands[seat]
-                    deal_message = Deal.model_construct(
+                    deal_message = trusted(
+                        Deal,
                         player_id=self.names[seat],
                         role=None,
                         hand=[c.text for c in hand],
@@ -534,11 +553,11 @@ class Table:
                         seat_order=list(self.names),
                         round_no=self.round_no,
                     )
-                    await self._notify(seat, deal_message)
+                    await self.notify(seat, deal_message)
             elif isinstance(action, LandlordChosen):
                 landlord = action.seat
                 bottom = [c.text for c in action.bottom]
-                await self._emit(
+                await self.emit(
                     "landlord_chosen",
                     landlord,
                     {
@@ -548,16 +567,17 @@ class Table:
                         "grabs": rnd.grabs,
                     },
                 )
-                message = BottomCards.model_construct(
+                message = trusted(
+                    BottomCards,
                     landlord=self.names[landlord],
                     bottom_cards=bottom,
                     call_score=action.call_score,
                     round_no=self.round_no,
                 )
                 for seat in range(3):
-                    await self._notify(seat, message)
+                    await self.notify(seat, message)
             elif isinstance(action, TrickWon):
-                await self._emit("trick_won", action.seat)
+                await self.emit("trick_won", action.seat)
         return len(rnd.history)
 
     async def _finish(self, rnd: Round, round_no: int, seed: int) -> RoundRecord:
@@ -577,7 +597,8 @@ class Table:
             ),
             standins=tuple(i for i, s in enumerate(self.seats) if s.standin is not None),
         )
-        message = RoundResultMessage.model_construct(
+        message = trusted(
+            RoundResultMessage,
             round_no=round_no,
             landlord=names[result.landlord],
             call_score=result.call_score,
@@ -598,14 +619,15 @@ class Table:
             total_scores=None,
         )
         for seat in range(3):
-            await self._notify(seat, message)
+            await self.notify(seat, message)
         summary = record.to_dict()
-        await self._emit("round_result", result.winner_seat, _public_result(summary))
+        await self.emit("round_result", result.winner_seat, _public_result(summary))
         if self.recorder is not None:
             self.recorder.round_ended(summary)
         return record
 
-    async def _notify(self, seat: int, message: Message) -> None:
+    async def notify(self, seat: int, message: Message) -> None:
+        """Tell the agent in ``seat`` something (errors are logged, never raised)."""
         self._record_message("to_agent", seat, message, None)
         state = self.seats[seat]
         await _quietly(state.active.notify(message), "agent_notify_failed", agent=state.name)
@@ -618,7 +640,7 @@ class Table:
                 data["comment"] = response.comment
             if response.emotion:
                 data["emotion"] = response.emotion.value
-        await self._emit(kind, seat, data)
+        await self.emit(kind, seat, data)
         await self._pace()
 
     async def _pace(self) -> None:
@@ -631,9 +653,10 @@ class Table:
             await asyncio.sleep(wait)
         self._last_action_at = time.monotonic()
 
-    async def _emit(
+    async def emit(
         self, kind: EventType, seat: int | None = None, data: dict[str, Any] | None = None
     ) -> None:
+        """Send a public event to the recorder and every sink; a failing sink is dropped."""
         self._seq += 1
         event = Event(
             type=kind,

@@ -1,0 +1,221 @@
+"""Orchestrator speed: whole rounds through the table, request cost, concurrent tables.
+
+Run: ``python -m benchmarks.bench_table`` (``--quick`` for a short run).
+
+(a) Full rounds per second with scripted ``random`` agents through the whole table
+    (events to a sink and a replay written to a temporary file), beside the bare engine
+    playing the same kind of random rounds, and RLCard's environment loop, all in one run.
+(b) The cost of building one PLAY_REQUEST as the round's history grows: it must stay
+    flat, not grow with the length (so a round never costs the square of its length).
+(c) 200 tables at once whose agents answer after a fixed 100 ms: agent decisions per
+    second against the ideal (tables x 10 per second).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from arena.agents import RandomAgent
+from arena.engine import Phase, Round
+from arena.replay import ReplayWriter
+from arena.table import Event, Table, TableSettings, play_match
+from protocol import BidRequest, BidResponse, PlayRequest, PlayResponse, trusted
+from protocol import PlayRecord as WirePlayRecord
+
+
+class CountingSink:
+    """Counts events: the cheapest sink that still receives every event."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    async def emit(self, event: Event) -> None:
+        self.count += 1
+
+    async def close(self) -> None:
+        pass
+
+
+def engine_rounds_per_second(rounds: int) -> float:
+    """Random rounds through the bare engine (bidding, doubling, play)."""
+    rng = random.Random(1)
+    started = time.perf_counter()
+    for seed in range(rounds):
+        rnd = Round(seed=seed)
+        while rnd.phase is not Phase.FINISHED:
+            seat = rnd.to_act
+            assert seat is not None
+            if rnd.phase is Phase.BIDDING:
+                rnd.bid(seat, rng.choice(rnd.legal_bids()))
+            elif rnd.phase is Phase.DOUBLING:
+                rnd.double(seat, rng.random() < 0.5)
+            else:
+                rnd.play(seat, rng.choice(rnd.legal_plays()))
+    return rounds / (time.perf_counter() - started)
+
+
+async def _table_rounds(rounds: int, replay_path: Path) -> tuple[float, int]:
+    agents = [RandomAgent(f"R{i}", seed=i) for i in range(3)]
+    sink = CountingSink()
+    writer = ReplayWriter(replay_path)
+    table = Table(
+        agents,
+        sinks=[sink],
+        recorder=writer.for_table("t1"),
+        settings=TableSettings(pace_s=0.0),
+    )
+    started = time.perf_counter()
+    await play_match(table, rounds=rounds, seed=1)
+    elapsed = time.perf_counter() - started
+    writer.close()
+    return rounds / elapsed, sink.count
+
+
+def table_rounds_per_second(rounds: int) -> tuple[float, int, int]:
+    """Random rounds through the table with events and replay on; also events and bytes."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "bench.jsonl"
+        rate, events = asyncio.run(_table_rounds(rounds, path))
+        return rate, events, path.stat().st_size
+
+
+def rlcard_env_rounds_per_second(rounds: int) -> float | None:
+    """RLCard's environment loop with its random agents (None if RLCard is missing)."""
+    try:
+        import rlcard  # type: ignore[import-untyped]
+        from rlcard.agents import RandomAgent as RLRandomAgent  # type: ignore[import-untyped]
+    except ImportError:
+        return None
+    env = rlcard.make("doudizhu", config={"seed": 1})
+    env.set_agents([RLRandomAgent(num_actions=env.num_actions) for _ in range(3)])
+    started = time.perf_counter()
+    for _ in range(rounds):
+        env.run(is_training=False)
+    return rounds / (time.perf_counter() - started)
+
+
+def request_cost_by_history(lengths: list[int], repeats: int) -> dict[int, float]:
+    """µs to build a PLAY_REQUEST for a round whose history has each length."""
+    agents = [RandomAgent(f"R{i}", seed=i) for i in range(3)]
+    table = Table(agents, settings=TableSettings(pace_s=0.0))
+    rnd = Round(seed=3, landlord=0, call_score=1)
+    while rnd.phase is not Phase.PLAYING:
+        assert rnd.to_act is not None
+        rnd.double(rnd.to_act, False)
+    record = trusted(WirePlayRecord, player="R1", action="PASS", type=None, cards=[])
+    costs: dict[int, float] = {}
+    for length in lengths:
+        table._history = [record] * length
+        samples = []
+        for _ in range(5):
+            started = time.perf_counter()
+            for _ in range(repeats):
+                table._play_request(rnd, 0)
+            samples.append((time.perf_counter() - started) / repeats * 1e6)
+        costs[length] = statistics.median(samples)
+    return costs
+
+
+class SlowAgent(RandomAgent):
+    """A random agent that takes a fixed time to answer, like a remote model."""
+
+    def __init__(self, name: str, *, seed: int | None = None, delay_s: float = 0.1) -> None:
+        super().__init__(name, seed=seed)
+        self.delay_s = delay_s
+        self.decisions = 0
+
+    async def bid(self, request: BidRequest) -> BidResponse:
+        await asyncio.sleep(self.delay_s)
+        self.decisions += 1
+        return await super().bid(request)
+
+    async def play(self, request: PlayRequest) -> PlayResponse:
+        await asyncio.sleep(self.delay_s)
+        self.decisions += 1
+        return await super().play(request)
+
+
+async def _concurrent(tables: int, duration_s: float, delay_s: float) -> tuple[int, float]:
+    all_agents: list[SlowAgent] = []
+    boards = []
+    for t in range(tables):
+        agents = [SlowAgent(f"S{i}", seed=t * 3 + i, delay_s=delay_s) for i in range(3)]
+        all_agents.extend(agents)
+        boards.append(Table(agents, table_id=f"t{t}", settings=TableSettings(pace_s=0.0)))
+    tasks = [asyncio.create_task(play_match(b, rounds=1000, seed=t)) for t, b in enumerate(boards)]
+    await asyncio.sleep(1.0)  # let every table get going before measuring
+    before = sum(a.decisions for a in all_agents)
+    started = time.perf_counter()
+    await asyncio.sleep(duration_s)
+    elapsed = time.perf_counter() - started
+    after = sum(a.decisions for a in all_agents)
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return after - before, elapsed
+
+
+def concurrent_decisions(tables: int, duration_s: float, delay_s: float) -> tuple[float, float]:
+    """Decisions per second across ``tables`` tables, and the ideal rate."""
+    decisions, elapsed = asyncio.run(_concurrent(tables, duration_s, delay_s))
+    return decisions / elapsed, tables / delay_s
+
+
+def _row(cells: list[Any], widths: list[int]) -> str:
+    return "  ".join(str(c).ljust(w) for c, w in zip(cells, widths, strict=True))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the three measurements and print a table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--rounds", type=int, default=1000, help="rounds for (a)")
+    parser.add_argument("--tables", type=int, default=200, help="tables for (c)")
+    parser.add_argument("--seconds", type=float, default=10.0, help="measuring time for (c)")
+    parser.add_argument("--quick", action="store_true", help="a short run")
+    args = parser.parse_args(argv)
+    rounds = 200 if args.quick else args.rounds
+    seconds = 3.0 if args.quick else args.seconds
+
+    engine = engine_rounds_per_second(rounds)
+    table, events, size = table_rounds_per_second(rounds)
+    rlcard = rlcard_env_rounds_per_second(max(50, rounds // 4))
+    widths = [46, 14, 22]
+    print("(a) random full rounds per second (one core)")
+    print(_row(["", "rounds/s", "note"], widths))
+    print(_row(["bare engine (Round, random legal actions)", f"{engine:,.0f}", ""], widths))
+    note = f"{events / rounds:.0f} events, {size / rounds / 1024:.0f} KiB replay per round"
+    print(_row(["table: agents, events, replay", f"{table:,.0f}", note], widths))
+    overhead = (1 / table - 1 / engine) * 1e3
+    print(_row(["orchestrator overhead per round", f"{overhead:.2f} ms", ""], widths))
+    if rlcard is not None:
+        print(_row(["RLCard environment loop (random agents)", f"{rlcard:,.0f}", ""], widths))
+        ratio = table / rlcard
+        print(_row(["table vs RLCard env", f"{ratio:.1f}x", "goal: >= 3x"], widths))
+    verdict = "PASS" if table >= 400 else "MISS"
+    print(_row(["goal: table >= 400 rounds/s", verdict, ""], widths))
+
+    print("\n(b) building one PLAY_REQUEST, by history length (µs)")
+    costs = request_cost_by_history([0, 25, 50, 100, 200], 2000 if not args.quick else 300)
+    for length, cost in costs.items():
+        print(_row([f"history of {length} turns", f"{cost:.2f}", ""], widths))
+    growth = costs[200] / max(costs[0], 1e-9)
+    print(_row(["cost at 200 / cost at 0", f"{growth:.2f}x", "flat is good"], widths))
+
+    print(f"\n(c) {args.tables} tables at once, agents answer after 100 ms")
+    rate, ideal = concurrent_decisions(args.tables, seconds, 0.1)
+    share = rate / ideal
+    verdict = "PASS" if share >= 0.9 else "MISS"
+    print(_row(["decisions per second", f"{rate:,.0f}", f"ideal {ideal:,.0f}"], widths))
+    print(_row(["share of ideal", f"{share:.0%}", f"goal >= 90%: {verdict}"], widths))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
