@@ -93,10 +93,57 @@ def legal_moves(
     hand: Iterable[CardLike] | HandIndex, last: Combo | None = None, rules: Rules = DEFAULT_RULES
 ) -> list[Combo]:
     """Every legal non-pass move from ``hand``; ``last`` is the trick to beat, None to lead."""
-    buckets = hand if isinstance(hand, HandIndex) else HandIndex(hand)
+    if isinstance(hand, HandIndex):
+        buckets = hand
+    else:
+        if last is not None and last.type in _SOLO_WIDTH and not rules.quadplex_as_bomb:
+            return _follow_solo(hand, last)
+        buckets = HandIndex(hand)
     if last is None or last.type is T.PASS:
         return _leads(buckets, rules)
     return _follows(buckets, last, rules)
+
+
+_SOLO_WIDTH: Final = {_SINGLE: 1, _PAIR: 2, _TRIPLE: 3}
+
+
+def _follow_solo(hand: Iterable[CardLike], last: Combo) -> list[Combo]:
+    """Following a single, pair or triple: one pass over the hand, no full index.
+
+    These are the commonest tricks, and they need only the first cards of each rank,
+    the bombs and the rocket.
+    """
+    if last.type is _SINGLE:
+        return _follow_single(hand, last.main_rank)
+    groups: dict[int, list[Card]] = {}
+    for c in hand:
+        try:
+            rank = c.rank  # type: ignore[union-attr]
+        except AttributeError:
+            c = card(c)
+            rank = c.rank
+        group = groups.get(rank)
+        if group is None:
+            groups[rank] = [c]  # type: ignore[list-item]
+        else:
+            group.append(c)  # type: ignore[arg-type]
+    kind = last.type
+    width = _SOLO_WIDTH[kind]
+    main = last.main_rank
+    out: list[Combo] = []
+    bombs: list[Combo] = []
+    for rank in sorted(groups):
+        group = groups[rank]
+        size = len(group)
+        if rank > main and size >= width:
+            out.append(_new(Combo, (kind, rank, 1, tuple(group[:width]))))
+        if size == 4:
+            bombs.append(_new(Combo, (_BOMB, rank, 1, tuple(group))))
+    out += bombs
+    small, big = groups.get(SMALL_JOKER), groups.get(BIG_JOKER)
+    if small and big:
+        out.append(_new(Combo, (_ROCKET, BIG_JOKER, 1, (small[0], big[0]))))
+    return out
 
 
 def is_forced_pass(
@@ -109,22 +156,17 @@ def is_forced_pass(
 
 
 def _leads(b: HandIndex, rules: Rules) -> list[Combo]:
-    out: list[Combo] = []
-    add = out.append
+    new, combo = _new, Combo  # locals: this loop builds most of the moves of a lead
     one, two, three = b.one, b.two, b.three
-    for r in b.singles:
-        add(_new(Combo, (_SINGLE, r, 1, one[r])))
-    for r in b.pairs:
-        add(_new(Combo, (_PAIR, r, 1, two[r])))
+    singles, pairs = b.singles, b.pairs
+    out = [new(combo, (_SINGLE, r, 1, one[r])) for r in singles]
+    out += [new(combo, (_PAIR, r, 1, two[r])) for r in pairs]
+    add = out.append
     for r in b.triples:
-        add(_new(Combo, (_TRIPLE, r, 1, three[r])))
         t = three[r]
-        for k in b.singles:
-            if k != r:
-                add(_new(Combo, (_TWS, r, 1, t + one[k])))
-        for k in b.pairs:
-            if k != r:
-                add(_new(Combo, (_TWP, r, 1, t + two[k])))
+        add(new(combo, (_TRIPLE, r, 1, t)))
+        out += [new(combo, (_TWS, r, 1, t + one[k])) for k in singles if k != r]
+        out += [new(combo, (_TWP, r, 1, t + two[k])) for k in pairs if k != r]
     _add_bombs(b, 0, add)
     out.extend(_chains(b, _STRAIGHT, 5, 0))
     out.extend(_chains(b, _STRAIGHT_PAIR, 3, 0))
@@ -330,6 +372,33 @@ def _rank_cards(b: HandIndex, rank: int) -> tuple[Card, ...]:
         if quad_rank == rank:
             return cards
     return b.three[rank] or b.two[rank] or b.one[rank]
+
+
+def _follow_single(hand: Iterable[CardLike], main: int) -> list[Combo]:
+    """Following a single, the commonest trick: counts and first cards, nothing more."""
+    cards = hand if isinstance(hand, tuple | list) else tuple(hand)
+    counts = [0] * 18
+    firsts: list[Card | None] = [None] * 18
+    try:
+        for c in cards:
+            rank = c.rank  # type: ignore[union-attr]
+            if counts[rank]:
+                counts[rank] += 1
+            else:
+                counts[rank] = 1
+                firsts[rank] = c  # type: ignore[assignment]
+    except AttributeError:  # card strings: parse them, then take the fast path
+        return _follow_single([card(c) for c in cards], main)
+    new, combo, single = _new, Combo, _SINGLE
+    out = [new(combo, (single, r, 1, (firsts[r],))) for r in range(main + 1, 18) if counts[r]]
+    if 4 in counts:
+        for rank in range(3, 16):
+            if counts[rank] == 4:
+                quad = tuple(c for c in cards if c.rank == rank)  # type: ignore[union-attr]
+                out.append(new(combo, (_BOMB, rank, 1, quad)))
+    if counts[SMALL_JOKER] and counts[BIG_JOKER]:
+        out.append(new(combo, (_ROCKET, BIG_JOKER, 1, (firsts[SMALL_JOKER], firsts[BIG_JOKER]))))
+    return out
 
 
 def _four_with_two(
