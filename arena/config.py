@@ -107,7 +107,7 @@ def load_config(path: str | Path | None = None) -> ArenaConfig:
 def parse_config(data: dict[str, Any], *, source: str = "<config>") -> ArenaConfig:
     """Validate already-parsed config data; errors name ``source`` and the keys."""
     try:
-        return ArenaConfig.model_validate(data)
+        config = ArenaConfig.model_validate(data)
     except ValidationError as exc:
         problems = []
         for error in exc.errors(include_url=False):
@@ -117,3 +117,18 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>") -> ArenaConf
                 message = "unknown key"
             problems.append(f"{source}: {key}: {message}")
         raise ConfigError("\n".join(problems)) from exc
+    _check_agent_types(config, source)
+    return config
+
+
+def _check_agent_types(config: ArenaConfig, source: str) -> None:
+    """Resolve every seat's agent type now, so a typo fails before the match starts."""
+    from arena.agents.registry import agent_class
+
+    checks = [(f"seats.{i}.type", seat.type) for i, seat in enumerate(config.seats)]
+    checks.append(("table.standin", config.table.standin))
+    for key, type_name in checks:
+        try:
+            agent_class(type_name)
+        except ConfigError as exc:
+            raise ConfigError(f"{source}: {key}: {exc}") from exc

@@ -37,7 +37,9 @@ __all__ = [
     "RecordedRound",
     "ReplayError",
     "ReplayWriter",
+    "load_replay",
     "read_replay",
+    "strip_timing",
     "verify_round",
 ]
 
@@ -214,13 +216,30 @@ def verify_round(recorded: RecordedRound) -> Round:
             ) from exc
     if rnd.phase is not Phase.FINISHED or rnd.result is None:
         raise ReplayError(f"{where}: the recorded actions do not finish the round")
-    if recorded.summary is not None:
-        expected = recorded.summary["result"]["scores"]
-        if list(rnd.result.scores) != list(expected):
-            raise ReplayError(
-                f"{where}: engine scores {list(rnd.result.scores)} != recorded {expected}"
-            )
+    _check_scores(recorded, list(rnd.result.scores), where)
     return rnd
+
+
+def _check_scores(recorded: RecordedRound, scores: list[int], where: str) -> None:
+    """Every score the replay shows must be the engine's: summary and round_result event."""
+    players = recorded.header["players"]
+    by_player = dict(zip(players, scores, strict=True))
+    if recorded.summary is None:
+        raise ReplayError(f"{where}: the round has no round_end line")
+    shown: list[tuple[str, Any]] = [
+        ("round_end result.scores", recorded.summary["result"]["scores"]),
+        ("round_end scores", recorded.summary["scores"]),
+    ]
+    results = [e for e in recorded.events if e["type"] == "round_result"]
+    if len(results) != 1:
+        raise ReplayError(f"{where}: expected one round_result event, found {len(results)}")
+    data = results[0]["data"]
+    shown.append(("round_result event scores", data["scores"]))
+    shown.append(("round_result event result.scores", data["result"]["scores"]))
+    for label, value in shown:
+        expected = by_player if isinstance(value, dict) else scores
+        if value != expected:
+            raise ReplayError(f"{where}: {label} {value} differ from the engine's {expected}")
 
 
 def _plain(value: object) -> Any:

@@ -20,7 +20,7 @@ import json
 from collections.abc import Mapping
 from enum import StrEnum
 from types import MappingProxyType
-from typing import Annotated, Any, Final, Literal, TypeAlias, TypeVar, overload
+from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, TypeAlias, TypeVar, overload
 
 from pydantic import (
     AfterValidator,
@@ -197,6 +197,10 @@ class Message(BaseModel):
     """Base of every wire message; subclasses add a ``type`` tag with a default."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", json_schema_extra=_require_type_tag)
+
+    if TYPE_CHECKING:
+        # Every concrete message narrows this to its own Literal tag with a default.
+        type: str
 
 
 # ─── nested records ─────────────────────────────────────────────────────────────────────

@@ -74,7 +74,7 @@ def describe(event: Event) -> str | None:
     if kind == "trick_won":
         return f"{tag} {who} wins the trick"
     if kind == "fault":
-        return f"{tag} ✗ {who}: {d['category']}: {d['detail']} ({d['retries_left']} retries left)"
+        return f"{tag} ✗ {who}: {d['category']} reply ({d['retries_left']} retries left)"
     if kind == "seat_replaced":
         return f"{tag} {who} is replaced by a {d['by']} stand-in: {d['reason']}"
     if kind == "round_result":

@@ -172,6 +172,8 @@ class Table:
         self._history: list[PlayRecord] = []
         self._bids: list[BidRecord] = []
         self._doubles: list[DoubleRecord] = []
+        self.totals = [0, 0, 0]
+        """Running scores of the three seats over every round played at this table."""
 
     # --- public API ---------------------------------------------------------------------
 
@@ -476,12 +478,10 @@ class Table:
         state = self.seats[seat]
         state.faults.add(category)
         state.round_faults.add(category)
-        log.warning(
-            "agent_reply_rejected", seat=seat, agent=state.name, category=category, detail=detail
-        )
-        await self.emit(
-            "fault", seat, {"category": category, "detail": detail, "retries_left": retries_left}
-        )
+        log.warning("agent_reply_rejected", category=category, detail=detail)
+        # The detail may name cards of the agent's hand: it goes to the agent and the
+        # log, while the public event says only what kind of fault it was.
+        await self.emit("fault", seat, {"category": category, "retries_left": retries_left})
         rejection = trusted(
             ReplyRejected,
             player_id=self.names[seat],
@@ -492,7 +492,7 @@ class Table:
             retries_left=retries_left,
         )
         self._record_message("to_agent", seat, rejection, None)
-        await _quietly(state.active.notify(rejection), "agent_notify_failed", agent=state.name)
+        await self._notify_agent(state, state.active, rejection)
 
     async def _fell_back(self, seat: int) -> None:
         state = self.seats[seat]
@@ -584,6 +584,8 @@ class Table:
         result = rnd.result
         assert result is not None
         names = self.names
+        for seat in range(3):
+            self.totals[seat] += result.scores[seat]
         record = RoundRecord(
             table=self.table_id,
             round_no=round_no,
@@ -616,7 +618,7 @@ class Table:
             farmer_multipliers={names[s]: 2**e for s, e in result.exponents.items()},
             gift_affected=result.effects_applied > 0,
             final_hands={names[i]: [c.text for c in result.final_hands[i]] for i in range(3)},
-            total_scores=None,
+            total_scores={names[i]: self.totals[i] for i in range(3)},
         )
         for seat in range(3):
             await self.notify(seat, message)
@@ -627,10 +629,23 @@ class Table:
         return record
 
     async def notify(self, seat: int, message: Message) -> None:
-        """Tell the agent in ``seat`` something (errors are logged, never raised)."""
+        """Tell the seat's own agent something, even while a stand-in plays for it.
+
+        Errors are logged, never raised, and a notification gets the seat's deadline:
+        an agent that hangs while listening must not hold up the table.
+        """
         self._record_message("to_agent", seat, message, None)
         state = self.seats[seat]
-        await _quietly(state.active.notify(message), "agent_notify_failed", agent=state.name)
+        await self._notify_agent(state, state.agent, message)
+
+    async def _notify_agent(self, state: _Seat, agent: Agent, message: Message) -> None:
+        try:
+            async with asyncio.timeout(state.timeout_s):
+                await agent.notify(message)
+        except TimeoutError:
+            log.warning("agent_notify_timed_out", agent=state.name, message=type(message).__name__)
+        except Exception as exc:
+            log.warning("agent_notify_failed", agent=state.name, error=repr(exc))
 
     async def _action_event(
         self, kind: EventType, seat: int, response: Any, data: dict[str, Any]
@@ -640,15 +655,15 @@ class Table:
                 data["comment"] = response.comment
             if response.emotion:
                 data["emotion"] = response.emotion.value
+        await self._hold_previous_action()
         await self.emit(kind, seat, data)
-        await self._pace()
 
-    async def _pace(self) -> None:
+    async def _hold_previous_action(self) -> None:
+        """Pacing: keep the previous action on screen for at least ``pace_s``."""
         pace = self.settings.pace_s
         if not pace:
             return
-        now = time.monotonic()
-        wait = self._last_action_at + pace - now
+        wait = self._last_action_at + pace - time.monotonic()
         if wait > 0:
             await asyncio.sleep(wait)
         self._last_action_at = time.monotonic()

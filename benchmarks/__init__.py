@@ -1,0 +1,1 @@
+"""Benchmarks of the rules engine against RLCard and OpenSpiel (see benchmarks/README.md)."""
