@@ -54,10 +54,16 @@ class Agent(Protocol):
 class BaseAgent:
     """Defaults for everything but :meth:`bid` and :meth:`play`.
 
+    Set ``instant = True`` on an agent that answers without ever awaiting (scripted
+    bots): the table then skips arming a deadline timer, which could never fire for it
+    anyway, since asyncio can only interrupt a coroutine where it awaits.
+
     The table constructs agents as ``cls(name=..., seed=..., rules=..., **options)``, where
     ``options`` are the seat's ``options`` table from the config; subclasses accept their
     own options as keyword arguments and pass the rest here.
     """
+
+    instant: bool = False
 
     def __init__(
         self, name: str, *, seed: int | None = None, rules: Rules = DEFAULT_RULES, **options: Any

@@ -7,10 +7,12 @@ small bridge from and to the wire messages they receive and send.
 from __future__ import annotations
 
 from arena.engine import (
+    CARDS_BY_TEXT,
     DEFAULT_RULES,
     Card,
     Combo,
     ComboType,
+    HandIndex,
     Rules,
     card,
     chain_length,
@@ -18,8 +20,9 @@ from arena.engine import (
 )
 from protocol import Emotion, HandType, LastPlay, PlayRequest, PlayResponse, trusted
 
-__all__ = ["hand_of", "legal_for", "pass_reply", "play_reply", "trick_of", "wire_type"]
+__all__ = ["HandMemo", "hand_of", "legal_for", "pass_reply", "play_reply", "trick_of", "wire_type"]
 
+_CARDS = dict(CARDS_BY_TEXT)
 _WIRE_TYPE = {t: HandType(t.value) for t in ComboType}
 _ENGINE_TYPE = {h: ComboType(h.value) for h in HandType}
 
@@ -30,8 +33,11 @@ def wire_type(kind: ComboType) -> HandType:
 
 
 def hand_of(request: PlayRequest) -> tuple[Card, ...]:
-    """The requesting player's cards."""
-    return tuple(map(card, request.hand))
+    """The requesting player's cards (canonical strings, as the table sends them)."""
+    try:
+        return tuple(map(_CARDS.__getitem__, request.hand))
+    except KeyError:
+        return tuple(map(card, request.hand))  # names the bad card
 
 
 def trick_of(request: PlayRequest, rules: Rules = DEFAULT_RULES) -> Combo | None:
@@ -44,13 +50,39 @@ def trick_of(request: PlayRequest, rules: Rules = DEFAULT_RULES) -> Combo | None
     if request.is_free_play or last is None:
         return None
     kind = _ENGINE_TYPE[last.type]
-    cards = tuple(map(card, last.cards))
+    cards = tuple(map(card, last.cards))  # a few cards: the checked path is cheap enough
     return Combo(kind, last.main_rank, chain_length(kind, len(cards)), cards)
 
 
-def legal_for(request: PlayRequest, rules: Rules = DEFAULT_RULES) -> list[Combo]:
+class HandMemo:
+    """Remembers the last hand an agent was asked about, indexed for move generation.
+
+    A player is asked several times between two of its own plays with the same hand;
+    re-reading and re-indexing it each time would be wasted work.
+    """
+
+    __slots__ = ("_cards", "_index", "_texts")
+
+    def __init__(self) -> None:
+        self._texts: list[str] | None = None
+        self._cards: tuple[Card, ...] = ()
+        self._index: HandIndex | None = None
+
+    def index(self, request: PlayRequest) -> HandIndex:
+        """The request's hand, indexed (rebuilt only when the hand changed)."""
+        if self._index is None or self._texts != request.hand:
+            self._texts = list(request.hand)
+            self._cards = hand_of(request)
+            self._index = HandIndex(self._cards)
+        return self._index
+
+
+def legal_for(
+    request: PlayRequest, rules: Rules = DEFAULT_RULES, memo: HandMemo | None = None
+) -> list[Combo]:
     """Every non-pass move the requesting player may make."""
-    return legal_moves(hand_of(request), trick_of(request, rules), rules)
+    hand = memo.index(request) if memo is not None else hand_of(request)
+    return legal_moves(hand, trick_of(request, rules), rules)
 
 
 def play_reply(

@@ -12,7 +12,7 @@ from typing import Any
 
 from arena.agents.base import BaseAgent
 from arena.agents.hand_eval import bid_strength, plays_needed
-from arena.agents.reading import hand_of, legal_for, pass_reply, play_reply, trick_of
+from arena.agents.reading import HandMemo, hand_of, legal_for, pass_reply, play_reply, trick_of
 from arena.engine import Combo, ComboType, rank_counts
 from protocol import (
     BidRequest,
@@ -32,9 +32,12 @@ _BOMBS = (ComboType.BOMB, ComboType.ROCKET)
 class RandomAgent(BaseAgent):
     """Uniform over the legal actions (PASS included when following)."""
 
+    instant = True
+
     def __init__(self, name: str, *, seed: int | None = None, **options: Any) -> None:
         super().__init__(name, seed=seed, **options)
         self._rng = random.Random(seed)
+        self._memo = HandMemo()
 
     async def bid(self, request: BidRequest) -> BidResponse:
         """Any allowed bid."""
@@ -54,7 +57,7 @@ class RandomAgent(BaseAgent):
 
     async def play(self, request: PlayRequest) -> PlayResponse:
         """Any legal move, or a pass when passing is allowed."""
-        moves = legal_for(request, self.rules)
+        moves = legal_for(request, self.rules, self._memo)
         can_pass = not request.is_free_play
         pick = self._rng.randrange(len(moves) + int(can_pass))
         if pick == len(moves):
@@ -69,6 +72,8 @@ def _lowest_first(move: Combo) -> tuple[int, int, int]:
 
 class GreedyAgent(BaseAgent):
     """Plays the smallest move that beats the trick; leads its lowest cards."""
+
+    instant = True
 
     def __init__(self, name: str, *, seed: int | None = None, **options: Any) -> None:
         super().__init__(name, seed=seed, **options)
@@ -99,6 +104,8 @@ class HeuristicAgent(BaseAgent):
     (:func:`~arena.agents.hand_eval.plays_needed`), keeps bombs for when they matter,
     never overtakes its teammate without reason, and feeds a teammate about to go out.
     """
+
+    instant = True
 
     def __init__(self, name: str, *, seed: int | None = None, **options: Any) -> None:
         super().__init__(name, seed=seed, **options)

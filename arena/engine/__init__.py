@@ -1,7 +1,16 @@
 """The Dou Dizhu rules engine: pure, synchronous, no I/O."""
 
 from arena.engine.bidding import AuctionOutcome
-from arena.engine.cards import DECK, Card, CardLike, card, cards_of, resolve_cards, sorted_cards
+from arena.engine.cards import (
+    CARDS_BY_TEXT,
+    DECK,
+    Card,
+    CardLike,
+    card,
+    cards_of,
+    resolve_cards,
+    sorted_cards,
+)
 from arena.engine.combos import (
     PASS,
     READING_ORDER,
@@ -14,7 +23,7 @@ from arena.engine.combos import (
     rank_counts,
     readings,
 )
-from arena.engine.moves import is_forced_pass, legal_moves, legal_plays
+from arena.engine.moves import HandIndex, is_forced_pass, legal_moves, legal_plays
 from arena.engine.round import (
     Action,
     BidAction,
@@ -33,6 +42,7 @@ from arena.engine.rules import DEFAULT_RULES, Rules
 from arena.engine.scoring import Settlement, settle
 
 __all__ = [
+    "CARDS_BY_TEXT",
     "DECK",
     "DEFAULT_RULES",
     "PASS",
@@ -48,6 +58,7 @@ __all__ = [
     "Dealt",
     "DoubleAction",
     "EffectApplied",
+    "HandIndex",
     "LandlordChosen",
     "Phase",
     "PlayAction",

@@ -8,7 +8,8 @@ so sorting by id sorts by rank.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Final, TypeAlias
 
 from arena.errors import CardResolutionError
@@ -22,6 +23,7 @@ from protocol.cards import (
 )
 
 __all__ = [
+    "CARDS_BY_TEXT",
     "DECK",
     "Card",
     "CardLike",
@@ -72,6 +74,8 @@ DECK: Final[tuple[Card, ...]] = tuple(Card(i) for i in range(54))
 _DECK_READY = True
 
 _BY_TEXT: Final[dict[str, Card]] = {c.text: c for c in DECK}
+#: Canonical string to card, for hot paths that know their input is canonical.
+CARDS_BY_TEXT: Final[Mapping[str, Card]] = MappingProxyType(_BY_TEXT)
 
 CardLike: TypeAlias = Card | str
 

@@ -663,9 +663,15 @@ def _sort_key(value: CardLike) -> int:
     return value.id if isinstance(value, Card) else -1
 
 
+_TYPE_BY_NAME = {t.value: t for t in ComboType}
+
+
 def _combo_type(value: ComboType | str) -> ComboType:
     if isinstance(value, ComboType):
         return value
+    found = _TYPE_BY_NAME.get(value)
+    if found is not None:
+        return found
     try:
         return ComboType(str(value).strip().upper())
     except ValueError:

@@ -24,6 +24,7 @@ from arena.agents.registry import create_agent
 from arena.engine import (
     DEFAULT_RULES,
     BidAction,
+    Card,
     ComboType,
     Dealt,
     LandlordChosen,
@@ -172,6 +173,7 @@ class Table:
         self._history: list[PlayRecord] = []
         self._bids: list[BidRecord] = []
         self._doubles: list[DoubleRecord] = []
+        self._hand_text_cache: list[tuple[tuple[Card, ...], list[str]] | None] = [None] * 3
         self.totals = [0, 0, 0]
         """Running scores of the three seats over every round played at this table."""
 
@@ -355,11 +357,15 @@ class Table:
         return trusted(
             PlayRequest,
             player_id=names[seat],
-            hand=[c.text for c in hands[seat]],
+            hand=self._hand_texts(seat, hands[seat]),
             is_free_play=last is None,
             last_play=last_play,
             play_history=list(self._history),
-            remaining_cards={names[i]: len(hands[i]) for i in range(3)},
+            remaining_cards={
+                names[0]: len(hands[0]),
+                names[1]: len(hands[1]),
+                names[2]: len(hands[2]),
+            },
             role="landlord" if seat == landlord else "farmer",
             teammates=[]
             if seat == landlord
@@ -374,10 +380,21 @@ class Table:
             request_id=self._next_request_id(),
         )
 
+    def _hand_texts(self, seat: int, hand: tuple[Card, ...]) -> list[str]:
+        """A seat's hand as card strings, rebuilt only when the hand changed."""
+        cached = self._hand_text_cache[seat]
+        if cached is None or cached[0] is not hand:
+            cached = (hand, [c.text for c in hand])
+            self._hand_text_cache[seat] = cached
+        return list(cached[1])
+
     async def _record_play(
         self, rnd: Round, seat: int, response: PlayResponse | None, *, auto: bool
     ) -> None:
-        combo = next(a.combo for a in reversed(rnd.history) if isinstance(a, PlayAction))
+        last = rnd.history[-1]
+        action = last if isinstance(last, PlayAction) else rnd.history[-2]
+        assert isinstance(action, PlayAction)
+        combo = action.combo
         name = self.names[seat]
         if combo.type is ComboType.PASS:
             self._history.append(
@@ -424,16 +441,8 @@ class Table:
     ) -> Any:
         """Ask until a reply applies cleanly; None when the table had to fall back."""
         state = self.seats[seat]
-        with structlog.contextvars.bound_contextvars(seat=seat, agent=state.active.name):
-            return await self._decide_bound(seat, request, apply)
-
-    async def _decide_bound(
-        self,
-        seat: int,
-        request: BidRequest | DoubleRequest | PlayRequest,
-        apply: Callable[[Message], None],
-    ) -> Any:
-        state = self.seats[seat]
+        # Bound (not scoped) to keep the hot path cheap: the next decision rebinds them.
+        structlog.contextvars.bind_contextvars(seat=seat, agent=state.active.name)
         attempts = self.settings.max_retries + 1
         await self.emit("turn_started", seat, {"request": request.type, "agent": state.active.name})
         for attempt in range(attempts):
@@ -442,8 +451,11 @@ class Table:
             started = time.perf_counter()
             category: RejectReason
             try:
-                async with asyncio.timeout(state.timeout_s):
+                if getattr(agent, "instant", False):
                     response = await _ask(agent, request)
+                else:
+                    async with asyncio.timeout(state.timeout_s):
+                        response = await _ask(agent, request)
             except TimeoutError:
                 category, detail = "timeout", f"no reply within {state.timeout_s:g} s"
             except AgentReplyError as exc:
@@ -531,6 +543,8 @@ class Table:
 
     async def _announce_new_history(self, rnd: Round, handled: int) -> int:
         """Events and notifications for engine records that no turn announced itself."""
+        if len(rnd.history) == handled:
+            return handled
         for action in rnd.history[handled:]:
             if isinstance(action, Dealt):
                 self._bids = []
