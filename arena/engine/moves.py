@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from itertools import combinations
-from typing import Final
+from typing import Any, Final
 
-from arena.engine.cards import Card, CardLike, card
+from arena.engine.cards import DECK, Card, CardLike, card
 from arena.engine.combos import PASS, Combo, ComboType, is_bomb_like
 from arena.engine.rules import DEFAULT_RULES, Rules
 
@@ -35,6 +35,8 @@ _AWS, _AWP = T.AIRPLANE_WITH_SINGLES, T.AIRPLANE_WITH_PAIRS
 _FWTS, _FWTP = T.FOUR_WITH_TWO_SINGLES, T.FOUR_WITH_TWO_PAIRS
 _BOMB, _ROCKET = T.BOMB, T.ROCKET
 _CHAIN_MIN: Final = {_STRAIGHT: 5, _STRAIGHT_PAIR: 3, _AIRPLANE: 2}
+#: Each card played alone, by card id: combos are immutable, so these are shared.
+_SINGLE_OF: Final = tuple(Combo(_SINGLE, c.rank, 1, (c,)) for c in DECK)
 
 
 class HandIndex:
@@ -110,39 +112,51 @@ _SOLO_WIDTH: Final = {_SINGLE: 1, _PAIR: 2, _TRIPLE: 3}
 def _follow_solo(hand: Iterable[CardLike], last: Combo) -> list[Combo]:
     """Following a single, pair or triple: one pass over the hand, no full index.
 
-    These are the commonest tricks, and they need only the first cards of each rank,
-    the bombs and the rocket.
+    These are the commonest tricks, and they need only counts and the first cards of
+    each rank (for the bombs, all four), so the per-rank index would be wasted work.
     """
-    if last.type is _SINGLE:
-        return _follow_single(hand, last.main_rank)
-    groups: dict[int, list[Card]] = {}
-    for c in hand:
-        try:
+    cards = hand if isinstance(hand, tuple | list) else tuple(hand)
+    counts = [0] * 18
+    first: list[Any] = [None] * 18
+    second: list[Any] = [None] * 18
+    third: list[Any] = [None] * 18
+    try:
+        for c in cards:
             rank = c.rank  # type: ignore[union-attr]
-        except AttributeError:
-            c = card(c)
-            rank = c.rank
-        group = groups.get(rank)
-        if group is None:
-            groups[rank] = [c]  # type: ignore[list-item]
-        else:
-            group.append(c)  # type: ignore[arg-type]
-    kind = last.type
-    width = _SOLO_WIDTH[kind]
-    main = last.main_rank
-    out: list[Combo] = []
-    bombs: list[Combo] = []
-    for rank in sorted(groups):
-        group = groups[rank]
-        size = len(group)
-        if rank > main and size >= width:
-            out.append(_new(Combo, (kind, rank, 1, tuple(group[:width]))))
-        if size == 4:
-            bombs.append(_new(Combo, (_BOMB, rank, 1, tuple(group))))
-    out += bombs
-    small, big = groups.get(SMALL_JOKER), groups.get(BIG_JOKER)
-    if small and big:
-        out.append(_new(Combo, (_ROCKET, BIG_JOKER, 1, (small[0], big[0]))))
+            seen = counts[rank]
+            if seen == 0:
+                first[rank] = c
+            elif seen == 1:
+                second[rank] = c
+            elif seen == 2:
+                third[rank] = c
+            counts[rank] = seen + 1
+    except AttributeError:  # card strings: parse them, then take the fast path
+        return _follow_solo([card(c) for c in cards], last)
+    kind, main = last.type, last.main_rank
+    new, combo = _new, Combo
+    if kind is _SINGLE:
+        single_of = _SINGLE_OF
+        out = [single_of[first[r].id] for r in range(main + 1, 18) if counts[r]]
+    elif kind is _PAIR:
+        out = [
+            new(combo, (kind, r, 1, (first[r], second[r])))
+            for r in range(main + 1, 16)
+            if counts[r] >= 2
+        ]
+    else:
+        out = [
+            new(combo, (kind, r, 1, (first[r], second[r], third[r])))
+            for r in range(main + 1, 16)
+            if counts[r] >= 3
+        ]
+    if 4 in counts:
+        for rank in range(3, 16):
+            if counts[rank] == 4:
+                quad = tuple(c for c in cards if c.rank == rank)  # type: ignore[union-attr]
+                out.append(new(combo, (_BOMB, rank, 1, quad)))
+    if counts[SMALL_JOKER] and counts[BIG_JOKER]:
+        out.append(new(combo, (_ROCKET, BIG_JOKER, 1, (first[SMALL_JOKER], first[BIG_JOKER]))))
     return out
 
 
@@ -159,7 +173,8 @@ def _leads(b: HandIndex, rules: Rules) -> list[Combo]:
     new, combo = _new, Combo  # locals: this loop builds most of the moves of a lead
     one, two, three = b.one, b.two, b.three
     singles, pairs = b.singles, b.pairs
-    out = [new(combo, (_SINGLE, r, 1, one[r])) for r in singles]
+    single_of = _SINGLE_OF
+    out = [single_of[one[r][0].id] for r in singles]
     out += [new(combo, (_PAIR, r, 1, two[r])) for r in pairs]
     add = out.append
     for r in b.triples:
@@ -168,10 +183,12 @@ def _leads(b: HandIndex, rules: Rules) -> list[Combo]:
         out += [new(combo, (_TWS, r, 1, t + one[k])) for k in singles if k != r]
         out += [new(combo, (_TWP, r, 1, t + two[k])) for k in pairs if k != r]
     _add_bombs(b, 0, add)
-    out.extend(_chains(b, _STRAIGHT, 5, 0))
-    out.extend(_chains(b, _STRAIGHT_PAIR, 3, 0))
-    planes = _chains(b, _AIRPLANE, 2, 0)
-    out.extend(planes)
+    if len(singles) >= 5:
+        out += _chains(b, _STRAIGHT, 5, 0)
+    if len(pairs) >= 3:
+        out += _chains(b, _STRAIGHT_PAIR, 3, 0)
+    planes = _chains(b, _AIRPLANE, 2, 0) if len(b.triples) >= 2 else []
+    out += planes
     if planes:
         longest = max(m.length for m in planes)
         seen: set[int] = {_key(m.cards) for m in planes} if rules.loose_wings else set()
@@ -191,10 +208,8 @@ def _follows(b: HandIndex, last: Combo, rules: Rules) -> list[Combo]:
     if kind is _ROCKET:
         return out
     if kind is _SINGLE:
-        one = b.one
-        for r in b.singles:
-            if r > main:
-                add(_new(Combo, (_SINGLE, r, 1, one[r])))
+        one, single_of = b.one, _SINGLE_OF
+        out += [single_of[one[r][0].id] for r in b.singles if r > main]
     elif kind is _PAIR:
         two = b.two
         for r in b.pairs:
@@ -374,53 +389,28 @@ def _rank_cards(b: HandIndex, rank: int) -> tuple[Card, ...]:
     return b.three[rank] or b.two[rank] or b.one[rank]
 
 
-def _follow_single(hand: Iterable[CardLike], main: int) -> list[Combo]:
-    """Following a single, the commonest trick: counts and first cards, nothing more."""
-    cards = hand if isinstance(hand, tuple | list) else tuple(hand)
-    counts = [0] * 18
-    firsts: list[Card | None] = [None] * 18
-    try:
-        for c in cards:
-            rank = c.rank  # type: ignore[union-attr]
-            if counts[rank]:
-                counts[rank] += 1
-            else:
-                counts[rank] = 1
-                firsts[rank] = c  # type: ignore[assignment]
-    except AttributeError:  # card strings: parse them, then take the fast path
-        return _follow_single([card(c) for c in cards], main)
-    new, combo, single = _new, Combo, _SINGLE
-    out = [new(combo, (single, r, 1, (firsts[r],))) for r in range(main + 1, 18) if counts[r]]
-    if 4 in counts:
-        for rank in range(3, 16):
-            if counts[rank] == 4:
-                quad = tuple(c for c in cards if c.rank == rank)  # type: ignore[union-attr]
-                out.append(new(combo, (_BOMB, rank, 1, quad)))
-    if counts[SMALL_JOKER] and counts[BIG_JOKER]:
-        out.append(new(combo, (_ROCKET, BIG_JOKER, 1, (firsts[SMALL_JOKER], firsts[BIG_JOKER]))))
-    return out
-
-
 def _four_with_two(
     b: HandIndex, quad: int, cards: tuple[Card, ...], kind: ComboType, rules: Rules
-) -> Iterator[Combo]:
+) -> list[Combo]:
+    new, combo = _new, Combo
     if kind is _FWTS:
         one = b.one
         pool = [r for r in b.singles if r != quad]
-        for low, high in combinations(pool, 2):
-            if low == SMALL_JOKER and high == BIG_JOKER:
-                continue
-            yield _new(Combo, (_FWTS, quad, 1, cards + one[low] + one[high]))
+        out = [
+            new(combo, (_FWTS, quad, 1, cards + one[low] + one[high]))
+            for low, high in combinations(pool, 2)
+            if high != BIG_JOKER or low != SMALL_JOKER
+        ]
         if rules.four_with_pair:
             two = b.two
-            for r in b.pairs:
-                if r != quad:
-                    yield _new(Combo, (_FWTS, quad, 1, cards + two[r]))
-    else:
-        two = b.two
-        pool = [r for r in b.pairs if r != quad]
-        for low, high in combinations(pool, 2):
-            yield _new(Combo, (_FWTP, quad, 1, cards + two[low] + two[high]))
+            out += [new(combo, (_FWTS, quad, 1, cards + two[r])) for r in b.pairs if r != quad]
+        return out
+    two = b.two
+    pool = [r for r in b.pairs if r != quad]
+    return [
+        new(combo, (_FWTP, quad, 1, cards + two[low] + two[high]))
+        for low, high in combinations(pool, 2)
+    ]
 
 
 def _key(cards: Iterable[Card]) -> int:
