@@ -20,7 +20,6 @@ from protocol import (
     BidResponse,
     DoubleRequest,
     DoubleResponse,
-    HandType,
     Message,
     PlayRequest,
     PlayResponse,
@@ -133,6 +132,6 @@ class HumanAgent(BaseAgent):
                 player_id=request.player_id,
                 action="PLAY",
                 cards=[c.text for c in move.cards],
-                hand_type=HandType(move.type.value),
+                hand_type=move.type,
                 request_id=request.request_id,
             )

@@ -18,18 +18,11 @@ from arena.engine import (
     chain_length,
     legal_moves,
 )
-from protocol import Emotion, HandType, LastPlay, PlayRequest, PlayResponse, trusted
+from protocol import Emotion, LastPlay, PlayRequest, PlayResponse, trusted
 
-__all__ = ["HandMemo", "hand_of", "legal_for", "pass_reply", "play_reply", "trick_of", "wire_type"]
+__all__ = ["HandMemo", "hand_of", "legal_for", "pass_reply", "play_reply", "trick_of"]
 
 _CARDS = dict(CARDS_BY_TEXT)
-_WIRE_TYPE = {t: HandType(t.value) for t in ComboType}
-_ENGINE_TYPE = {h: ComboType(h.value) for h in HandType}
-
-
-def wire_type(kind: ComboType) -> HandType:
-    """The protocol's name of an engine combination type."""
-    return _WIRE_TYPE[kind]
 
 
 def hand_of(request: PlayRequest) -> tuple[Card, ...]:
@@ -49,7 +42,7 @@ def trick_of(request: PlayRequest, rules: Rules = DEFAULT_RULES) -> Combo | None
     last: LastPlay | None = request.last_play
     if request.is_free_play or last is None:
         return None
-    kind = _ENGINE_TYPE[last.type]
+    kind = last.type
     cards = tuple(map(card, last.cards))  # a few cards: the checked path is cheap enough
     return Combo(kind, last.main_rank, chain_length(kind, len(cards)), cards)
 
@@ -101,7 +94,7 @@ def play_reply(
         player_id=request.player_id,
         action="PLAY",
         cards=[c.text for c in combo.cards],
-        hand_type=_WIRE_TYPE[combo.type],
+        hand_type=combo.type,
         comment=comment,
         emotion=emotion,
         request_id=request.request_id,

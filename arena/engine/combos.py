@@ -7,12 +7,12 @@ hundreds of them per call and a tuple is the cheapest immutable object CPython m
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from enum import StrEnum
 from itertools import pairwise
 from typing import Final, NamedTuple
 
 from arena.engine.cards import Card, CardLike, cards_of
 from arena.engine.rules import DEFAULT_RULES, Rules
+from protocol.messages import HandType
 
 __all__ = [
     "PASS",
@@ -33,24 +33,8 @@ SMALL_JOKER: Final = 16
 BIG_JOKER: Final = 17
 
 
-class ComboType(StrEnum):
-    """Combination types; member names and values are the wire names (protocol §5.4)."""
-
-    SINGLE = "SINGLE"
-    PAIR = "PAIR"
-    TRIPLE = "TRIPLE"
-    TRIPLE_WITH_SINGLE = "TRIPLE_WITH_SINGLE"
-    TRIPLE_WITH_PAIR = "TRIPLE_WITH_PAIR"
-    STRAIGHT = "STRAIGHT"
-    STRAIGHT_PAIR = "STRAIGHT_PAIR"
-    AIRPLANE = "AIRPLANE"
-    AIRPLANE_WITH_SINGLES = "AIRPLANE_WITH_SINGLES"
-    AIRPLANE_WITH_PAIRS = "AIRPLANE_WITH_PAIRS"
-    FOUR_WITH_TWO_SINGLES = "FOUR_WITH_TWO_SINGLES"
-    FOUR_WITH_TWO_PAIRS = "FOUR_WITH_TWO_PAIRS"
-    BOMB = "BOMB"
-    ROCKET = "ROCKET"
-    PASS = "PASS"
+ComboType = HandType
+"""Combination types: the protocol's own enum (§5.4), so engine and wire share the names."""
 
 
 T = ComboType

@@ -19,7 +19,6 @@ from typing import Any, Protocol
 import structlog
 
 from arena.agents.base import Agent
-from arena.agents.reading import wire_type
 from arena.agents.registry import create_agent
 from arena.engine import (
     DEFAULT_RULES,
@@ -349,7 +348,7 @@ class Table:
             last_play = trusted(
                 LastPlay,
                 player=names[rnd.last_seat],
-                type=wire_type(last.type),
+                type=last.type,
                 cards=[c.text for c in last.cards],
                 main_rank=last.main_rank,
             )
@@ -413,7 +412,7 @@ class Table:
                     PlayRecord,
                     player=name,
                     action="PLAY",
-                    type=wire_type(combo.type),
+                    type=combo.type,
                     cards=cards,
                 )
             )
