@@ -128,12 +128,12 @@ def request_cost_by_history(lengths: list[int], repeats: int) -> dict[int, float
     record = trusted(WirePlayRecord, player="R1", action="PASS", type=None, cards=[])
     costs: dict[int, float] = {}
     for length in lengths:
-        table._history = [record] * length
+        table.views.history = [record] * length
         samples = []
         for _ in range(5):
             started = time.perf_counter()
             for _ in range(repeats):
-                table._play_request(rnd, 0)
+                table.views.play_request(rnd, 0, time_limit_ms=1000, request_id="r")
             samples.append((time.perf_counter() - started) / repeats * 1e6)
         costs[length] = statistics.median(samples)
     return costs

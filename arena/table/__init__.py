@@ -3,8 +3,10 @@
 from arena.table.events import EVENT_TYPES, Event, EventType
 from arena.table.faults import FaultCategory, Faults
 from arena.table.match import MatchSummary, derive_seed, play_match
+from arena.table.records import Recorder, RoundRecord, public_result
 from arena.table.settings import TableSettings
-from arena.table.table import Recorder, RoundRecord, SafePoint, Table
+from arena.table.table import SafePoint, Table
+from arena.table.views import SeatViews
 
 __all__ = [
     "EVENT_TYPES",
@@ -16,8 +18,10 @@ __all__ = [
     "Recorder",
     "RoundRecord",
     "SafePoint",
+    "SeatViews",
     "Table",
     "TableSettings",
     "derive_seed",
     "play_match",
+    "public_result",
 ]

@@ -8,7 +8,8 @@ from typing import Any
 
 import structlog
 
-from arena.table.table import RoundRecord, Table
+from arena.table.records import RoundRecord
+from arena.table.table import Table
 from protocol import MatchEnd, Standing
 
 __all__ = ["MatchSummary", "derive_seed", "play_match"]

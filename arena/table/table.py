@@ -14,7 +14,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 import structlog
 
@@ -23,14 +23,12 @@ from arena.agents.registry import create_agent
 from arena.engine import (
     DEFAULT_RULES,
     BidAction,
-    Card,
     ComboType,
     Dealt,
     LandlordChosen,
     Phase,
     PlayAction,
     Round,
-    RoundResult,
     Rules,
     TrickWon,
     resolve_cards,
@@ -38,51 +36,28 @@ from arena.engine import (
 from arena.errors import AgentReplyError, IllegalActionError
 from arena.table.events import Event, EventType
 from arena.table.faults import Faults
+from arena.table.records import Recorder, RoundRecord, public_result
 from arena.table.settings import TableSettings
+from arena.table.views import SeatViews
 from protocol import (
-    BidRecord,
     BidRequest,
     BidResponse,
-    BottomCards,
-    Deal,
-    DoubleRecord,
     DoubleRequest,
     DoubleResponse,
-    LastPlay,
     Message,
-    PlayRecord,
     PlayRequest,
     PlayResponse,
     RejectReason,
     ReplyRejected,
     trusted,
 )
-from protocol import RoundResult as RoundResultMessage
 
-__all__ = ["Recorder", "RoundRecord", "SafePoint", "Table"]
+__all__ = ["SafePoint", "Table"]
 
 log = structlog.get_logger()
 
 SafePoint = Callable[["Table", Round], Awaitable[None]]
 """Called between turns (the gift hook): may change the round through its effect hooks."""
-
-
-class Recorder(Protocol):
-    """Receives everything that happens at a table, hidden information included (replays)."""
-
-    def round_started(self, header: dict[str, Any]) -> None:
-        """A round begins: seed, config, seats."""
-
-    def message(
-        self, direction: str, seat: int, message: Message, elapsed_ms: float | None
-    ) -> None:
-        """A message to (``to_agent``) or from (``from_agent``) the agent in ``seat``."""
-
-    def event(self, event: Event) -> None:
-        """A public event."""
-
-    def round_ended(self, summary: dict[str, Any]) -> None:
-        """A round finished: its result and faults."""
 
 
 @dataclass
@@ -98,36 +73,6 @@ class _Seat:
     @property
     def active(self) -> Agent:
         return self.standin or self.agent
-
-
-@dataclass(frozen=True, slots=True)
-class RoundRecord:
-    """A finished round as a tournament stores it: result, names, faults, stand-ins."""
-
-    table: str
-    round_no: int
-    seed: int
-    players: tuple[str, str, str]
-    result: RoundResult
-    faults: tuple[dict[str, int], dict[str, int], dict[str, int]]
-    standins: tuple[int, ...]
-
-    def score_of(self, player: str) -> int:
-        """The round's score change of a player."""
-        return self.result.scores[self.players.index(player)]
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready data, with scores and faults keyed by player name."""
-        return {
-            "table": self.table,
-            "round_no": self.round_no,
-            "seed": self.seed,
-            "players": list(self.players),
-            "scores": dict(zip(self.players, self.result.scores, strict=True)),
-            "faults": dict(zip(self.players, self.faults, strict=True)),
-            "standins": [self.players[s] for s in self.standins],
-            "result": self.result.to_dict(),
-        }
 
 
 class Table:
@@ -169,10 +114,7 @@ class Table:
         self._seq = 0
         self._request_seq = 0
         self._last_action_at = 0.0
-        self._history: list[PlayRecord] = []
-        self._bids: list[BidRecord] = []
-        self._doubles: list[DoubleRecord] = []
-        self._hand_text_cache: list[tuple[tuple[Card, ...], list[str]] | None] = [None] * 3
+        self.views = SeatViews(self.names)
         self.totals = [0, 0, 0]
         """Running scores of the three seats over every round played at this table."""
 
@@ -207,7 +149,7 @@ class Table:
             call_score=call_score,
         )
         self.round = rnd
-        self._history, self._bids, self._doubles = [], [], []
+        self.views.new_round()
         if self.recorder is not None:
             self.recorder.round_started(
                 {
@@ -254,16 +196,8 @@ class Table:
             await self._play_turn(rnd, seat)
 
     async def _bid_turn(self, rnd: Round, seat: int) -> None:
-        request = trusted(
-            BidRequest,
-            player_id=self.names[seat],
-            current_highest_bid=rnd.auction.highest,
-            bid_history=list(self._bids),
-            available_bids=rnd.legal_bids(),
-            mode=rnd.auction.mode,
-            hand=[c.text for c in rnd.hand(seat)],
-            time_limit_ms=self._time_limit_ms(seat),
-            request_id=self._next_request_id(),
+        request = self.views.bid_request(
+            rnd, seat, time_limit_ms=self._time_limit_ms(seat), request_id=self._next_request_id()
         )
 
         def apply(response: Message) -> None:
@@ -275,7 +209,7 @@ class Table:
         if response is None:
             self._fallback_bid(rnd, seat)
         value = _last_bid_value(rnd, seat)
-        self._bids.append(trusted(BidRecord, player=self.names[seat], bid=value))
+        self.views.record_bid(seat, value)
         await self._action_event(
             "bid",
             seat,
@@ -284,20 +218,8 @@ class Table:
         )
 
     async def _double_turn(self, rnd: Round, seat: int) -> None:
-        redouble = rnd.is_redouble_turn
-        landlord = rnd.landlord
-        assert landlord is not None
-        request = trusted(
-            DoubleRequest,
-            player_id=self.names[seat],
-            kind="redouble" if redouble else "double",
-            landlord=self.names[landlord],
-            call_score=rnd.call_score,
-            bottom_cards=[c.text for c in rnd.bottom],
-            double_history=list(self._doubles),
-            hand=[c.text for c in rnd.hand(seat)],
-            time_limit_ms=self._time_limit_ms(seat),
-            request_id=self._next_request_id(),
+        request = self.views.double_request(
+            rnd, seat, time_limit_ms=self._time_limit_ms(seat), request_id=self._next_request_id()
         )
 
         def apply(response: Message) -> None:
@@ -309,7 +231,7 @@ class Table:
         if response is None:
             rnd.double(seat, False)
         choice = response.double if isinstance(response, DoubleResponse) else False
-        self._doubles.append(trusted(DoubleRecord, player=self.names[seat], double=choice))
+        self.views.record_double(seat, choice)
         await self._action_event(
             "double",
             seat,
@@ -322,7 +244,9 @@ class Table:
             rnd.pass_turn(seat)
             await self._record_play(rnd, seat, None, auto=True)
             return
-        request = self._play_request(rnd, seat)
+        request = self.views.play_request(
+            rnd, seat, time_limit_ms=self._time_limit_ms(seat), request_id=self._next_request_id()
+        )
 
         def apply(response: Message) -> None:
             if not isinstance(response, PlayResponse):
@@ -338,55 +262,6 @@ class Table:
             self._fallback_play(rnd, seat)
         await self._record_play(rnd, seat, response, auto=False)
 
-    def _play_request(self, rnd: Round, seat: int) -> PlayRequest:
-        landlord = rnd.landlord
-        assert landlord is not None
-        names = self.names
-        last = rnd.last_play
-        last_play = None
-        if last is not None and rnd.last_seat is not None:
-            last_play = trusted(
-                LastPlay,
-                player=names[rnd.last_seat],
-                type=last.type,
-                cards=[c.text for c in last.cards],
-                main_rank=last.main_rank,
-            )
-        hands = rnd.hands
-        return trusted(
-            PlayRequest,
-            player_id=names[seat],
-            hand=self._hand_texts(seat, hands[seat]),
-            is_free_play=last is None,
-            last_play=last_play,
-            play_history=list(self._history),
-            remaining_cards={
-                names[0]: len(hands[0]),
-                names[1]: len(hands[1]),
-                names[2]: len(hands[2]),
-            },
-            role="landlord" if seat == landlord else "farmer",
-            teammates=[]
-            if seat == landlord
-            else [names[i] for i in range(3) if i not in (seat, landlord)],
-            landlord=names[landlord],
-            bottom_cards=[c.text for c in rnd.bottom],
-            seat_order=list(names),
-            call_score=rnd.call_score,
-            multiplier=2 ** (rnd.bombs + rnd.rockets + rnd.grabs + rnd.gift_doubles),
-            audience=None,
-            time_limit_ms=self._time_limit_ms(seat),
-            request_id=self._next_request_id(),
-        )
-
-    def _hand_texts(self, seat: int, hand: tuple[Card, ...]) -> list[str]:
-        """A seat's hand as card strings, rebuilt only when the hand changed."""
-        cached = self._hand_text_cache[seat]
-        if cached is None or cached[0] is not hand:
-            cached = (hand, [c.text for c in hand])
-            self._hand_text_cache[seat] = cached
-        return list(cached[1])
-
     async def _record_play(
         self, rnd: Round, seat: int, response: PlayResponse | None, *, auto: bool
     ) -> None:
@@ -394,41 +269,20 @@ class Table:
         action = last if isinstance(last, PlayAction) else rnd.history[-2]
         assert isinstance(action, PlayAction)
         combo = action.combo
-        name = self.names[seat]
+        cards = self.views.record_play(seat, combo)
         if combo.type is ComboType.PASS:
-            self._history.append(
-                trusted(PlayRecord, player=name, action="PASS", type=None, cards=[])
-            )
-            await self._action_event(
-                "pass",
-                seat,
-                response,
-                {"auto": auto, "fallback": response is None and not auto},
-            )
-        else:
-            cards = [c.text for c in combo.cards]
-            self._history.append(
-                trusted(
-                    PlayRecord,
-                    player=name,
-                    action="PLAY",
-                    type=combo.type,
-                    cards=cards,
-                )
-            )
-            await self._action_event(
-                "play",
-                seat,
-                response,
-                {
-                    "cards": cards,
-                    "hand_type": combo.type.value,
-                    "main_rank": combo.main_rank,
-                    "length": combo.length,
-                    "cards_left": len(rnd.hand(seat)),
-                    "fallback": response is None,
-                },
-            )
+            data: dict[str, Any] = {"auto": auto, "fallback": response is None and not auto}
+            await self._action_event("pass", seat, response, data)
+            return
+        data = {
+            "cards": cards,
+            "hand_type": combo.type.value,
+            "main_rank": combo.main_rank,
+            "length": combo.length,
+            "cards_left": len(rnd.hand(seat)),
+            "fallback": response is None,
+        }
+        await self._action_event("play", seat, response, data)
 
     # --- asking an agent ----------------------------------------------------------------
 
@@ -546,7 +400,7 @@ class Table:
             return handled
         for action in rnd.history[handled:]:
             if isinstance(action, Dealt):
-                self._bids = []
+                self.views.new_deal()
                 if action.deal_number > 1:
                     await self.emit(
                         "redeal",
@@ -556,17 +410,8 @@ class Table:
                         },
                     )
                 for seat in range(3):
-                    hand = action.deal.hands[seat]
-                    deal_message = trusted(
-                        Deal,
-                        player_id=self.names[seat],
-                        role=None,
-                        hand=[c.text for c in hand],
-                        hand_count=len(hand),
-                        seat_order=list(self.names),
-                        round_no=self.round_no,
-                    )
-                    await self.notify(seat, deal_message)
+                    deal = self.views.deal(seat, action.deal.hands[seat], self.round_no)
+                    await self.notify(seat, deal)
             elif isinstance(action, LandlordChosen):
                 landlord = action.seat
                 bottom = [c.text for c in action.bottom]
@@ -580,12 +425,8 @@ class Table:
                         "grabs": rnd.grabs,
                     },
                 )
-                message = trusted(
-                    BottomCards,
-                    landlord=self.names[landlord],
-                    bottom_cards=bottom,
-                    call_score=action.call_score,
-                    round_no=self.round_no,
+                message = self.views.bottom_cards(
+                    landlord, action.bottom, action.call_score, self.round_no
                 )
                 for seat in range(3):
                     await self.notify(seat, message)
@@ -612,31 +453,11 @@ class Table:
             ),
             standins=tuple(i for i, s in enumerate(self.seats) if s.standin is not None),
         )
-        message = trusted(
-            RoundResultMessage,
-            round_no=round_no,
-            landlord=names[result.landlord],
-            call_score=result.call_score,
-            winner_side="landlord" if result.landlord_won else "farmer",
-            first_out=names[result.winner_seat],
-            score_deltas={names[i]: result.scores[i] for i in range(3)},
-            spring=result.spring,
-            bombs=result.bombs,
-            rockets=result.rockets,
-            grabs=result.grabs,
-            gift_doubles=result.gift_doubles,
-            doubled={names[s]: d for s, d in result.doubled.items()},
-            redoubled=result.redoubled,
-            multiplier=2**result.common_exponent,
-            farmer_multipliers={names[s]: 2**e for s, e in result.exponents.items()},
-            gift_affected=result.effects_applied > 0,
-            final_hands={names[i]: [c.text for c in result.final_hands[i]] for i in range(3)},
-            total_scores={names[i]: self.totals[i] for i in range(3)},
-        )
+        message = self.views.round_result(result, round_no, self.totals)
         for seat in range(3):
             await self.notify(seat, message)
         summary = record.to_dict()
-        await self.emit("round_result", result.winner_seat, _public_result(summary))
+        await self.emit("round_result", result.winner_seat, public_result(summary))
         if self.recorder is not None:
             self.recorder.round_ended(summary)
         return record
@@ -753,17 +574,6 @@ def _last_bid_value(rnd: Round, seat: int) -> int:
         if isinstance(action, BidAction) and action.seat == seat:
             return action.value
     raise AssertionError("no bid recorded")
-
-
-def _public_result(summary: dict[str, Any]) -> dict[str, Any]:
-    """The round summary without the seed and the original deal (replay material)."""
-    public = dict(summary)
-    public.pop("seed", None)
-    result = dict(public["result"])
-    result.pop("seed", None)
-    result.pop("deal", None)
-    public["result"] = result
-    return public
 
 
 async def _quietly(awaitable: Awaitable[object], event: str, **context: Any) -> None:

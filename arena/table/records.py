@@ -1,0 +1,71 @@
+"""What a table hands on: the record of each round, and the recorder seam for replays."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from arena.engine import RoundResult
+from arena.table.events import Event
+from protocol import Message
+
+__all__ = ["Recorder", "RoundRecord", "public_result"]
+
+
+class Recorder(Protocol):
+    """Receives everything that happens at a table, hidden information included (replays)."""
+
+    def round_started(self, header: dict[str, Any]) -> None:
+        """A round begins: seed, config, seats."""
+
+    def message(
+        self, direction: str, seat: int, message: Message, elapsed_ms: float | None
+    ) -> None:
+        """A message to (``to_agent``) or from (``from_agent``) the agent in ``seat``."""
+
+    def event(self, event: Event) -> None:
+        """A public event."""
+
+    def round_ended(self, summary: dict[str, Any]) -> None:
+        """A round finished: its result and faults."""
+
+
+@dataclass(frozen=True, slots=True)
+class RoundRecord:
+    """A finished round as a tournament stores it: result, names, faults, stand-ins."""
+
+    table: str
+    round_no: int
+    seed: int
+    players: tuple[str, str, str]
+    result: RoundResult
+    faults: tuple[dict[str, int], dict[str, int], dict[str, int]]
+    standins: tuple[int, ...]
+
+    def score_of(self, player: str) -> int:
+        """The round's score change of a player."""
+        return self.result.scores[self.players.index(player)]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready data, with scores and faults keyed by player name."""
+        return {
+            "table": self.table,
+            "round_no": self.round_no,
+            "seed": self.seed,
+            "players": list(self.players),
+            "scores": dict(zip(self.players, self.result.scores, strict=True)),
+            "faults": dict(zip(self.players, self.faults, strict=True)),
+            "standins": [self.players[s] for s in self.standins],
+            "result": self.result.to_dict(),
+        }
+
+
+def public_result(summary: dict[str, Any]) -> dict[str, Any]:
+    """The round summary without the seed and the original deal (replay material)."""
+    public = dict(summary)
+    public.pop("seed", None)
+    result = dict(public["result"])
+    result.pop("seed", None)
+    result.pop("deal", None)
+    public["result"] = result
+    return public

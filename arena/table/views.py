@@ -1,0 +1,211 @@
+"""What each seat may know, as protocol messages: requests, notifications and results.
+
+Every message to an agent is built here from the round's state, and only from what that
+seat may see: its own hand, the public history, counts, the bottom cards once shown.
+The public history is kept as wire records built once, when each action happens, so a
+request copies references instead of rebuilding the round (its cost stays flat).
+"""
+
+from __future__ import annotations
+
+from arena.engine import Card, Combo, ComboType, Round, RoundResult
+from protocol import (
+    BidRecord,
+    BidRequest,
+    BottomCards,
+    Deal,
+    DoubleRecord,
+    DoubleRequest,
+    LastPlay,
+    PlayRecord,
+    PlayRequest,
+    trusted,
+)
+from protocol import RoundResult as RoundResultMessage
+
+__all__ = ["SeatViews"]
+
+
+class SeatViews:
+    """Builds the messages of one table's seats; holds the round's public history."""
+
+    def __init__(self, names: tuple[str, str, str]) -> None:
+        self.names = names
+        self.history: list[PlayRecord] = []
+        self.bids: list[BidRecord] = []
+        self.doubles: list[DoubleRecord] = []
+        self._hand_texts: list[tuple[tuple[Card, ...], list[str]] | None] = [None] * 3
+
+    def new_round(self) -> None:
+        """Forget the previous round's public history."""
+        self.history, self.bids, self.doubles = [], [], []
+
+    def new_deal(self) -> None:
+        """A redeal starts the auction again."""
+        self.bids = []
+
+    # --- public history -----------------------------------------------------------------
+
+    def record_bid(self, seat: int, value: int) -> None:
+        """A bid was made."""
+        self.bids.append(trusted(BidRecord, player=self.names[seat], bid=value))
+
+    def record_double(self, seat: int, double: bool) -> None:
+        """A doubling decision was made."""
+        self.doubles.append(trusted(DoubleRecord, player=self.names[seat], double=double))
+
+    def record_play(self, seat: int, combo: Combo) -> list[str]:
+        """A play or pass was made; returns the played cards as strings."""
+        name = self.names[seat]
+        if combo.type is ComboType.PASS:
+            self.history.append(
+                trusted(PlayRecord, player=name, action="PASS", type=None, cards=[])
+            )
+            return []
+        cards = [c.text for c in combo.cards]
+        self.history.append(
+            trusted(PlayRecord, player=name, action="PLAY", type=combo.type, cards=cards)
+        )
+        return cards
+
+    # --- requests -----------------------------------------------------------------------
+
+    def bid_request(
+        self, rnd: Round, seat: int, *, time_limit_ms: int, request_id: str
+    ) -> BidRequest:
+        """BID_REQUEST for the seat to act."""
+        return trusted(
+            BidRequest,
+            player_id=self.names[seat],
+            current_highest_bid=rnd.auction.highest,
+            bid_history=list(self.bids),
+            available_bids=rnd.legal_bids(),
+            mode=rnd.auction.mode,
+            hand=self.hand_texts(seat, rnd.hand(seat)),
+            time_limit_ms=time_limit_ms,
+            request_id=request_id,
+        )
+
+    def double_request(
+        self, rnd: Round, seat: int, *, time_limit_ms: int, request_id: str
+    ) -> DoubleRequest:
+        """DOUBLE_REQUEST: a farmer's double, or the landlord's redouble."""
+        landlord = rnd.landlord
+        assert landlord is not None
+        return trusted(
+            DoubleRequest,
+            player_id=self.names[seat],
+            kind="redouble" if rnd.is_redouble_turn else "double",
+            landlord=self.names[landlord],
+            call_score=rnd.call_score,
+            bottom_cards=[c.text for c in rnd.bottom],
+            double_history=list(self.doubles),
+            hand=self.hand_texts(seat, rnd.hand(seat)),
+            time_limit_ms=time_limit_ms,
+            request_id=request_id,
+        )
+
+    def play_request(
+        self, rnd: Round, seat: int, *, time_limit_ms: int, request_id: str
+    ) -> PlayRequest:
+        """PLAY_REQUEST: the seat's hand, the trick to beat, the public history, counts."""
+        landlord = rnd.landlord
+        assert landlord is not None
+        names = self.names
+        last = rnd.last_play
+        last_play = None
+        if last is not None and rnd.last_seat is not None:
+            last_play = trusted(
+                LastPlay,
+                player=names[rnd.last_seat],
+                type=last.type,
+                cards=[c.text for c in last.cards],
+                main_rank=last.main_rank,
+            )
+        hands = rnd.hands
+        return trusted(
+            PlayRequest,
+            player_id=names[seat],
+            hand=self.hand_texts(seat, hands[seat]),
+            is_free_play=last is None,
+            last_play=last_play,
+            play_history=list(self.history),
+            remaining_cards={
+                names[0]: len(hands[0]),
+                names[1]: len(hands[1]),
+                names[2]: len(hands[2]),
+            },
+            role="landlord" if seat == landlord else "farmer",
+            teammates=[]
+            if seat == landlord
+            else [names[i] for i in range(3) if i not in (seat, landlord)],
+            landlord=names[landlord],
+            bottom_cards=[c.text for c in rnd.bottom],
+            seat_order=list(names),
+            call_score=rnd.call_score,
+            multiplier=2 ** (rnd.bombs + rnd.rockets + rnd.grabs + rnd.gift_doubles),
+            audience=None,
+            time_limit_ms=time_limit_ms,
+            request_id=request_id,
+        )
+
+    def hand_texts(self, seat: int, hand: tuple[Card, ...]) -> list[str]:
+        """A seat's hand as card strings, rebuilt only when the hand changed."""
+        cached = self._hand_texts[seat]
+        if cached is None or cached[0] is not hand:
+            cached = (hand, [c.text for c in hand])
+            self._hand_texts[seat] = cached
+        return list(cached[1])
+
+    # --- notifications ------------------------------------------------------------------
+
+    def deal(self, seat: int, hand: tuple[Card, ...], round_no: int) -> Deal:
+        """DEAL: the seat's own 17 cards."""
+        return trusted(
+            Deal,
+            player_id=self.names[seat],
+            role=None,
+            hand=[c.text for c in hand],
+            hand_count=len(hand),
+            seat_order=list(self.names),
+            round_no=round_no,
+        )
+
+    def bottom_cards(
+        self, landlord: int, bottom: tuple[Card, ...], call_score: int, round_no: int
+    ) -> BottomCards:
+        """BOTTOM_CARDS: the landlord and the three cards everyone now sees."""
+        return trusted(
+            BottomCards,
+            landlord=self.names[landlord],
+            bottom_cards=[c.text for c in bottom],
+            call_score=call_score,
+            round_no=round_no,
+        )
+
+    def round_result(
+        self, result: RoundResult, round_no: int, totals: list[int]
+    ) -> RoundResultMessage:
+        """ROUND_RESULT: the settlement, every hand that was left, the running totals."""
+        names = self.names
+        return trusted(
+            RoundResultMessage,
+            round_no=round_no,
+            landlord=names[result.landlord],
+            call_score=result.call_score,
+            winner_side="landlord" if result.landlord_won else "farmer",
+            first_out=names[result.winner_seat],
+            score_deltas={names[i]: result.scores[i] for i in range(3)},
+            spring=result.spring,
+            bombs=result.bombs,
+            rockets=result.rockets,
+            grabs=result.grabs,
+            gift_doubles=result.gift_doubles,
+            doubled={names[s]: d for s, d in result.doubled.items()},
+            redoubled=result.redoubled,
+            multiplier=2**result.common_exponent,
+            farmer_multipliers={names[s]: 2**e for s, e in result.exponents.items()},
+            gift_affected=result.effects_applied > 0,
+            final_hands={names[i]: [c.text for c in result.final_hands[i]] for i in range(3)},
+            total_scores={names[i]: totals[i] for i in range(3)},
+        )
