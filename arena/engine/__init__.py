@@ -24,7 +24,7 @@ from arena.engine.combos import (
     readings,
 )
 from arena.engine.moves import HandIndex, is_forced_pass, legal_moves, legal_plays
-from arena.engine.round import (
+from arena.engine.records import (
     Action,
     BidAction,
     Deal,
@@ -32,12 +32,11 @@ from arena.engine.round import (
     DoubleAction,
     EffectApplied,
     LandlordChosen,
-    Phase,
     PlayAction,
-    Round,
     RoundResult,
     TrickWon,
 )
+from arena.engine.round import Phase, Round
 from arena.engine.rules import DEFAULT_RULES, Rules
 from arena.engine.scoring import Settlement, settle
 
