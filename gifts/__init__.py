@@ -1,1 +1,3 @@
-"""Placeholder."""
+"""Viewer gifts: queue, cooldowns and effects (arrives with its issue; see arena.engine hooks)."""
+
+__all__: list[str] = []
