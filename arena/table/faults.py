@@ -39,5 +39,13 @@ class Faults:
         return sum(asdict(self).values())
 
     def to_dict(self) -> dict[str, int]:
-        """Counts by category."""
-        return asdict(self)
+        """Counts by category (written out: ``asdict`` deep-copies, and this runs per round)."""
+        return {
+            "timeout": self.timeout,
+            "empty": self.empty,
+            "unparsable": self.unparsable,
+            "truncated": self.truncated,
+            "illegal": self.illegal,
+            "agent_error": self.agent_error,
+            "fallback": self.fallback,
+        }

@@ -518,12 +518,12 @@ class Table:
         )
         if self.recorder is not None:
             self.recorder.event(event)
-        for sink in list(self.sinks):
+        for sink in self.sinks:
             try:
                 await sink.emit(event)
             except Exception as exc:
                 log.exception("sink_failed", sink=type(sink).__name__, error=repr(exc))
-                self.sinks.remove(sink)
+                self.sinks = [s for s in self.sinks if s is not sink]
 
     def _record_message(
         self, direction: str, seat: int, message: Message, elapsed_ms: float | None
