@@ -106,6 +106,8 @@ class HeuristicAgent(BaseAgent):
     """
 
     instant = True
+    bid_thresholds: tuple[int, int, int] = (6, 9, 12)
+    """Hand strength needed to bid 1, 2 and 3 (see :func:`bid_strength`)."""
 
     def __init__(self, name: str, *, seed: int | None = None, **options: Any) -> None:
         super().__init__(name, seed=seed, **options)
@@ -116,7 +118,8 @@ class HeuristicAgent(BaseAgent):
         if request.mode == "grab":
             want = 1 if strength >= (8 if request.current_highest_bid == 0 else 11) else 0
         else:
-            want = 3 if strength >= 13 else 2 if strength >= 10 else 1 if strength >= 7 else 0
+            one, two, three = self.bid_thresholds
+            want = 3 if strength >= three else 2 if strength >= two else 1 if strength >= one else 0
             if request.mode == "fixed_landlord":
                 want = max(want, 1)
         choice = want if want in request.available_bids else min(request.available_bids)
