@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from arena.agents import RandomAgent
-from arena.engine import Phase, Round
+from arena.engine import Phase, PlayAction, Round, resolve_cards
 from arena.replay import ReplayWriter
-from arena.table import Event, Table, TableSettings, play_match
+from arena.table import Event, SeatViews, Table, TableSettings, play_match
 from protocol import BidRequest, BidResponse, PlayRequest, PlayResponse, trusted
 from protocol import PlayRecord as WirePlayRecord
 
@@ -58,6 +58,52 @@ def engine_rounds_per_second(rounds: int) -> float:
                 rnd.double(seat, rng.random() < 0.5)
             else:
                 rnd.play(seat, rng.choice(rnd.legal_plays()))
+    return rounds / (time.perf_counter() - started)
+
+
+def _drive(coroutine: Any) -> Any:
+    """Run a coroutine that never suspends (a scripted agent's answer) to its result."""
+    try:
+        coroutine.send(None)
+    except StopIteration as done:
+        return done.value
+    raise RuntimeError("the agent suspended")
+
+
+def message_floor_rounds_per_second(rounds: int) -> float:
+    """The floor of a message-based table: requests, agents and engine checks only.
+
+    No events, no replay, no asyncio, no deadlines or fault handling: what is left when
+    every decision still goes out as a protocol request and comes back as a reply.
+    """
+    agents = [RandomAgent(f"R{i}", seed=i) for i in range(3)]
+    views = SeatViews(("R0", "R1", "R2"))
+    started = time.perf_counter()
+    for seed in range(rounds):
+        rnd = Round(seed=seed)
+        views.new_round()
+        while rnd.phase is not Phase.FINISHED:
+            seat = rnd.to_act
+            assert seat is not None
+            if rnd.phase is Phase.BIDDING:
+                request = views.bid_request(rnd, seat, time_limit_ms=1000, request_id="r")
+                rnd.bid(seat, _drive(agents[seat].bid(request)).bid)
+                continue
+            if rnd.phase is Phase.DOUBLING:
+                double = views.double_request(rnd, seat, time_limit_ms=1000, request_id="r")
+                rnd.double(seat, _drive(agents[seat].double(double)).double)
+                continue
+            if not rnd.is_leading and not rnd.legal_moves():
+                rnd.pass_turn(seat)
+            else:
+                play = views.play_request(rnd, seat, time_limit_ms=1000, request_id="r")
+                reply = _drive(agents[seat].play(play))
+                if reply.action == "PASS":
+                    rnd.pass_turn(seat)
+                else:
+                    rnd.play(seat, resolve_cards(reply.cards, rnd.hand(seat)), reply.hand_type)
+            action = next(a for a in reversed(rnd.history) if isinstance(a, PlayAction))
+            views.record_play(seat, action.combo)
     return rounds / (time.perf_counter() - started)
 
 
@@ -200,6 +246,7 @@ def main(argv: list[str] | None = None) -> int:
     seconds = 3.0 if args.quick else args.seconds
 
     engine = engine_rounds_per_second(rounds)
+    floor = message_floor_rounds_per_second(rounds)
     table, events, size = table_rounds_per_second(rounds)
     rlcard = rlcard_game_rounds_per_second(max(100, rounds // 2))
     rlcard_env = rlcard_env_rounds_per_second(max(20, rounds // 20))
@@ -207,6 +254,8 @@ def main(argv: list[str] | None = None) -> int:
     print("(a) random full rounds per second (one core)")
     print(_row(["", "rounds/s", "note"], widths))
     print(_row(["bare engine (Round, random legal actions)", f"{engine:,.0f}", ""], widths))
+    note = "no events/replay/asyncio"
+    print(_row(["floor: requests, agents, engine checks", f"{floor:,.0f}", note], widths))
     note = f"{events / rounds:.0f} events, {size / rounds / 1024:.0f} KiB replay per round"
     print(_row(["table: agents, events, replay", f"{table:,.0f}", note], widths))
     overhead = (1 / table - 1 / engine) * 1e3
