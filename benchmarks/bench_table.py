@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import random
 import statistics
 import tempfile
 import time
@@ -26,6 +25,7 @@ from arena.agents import RandomAgent
 from arena.engine import Phase, PlayAction, Round, resolve_cards
 from arena.replay import ReplayWriter
 from arena.table import Event, SeatViews, Table, TableSettings, play_match
+from benchmarks.bench_engine import ours_round
 from protocol import BidRequest, BidResponse, PlayRequest, PlayResponse, trusted
 from protocol import PlayRecord as WirePlayRecord
 
@@ -44,20 +44,10 @@ class CountingSink:
 
 
 def engine_rounds_per_second(rounds: int) -> float:
-    """Random rounds through the bare engine (bidding, doubling, play)."""
-    rng = random.Random(1)
+    """Random rounds through the bare engine (the same loop as the engine benchmark)."""
     started = time.perf_counter()
     for seed in range(rounds):
-        rnd = Round(seed=seed)
-        while rnd.phase is not Phase.FINISHED:
-            seat = rnd.to_act
-            assert seat is not None
-            if rnd.phase is Phase.BIDDING:
-                rnd.bid(seat, rng.choice(rnd.legal_bids()))
-            elif rnd.phase is Phase.DOUBLING:
-                rnd.double(seat, rng.random() < 0.5)
-            else:
-                rnd.play(seat, rng.choice(rnd.legal_plays()))
+        ours_round(seed)
     return rounds / (time.perf_counter() - started)
 
 
