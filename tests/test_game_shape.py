@@ -1,0 +1,22 @@
+"""Dou Dizhu's round has the game-neutral shape a second game must also have."""
+
+from arena.engine import Phase, Round
+from arena.game import GameRound
+
+
+def test_a_dou_dizhu_round_is_a_game_round() -> None:
+    assert isinstance(Round(seed=1), GameRound)
+
+
+def test_a_finished_round_exposes_scores_and_a_dict() -> None:
+    rnd = Round(seed=2, landlord=0, call_score=1)
+    while rnd.phase is not Phase.FINISHED:
+        seat = rnd.to_act
+        assert seat is not None
+        if rnd.phase is Phase.DOUBLING:
+            rnd.double(seat, False)
+        else:
+            rnd.play(seat, min(rnd.legal_plays(), key=lambda m: (m.is_pass, m.main_rank)))
+    assert rnd.result is not None
+    assert sum(rnd.result.scores) == 0
+    assert rnd.result.to_dict()["landlord"] == 0
