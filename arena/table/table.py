@@ -194,6 +194,7 @@ class Table:
             await self._double_turn(rnd, seat)
         else:
             await self._play_turn(rnd, seat)
+        structlog.contextvars.unbind_contextvars("seat", "agent")  # bound by _decide
 
     async def _bid_turn(self, rnd: Round, seat: int) -> None:
         request = self.views.bid_request(
@@ -294,7 +295,7 @@ class Table:
     ) -> Any:
         """Ask until a reply applies cleanly; None when the table had to fall back."""
         state = self.seats[seat]
-        # Bound (not scoped) to keep the hot path cheap: the next decision rebinds them.
+        # Bound without a scope to keep the hot path cheap; _turn unbinds them.
         structlog.contextvars.bind_contextvars(seat=seat, agent=state.active.name)
         attempts = self.settings.max_retries + 1
         await self.emit("turn_started", seat, {"request": request.type, "agent": state.active.name})
