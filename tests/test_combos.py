@@ -11,19 +11,18 @@ Card sets are written compactly by rank: ``"333444+5+6"`` is three 3s, three 4s,
 from __future__ import annotations
 
 import random
-import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from itertools import combinations, combinations_with_replacement
 
 import pytest
+from cardtext import BIG_JOKER, BY_RANK, SMALL_JOKER, Reading, cs, reading
 
 from arena.engine import (
     DECK,
     DEFAULT_RULES,
     READING_ORDER,
     Card,
-    Combo,
     ComboType,
     Rules,
     card,
@@ -36,37 +35,6 @@ LOOSE = Rules(loose_wings=True)
 FOUR_WITH_PAIR = Rules(four_with_pair=True)
 QUADPLEX = Rules(quadplex_as_bomb=True)
 ALL_VARIANTS = Rules(loose_wings=True, four_with_pair=True, quadplex_as_bomb=True)
-
-SMALL_JOKER, BIG_JOKER = 16, 17
-_RANK_OF = {
-    **{str(n): n for n in range(3, 11)},
-    "J": 11,
-    "Q": 12,
-    "K": 13,
-    "A": 14,
-    "2": 15,
-    "小王": SMALL_JOKER,
-    "大王": BIG_JOKER,
-}
-_TOKEN = re.compile(r"10|小王|大王|[3-9JQKA2]")
-Reading = tuple[ComboType, int, int]
-BY_RANK = {rank: [c for c in DECK if c.rank == rank] for rank in range(3, 18)}
-
-
-def cs(text: str) -> list[Card]:
-    """Distinct cards for a compact rank notation such as ``"333444+5+6"``."""
-    assert not re.sub(r"[\s+]", "", _TOKEN.sub("", text)), f"bad notation {text!r}"
-    used: Counter[int] = Counter()
-    out: list[Card] = []
-    for token in _TOKEN.findall(text):
-        rank = _RANK_OF[token]
-        out.append(BY_RANK[rank][used[rank]])
-        used[rank] += 1
-    return out
-
-
-def reading(combo: Combo | None) -> Reading | None:
-    return None if combo is None else (combo.type, combo.main_rank, combo.length)
 
 
 def all_readings(text: str, rules: Rules = DEFAULT_RULES) -> list[Reading]:

@@ -12,12 +12,12 @@ Card sets are written compactly by rank, as in test_combos.py: ``"333444+5+6"``.
 from __future__ import annotations
 
 import random
-import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from itertools import product
 
 import pytest
+from cardtext import cs, reading
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -38,19 +38,6 @@ from arena.engine import (
 )
 
 T = ComboType
-SMALL_JOKER, BIG_JOKER = 16, 17
-_RANK_OF = {
-    **{str(n): n for n in range(3, 11)},
-    "J": 11,
-    "Q": 12,
-    "K": 13,
-    "A": 14,
-    "2": 15,
-    "小王": SMALL_JOKER,
-    "大王": BIG_JOKER,
-}
-_TOKEN = re.compile(r"10|小王|大王|[3-9JQKA2]")
-BY_RANK = {rank: [c for c in DECK if c.rank == rank] for rank in range(3, 18)}
 
 RULE_SETS = {
     "default": DEFAULT_RULES,
@@ -61,23 +48,6 @@ RULE_SETS = {
 }
 
 Key = tuple[int, ...]
-Reading = tuple[ComboType, int, int]
-
-
-def cs(text: str) -> list[Card]:
-    """Distinct cards for a compact rank notation such as ``"333444+5+6"``."""
-    assert not re.sub(r"[\s+]", "", _TOKEN.sub("", text)), f"bad notation {text!r}"
-    used: Counter[int] = Counter()
-    out: list[Card] = []
-    for token in _TOKEN.findall(text):
-        rank = _RANK_OF[token]
-        out.append(BY_RANK[rank][used[rank]])
-        used[rank] += 1
-    return out
-
-
-def reading(combo: Combo | None) -> Reading | None:
-    return None if combo is None else (combo.type, combo.main_rank, combo.length)
 
 
 def key_of(cards: Sequence[Card]) -> Key:
