@@ -239,24 +239,16 @@ def _follows(b: HandIndex, last: Combo, rules: Rules) -> list[Combo]:
         for quad, cards in b.quads:
             if quad > main:
                 out.extend(_four_with_two(b, quad, cards, kind, rules))
-    if rules.quadplex_as_bomb and not is_bomb_like(last, rules):
-        # Variant: quadplexes join the bombs; a plain trick falls to any of them.
+    if rules.quadplex_as_bomb:
+        # Variant: quadplexes are bombs. A plain trick falls to any of them; a bomb-like
+        # one only to higher ones (its own kind above was listed by the branch above).
+        floor = main if is_bomb_like(last, rules) else 0
         for quad, cards in b.quads:
-            out.extend(_four_with_two(b, quad, cards, _FWTS, rules))
-            out.extend(_four_with_two(b, quad, cards, _FWTP, rules))
-    if rules.quadplex_as_bomb and is_bomb_like(last, rules):
-        # A bomb-like trick falls only to higher bombs and quadplexes of either kind.
-        if kind is _BOMB:
-            for quad, cards in b.quads:
-                if quad > main:
-                    out.extend(_four_with_two(b, quad, cards, _FWTS, rules))
-                    out.extend(_four_with_two(b, quad, cards, _FWTP, rules))
-        else:
-            other = _FWTP if kind is _FWTS else _FWTS
-            for quad, cards in b.quads:
-                if quad > main:
-                    out.extend(_four_with_two(b, quad, cards, other, rules))
-        _add_bombs(b, main, add)
+            if quad > floor:
+                for quadplex in (_FWTS, _FWTP):
+                    if quadplex is not kind:
+                        out.extend(_four_with_two(b, quad, cards, quadplex, rules))
+        _add_bombs(b, floor, add)
         return out
     _add_bombs(b, main if kind is _BOMB else 0, add)
     return out
