@@ -11,6 +11,8 @@ ArenaError
 
 from __future__ import annotations
 
+from typing import Literal
+
 __all__ = [
     "AgentError",
     "AgentReplyError",
@@ -19,7 +21,12 @@ __all__ = [
     "CardResolutionError",
     "ConfigError",
     "IllegalActionError",
+    "ReplyFault",
 ]
+
+
+ReplyFault = Literal["empty", "unparsable", "truncated"]
+"""How an unusable reply is counted (the rest of REJECT_REASON comes from the table)."""
 
 
 class ArenaError(Exception):
@@ -45,11 +52,11 @@ class AgentError(ArenaError):
 class AgentReplyError(AgentError):
     """A reply the table cannot use; ``category`` is how the fault is counted."""
 
-    def __init__(self, category: str, detail: str) -> None:
+    def __init__(self, category: ReplyFault, detail: str) -> None:
         if category not in ("empty", "unparsable", "truncated"):
             raise ValueError(f"unknown reply fault category {category!r}")
         super().__init__(f"{category} reply: {detail}")
-        self.category = category
+        self.category: ReplyFault = category
         self.detail = detail
 
 

@@ -28,7 +28,7 @@ from arena.agents import GreedyAgent, HeuristicAgent, RandomAgent
 from arena.agents.reading import legal_for
 from arena.config import parse_config
 from arena.engine import Phase, Round, Rules, card, classify, legal_moves
-from arena.errors import AgentReplyError
+from arena.errors import AgentReplyError, ReplyFault
 from arena.runner import run_arena
 from arena.sinks.base import CollectingSink
 from arena.sinks.console import LiveConsoleSink, PlainConsoleSink
@@ -225,7 +225,7 @@ async def test_a_reply_of_the_wrong_kind_is_an_agent_error() -> None:
 
 
 @pytest.mark.parametrize("category", ["empty", "unparsable", "truncated"])
-async def test_reply_errors_are_counted_by_category(category: str) -> None:
+async def test_reply_errors_are_counted_by_category(category: ReplyFault) -> None:
     broken = FakeAgent(
         "Broken", play=failing(1, exc=AgentReplyError(category, "the model said nothing useful"))
     )

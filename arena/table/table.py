@@ -14,7 +14,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
@@ -24,6 +24,7 @@ from arena.engine import (
     DEFAULT_RULES,
     BidAction,
     ComboType,
+    Deal,
     Dealt,
     LandlordChosen,
     Phase,
@@ -51,6 +52,9 @@ from protocol import (
     ReplyRejected,
     trusted,
 )
+
+if TYPE_CHECKING:  # arena.sinks imports this package's events: no import at run time
+    from arena.sinks.base import Sink
 
 __all__ = ["SafePoint", "Table"]
 
@@ -85,7 +89,7 @@ class Table:
         table_id: str = "t1",
         rules: Rules = DEFAULT_RULES,
         settings: TableSettings | None = None,
-        sinks: Sequence[Any] = (),
+        sinks: Sequence[Sink] = (),
         recorder: Recorder | None = None,
         timeouts: Sequence[float | None] | None = None,
         safe_points: Sequence[SafePoint] = (),
@@ -129,7 +133,7 @@ class Table:
         round_no: int,
         *,
         seed: int,
-        deal: Any = None,
+        deal: Deal | None = None,
         first_bidder: int | None = None,
         landlord: int | None = None,
         call_score: int | None = None,
@@ -181,7 +185,7 @@ class Table:
     async def close(self) -> None:
         """Close every agent (errors are logged, not raised); sinks belong to the caller."""
         for seat in self.seats:
-            await _quietly(seat.agent.close(), "agent_close_failed", agent=seat.name)
+            await _guarded(seat.agent.close(), seat, "agent_close")
 
     # --- one turn -----------------------------------------------------------------------
 
@@ -256,7 +260,7 @@ class Table:
                 rnd.pass_turn(seat)
                 return
             cards = resolve_cards(response.cards, rnd.hand(seat))
-            rnd.play(seat, cards, response.hand_type.value if response.hand_type else None)
+            rnd.play(seat, cards, response.hand_type)
 
         response = await self._decide(seat, request, apply)
         if response is None:
@@ -313,7 +317,7 @@ class Table:
             except TimeoutError:
                 category, detail = "timeout", f"no reply within {state.timeout_s:g} s"
             except AgentReplyError as exc:
-                category, detail = _reply_category(exc), exc.detail
+                category, detail = exc.category, exc.detail
             except Exception as exc:  # an agent's bug must not stop the table
                 category, detail = "agent_error", f"{type(exc).__name__}: {exc}"
             else:
@@ -358,7 +362,7 @@ class Table:
             retries_left=retries_left,
         )
         self._record_message("to_agent", seat, rejection, None)
-        await self._notify_agent(state, state.active, rejection)
+        await _guarded(state.active.notify(rejection), state, "agent_notify")
 
     async def _fell_back(self, seat: int) -> None:
         state = self.seats[seat]
@@ -471,16 +475,7 @@ class Table:
         """
         self._record_message("to_agent", seat, message, None)
         state = self.seats[seat]
-        await self._notify_agent(state, state.agent, message)
-
-    async def _notify_agent(self, state: _Seat, agent: Agent, message: Message) -> None:
-        try:
-            async with asyncio.timeout(state.timeout_s):
-                await agent.notify(message)
-        except TimeoutError:
-            log.warning("agent_notify_timed_out", agent=state.name, message=type(message).__name__)
-        except Exception as exc:
-            log.warning("agent_notify_failed", agent=state.name, error=repr(exc))
+        await _guarded(state.agent.notify(message), state, "agent_notify")
 
     async def _action_event(
         self, kind: EventType, seat: int, response: Any, data: dict[str, Any]
@@ -561,15 +556,6 @@ async def _ask(agent: Agent, request: BidRequest | DoubleRequest | PlayRequest) 
     return await agent.double(request)
 
 
-def _reply_category(exc: AgentReplyError) -> RejectReason:
-    category = exc.category
-    if category == "empty":
-        return "empty"
-    if category == "truncated":
-        return "truncated"
-    return "unparsable"
-
-
 def _last_bid_value(rnd: Round, seat: int) -> int:
     for action in reversed(rnd.history):
         if isinstance(action, BidAction) and action.seat == seat:
@@ -577,8 +563,15 @@ def _last_bid_value(rnd: Round, seat: int) -> int:
     raise AssertionError("no bid recorded")
 
 
-async def _quietly(awaitable: Awaitable[object], event: str, **context: Any) -> None:
+async def _guarded(call: Awaitable[object], seat: _Seat, event: str) -> None:
+    """An agent call nobody waits for an answer to: under the seat's deadline, never raising.
+
+    An agent that hangs or fails while listening or closing must not hold up the table.
+    """
     try:
-        await awaitable
+        async with asyncio.timeout(seat.timeout_s):
+            await call
+    except TimeoutError:
+        log.warning(f"{event}_timed_out", agent=seat.name)
     except Exception as exc:
-        log.warning(event, error=repr(exc), **context)
+        log.warning(f"{event}_failed", agent=seat.name, error=repr(exc))
