@@ -150,10 +150,14 @@ class RoundResult:
     plays_by_seat: tuple[int, int, int]
     effects_applied: int
     deal: Deal
-    bottom: tuple[Card, ...]
     final_hands: tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...]]
     seed: int | None = None
     winners: tuple[int, ...] = field(default=())
+
+    @property
+    def bottom(self) -> tuple[Card, ...]:
+        """The bottom cards the landlord took (public, unlike the rest of the deal)."""
+        return self.deal.bottom
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready data: canonical card strings, string keys."""

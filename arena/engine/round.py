@@ -255,10 +255,13 @@ class Round:
                 self.pass_turn(seat)
                 return PASS
             hand_type = hand_type or cards.type
-            cards = cards.cards
+            given = cards.cards
         else:
-            cards = sorted(cards, key=_sort_key)
-        chosen = self._reading(seat, cards, hand_type)
+            try:
+                given = tuple(sorted((card(c) for c in cards), key=_card_id))
+            except ValueError as exc:
+                raise IllegalActionError(str(exc)) from exc
+        chosen = self._reading(seat, given, hand_type)
         self._apply_play(seat, chosen)
         return chosen
 
@@ -379,13 +382,8 @@ class Round:
         self.to_act = self.landlord
 
     def _reading(
-        self, seat: int, cards: Iterable[CardLike], hand_type: ComboType | str | None
+        self, seat: int, chosen: tuple[Card, ...], hand_type: ComboType | str | None
     ) -> Combo:
-        given = cards if isinstance(cards, tuple) else tuple(cards)
-        try:
-            chosen = tuple(c if isinstance(c, Card) else card(c) for c in given)
-        except ValueError as exc:
-            raise IllegalActionError(str(exc)) from exc
         if not chosen:
             raise IllegalActionError("no cards given; pass explicitly instead")
         hand = self._hands[seat]
@@ -486,7 +484,6 @@ class Round:
             plays_by_seat=(self.plays_by_seat[0], self.plays_by_seat[1], self.plays_by_seat[2]),
             effects_applied=self.effects_applied,
             deal=self._deal,
-            bottom=self._deal.bottom,
             final_hands=self.hands,
             seed=self.seed,
             winners=(landlord,) if landlord_won else tuple(farmers),
@@ -498,8 +495,8 @@ def _require_seat(seat: object) -> None:
         raise IllegalActionError(f"no seat {seat!r}; seats are 0, 1, 2")
 
 
-def _sort_key(value: CardLike) -> int:
-    return value.id if isinstance(value, Card) else -1
+def _card_id(value: Card) -> int:
+    return value.id
 
 
 _TYPE_BY_NAME = {t.value: t for t in ComboType}
