@@ -349,7 +349,7 @@ class ConformanceChecker:
         options = readings(cards, self.rules)
         if reply.hand_type is not None:
             options = [o for o in options if o.type.value == reply.hand_type.value]
-        trick = trick_of(request, self.rules)
+        trick = trick_of(request)
         if not any(beats(o, trick, self.rules) for o in options):
             self._problem(request, f"{reply.cards} ({reply.hand_type}) is not a legal move")
 

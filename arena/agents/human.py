@@ -13,7 +13,7 @@ from typing import Any
 
 from arena.agents.base import BaseAgent
 from arena.agents.reading import hand_of, legal_for, pass_reply, trick_of
-from arena.engine import Combo, beats, readings, resolve_cards
+from arena.engine import DEFAULT_RULES, Combo, Rules, playable_reading, resolve_cards
 from arena.errors import IllegalActionError
 from protocol import (
     BidRequest,
@@ -35,11 +35,8 @@ async def _terminal_prompt(text: str) -> str:
     return await asyncio.to_thread(input, text)
 
 
-def parse_human_move(line: str, request: PlayRequest, rules: Any = None) -> Combo | None:
+def parse_human_move(line: str, request: PlayRequest, rules: Rules = DEFAULT_RULES) -> Combo | None:
     """Read a typed move; None means pass. Raises IllegalActionError explaining the problem."""
-    from arena.engine import DEFAULT_RULES
-
-    rules = rules or DEFAULT_RULES
     text = line.strip()
     if text.lower() in ("pass", "p", "不出", "过", "要不起"):
         if request.is_free_play:
@@ -48,16 +45,8 @@ def parse_human_move(line: str, request: PlayRequest, rules: Any = None) -> Comb
     tokens = text.replace(",", " ").split()
     if not tokens:
         raise IllegalActionError("type some cards, or 'pass'")
-    hand = hand_of(request)
-    cards = resolve_cards(tokens, hand)
-    options = readings(cards, rules)
-    if not options:
-        raise IllegalActionError(f"{' '.join(c.text for c in cards)} is not a valid combination")
-    trick = trick_of(request, rules)
-    for option in options:
-        if beats(option, trick, rules):
-            return option
-    raise IllegalActionError(f"{options[0]} does not beat {trick}")
+    cards = resolve_cards(tokens, hand_of(request))
+    return playable_reading(cards, trick_of(request), rules)
 
 
 class HumanAgent(BaseAgent):

@@ -33,11 +33,11 @@ def hand_of(request: PlayRequest) -> tuple[Card, ...]:
         return tuple(map(card, request.hand))  # names the bad card
 
 
-def trick_of(request: PlayRequest, rules: Rules = DEFAULT_RULES) -> Combo | None:
+def trick_of(request: PlayRequest) -> Combo | None:
     """The combination to beat, or None when the player leads.
 
     The request names the trick's type and main rank; its length follows from the card
-    count, so no re-classification is needed. ``rules`` is kept for symmetry.
+    count, so no re-classification (and so no rule variant) is needed.
     """
     last: LastPlay | None = request.last_play
     if request.is_free_play or last is None:
@@ -54,19 +54,17 @@ class HandMemo:
     re-reading and re-indexing it each time would be wasted work.
     """
 
-    __slots__ = ("_cards", "_index", "_texts")
+    __slots__ = ("_index", "_texts")
 
     def __init__(self) -> None:
         self._texts: list[str] | None = None
-        self._cards: tuple[Card, ...] = ()
         self._index: HandIndex | None = None
 
     def index(self, request: PlayRequest) -> HandIndex:
         """The request's hand, indexed (rebuilt only when the hand changed)."""
         if self._index is None or self._texts != request.hand:
             self._texts = list(request.hand)
-            self._cards = hand_of(request)
-            self._index = HandIndex(self._cards)
+            self._index = HandIndex(hand_of(request))
         return self._index
 
 
@@ -75,7 +73,7 @@ def legal_for(
 ) -> list[Combo]:
     """Every non-pass move the requesting player may make."""
     hand = memo.index(request) if memo is not None else hand_of(request)
-    return legal_moves(hand, trick_of(request, rules), rules)
+    return legal_moves(hand, trick_of(request), rules)
 
 
 def play_reply(

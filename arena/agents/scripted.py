@@ -144,7 +144,7 @@ class HeuristicAgent(BaseAgent):
         """Lead or follow by the fewest plays left, with a little table sense."""
         hand = hand_of(request)
         counts = rank_counts(hand)
-        trick = trick_of(request, self.rules)
+        trick = trick_of(request)
         moves = legal_for(request, self.rules)
         finishing = [m for m in moves if len(m.cards) == len(hand)]
         if finishing:

@@ -20,6 +20,7 @@ from arena.engine.combos import (
     chain_length,
     classify,
     is_bomb_like,
+    playable_reading,
     rank_counts,
     readings,
 )
@@ -75,6 +76,7 @@ __all__ = [
     "is_forced_pass",
     "legal_moves",
     "legal_plays",
+    "playable_reading",
     "rank_counts",
     "readings",
     "resolve_cards",

@@ -12,6 +12,7 @@ from typing import Final, NamedTuple
 
 from arena.engine.cards import Card, CardLike, cards_of
 from arena.engine.rules import DEFAULT_RULES, Rules
+from arena.errors import IllegalActionError
 from protocol.messages import HandType
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "chain_length",
     "classify",
     "is_bomb_like",
+    "playable_reading",
     "rank_counts",
     "readings",
     "readings_of_counts",
@@ -221,6 +223,38 @@ def readings(cards: Iterable[CardLike], rules: Rules = DEFAULT_RULES) -> list[Co
 
 def _by_id(c: Card) -> int:
     return c.id
+
+
+def playable_reading(
+    cards: tuple[Card, ...],
+    trick: Combo | None,
+    rules: Rules = DEFAULT_RULES,
+    hand_type: ComboType | None = None,
+) -> Combo:
+    """The reading under which ``cards`` may be played on ``trick`` (None: leading).
+
+    ``hand_type`` restricts the readings; leading takes the first in reading order,
+    following the first that beats the trick. Raises IllegalActionError saying why not.
+    """
+    options = readings_of_counts(rank_counts(cards), len(cards), rules)
+    if not options:
+        shown = " ".join(c.text for c in sorted(cards, key=_by_id))
+        raise IllegalActionError(f"{shown} is not a valid combination")
+    if hand_type is not None:
+        typed = [r for r in options if r[0] is hand_type]
+        if not typed:
+            names = ", ".join(r[0].value for r in options)
+            raise IllegalActionError(
+                f"these cards are not a {hand_type.value} (they read as {names})"
+            )
+        options = typed
+    for kind, main, length in options:
+        option = Combo(kind, main, length, cards)
+        if beats(option, trick, rules):
+            return option
+    assert trick is not None
+    kind, main, length = options[0]
+    raise IllegalActionError(f"{Combo(kind, main, length, cards)} does not beat {trick}")
 
 
 def classify(cards: Iterable[CardLike], rules: Rules = DEFAULT_RULES) -> Combo | None:

@@ -23,10 +23,8 @@ from arena.engine.combos import (
     PASS,
     Combo,
     ComboType,
-    beats,
     is_bomb_like,
-    rank_counts,
-    readings_of_counts,
+    playable_reading,
 )
 from arena.engine.moves import HandIndex, legal_moves, legal_plays
 from arena.engine.records import (
@@ -392,27 +390,8 @@ class Round:
             raise IllegalActionError(f"not in seat {seat}'s hand: {', '.join(missing)}")
         if len(set(chosen)) != len(chosen):
             raise IllegalActionError("the same card is played twice")
-        options = readings_of_counts(rank_counts(chosen), len(chosen), self.rules)
-        if not options:
-            shown = " ".join(c.text for c in sorted(chosen))
-            raise IllegalActionError(f"{shown} is not a valid combination")
-        if hand_type is not None:
-            wanted = _combo_type(hand_type)
-            typed = [r for r in options if r[0] is wanted]
-            if not typed:
-                names = ", ".join(r[0].value for r in options)
-                raise IllegalActionError(
-                    f"these cards are not a {wanted.value} (they read as {names})"
-                )
-            options = typed
-        prev = self.last_play
-        for kind, main, length in options:
-            option = Combo(kind, main, length, chosen)
-            if beats(option, prev, self.rules):
-                return option
-        assert prev is not None
-        kind, main, length = options[0]
-        raise IllegalActionError(f"{Combo(kind, main, length, chosen)} does not beat {prev}")
+        wanted = None if hand_type is None else _combo_type(hand_type)
+        return playable_reading(chosen, self.last_play, self.rules, wanted)
 
     def _apply_play(self, seat: int, combo: Combo) -> None:
         played = set(combo.cards)
