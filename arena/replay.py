@@ -51,14 +51,11 @@ class ReplayError(ArenaError, ValueError):
 
 
 class ReplayWriter:
-    """Writes replay lines to a file as the tables play (a :class:`Recorder`)."""
+    """The replay file; each table records into it through :meth:`for_table`."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self._file: IO[bytes] = self.path.open("wb", buffering=1 << 16)
-        self._round_started: dict[str, float] = {}
-        self._table: str = ""
-        self._round = 0
 
     def for_table(self, table: str) -> TableRecorder:
         """A recorder bound to one table, writing into this file."""
@@ -74,7 +71,7 @@ class ReplayWriter:
 
 
 class TableRecorder:
-    """The replay of one table (tables running at once share one file, lines tagged)."""
+    """The replay of one table, a :class:`~arena.table.Recorder` (tables share a file)."""
 
     def __init__(self, writer: ReplayWriter, table: str) -> None:
         self._writer = writer
@@ -210,9 +207,9 @@ def verify_round(recorded: RecordedRound) -> Round:
                     raise ReplayError(f"{where}: seq {event['seq']}: reading differs from record")
             elif kind == "pass":
                 rnd.pass_turn(seat)
-        except IllegalActionError as exc:
+        except (IllegalActionError, KeyError, TypeError) as exc:
             raise ReplayError(
-                f"{where}: event {event['seq']} ({kind} by seat {seat}): {exc}"
+                f"{where}: event {event.get('seq')} ({kind} by seat {seat}): {exc!s}"
             ) from exc
     if rnd.phase is not Phase.FINISHED or rnd.result is None:
         raise ReplayError(f"{where}: the recorded actions do not finish the round")

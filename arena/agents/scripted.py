@@ -75,9 +75,6 @@ class GreedyAgent(BaseAgent):
 
     instant = True
 
-    def __init__(self, name: str, *, seed: int | None = None, **options: Any) -> None:
-        super().__init__(name, seed=seed, **options)
-
     async def bid(self, request: BidRequest) -> BidResponse:
         """Bids the lowest allowed score when its hand has some strength."""
         strength = bid_strength(_cards_of_bid(request))
@@ -108,9 +105,6 @@ class HeuristicAgent(BaseAgent):
     instant = True
     bid_thresholds: tuple[int, int, int] = (6, 9, 12)
     """Hand strength needed to bid 1, 2 and 3 (see :func:`bid_strength`)."""
-
-    def __init__(self, name: str, *, seed: int | None = None, **options: Any) -> None:
-        super().__init__(name, seed=seed, **options)
 
     async def bid(self, request: BidRequest) -> BidResponse:
         """Bid as high as the hand's strength supports, if that beats the current bid."""
