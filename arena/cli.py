@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.config import ArenaConfig, load_config
+from arena.config import ArenaConfig, load_config, parse_config
 from arena.errors import ArenaError
 from arena.logs import configure_logging
 
@@ -68,7 +68,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
-def _effective_config(args: argparse.Namespace) -> ArenaConfig:
+def _effective_config(args: argparse.Namespace) -> tuple[ArenaConfig, bool]:
+    """The config file with the command line's overrides, and whether to show the board."""
     config = load_config(args.config)
     match: dict[str, Any] = {}
     if args.rounds is not None:
@@ -84,9 +85,7 @@ def _effective_config(args: argparse.Namespace) -> ArenaConfig:
         data["table"]["pace_s"] = args.pace
     elif not live:
         data["table"]["pace_s"] = 0.0
-    from arena.config import parse_config
-
-    return parse_config(data, source="command line")
+    return parse_config(data, source="command line"), live
 
 
 def _wants_live(args: argparse.Namespace, config: ArenaConfig) -> bool:
@@ -99,9 +98,8 @@ def _play(args: argparse.Namespace) -> int:
     from arena.runner import new_seed, run_arena
     from arena.sinks.console import LiveConsoleSink, PlainConsoleSink
 
-    config = _effective_config(args)
+    config, live = _effective_config(args)
     seed = config.match.seed if config.match.seed is not None else new_seed()
-    live = _wants_live(args, config)
     sink = LiveConsoleSink() if live else PlainConsoleSink()
     replay = ReplayWriter(args.record) if args.record else None
     print(f"arena: seed {seed} (repeat this match with --seed {seed})", file=sys.stderr)
