@@ -1,6 +1,6 @@
 """Dou Dizhu's round has the game-neutral shape a second game must also have."""
 
-from arena.engine import Phase, Round
+from arena.engine import DECK, Deal, Phase, Round
 from arena.game import GameRound
 
 
@@ -20,3 +20,18 @@ def test_a_finished_round_exposes_scores_and_a_dict() -> None:
     assert rnd.result is not None
     assert sum(rnd.result.scores) == 0
     assert rnd.result.to_dict()["landlord"] == 0
+
+
+def test_must_pass_only_when_following_with_nothing_that_beats() -> None:
+    """Seat 0 takes both jokers from the bottom and plays the rocket: nothing beats it."""
+    rnd = Round(seed=3, deal=Deal.from_order(list(DECK)), landlord=0, call_score=1)
+    while rnd.phase is Phase.DOUBLING:
+        assert rnd.to_act is not None
+        rnd.double(rnd.to_act, False)
+    assert not rnd.must_pass()  # the landlord leads
+    rnd.play(0, ["小王", "大王"])
+    assert rnd.to_act == 1
+    assert rnd.must_pass()
+    rnd.pass_turn(1)
+    rnd.pass_turn(2)
+    assert not rnd.must_pass()  # the landlord leads again

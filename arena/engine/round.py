@@ -26,7 +26,7 @@ from arena.engine.combos import (
     is_bomb_like,
     playable_reading,
 )
-from arena.engine.moves import HandIndex, legal_moves, legal_plays
+from arena.engine.moves import HandIndex, is_forced_pass, legal_moves, legal_plays
 from arena.engine.records import (
     Action,
     BidAction,
@@ -171,6 +171,12 @@ class Round:
         if self.phase is not Phase.PLAYING or self.to_act is None:
             return []
         return legal_plays(self._index(self.to_act), self.last_play, self.rules)
+
+    def must_pass(self) -> bool:
+        """Whether the seat to act can only pass: it follows and nothing in hand beats."""
+        if self.phase is not Phase.PLAYING or self.to_act is None:
+            return False
+        return is_forced_pass(self._index(self.to_act), self.last_play, self.rules)
 
     def _index(self, seat: int) -> HandIndex:
         """The seat's hand index, rebuilt only when the hand has changed."""

@@ -245,7 +245,7 @@ class Table:
         )
 
     async def _play_turn(self, rnd: Round, seat: int) -> None:
-        if self.settings.auto_pass and not rnd.is_leading and not rnd.legal_moves():
+        if self.settings.auto_pass and rnd.must_pass():
             rnd.pass_turn(seat)
             await self._record_play(rnd, seat, None, auto=True)
             return
