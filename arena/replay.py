@@ -107,7 +107,7 @@ class TableRecorder:
 
     def event(self, event: Event) -> None:
         """Write a public event."""
-        self._writer.write({"kind": "event", "table": self._table, "event": event})
+        self._writer.write({"kind": "event", "table": self._table, "event": event.to_dict()})
 
     def round_ended(self, summary: dict[str, Any]) -> None:
         """Write the round's record."""

@@ -50,6 +50,7 @@ from protocol.messages import (
     parse_message,
     to_json,
     trusted,
+    trusted_fields,
 )
 from protocol.schema import UNION_SCHEMA_NAME, json_schemas, union_schema, write_schemas
 
@@ -99,6 +100,7 @@ __all__ = [
     "rank_name",
     "to_json",
     "trusted",
+    "trusted_fields",
     "union_schema",
     "write_schemas",
 ]

@@ -17,7 +17,7 @@ on purpose; its message starts with the offending path, e.g. ``PLAY_RESPONSE.car
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from enum import StrEnum
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, TypeAlias, TypeVar, overload
@@ -650,20 +650,33 @@ def to_json(message: Message) -> str:
     return json.dumps(message.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))
 
 
-_DEFAULTS: dict[type[BaseModel], dict[str, Any]] = {}
+class _Builder:
+    """How :func:`trusted` fills one model class: its defaults, split by mutability."""
+
+    __slots__ = ("all_fields", "fixed", "fresh")
+
+    def __init__(self, cls: type[BaseModel]) -> None:
+        self.all_fields = set(cls.model_fields)
+        self.fixed: dict[str, Any] = {}
+        self.fresh: dict[str, Callable[[], Any]] = {}
+        for name, info in cls.model_fields.items():
+            if info.is_required():
+                continue
+            default = info.get_default(call_default_factory=True)
+            if isinstance(default, list | dict | set):
+                # a new container per message, as validation would give
+                self.fresh[name] = type(default)
+            else:
+                self.fixed[name] = default
 
 
-def _defaults_of(cls: type[BaseModel]) -> dict[str, Any]:
-    defaults = _DEFAULTS.get(cls)
-    if defaults is None:
-        defaults = {
-            name: info.get_default(call_default_factory=True)
-            for name, info in cls.model_fields.items()
-            if not info.is_required()
-        }
-        _DEFAULTS[cls] = defaults
-    return defaults
-
+_BUILDERS: dict[type[BaseModel], _Builder] = {}
+_new_object = object.__new__
+_set_dict = object.__setattr__
+# BaseModel's slot descriptors: setting through them skips pydantic's __setattr__ checks.
+_set_fields_set: Callable[[object, Any], None] = vars(BaseModel)["__pydantic_fields_set__"].__set__
+_set_extra: Callable[[object, Any], None] = vars(BaseModel)["__pydantic_extra__"].__set__
+_set_private: Callable[[object, Any], None] = vars(BaseModel)["__pydantic_private__"].__set__
 
 R = TypeVar("R", bound=BaseModel)
 
@@ -676,11 +689,37 @@ def trusted(cls: type[R], **values: Any) -> R:
     ``model_construct`` does, minus its per-field alias handling; never use it for data
     from an agent. Missing fields take their defaults.
     """
-    defaults = _defaults_of(cls)
-    fields = {**defaults, **values} if defaults else values
-    message = cls.__new__(cls)
-    object.__setattr__(message, "__dict__", fields)
-    object.__setattr__(message, "__pydantic_fields_set__", set(values))
-    object.__setattr__(message, "__pydantic_extra__", None)
-    object.__setattr__(message, "__pydantic_private__", None)
+    builder = _BUILDERS.get(cls)
+    if builder is None:
+        builder = _BUILDERS[cls] = _Builder(cls)
+    fields_set = set(values)
+    if builder.fixed:
+        values = {**builder.fixed, **values}
+    for name, make in builder.fresh.items():
+        if name not in fields_set:
+            values[name] = make()
+    message = _new_object(cls)
+    _set_dict(message, "__dict__", values)
+    _set_fields_set(message, fields_set)
+    _set_extra(message, None)
+    _set_private(message, None)
+    return message
+
+
+def trusted_fields(cls: type[R], fields: dict[str, Any]) -> R:
+    """:func:`trusted` for a dict that names every field; the dict becomes the message's.
+
+    For the table's hottest requests, built by merging per-round constants with the few
+    fields that change each turn: no defaults to merge, no keyword arguments to unpack.
+    The caller hands over ``fields`` and must not touch it afterwards.
+    """
+    builder = _BUILDERS.get(cls)
+    if builder is None:
+        builder = _BUILDERS[cls] = _Builder(cls)
+    message = _new_object(cls)
+    _set_dict(message, "__dict__", fields)
+    # Shared: pydantic copies the set before it ever changes one (model_copy).
+    _set_fields_set(message, builder.all_fields)
+    _set_extra(message, None)
+    _set_private(message, None)
     return message

@@ -6,6 +6,7 @@ small bridge from and to the wire messages they receive and send.
 
 from __future__ import annotations
 
+from arena.agents.inprocess import MoveReply, attach_move, listed_moves
 from arena.engine import (
     CARDS_BY_TEXT,
     DEFAULT_RULES,
@@ -71,7 +72,14 @@ class HandMemo:
 def legal_for(
     request: PlayRequest, rules: Rules = DEFAULT_RULES, memo: HandMemo | None = None
 ) -> list[Combo]:
-    """Every non-pass move the requesting player may make."""
+    """Every non-pass move the requesting player may make.
+
+    A request from a table in this process already lists them (under the table's rules);
+    otherwise they are worked out from the request's cards.
+    """
+    listed = listed_moves(request)
+    if listed is not None:
+        return list(listed)
     hand = memo.index(request) if memo is not None else hand_of(request)
     return legal_moves(hand, trick_of(request), rules)
 
@@ -87,8 +95,9 @@ def play_reply(
     if combo.type is ComboType.PASS:
         return pass_reply(request, comment=comment, emotion=emotion)
     # Built from the engine's own legal move: valid by construction, so not re-validated.
-    return trusted(
-        PlayResponse,
+    # It keeps the move, so a table in this process checks it without re-reading the cards.
+    reply = trusted(
+        MoveReply,
         player_id=request.player_id,
         action="PLAY",
         cards=[c.text for c in combo.cards],
@@ -97,6 +106,8 @@ def play_reply(
         emotion=emotion,
         request_id=request.request_id,
     )
+    attach_move(reply, combo)
+    return reply
 
 
 def pass_reply(

@@ -26,7 +26,7 @@ from arena.engine.combos import (
     is_bomb_like,
     playable_reading,
 )
-from arena.engine.moves import HandIndex, is_forced_pass, legal_moves, legal_plays
+from arena.engine.moves import HandIndex, legal_moves
 from arena.engine.records import (
     Action,
     BidAction,
@@ -111,6 +111,8 @@ class Round:
         self._landlord_first_play_only = True
         self._doubling_order: list[int] = []
         self._indexes: list[tuple[tuple[Card, ...], HandIndex] | None] = [None, None, None]
+        # The moves of the seat to act, kept with the hand and trick they were listed for.
+        self._moves: tuple[int, tuple[Card, ...], Combo | None, tuple[Combo, ...]] | None = None
         self._new_deal(deal)
         if call_score is not None and landlord is not None:
             self._choose_landlord(AuctionOutcome(landlord, call_score))
@@ -162,21 +164,36 @@ class Round:
 
     def legal_moves(self) -> list[Combo]:
         """The non-pass moves of the seat to act (empty outside the play phase)."""
-        if self.phase is not Phase.PLAYING or self.to_act is None:
-            return []
-        return legal_moves(self._index(self.to_act), self.last_play, self.rules)
+        return list(self.moves)
 
     def legal_plays(self) -> list[Combo]:
         """The moves of the seat to act, PASS included when following."""
-        if self.phase is not Phase.PLAYING or self.to_act is None:
-            return []
-        return legal_plays(self._index(self.to_act), self.last_play, self.rules)
+        moves = list(self.moves)
+        if self.phase is Phase.PLAYING and self.last_play is not None:
+            moves.append(PASS)
+        return moves
+
+    @property
+    def moves(self) -> tuple[Combo, ...]:
+        """The non-pass moves of the seat to act, listed once per hand and trick.
+
+        The table, the forced-pass check and in-process agents all ask for the same list
+        in one turn; a play that is one of these moves is applied without re-reading it.
+        """
+        seat = self.to_act
+        if self.phase is not Phase.PLAYING or seat is None:
+            return ()
+        hand, last = self._hands[seat], self.last_play
+        cached = self._moves
+        if cached is not None and cached[0] == seat and cached[1] is hand and cached[2] is last:
+            return cached[3]
+        moves = tuple(legal_moves(self._index(seat), last, self.rules))
+        self._moves = (seat, hand, last, moves)
+        return moves
 
     def must_pass(self) -> bool:
         """Whether the seat to act can only pass: it follows and nothing in hand beats."""
-        if self.phase is not Phase.PLAYING or self.to_act is None:
-            return False
-        return is_forced_pass(self._index(self.to_act), self.last_play, self.rules)
+        return self.phase is Phase.PLAYING and self.last_play is not None and not self.moves
 
     def _index(self, seat: int) -> HandIndex:
         """The seat's hand index, rebuilt only when the hand has changed."""
@@ -258,6 +275,9 @@ class Round:
             if cards.type is ComboType.PASS:
                 self.pass_turn(seat)
                 return PASS
+            if (hand_type is None or hand_type == cards.type) and self._is_listed(seat, cards):
+                self._apply_play(seat, cards)
+                return cards
             hand_type = hand_type or cards.type
             given = cards.cards
         else:
@@ -268,6 +288,17 @@ class Round:
         chosen = self._reading(seat, given, hand_type)
         self._apply_play(seat, chosen)
         return chosen
+
+    def _is_listed(self, seat: int, move: Combo) -> bool:
+        """Whether ``move`` is one of the moves listed for this very hand and trick."""
+        cached = self._moves
+        return (
+            cached is not None
+            and cached[0] == seat
+            and cached[1] is self._hands[seat]
+            and cached[2] is self.last_play
+            and move in cached[3]
+        )
 
     def pass_turn(self, seat: int) -> None:
         """Pass (不出); not allowed when leading a new trick."""

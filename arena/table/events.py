@@ -8,8 +8,8 @@ recorder, not by a sink.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from types import MappingProxyType
+from typing import Any, Final, Literal, NamedTuple
 
 __all__ = ["EVENT_TYPES", "Event", "EventType"]
 
@@ -33,9 +33,15 @@ EventType = Literal[
 EVENT_TYPES: Final[tuple[str, ...]] = EventType.__args__  # type: ignore[attr-defined]
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
-    """One public fact about a table, numbered in order (``seq``) per table."""
+_NO_DATA: Mapping[str, Any] = MappingProxyType({})
+
+
+class Event(NamedTuple):
+    """One public fact about a table, numbered in order (``seq``) per table.
+
+    A named tuple: immutable, and cheap to make, which matters because a table emits
+    about two per turn.
+    """
 
     type: EventType
     table: str
@@ -43,7 +49,7 @@ class Event:
     seq: int
     seat: int | None = None
     player: str | None = None
-    data: Mapping[str, Any] = field(default_factory=dict)
+    data: Mapping[str, Any] = _NO_DATA
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready data."""
@@ -54,5 +60,5 @@ class Event:
             "seq": self.seq,
             "seat": self.seat,
             "player": self.player,
-            "data": dict(self.data),
+            "data": self.data if type(self.data) is dict else dict(self.data),
         }

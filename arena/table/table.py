@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import structlog
 
 from arena.agents.base import Agent
+from arena.agents.inprocess import move_of
 from arena.agents.registry import create_agent
 from arena.engine import (
     DEFAULT_RULES,
@@ -174,7 +175,8 @@ class Table:
             await self.emit("round_started", data={"players": list(self.names)})
             handled = 0
             while rnd.phase is not Phase.FINISHED:
-                handled = await self._announce_new_history(rnd, handled)
+                if len(rnd.history) != handled:
+                    handled = await self._announce_new_history(rnd, handled)
                 for hook in self.safe_points:
                     await hook(self, rnd)
                 await self._turn(rnd)
@@ -185,20 +187,19 @@ class Table:
     async def close(self) -> None:
         """Close every agent (errors are logged, not raised); sinks belong to the caller."""
         for seat in self.seats:
-            await _guarded(seat.agent.close(), seat, "agent_close")
+            await _guarded(seat.agent, seat.agent.close(), seat, "agent_close")
 
     # --- one turn -----------------------------------------------------------------------
 
     async def _turn(self, rnd: Round) -> None:
         seat = rnd.to_act
         assert seat is not None
-        if rnd.phase is Phase.BIDDING:
-            await self._bid_turn(rnd, seat)
-        elif rnd.phase is Phase.DOUBLING:
-            await self._double_turn(rnd, seat)
-        else:
+        if rnd.phase is Phase.PLAYING:
             await self._play_turn(rnd, seat)
-        structlog.contextvars.unbind_contextvars("seat", "agent")  # bound by _decide
+        elif rnd.phase is Phase.BIDDING:
+            await self._bid_turn(rnd, seat)
+        else:
+            await self._double_turn(rnd, seat)
 
     async def _bid_turn(self, rnd: Round, seat: int) -> None:
         request = self.views.bid_request(
@@ -259,6 +260,10 @@ class Table:
             if response.action == "PASS":
                 rnd.pass_turn(seat)
                 return
+            move = move_of(response)
+            if move is not None:  # an in-process agent's pick from the listed moves
+                rnd.play(seat, move, response.hand_type)
+                return
             cards = resolve_cards(response.cards, rnd.hand(seat))
             rnd.play(seat, cards, response.hand_type)
 
@@ -299,8 +304,6 @@ class Table:
     ) -> Any:
         """Ask until a reply applies cleanly; None when the table had to fall back."""
         state = self.seats[seat]
-        # Bound without a scope to keep the hot path cheap; _turn unbinds them.
-        structlog.contextvars.bind_contextvars(seat=seat, agent=state.active.name)
         attempts = self.settings.max_retries + 1
         await self.emit("turn_started", seat, {"request": request.type, "agent": state.active.name})
         for attempt in range(attempts):
@@ -310,10 +313,13 @@ class Table:
             category: RejectReason
             try:
                 if getattr(agent, "instant", False):
+                    # Scripted: never awaits, so no timer could fire, and it never logs.
                     response = await _ask(agent, request)
                 else:
-                    async with asyncio.timeout(state.timeout_s):
-                        response = await _ask(agent, request)
+                    bound = structlog.contextvars.bound_contextvars(seat=seat, agent=agent.name)
+                    with bound:
+                        async with asyncio.timeout(state.timeout_s):
+                            response = await _ask(agent, request)
             except TimeoutError:
                 category, detail = "timeout", f"no reply within {state.timeout_s:g} s"
             except AgentReplyError as exc:
@@ -348,7 +354,13 @@ class Table:
         state = self.seats[seat]
         state.faults.add(category)
         state.round_faults.add(category)
-        log.warning("agent_reply_rejected", category=category, detail=detail)
+        log.warning(
+            "agent_reply_rejected",
+            seat=seat,
+            agent=state.active.name,
+            category=category,
+            detail=detail,
+        )
         # The detail may name cards of the agent's hand: it goes to the agent and the
         # log, while the public event says only what kind of fault it was.
         await self.emit("fault", seat, {"category": category, "retries_left": retries_left})
@@ -362,7 +374,7 @@ class Table:
             retries_left=retries_left,
         )
         self._record_message("to_agent", seat, rejection, None)
-        await _guarded(state.active.notify(rejection), state, "agent_notify")
+        await _guarded(state.active, state.active.notify(rejection), state, "agent_notify")
 
     async def _fell_back(self, seat: int) -> None:
         state = self.seats[seat]
@@ -475,7 +487,7 @@ class Table:
         """
         self._record_message("to_agent", seat, message, None)
         state = self.seats[seat]
-        await _guarded(state.agent.notify(message), state, "agent_notify")
+        await _guarded(state.agent, state.agent.notify(message), state, "agent_notify")
 
     async def _action_event(
         self, kind: EventType, seat: int, response: Any, data: dict[str, Any]
@@ -485,7 +497,8 @@ class Table:
                 data["comment"] = response.comment
             if response.emotion:
                 data["emotion"] = response.emotion.value
-        await self._hold_previous_action()
+        if self.settings.pace_s:
+            await self._hold_previous_action()
         await self.emit(kind, seat, data)
 
     async def _hold_previous_action(self) -> None:
@@ -504,13 +517,13 @@ class Table:
         """Send a public event to the recorder and every sink; a failing sink is dropped."""
         self._seq += 1
         event = Event(
-            type=kind,
-            table=self.table_id,
-            round=self.round_no,
-            seq=self._seq,
-            seat=seat,
-            player=self.names[seat] if seat is not None else None,
-            data=data or {},
+            kind,
+            self.table_id,
+            self.round_no,
+            self._seq,
+            seat,
+            None if seat is None else self.names[seat],
+            {} if data is None else data,
         )
         if self.recorder is not None:
             self.recorder.event(event)
@@ -563,14 +576,17 @@ def _last_bid_value(rnd: Round, seat: int) -> int:
     raise AssertionError("no bid recorded")
 
 
-async def _guarded(call: Awaitable[object], seat: _Seat, event: str) -> None:
+async def _guarded(agent: Agent, call: Awaitable[object], seat: _Seat, event: str) -> None:
     """An agent call nobody waits for an answer to: under the seat's deadline, never raising.
 
     An agent that hangs or fails while listening or closing must not hold up the table.
     """
     try:
-        async with asyncio.timeout(seat.timeout_s):
+        if getattr(agent, "instant", False):
             await call
+        else:
+            async with asyncio.timeout(seat.timeout_s):
+                await call
     except TimeoutError:
         log.warning(f"{event}_timed_out", agent=seat.name)
     except Exception as exc:

@@ -8,6 +8,9 @@ request copies references instead of rebuilding the round (its cost stays flat).
 
 from __future__ import annotations
 
+from typing import Any
+
+from arena.agents.inprocess import ListedPlayRequest, attach_moves
 from arena.engine import Card, Combo, ComboType, Round, RoundResult
 from protocol import (
     BidRecord,
@@ -20,6 +23,7 @@ from protocol import (
     PlayRecord,
     PlayRequest,
     trusted,
+    trusted_fields,
 )
 from protocol import RoundResult as RoundResultMessage
 
@@ -35,10 +39,14 @@ class SeatViews:
         self.bids: list[BidRecord] = []
         self.doubles: list[DoubleRecord] = []
         self._hand_texts: list[tuple[tuple[Card, ...], list[str]] | None] = [None] * 3
+        self._play_fixed: dict[tuple[int, int, int, int], dict[str, Any]] = {}
+        self._last_play_cache: tuple[Combo, LastPlay] | None = None
 
     def new_round(self) -> None:
         """Forget the previous round's public history."""
         self.history, self.bids, self.doubles = [], [], []
+        self._play_fixed = {}
+        self._last_play_cache = None
 
     def new_deal(self) -> None:
         """A redeal starts the auction again."""
@@ -59,12 +67,16 @@ class SeatViews:
         name = self.names[seat]
         if combo.type is ComboType.PASS:
             self.history.append(
-                trusted(PlayRecord, player=name, action="PASS", type=None, cards=[])
+                trusted_fields(
+                    PlayRecord, {"player": name, "action": "PASS", "type": None, "cards": []}
+                )
             )
             return []
         cards = [c.text for c in combo.cards]
         self.history.append(
-            trusted(PlayRecord, player=name, action="PLAY", type=combo.type, cards=cards)
+            trusted_fields(
+                PlayRecord, {"player": name, "action": "PLAY", "type": combo.type, "cards": cards}
+            )
         )
         return cards
 
@@ -112,42 +124,70 @@ class SeatViews:
         landlord = rnd.landlord
         assert landlord is not None
         names = self.names
-        last = rnd.last_play
-        last_play = None
-        if last is not None and rnd.last_seat is not None:
-            last_play = trusted(
-                LastPlay,
-                player=names[rnd.last_seat],
-                type=last.type,
-                cards=[c.text for c in last.cards],
-                main_rank=last.main_rank,
+        key = (seat, landlord, rnd.call_score, time_limit_ms)
+        fixed = self._play_fixed.get(key)
+        if fixed is None:
+            fixed = self._play_fixed[key] = self._fixed_play_fields(
+                rnd, seat, landlord, time_limit_ms
             )
         hands = rnd.hands
-        return trusted(
-            PlayRequest,
-            player_id=names[seat],
-            hand=self.hand_texts(seat, hands[seat]),
-            is_free_play=last is None,
-            last_play=last_play,
-            play_history=list(self.history),
-            remaining_cards={
+        last = rnd.last_play
+        fields = {
+            **fixed,
+            "hand": self.hand_texts(seat, hands[seat]),
+            "is_free_play": last is None,
+            "last_play": None if last is None else self._last_play(last, rnd.last_seat),
+            "play_history": list(self.history),
+            "remaining_cards": {
                 names[0]: len(hands[0]),
                 names[1]: len(hands[1]),
                 names[2]: len(hands[2]),
             },
-            role="landlord" if seat == landlord else "farmer",
-            teammates=[]
+            # fresh lists: an agent may change its copy
+            "teammates": list(fixed["teammates"]),
+            "bottom_cards": list(fixed["bottom_cards"]),
+            "seat_order": list(names),
+            "multiplier": 2 ** (rnd.bombs + rnd.rockets + rnd.grabs + rnd.gift_doubles),
+            "request_id": request_id,
+        }
+        request = trusted_fields(ListedPlayRequest, fields)
+        attach_moves(request, rnd.moves)
+        return request
+
+    def _fixed_play_fields(
+        self, rnd: Round, seat: int, landlord: int, time_limit_ms: int
+    ) -> dict[str, Any]:
+        """The fields of a seat's PLAY_REQUEST that stay the same all through the play."""
+        names = self.names
+        return {
+            "type": "PLAY_REQUEST",
+            "player_id": names[seat],
+            "role": "landlord" if seat == landlord else "farmer",
+            "teammates": []
             if seat == landlord
             else [names[i] for i in range(3) if i not in (seat, landlord)],
-            landlord=names[landlord],
-            bottom_cards=[c.text for c in rnd.bottom],
-            seat_order=list(names),
-            call_score=rnd.call_score,
-            multiplier=2 ** (rnd.bombs + rnd.rockets + rnd.grabs + rnd.gift_doubles),
-            audience=None,
-            time_limit_ms=time_limit_ms,
-            request_id=request_id,
+            "landlord": names[landlord],
+            "bottom_cards": [c.text for c in rnd.bottom],
+            "call_score": rnd.call_score,
+            "audience": None,
+            "time_limit_ms": time_limit_ms,
+        }
+
+    def _last_play(self, last: Combo, seat: int | None) -> LastPlay:
+        """The trick to beat, built once per play and shared by the requests that follow."""
+        cached = self._last_play_cache
+        if cached is not None and cached[0] is last:
+            return cached[1]
+        assert seat is not None
+        message = trusted(
+            LastPlay,
+            player=self.names[seat],
+            type=last.type,
+            cards=[c.text for c in last.cards],
+            main_rank=last.main_rank,
         )
+        self._last_play_cache = (last, message)
+        return message
 
     def hand_texts(self, seat: int, hand: tuple[Card, ...]) -> list[str]:
         """A seat's hand as card strings, rebuilt only when the hand changed."""
