@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.agents import RandomAgent
+from arena.agents.inprocess import move_of
 from arena.engine import Phase, PlayAction, Round, resolve_cards
 from arena.replay import ReplayWriter
 from arena.table import Event, SeatViews, Table, TableSettings, play_match
@@ -88,8 +89,11 @@ def message_floor_rounds_per_second(rounds: int) -> float:
             else:
                 play = views.play_request(rnd, seat, time_limit_ms=1000, request_id="r")
                 reply = _drive(agents[seat].play(play))
+                move = move_of(reply)  # the table's in-process check, as in Table
                 if reply.action == "PASS":
                     rnd.pass_turn(seat)
+                elif move is not None:
+                    rnd.play(seat, move, reply.hand_type)
                 else:
                     rnd.play(seat, resolve_cards(reply.cards, rnd.hand(seat)), reply.hand_type)
             action = next(a for a in reversed(rnd.history) if isinstance(a, PlayAction))
