@@ -40,7 +40,7 @@ class SeatViews:
         self.doubles: list[DoubleRecord] = []
         self._hand_texts: list[tuple[tuple[Card, ...], list[str]] | None] = [None] * 3
         self._play_fixed: dict[tuple[int, int, int, int], dict[str, Any]] = {}
-        self._last_play_cache: tuple[Combo, LastPlay] | None = None
+        self._last_play_cache: tuple[Combo, int, LastPlay] | None = None
 
     def new_round(self) -> None:
         """Forget the previous round's public history."""
@@ -175,10 +175,10 @@ class SeatViews:
 
     def _last_play(self, last: Combo, seat: int | None) -> LastPlay:
         """The trick to beat, built once per play and shared by the requests that follow."""
-        cached = self._last_play_cache
-        if cached is not None and cached[0] is last:
-            return cached[1]
         assert seat is not None
+        cached = self._last_play_cache
+        if cached is not None and cached[0] is last and cached[1] == seat:
+            return cached[2]
         message = trusted(
             LastPlay,
             player=self.names[seat],
@@ -186,7 +186,7 @@ class SeatViews:
             cards=[c.text for c in last.cards],
             main_rank=last.main_rank,
         )
-        self._last_play_cache = (last, message)
+        self._last_play_cache = (last, seat, message)
         return message
 
     def hand_texts(self, seat: int, hand: tuple[Card, ...]) -> list[str]:

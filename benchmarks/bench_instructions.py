@@ -1,0 +1,121 @@
+"""Instructions per random round, counted by valgrind: a figure this noisy VM cannot move.
+
+Run: ``python -m benchmarks.bench_instructions`` (needs ``valgrind``; 2-4 minutes).
+
+Wall-clock rates on a shared VM swing by up to 2x between runs, which hides a 10 %
+change. Callgrind counts the instructions the CPU executes instead: the same code and
+input give the same count whatever else the machine is doing. Each configuration runs in
+a child Python under callgrind twice, with 1 and with 1 + N rounds; the difference over N
+is the cost of one round, start-up and imports excluded.
+
+Configurations (the same random rounds as ``bench_table``):
+
+- ``engine``: the bare ``Round`` with random legal actions;
+- ``floor``: requests, agents and engine checks (no events, replay or asyncio);
+- ``table``: the whole table, no sinks and no replay;
+- ``table+events+replay``: the whole table with a counting sink and the replay written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+CONFIGURATIONS = ("engine", "floor", "table", "table+events+replay")
+
+_COLLECTED = re.compile(r"Collected : (\d+)")
+
+
+def run_rounds(configuration: str, rounds: int) -> None:
+    """Play ``rounds`` random rounds in one configuration (the child's work)."""
+    import asyncio
+
+    from benchmarks.bench_table import (
+        CountingSink,
+        engine_rounds_per_second,
+        message_floor_rounds_per_second,
+    )
+
+    if configuration == "engine":
+        engine_rounds_per_second(rounds)
+        return
+    if configuration == "floor":
+        message_floor_rounds_per_second(rounds)
+        return
+    from arena.agents import RandomAgent
+    from arena.replay import ReplayWriter
+    from arena.table import Table, TableSettings, play_match
+
+    full = configuration == "table+events+replay"
+
+    async def play(folder: str) -> None:
+        agents = [RandomAgent(f"R{i}", seed=i) for i in range(3)]
+        writer = ReplayWriter(Path(folder) / "bench.jsonl") if full else None
+        table = Table(
+            agents,
+            sinks=[CountingSink()] if full else [],
+            recorder=writer.for_table("t1") if writer is not None else None,
+            settings=TableSettings(pace_s=0.0),
+        )
+        await play_match(table, rounds=rounds, seed=1)
+        if writer is not None:
+            writer.close()
+
+    with tempfile.TemporaryDirectory() as folder:
+        asyncio.run(play(folder))
+
+
+def count(configuration: str, rounds: int) -> int:
+    """Instructions of a child process playing ``rounds`` rounds, under callgrind."""
+    command = [
+        "valgrind",
+        "--tool=callgrind",
+        "--callgrind-out-file=/dev/null",
+        sys.executable,
+        "-m",
+        "benchmarks.bench_instructions",
+        "--child",
+        configuration,
+        str(rounds),
+    ]
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    found = _COLLECTED.search(done.stderr)
+    if found is None:
+        raise RuntimeError(f"callgrind printed no count:\n{done.stderr[-2000:]}")
+    return int(found.group(1))
+
+
+def per_round(configuration: str, rounds: int) -> float:
+    """Instructions of one round: the count at 1 + rounds minus the count at 1, over rounds."""
+    return (count(configuration, rounds + 1) - count(configuration, 1)) / rounds
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=30, help="rounds counted (default 30)")
+    parser.add_argument("--child", nargs=2, metavar=("CONFIG", "ROUNDS"), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        run_rounds(args.child[0], int(args.child[1]))
+        return 0
+    if shutil.which("valgrind") is None:
+        print("valgrind is not installed (apt-get install valgrind)", file=sys.stderr)
+        return 2
+    print(f"instructions per random round, {args.rounds} rounds counted (callgrind)")
+    figures = {}
+    for configuration in CONFIGURATIONS:
+        figures[configuration] = per_round(configuration, args.rounds)
+        print(f"{configuration:<24}{figures[configuration] / 1e6:>8.2f} M", flush=True)
+    engine = figures["engine"]
+    full = figures["table+events+replay"]
+    print(f"{'table over engine':<24}{(full - engine) / 1e6:>8.2f} M")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
