@@ -716,6 +716,10 @@ def trusted_fields(cls: type[R], fields: dict[str, Any]) -> R:
     builder = _BUILDERS.get(cls)
     if builder is None:
         builder = _BUILDERS[cls] = _Builder(cls)
+    if fields.keys() != builder.all_fields:
+        missing = sorted(builder.all_fields - fields.keys())
+        extra = sorted(fields.keys() - builder.all_fields)
+        raise ValueError(f"{cls.__name__}: missing fields {missing}, unknown fields {extra}")
     message = _new_object(cls)
     _set_dict(message, "__dict__", fields)
     # Shared: pydantic copies the set before it ever changes one (model_copy).

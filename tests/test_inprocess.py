@@ -231,6 +231,10 @@ def test_trusted_fields_equal_the_validated_message() -> None:
     built = trusted_fields(PlayRecord, dict(fields))
     assert built == PlayRecord.model_validate(fields)
     assert built.model_fields_set == set(PlayRecord.model_fields)
+    with pytest.raises(ValueError, match=r"missing fields \['cards'\]"):
+        trusted_fields(PlayRecord, {"player": "A", "action": "PASS", "type": None})
+    with pytest.raises(ValueError, match=r"unknown fields \['kards'\]"):
+        trusted_fields(PlayRecord, {"player": "A", "action": "PASS", "type": None, "kards": []})
 
 
 # ─── log context ────────────────────────────────────────────────────────────────────────
