@@ -388,6 +388,7 @@ def test_json_logs_carry_table_and_round(
     first = rejected[0]
     assert first["level"] == "warning"
     assert (first["table"], first["round"]) == ("t1", 1)
+    assert (first["seat"], first["agent"]) == (1, "B")
     assert first["category"] == "agent_error"
     assert "timestamp" in first
     assert any(r.get("event") == "seat_replaced" and r.get("round") == 1 for r in records)

@@ -67,6 +67,7 @@ SafePoint = Callable[["Table", Round], Awaitable[None]]
 
 @dataclass
 class _Seat:
+    index: int
     agent: Agent
     name: str
     timeout_s: float
@@ -110,7 +111,7 @@ class Table:
         self._standin_seed = standin_seed
         per_seat = list(timeouts) if timeouts is not None else [None, None, None]
         self.seats = [
-            _Seat(agent, agent.name, per_seat[i] or self.settings.decision_timeout_s)
+            _Seat(i, agent, agent.name, per_seat[i] or self.settings.decision_timeout_s)
             for i, agent in enumerate(agents)
         ]
         self.names: tuple[str, str, str] = (names[0], names[1], names[2])
@@ -588,6 +589,6 @@ async def _guarded(agent: Agent, call: Awaitable[object], seat: _Seat, event: st
             async with asyncio.timeout(seat.timeout_s):
                 await call
     except TimeoutError:
-        log.warning(f"{event}_timed_out", agent=seat.name)
+        log.warning(f"{event}_timed_out", seat=seat.index, agent=seat.name)
     except Exception as exc:
-        log.warning(f"{event}_failed", agent=seat.name, error=repr(exc))
+        log.warning(f"{event}_failed", seat=seat.index, agent=seat.name, error=repr(exc))
