@@ -183,13 +183,23 @@ class Round:
         seat = self.to_act
         if self.phase is not Phase.PLAYING or seat is None:
             return ()
-        hand, last = self._hands[seat], self.last_play
+        listed = self._listed(seat)
+        if listed is None:
+            listed = tuple(legal_moves(self._index(seat), self.last_play, self.rules))
+            self._moves = (seat, self._hands[seat], self.last_play, listed)
+        return listed
+
+    def _listed(self, seat: int) -> tuple[Combo, ...] | None:
+        """The moves listed for the seat's current hand and trick, if they were listed."""
         cached = self._moves
-        if cached is not None and cached[0] == seat and cached[1] is hand and cached[2] is last:
+        if (
+            cached is not None
+            and cached[0] == seat
+            and cached[1] is self._hands[seat]
+            and cached[2] is self.last_play
+        ):
             return cached[3]
-        moves = tuple(legal_moves(self._index(seat), last, self.rules))
-        self._moves = (seat, hand, last, moves)
-        return moves
+        return None
 
     def must_pass(self) -> bool:
         """Whether the seat to act can only pass: it follows and nothing in hand beats."""
@@ -275,7 +285,8 @@ class Round:
             if cards.type is ComboType.PASS:
                 self.pass_turn(seat)
                 return PASS
-            if (hand_type is None or hand_type == cards.type) and self._is_listed(seat, cards):
+            listed = self._listed(seat)
+            if (hand_type is None or hand_type == cards.type) and listed and cards in listed:
                 self._apply_play(seat, cards)
                 return cards
             hand_type = hand_type or cards.type
@@ -288,17 +299,6 @@ class Round:
         chosen = self._reading(seat, given, hand_type)
         self._apply_play(seat, chosen)
         return chosen
-
-    def _is_listed(self, seat: int, move: Combo) -> bool:
-        """Whether ``move`` is one of the moves listed for this very hand and trick."""
-        cached = self._moves
-        return (
-            cached is not None
-            and cached[0] == seat
-            and cached[1] is self._hands[seat]
-            and cached[2] is self.last_play
-            and move in cached[3]
-        )
 
     def pass_turn(self, seat: int) -> None:
         """Pass (不出); not allowed when leading a new trick."""
