@@ -73,8 +73,8 @@ class ReplayWriter:
 
 
 # The replay is written on the hot path of every turn (about 220 lines a round), so the
-# recorder builds each line with as little Python as it can: orjson, bound methods, and
-# millisecond rounding by integer arithmetic (round(x, 3) formats and parses a string).
+# recorder builds each line with little Python: orjson, bound methods, and millisecond
+# rounding by integer arithmetic (round(x, 3) formats and parses a string).
 _dumps = orjson.dumps
 _NEWLINE = orjson.OPT_APPEND_NEWLINE
 
@@ -118,25 +118,8 @@ class TableRecorder:
 
     def event(self, event: Event) -> None:
         """Write a public event."""
-        self._write(
-            _dumps(
-                {
-                    "kind": "event",
-                    "table": self._table,
-                    "event": {
-                        "type": event.type,
-                        "table": event.table,
-                        "round": event.round,
-                        "seq": event.seq,
-                        "seat": event.seat,
-                        "player": event.player,
-                        "data": event.data,
-                    },
-                },
-                default=_plain,
-                option=_NEWLINE,
-            )
-        )
+        line = {"kind": "event", "table": self._table, "event": event.to_dict()}
+        self._write(_dumps(line, default=_plain, option=_NEWLINE))
 
     def round_ended(self, summary: dict[str, Any]) -> None:
         """Write the round's record."""

@@ -681,6 +681,13 @@ _set_private: Callable[[object, Any], None] = vars(BaseModel)["__pydantic_privat
 R = TypeVar("R", bound=BaseModel)
 
 
+def _builder_of(cls: type[BaseModel]) -> _Builder:
+    builder = _BUILDERS.get(cls)
+    if builder is None:
+        builder = _BUILDERS[cls] = _Builder(cls)
+    return builder
+
+
 def trusted(cls: type[R], **values: Any) -> R:
     """Build a message (or record) from values the engine made itself, without validation.
 
@@ -689,9 +696,7 @@ def trusted(cls: type[R], **values: Any) -> R:
     ``model_construct`` does, minus its per-field alias handling; never use it for data
     from an agent. Missing fields take their defaults.
     """
-    builder = _BUILDERS.get(cls)
-    if builder is None:
-        builder = _BUILDERS[cls] = _Builder(cls)
+    builder = _builder_of(cls)
     fields_set = set(values)
     if builder.fixed:
         values = {**builder.fixed, **values}
@@ -713,9 +718,7 @@ def trusted_fields(cls: type[R], fields: dict[str, Any]) -> R:
     fields that change each turn: no defaults to merge, no keyword arguments to unpack.
     The caller hands over ``fields`` and must not touch it afterwards.
     """
-    builder = _BUILDERS.get(cls)
-    if builder is None:
-        builder = _BUILDERS[cls] = _Builder(cls)
+    builder = _builder_of(cls)
     if fields.keys() != builder.all_fields:
         missing = sorted(builder.all_fields - fields.keys())
         extra = sorted(fields.keys() - builder.all_fields)
