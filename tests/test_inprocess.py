@@ -111,24 +111,17 @@ def test_a_move_listed_for_one_seat_is_checked_for_another() -> None:
 # ─── the message side ───────────────────────────────────────────────────────────────────
 
 
-class Recording(RandomAgent):
-    """Random play that keeps every request it got."""
-
-    def __init__(self, name: str, *, seed: int | None = None) -> None:
-        super().__init__(name, seed=seed)
-        self.requests: list[PlayRequest] = []
-
-    async def play(self, request: PlayRequest) -> PlayResponse:
-        self.requests.append(request)
-        return await super().play(request)
+def recording_random(name: str, seed: int) -> FakeAgent:
+    """Random play through a fake that keeps every message it got."""
+    return FakeAgent(name, inner=RandomAgent(name, seed=seed))
 
 
 async def test_a_table_lists_exactly_the_moves_the_request_allows() -> None:
-    agents = [Recording(f"R{i}", seed=i) for i in range(3)]
+    agents = [recording_random(f"R{i}", seed=i) for i in range(3)]
     table = Table(agents, settings=TableSettings(pace_s=0))
     for round_no in range(1, 6):
         await table.play_round(round_no, seed=round_no)
-    requests = [r for a in agents for r in a.requests]
+    requests = [r for a in agents for r in a.of_type(PlayRequest)]
     assert len(requests) > 50
     for request in requests:
         listed = listed_moves(request)
@@ -139,10 +132,10 @@ async def test_a_table_lists_exactly_the_moves_the_request_allows() -> None:
 
 
 async def test_a_listed_request_is_the_plain_message_on_the_wire() -> None:
-    agents = [Recording(f"R{i}", seed=i) for i in range(3)]
+    agents = [recording_random(f"R{i}", seed=i) for i in range(3)]
     table = Table(agents, settings=TableSettings(pace_s=0))
     await table.play_round(1, seed=4)
-    request = agents[0].requests[0]
+    request = agents[0].of_type(PlayRequest)[0]
     assert type(request) is ListedPlayRequest
     again = parse_message(to_json(request))
     assert type(again) is PlayRequest
@@ -240,31 +233,25 @@ def test_trusted_fields_equal_the_validated_message() -> None:
 # ─── log context ────────────────────────────────────────────────────────────────────────
 
 
-class Listening(GreedyAgent):
-    """A greedy agent that may wait (not instant) and looks at the log context it runs in."""
-
-    instant = False
-
-    def __init__(self, name: str) -> None:
-        super().__init__(name)
-        self.contexts: list[dict[str, Any]] = []
-
-    async def play(self, request: PlayRequest) -> PlayResponse:
-        self.contexts.append(structlog.contextvars.get_contextvars())
-        return await super().play(request)
-
-
 async def test_an_agent_that_waits_logs_with_its_seat_and_name_bound() -> None:
-    agents = [Listening("A"), GreedyAgent("B"), Listening("C")]
+    contexts: dict[str, list[dict[str, Any]]] = {"A": [], "C": []}
+
+    def look(name: str) -> Any:
+        return lambda request, n: contexts[name].append(structlog.contextvars.get_contextvars())
+
+    # FakeAgents are not instant: they may wait, so they get a deadline and log context.
+    agents: list[Any] = [
+        FakeAgent("A", play=look("A")),
+        GreedyAgent("B"),
+        FakeAgent("C", play=look("C")),
+    ]
     table = Table(agents, rules=CASUAL, settings=TableSettings(pace_s=0))
     await table.play_round(1, seed=1, deal=DEAL, landlord=0, call_score=1)
-    for seat in (0, 2):
-        agent = agents[seat]
-        assert isinstance(agent, Listening)
-        assert agent.contexts
-        for context in agent.contexts:
+    for seat, name in ((0, "A"), (2, "C")):
+        assert contexts[name]
+        for context in contexts[name]:
             assert context["seat"] == seat
-            assert context["agent"] == agent.name
+            assert context["agent"] == name
             assert (context["table"], context["round"]) == ("t1", 1)
     assert "seat" not in structlog.contextvars.get_contextvars()
     assert table.round is not None
