@@ -19,12 +19,19 @@ Configurations (the same random rounds as ``bench_table``):
 from __future__ import annotations
 
 import argparse
+import asyncio
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from benchmarks.bench_table import (
+    engine_rounds_per_second,
+    message_floor_rounds_per_second,
+    table_rounds,
+)
 
 CONFIGURATIONS = ("engine", "floor", "table", "table+events+replay")
 
@@ -33,41 +40,15 @@ _COLLECTED = re.compile(r"Collected : (\d+)")
 
 def run_rounds(configuration: str, rounds: int) -> None:
     """Play ``rounds`` random rounds in one configuration (the child's work)."""
-    import asyncio
-
-    from benchmarks.bench_table import (
-        CountingSink,
-        engine_rounds_per_second,
-        message_floor_rounds_per_second,
-    )
-
     if configuration == "engine":
         engine_rounds_per_second(rounds)
-        return
-    if configuration == "floor":
+    elif configuration == "floor":
         message_floor_rounds_per_second(rounds)
-        return
-    from arena.agents import RandomAgent
-    from arena.replay import ReplayWriter
-    from arena.table import Table, TableSettings, play_match
-
-    full = configuration == "table+events+replay"
-
-    async def play(folder: str) -> None:
-        agents = [RandomAgent(f"R{i}", seed=i) for i in range(3)]
-        writer = ReplayWriter(Path(folder) / "bench.jsonl") if full else None
-        table = Table(
-            agents,
-            sinks=[CountingSink()] if full else [],
-            recorder=writer.for_table("t1") if writer is not None else None,
-            settings=TableSettings(pace_s=0.0),
-        )
-        await play_match(table, rounds=rounds, seed=1)
-        if writer is not None:
-            writer.close()
-
-    with tempfile.TemporaryDirectory() as folder:
-        asyncio.run(play(folder))
+    elif configuration == "table":
+        asyncio.run(table_rounds(rounds, None, with_sink=False))
+    else:
+        with tempfile.TemporaryDirectory() as folder:
+            asyncio.run(table_rounds(rounds, Path(folder) / "bench.jsonl"))
 
 
 def count(configuration: str, rounds: int) -> int:

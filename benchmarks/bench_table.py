@@ -101,20 +101,24 @@ def message_floor_rounds_per_second(rounds: int) -> float:
     return rounds / (time.perf_counter() - started)
 
 
-async def _table_rounds(rounds: int, replay_path: Path) -> tuple[float, int]:
+async def table_rounds(
+    rounds: int, replay_path: Path | None, *, with_sink: bool = True
+) -> tuple[float, int]:
+    """Random rounds through a table (a counting sink and a replay when asked): rate, events."""
     agents = [RandomAgent(f"R{i}", seed=i) for i in range(3)]
     sink = CountingSink()
-    writer = ReplayWriter(replay_path)
+    writer = ReplayWriter(replay_path) if replay_path is not None else None
     table = Table(
         agents,
-        sinks=[sink],
-        recorder=writer.for_table("t1"),
+        sinks=[sink] if with_sink else [],
+        recorder=writer.for_table("t1") if writer is not None else None,
         settings=TableSettings(pace_s=0.0),
     )
     started = time.perf_counter()
     await play_match(table, rounds=rounds, seed=1)
     elapsed = time.perf_counter() - started
-    writer.close()
+    if writer is not None:
+        writer.close()
     return rounds / elapsed, sink.count
 
 
@@ -122,7 +126,7 @@ def table_rounds_per_second(rounds: int) -> tuple[float, int, int]:
     """Random rounds through the table with events and replay on; also events and bytes."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "bench.jsonl"
-        rate, events = asyncio.run(_table_rounds(rounds, path))
+        rate, events = asyncio.run(table_rounds(rounds, path))
         return rate, events, path.stat().st_size
 
 
