@@ -27,7 +27,7 @@ from typing import IO, Any
 import orjson
 from pydantic import BaseModel
 
-from arena.engine import Deal, Phase, Round, Rules, card
+from arena.engine import DealtCards, Phase, Round, Rules, card
 from arena.errors import ArenaError, IllegalActionError
 from arena.table.events import Event
 from protocol import Message
@@ -260,9 +260,9 @@ def _plain(value: object) -> Any:
     raise TypeError(f"cannot write {type(value).__name__} to a replay")
 
 
-def _deal_from(data: dict[str, Any]) -> Deal:
+def _deal_from(data: dict[str, Any]) -> DealtCards:
     order = [*data["hands"][0], *data["hands"][1], *data["hands"][2], *data["bottom"]]
-    return Deal.from_order([card(c) for c in order])
+    return DealtCards.from_order([card(c) for c in order])
 
 
 def strip_timing(lines: Iterable[str]) -> Iterator[dict[str, Any]]:

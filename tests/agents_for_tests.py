@@ -16,7 +16,16 @@ from typing import Any
 
 from arena.agents import GreedyAgent
 from arena.agents.reading import hand_of, legal_for, trick_of
-from arena.engine import DECK, DEFAULT_RULES, Deal, Rules, beats, classify, readings, resolve_cards
+from arena.engine import (
+    DECK,
+    DEFAULT_RULES,
+    DealtCards,
+    Rules,
+    beats,
+    classify,
+    readings,
+    resolve_cards,
+)
 from arena.errors import IllegalActionError
 from arena.sinks.base import CollectingSink
 from arena.table import Table, TableSettings, play_match
@@ -40,7 +49,7 @@ CARD_PATTERN = re.compile(r"[♠♥♦♣](?:10|[2-9JQKA])|小王|大王")
 # ─── deals and requests ─────────────────────────────────────────────────────────────────
 
 
-def make_deal(seat0: str = "", seat1: str = "", seat2: str = "", bottom: str = "") -> Deal:
+def make_deal(seat0: str = "", seat1: str = "", seat2: str = "", bottom: str = "") -> DealtCards:
     """A deal with the named cards where asked; the rest dealt round-robin in deck order.
 
     Round-robin over the three hands spreads each rank's four cards, so unnamed cards
@@ -61,7 +70,7 @@ def make_deal(seat0: str = "", seat1: str = "", seat2: str = "", bottom: str = "
             slot = (slot + 1) % 3
         parts[slot].append(text)
         slot = (slot + 1) % 3
-    return Deal.from_order([c for part in parts for c in part])
+    return DealtCards.from_order([c for part in parts for c in part])
 
 
 def play_request(

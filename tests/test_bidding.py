@@ -15,8 +15,8 @@ import pytest
 from arena.engine import (
     DECK,
     BidAction,
-    Deal,
     Dealt,
+    DealtCards,
     LandlordChosen,
     Phase,
     Round,
@@ -186,7 +186,7 @@ def test_all_pass_redeals_with_a_fresh_deal() -> None:
 
 def test_a_prepared_deal_is_used_first_and_a_redeal_draws_a_new_one() -> None:
     order = list(DECK)
-    prepared = Deal.from_order(order)
+    prepared = DealtCards.from_order(order)
     r = Round(seed=5, deal=prepared, first_bidder=0)
     assert r.deal == prepared
     assert r.hand(0) == tuple(DECK[:17])
@@ -528,7 +528,7 @@ def test_invalid_round_setup_is_refused(kwargs: dict[str, int]) -> None:
 
 def test_the_bottom_cards_join_the_landlords_hand_and_are_shown() -> None:
     order = list(DECK)
-    deal = Deal.from_order(order)
+    deal = DealtCards.from_order(order)
     r = Round(seed=1, deal=deal, first_bidder=0)
     assert r.bottom == tuple(DECK[51:])
     bid_in_turn(r, [0, 2, 0])

@@ -1,6 +1,6 @@
 """Dou Dizhu's round has the game-neutral shape a second game must also have."""
 
-from arena.engine import DECK, Deal, Phase, Round
+from arena.engine import DECK, DealtCards, Phase, Round
 from arena.game import GameRound
 
 
@@ -24,7 +24,7 @@ def test_a_finished_round_exposes_scores_and_a_dict() -> None:
 
 def test_must_pass_only_when_following_with_nothing_that_beats() -> None:
     """Seat 0 takes both jokers from the bottom and plays the rocket: nothing beats it."""
-    rnd = Round(seed=3, deal=Deal.from_order(list(DECK)), landlord=0, call_score=1)
+    rnd = Round(seed=3, deal=DealtCards.from_order(list(DECK)), landlord=0, call_score=1)
     while rnd.phase is Phase.DOUBLING:
         assert rnd.to_act is not None
         rnd.double(rnd.to_act, False)

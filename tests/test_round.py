@@ -19,7 +19,7 @@ from arena.engine import (
     PASS,
     Card,
     ComboType,
-    Deal,
+    DealtCards,
     DoubleAction,
     EffectApplied,
     Phase,
@@ -36,7 +36,7 @@ CASUAL = Rules(scoring="casual")
 COMPETITION = Rules()
 
 
-def make_deal(seat0: str = "", seat1: str = "", seat2: str = "", bottom: str = "") -> Deal:
+def make_deal(seat0: str = "", seat1: str = "", seat2: str = "", bottom: str = "") -> DealtCards:
     """A deal with the named cards where asked; every other card fills the gaps in deck order."""
     wanted = [seat0.split(), seat1.split(), seat2.split(), bottom.split()]
     used = [c for part in wanted for c in part]
@@ -46,7 +46,7 @@ def make_deal(seat0: str = "", seat1: str = "", seat2: str = "", bottom: str = "
     for part, size in zip(wanted, (17, 17, 17, 3), strict=True):
         assert len(part) <= size
         order += part + [next(rest) for _ in range(size - len(part))]
-    return Deal.from_order(order)
+    return DealtCards.from_order(order)
 
 
 def cards(text: str) -> list[Card]:
@@ -100,7 +100,7 @@ def lead_singles_until(r: Round, seat: int, cards_left: int = 0) -> None:
 
 
 def playing_round(
-    deal: Deal | None = None, *, rules: Rules = CASUAL, landlord: int = 0, call_score: int = 1
+    deal: DealtCards | None = None, *, rules: Rules = CASUAL, landlord: int = 0, call_score: int = 1
 ) -> Round:
     """A round in its play phase with the given landlord (nobody doubles under competition)."""
     r = Round(rules, seed=1, deal=deal, landlord=landlord, call_score=call_score)

@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 from arena.engine import (
     DECK,
     ComboType,
-    Deal,
     Dealt,
+    DealtCards,
     EffectApplied,
     Phase,
     Round,
@@ -213,18 +213,18 @@ def test_every_legal_move_is_accepted_by_play(setup: Setup) -> None:
 
 
 @st.composite
-def deals_with_quads(draw: st.DrawFn) -> Deal:
+def deals_with_quads(draw: st.DrawFn) -> DealtCards:
     """A shuffled deal in which seats 0 and 1 each hold four of a kind (two different ranks)."""
     first, second = draw(st.lists(st.integers(3, 15), min_size=2, max_size=2, unique=True))
     quads = [[c for c in DECK if c.rank == rank] for rank in (first, second)]
     rest = draw(st.permutations([c for c in DECK if c.rank not in (first, second)]))
-    return Deal.from_order(quads[0] + rest[:13] + quads[1] + rest[13:])
+    return DealtCards.from_order(quads[0] + rest[:13] + quads[1] + rest[13:])
 
 
 @settings(max_examples=30, deadline=None)
 @given(rules=rules_variants, deal=deals_with_quads(), picks=st.randoms(use_true_random=False))
 def test_every_follow_offered_against_a_lead_is_accepted(
-    rules: Rules, deal: Deal, picks: random.Random
+    rules: Rules, deal: DealtCards, picks: random.Random
 ) -> None:
     """Seat 0 leads (every bomb, some four-with-twos, a few others); seat 1's offered replies play.
 

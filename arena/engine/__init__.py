@@ -28,18 +28,18 @@ from arena.engine.moves import HandIndex, is_forced_pass, legal_moves, legal_pla
 from arena.engine.records import (
     Action,
     BidAction,
-    Deal,
     Dealt,
+    DealtCards,
     DoubleAction,
     EffectApplied,
     LandlordChosen,
     PlayAction,
-    RoundResult,
+    Settlement,
     TrickWon,
 )
 from arena.engine.round import Phase, Round
 from arena.engine.rules import DEFAULT_RULES, Rules
-from arena.engine.scoring import Settlement, settle
+from arena.engine.scoring import ScoreSheet, settle
 
 __all__ = [
     "CARDS_BY_TEXT",
@@ -54,8 +54,8 @@ __all__ = [
     "CardLike",
     "Combo",
     "ComboType",
-    "Deal",
     "Dealt",
+    "DealtCards",
     "DoubleAction",
     "EffectApplied",
     "HandIndex",
@@ -63,8 +63,8 @@ __all__ = [
     "Phase",
     "PlayAction",
     "Round",
-    "RoundResult",
     "Rules",
+    "ScoreSheet",
     "Settlement",
     "TrickWon",
     "beats",

@@ -16,33 +16,33 @@ from arena.engine.combos import Combo
 __all__ = [
     "Action",
     "BidAction",
-    "Deal",
     "Dealt",
+    "DealtCards",
     "DoubleAction",
     "EffectApplied",
     "LandlordChosen",
     "PlayAction",
-    "RoundResult",
+    "Settlement",
     "TrickWon",
 ]
 
 
 @dataclass(frozen=True, slots=True)
-class Deal:
+class DealtCards:
     """Three 17-card hands and the 3 bottom cards (底牌), each sorted."""
 
     hands: tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...]]
     bottom: tuple[Card, ...]
 
     @classmethod
-    def shuffled(cls, rng: random.Random) -> Deal:
+    def shuffled(cls, rng: random.Random) -> DealtCards:
         """A fresh deal from a shuffled deck; the same rng state gives the same deal."""
         deck = list(DECK)
         rng.shuffle(deck)
         return cls.from_order(deck)
 
     @classmethod
-    def from_order(cls, deck: Sequence[CardLike]) -> Deal:
+    def from_order(cls, deck: Sequence[CardLike]) -> DealtCards:
         """Deal a given order of the 54 cards: 17 each in blocks, the last 3 to the bottom."""
         cards = [card(c) for c in deck]
         if len(cards) != 54 or len(set(cards)) != 54:
@@ -67,7 +67,7 @@ class Dealt:
 
     deal_number: int
     first_bidder: int
-    deal: Deal
+    deal: DealtCards
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +127,7 @@ Action = Dealt | BidAction | LandlordChosen | DoubleAction | PlayAction | TrickW
 
 
 @dataclass(frozen=True, slots=True)
-class RoundResult:
+class Settlement:
     """Everything a tournament needs to store and rate a finished round."""
 
     landlord: int
@@ -149,7 +149,7 @@ class RoundResult:
     first_bidder: int
     plays_by_seat: tuple[int, int, int]
     effects_applied: int
-    deal: Deal
+    deal: DealtCards
     final_hands: tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...]]
     seed: int | None = None
     winners: tuple[int, ...] = field(default=())

@@ -30,13 +30,13 @@ from arena.engine.moves import HandIndex, legal_moves
 from arena.engine.records import (
     Action,
     BidAction,
-    Deal,
     Dealt,
+    DealtCards,
     DoubleAction,
     EffectApplied,
     LandlordChosen,
     PlayAction,
-    RoundResult,
+    Settlement,
     TrickWon,
 )
 from arena.engine.rules import DEFAULT_RULES, Rules
@@ -71,7 +71,7 @@ class Round:
         *,
         seed: int | None = None,
         rng: random.Random | None = None,
-        deal: Deal | None = None,
+        deal: DealtCards | None = None,
         first_bidder: int | None = None,
         landlord: int | None = None,
         call_score: int | None = None,
@@ -105,7 +105,7 @@ class Round:
         self.effects_applied = 0
         self.plays_by_seat = [0, 0, 0]
         self.played: list[Card] = []
-        self.result: RoundResult | None = None
+        self.result: Settlement | None = None
         self._passes = 0
         self._first_play_seat: int | None = None
         self._landlord_first_play_only = True
@@ -134,7 +134,7 @@ class Round:
         return self._deal.bottom
 
     @property
-    def deal(self) -> Deal:
+    def deal(self) -> DealtCards:
         """The current deal as dealt."""
         return self._deal
 
@@ -379,9 +379,9 @@ class Round:
         self.effects_applied += 1
         self.history.append(effect)
 
-    def _new_deal(self, deal: Deal | None) -> None:
+    def _new_deal(self, deal: DealtCards | None) -> None:
         self.deal_number += 1
-        self._deal = deal if deal is not None else Deal.shuffled(self._rng)
+        self._deal = deal if deal is not None else DealtCards.shuffled(self._rng)
         self._hands = list(self._deal.hands)
         if self._fixed_first is not None:
             self._first_bidder = self._fixed_first
@@ -464,7 +464,7 @@ class Round:
             and self._first_play_seat == landlord
         ):
             spring = "reverse_spring"
-        settlement = settle(
+        scored = settle(
             self.rules,
             landlord=landlord,
             call_score=self.call_score,
@@ -479,7 +479,7 @@ class Round:
         )
         self.phase = Phase.FINISHED
         self.to_act = None
-        self.result = RoundResult(
+        self.result = Settlement(
             landlord=landlord,
             call_score=self.call_score,
             landlord_won=landlord_won,
@@ -491,9 +491,9 @@ class Round:
             gift_doubles=self.gift_doubles,
             doubled=dict(self.doubled),
             redoubled=self.redoubled,
-            common_exponent=settlement.common_exponent,
-            exponents=dict(settlement.exponents),
-            scores=settlement.scores,
+            common_exponent=scored.common_exponent,
+            exponents=dict(scored.exponents),
+            scores=scored.scores,
             deals=self.deal_number,
             forced_landlord=self.forced_landlord,
             first_bidder=self._first_bidder,

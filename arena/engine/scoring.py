@@ -1,4 +1,4 @@
-"""Settlement: turning a finished round's facts into zero-sum scores (DECISIONS.md, Scoring).
+"""Scoring: turning a finished round's facts into zero-sum scores (DECISIONS.md, Scoring).
 
 One formula serves both presets. Each farmer settles with the landlord alone:
 farmer score = call score × (+1 if farmers win else −1) × 2^exponent, where the exponent is
@@ -14,11 +14,11 @@ from dataclasses import dataclass
 
 from arena.engine.rules import Rules
 
-__all__ = ["Settlement", "settle"]
+__all__ = ["ScoreSheet", "settle"]
 
 
 @dataclass(frozen=True, slots=True)
-class Settlement:
+class ScoreSheet:
     """Scores per seat (summing to zero) and each farmer's exponent."""
 
     scores: tuple[int, int, int]
@@ -39,7 +39,7 @@ def settle(
     gift_doubles: int,
     doubled: Mapping[int, bool],
     redoubled: bool,
-) -> Settlement:
+) -> ScoreSheet:
     """Score a finished round.
 
     ``doubled`` maps each farmer seat to whether they doubled. Per-defender doubling (the
@@ -63,4 +63,4 @@ def settle(
         exponents[seat] = exponent
         scores[seat] = sign * call_score * 2**exponent
     scores[landlord] = -sum(scores[seat] for seat in farmers)
-    return Settlement((scores[0], scores[1], scores[2]), common, exponents)
+    return ScoreSheet((scores[0], scores[1], scores[2]), common, exponents)

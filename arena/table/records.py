@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from arena.engine import RoundResult
+from arena.engine import Settlement
 from arena.table.events import Event
 from protocol import Message
 
@@ -38,7 +38,7 @@ class RoundRecord:
     round_no: int
     seed: int
     players: tuple[str, str, str]
-    result: RoundResult
+    result: Settlement
     faults: tuple[dict[str, int], dict[str, int], dict[str, int]]
     standins: tuple[int, ...]
 

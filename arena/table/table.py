@@ -11,7 +11,6 @@ safe points: between two turns, never while an agent is deciding.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -25,8 +24,8 @@ from arena.engine import (
     DEFAULT_RULES,
     BidAction,
     ComboType,
-    Deal,
     Dealt,
+    DealtCards,
     LandlordChosen,
     Phase,
     PlayAction,
@@ -35,7 +34,9 @@ from arena.engine import (
     TrickWon,
     resolve_cards,
 )
-from arena.errors import AgentReplyError, IllegalActionError
+from arena.errors import AgentReplyError, ConfigError, IllegalActionError
+from arena.table.calls import CallTiming, accept_reply, run_call
+from arena.table.clock import Clock, MonotonicClock
 from arena.table.events import Event, EventType
 from arena.table.faults import Faults
 from arena.table.records import Recorder, RoundRecord, public_result
@@ -75,6 +76,8 @@ class _Seat:
     round_faults: Faults = field(default_factory=Faults)
     standin: Agent | None = None
     failed_in_row: int = 0
+    waits: bool = False
+    """The agent has awaited before: bind log context before its calls start."""
 
     @property
     def active(self) -> Agent:
@@ -96,12 +99,15 @@ class Table:
         timeouts: Sequence[float | None] | None = None,
         safe_points: Sequence[SafePoint] = (),
         standin_seed: int | None = None,
+        clock: Clock | None = None,
     ) -> None:
         if len(agents) != 3:
-            raise ValueError(f"a table needs 3 agents, got {len(agents)}")
+            raise ConfigError(f"a table needs 3 agents, got {len(agents)}")
         names = [a.name for a in agents]
         if len(set(names)) != 3:
-            raise ValueError(f"the three agents need distinct names, got {names}")
+            raise ConfigError(f"the three agents need distinct names, got {names}")
+        self.clock: Clock = clock or MonotonicClock()
+        """Deadlines, stalls and pacing are measured on this clock (tests drive it)."""
         self.table_id = table_id
         self.rules = rules
         self.settings = settings or TableSettings()
@@ -122,7 +128,7 @@ class Table:
         self._last_action_at = 0.0
         self.views = SeatViews(self.names)
         self.totals = [0, 0, 0]
-        """Running scores of the three seats over every round played at this table."""
+        """Running scores of the three seats in the current match."""
 
     # --- public API ---------------------------------------------------------------------
 
@@ -130,12 +136,16 @@ class Table:
         """All faults of a seat's agent so far."""
         return self.seats[self._seat_index(seat_or_name)].faults
 
+    def start_match(self) -> None:
+        """Begin a new match: running totals start again from zero."""
+        self.totals = [0, 0, 0]
+
     async def play_round(
         self,
         round_no: int,
         *,
         seed: int,
-        deal: Deal | None = None,
+        deal: DealtCards | None = None,
         first_bidder: int | None = None,
         landlord: int | None = None,
         call_score: int | None = None,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from arena.agents.inprocess import ListedPlayRequest, attach_moves
-from arena.engine import Card, Combo, ComboType, Round, RoundResult
+from arena.engine import Card, Combo, ComboType, Round, Settlement
 from protocol import (
     BidRecord,
     BidRequest,
@@ -22,10 +22,10 @@ from protocol import (
     LastPlay,
     PlayRecord,
     PlayRequest,
+    RoundResult,
     trusted,
     trusted_fields,
 )
-from protocol import RoundResult as RoundResultMessage
 
 __all__ = ["SeatViews"]
 
@@ -223,13 +223,11 @@ class SeatViews:
             round_no=round_no,
         )
 
-    def round_result(
-        self, result: RoundResult, round_no: int, totals: list[int]
-    ) -> RoundResultMessage:
+    def round_result(self, result: Settlement, round_no: int, totals: list[int]) -> RoundResult:
         """ROUND_RESULT: the settlement, every hand that was left, the running totals."""
         names = self.names
         return trusted(
-            RoundResultMessage,
+            RoundResult,
             round_no=round_no,
             landlord=names[result.landlord],
             call_score=result.call_score,
