@@ -59,7 +59,7 @@ __all__ = [
     "LastPlay",
     "MatchEnd",
     "Message",
-    "PlayAction",
+    "PlayKind",
     "PlayRecord",
     "PlayRequest",
     "PlayResponse",
@@ -129,7 +129,7 @@ class HandType(StrEnum):
 
 
 Role: TypeAlias = Literal["landlord", "farmer"]
-PlayAction: TypeAlias = Literal["PLAY", "PASS"]
+PlayKind: TypeAlias = Literal["PLAY", "PASS"]
 #: ``call_score``: 叫分 1..3; ``grab``: 叫地主/抢地主, bids 1 (call or grab) / 0 (not);
 #: ``fixed_landlord``: 轮庄, the seat is landlord and only names its call score 1..3.
 BidMode: TypeAlias = Literal["call_score", "grab", "fixed_landlord"]
@@ -240,7 +240,7 @@ class PlayRecord(_Record):
     """One turn of the round so far: a play with its cards, or a PASS with none."""
 
     player: PlayerId
-    action: PlayAction
+    action: PlayKind
     type: HandType | None = None
     cards: list[Card] = Field(default=[], validate_default=True)
 
@@ -510,7 +510,7 @@ class PlayResponse(Message):
 
     type: Literal["PLAY_RESPONSE"] = "PLAY_RESPONSE"
     player_id: PlayerId
-    action: PlayAction
+    action: PlayKind
     cards: list[ReplyCard] = Field(default=[], max_length=_MAX_REPLY_CARDS, validate_default=True)
     hand_type: HandType | None = None
     comment: ShortText | None = None
