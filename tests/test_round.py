@@ -17,6 +17,7 @@ import pytest
 from arena.engine import (
     DECK,
     PASS,
+    WINNER_SIDES,
     Card,
     ComboType,
     DealtCards,
@@ -543,6 +544,16 @@ def test_reverse_spring_when_farmers_win_and_the_landlord_played_only_the_first_
     assert r.result.spring == "reverse_spring"
     assert r.result.plays_by_seat == (1, 17, 0)
     assert r.result.scores == (-4, 2, 2)
+    assert r.result.to_dict()["winner_side"] == "farmer"
+
+
+def test_a_recorded_winner_side_reads_as_the_wire_spells_it() -> None:
+    """Results recorded before the engine used the wire's spelling said "farmers"."""
+    assert {old: WINNER_SIDES[old] for old in ("landlord", "farmer", "farmers")} == {
+        "landlord": "landlord",
+        "farmer": "farmer",
+        "farmers": "farmer",
+    }
 
 
 def test_no_reverse_spring_when_the_landlord_played_twice() -> None:

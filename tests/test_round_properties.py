@@ -14,6 +14,7 @@ import random
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import get_args
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -31,6 +32,7 @@ from arena.engine import (
     settle,
 )
 from arena.errors import IllegalActionError
+from protocol import Role
 
 # Bidding: at most 4 deals (default cap) of at most ~10 bids each. Play: every non-pass play
 # takes at least one card out of the 54 (gift hooks only move cards between hands), and at
@@ -310,6 +312,8 @@ def test_the_result_is_json_serialisable(setup: Setup) -> None:
     assert json.loads(json.dumps(data, ensure_ascii=False)) == data
     assert data["scores"] == list(r.result.scores)
     assert data["seed"] == setup.seed
+    assert data["winner_side"] == ("landlord" if r.result.landlord_won else "farmer")
+    assert data["winner_side"] in get_args(Role)
     assert sorted(data["final_hands"][data["winner_seat"]]) == []
 
 

@@ -26,6 +26,7 @@ from arena.engine.combos import (
 )
 from arena.engine.moves import HandIndex, is_forced_pass, legal_moves, legal_plays
 from arena.engine.records import (
+    WINNER_SIDES,
     Action,
     BidAction,
     Dealt,
@@ -47,6 +48,7 @@ __all__ = [
     "DEFAULT_RULES",
     "PASS",
     "READING_ORDER",
+    "WINNER_SIDES",
     "Action",
     "AuctionOutcome",
     "BidAction",

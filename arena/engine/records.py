@@ -6,14 +6,17 @@ Plain frozen data, hidden information included; the table decides what becomes p
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Literal
 
 from arena.engine.cards import DECK, Card, CardLike, card
 from arena.engine.combos import Combo
+from protocol.messages import Role
 
 __all__ = [
+    "WINNER_SIDES",
     "Action",
     "BidAction",
     "Dealt",
@@ -123,6 +126,15 @@ class EffectApplied:
     cards: tuple[Card, ...] = ()
 
 
+WINNER_SIDES: Mapping[str, Role] = MappingProxyType(
+    {"landlord": "landlord", "farmer": "farmer", "farmers": "farmer"}
+)
+"""A recorded ``winner_side`` as the wire spells it (ROUND_RESULT's ``Role``).
+
+:meth:`Settlement.to_dict` writes the wire's spelling; results recorded before it did say
+``"farmers"``, so a reader of stored results looks the value up here.
+"""
+
 Action = Dealt | BidAction | LandlordChosen | DoubleAction | PlayAction | TrickWon | EffectApplied
 
 
@@ -166,7 +178,7 @@ class Settlement:
             "landlord": self.landlord,
             "call_score": self.call_score,
             "landlord_won": self.landlord_won,
-            "winner_side": "landlord" if self.landlord_won else "farmers",
+            "winner_side": "landlord" if self.landlord_won else "farmer",
             "winner_seat": self.winner_seat,
             "winners": list(self.winners),
             "spring": self.spring,
