@@ -13,6 +13,8 @@ from arena.errors import (
     CardResolutionError,
     ConfigError,
     IllegalActionError,
+    InvalidCardError,
+    SetupError,
 )
 
 __all__ = [
@@ -23,4 +25,6 @@ __all__ = [
     "CardResolutionError",
     "ConfigError",
     "IllegalActionError",
+    "InvalidCardError",
+    "SetupError",
 ]

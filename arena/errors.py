@@ -1,17 +1,31 @@
 """Errors raised on purpose by the arena.
 
 ArenaError
+ ├─ InvalidCardError       (also protocol's CardNotationError, a ValueError): text that
+ │                         is not a canonical card, or a card listed twice
+ ├─ SetupError             (also ValueError): a round or deal that cannot start as asked
  ├─ IllegalActionError     (also ValueError): the rules forbid this action now
  │   └─ CardResolutionError  a card token names no card of the player's hand
  ├─ AgentError             an agent failed to give a usable reply
- │   ├─ AgentReplyError    the reply was empty, unparsable or truncated (``category``)
+ │   ├─ AgentReplyError    an agent's reply is empty, unparsable or truncated
+ │   │                     (``category``: the fault it is counted as)
  │   └─ AgentTimeoutError  (also TimeoutError)
- └─ ConfigError            (also ValueError): names the file and the key
+ ├─ ConfigError            (also ValueError): names the file and the key
+ ├─ ReplayError            (also ValueError; in ``arena.replay``): a replay that cannot be
+ │                         read, or a recorded round the engine rejects
+ └─ UsageError             (in ``arena.cli``): a mistake on the command line
+
+The table catches an agent's errors and counts them as faults (``arena.table.faults``);
+they never end a match. Misuse by calling code raises the builtin Python would (a
+``TypeError`` for a wrong kind of argument), and the protocol package keeps its own
+``ProtocolError`` and ``CardNotationError`` (it never imports ``arena``).
 """
 
 from __future__ import annotations
 
 from typing import Literal
+
+from protocol.cards import CardNotationError
 
 __all__ = [
     "AgentError",
@@ -21,7 +35,9 @@ __all__ = [
     "CardResolutionError",
     "ConfigError",
     "IllegalActionError",
+    "InvalidCardError",
     "ReplyFault",
+    "SetupError",
 ]
 
 
@@ -31,6 +47,18 @@ ReplyFault = Literal["empty", "unparsable", "truncated"]
 
 class ArenaError(Exception):
     """Base class for every error this project raises on purpose."""
+
+
+class InvalidCardError(ArenaError, CardNotationError):
+    """Text that is not one of the 54 canonical cards, or the same card listed twice.
+
+    Also the protocol's :class:`~protocol.CardNotationError`, which is what the protocol
+    itself raises for a token no notation can read.
+    """
+
+
+class SetupError(ArenaError, ValueError):
+    """A round or a deal that cannot start as asked (no such seat, not the 54 cards)."""
 
 
 class IllegalActionError(ArenaError, ValueError):
@@ -54,7 +82,7 @@ class AgentReplyError(AgentError):
 
     def __init__(self, category: ReplyFault, detail: str) -> None:
         if category not in ("empty", "unparsable", "truncated"):
-            raise ValueError(f"unknown reply fault category {category!r}")
+            raise TypeError(f"unknown reply fault category {category!r}")  # mypy's arg-type
         super().__init__(f"{category} reply: {detail}")
         self.category: ReplyFault = category
         self.detail = detail

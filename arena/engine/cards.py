@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Final, TypeAlias
 
-from arena.errors import CardResolutionError
+from arena.errors import CardResolutionError, InvalidCardError
 from protocol.cards import (
     BIG_JOKER,
     CANONICAL_CARDS,
@@ -90,7 +90,7 @@ def card(text: CardLike) -> Card:
         return text
     found = _BY_TEXT.get(text) if isinstance(text, str) else None
     if found is None:
-        raise CardNotationError(text, "not a canonical card (expected e.g. '♠3', '♥10', '小王')")
+        raise InvalidCardError(text, "not a canonical card (expected e.g. '♠3', '♥10', '小王')")
     return found
 
 
@@ -101,7 +101,7 @@ def cards_of(items: Iterable[CardLike]) -> tuple[Card, ...]:
         seen: set[Card] = set()
         for c in result:
             if c in seen:
-                raise CardNotationError(c.text, "the same card appears twice")
+                raise InvalidCardError(c.text, "the same card appears twice")
             seen.add(c)
     return result
 

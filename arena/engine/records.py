@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from arena.engine.cards import DECK, Card, CardLike, card
 from arena.engine.combos import Combo
+from arena.errors import SetupError
 from protocol.messages import Role
 
 __all__ = [
@@ -49,7 +50,7 @@ class DealtCards:
         """Deal a given order of the 54 cards: 17 each in blocks, the last 3 to the bottom."""
         cards = [card(c) for c in deck]
         if len(cards) != 54 or len(set(cards)) != 54:
-            raise ValueError("a deal needs each of the 54 cards exactly once")
+            raise SetupError("a deal needs each of the 54 cards exactly once")
         hands = tuple(tuple(sorted(cards[i * 17 : (i + 1) * 17])) for i in range(3))
         return cls((hands[0], hands[1], hands[2]), tuple(sorted(cards[51:])))
 

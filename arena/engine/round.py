@@ -41,7 +41,7 @@ from arena.engine.records import (
 )
 from arena.engine.rules import DEFAULT_RULES, Rules
 from arena.engine.scoring import settle
-from arena.errors import IllegalActionError
+from arena.errors import IllegalActionError, InvalidCardError, SetupError
 
 __all__ = ["Phase", "Round"]
 
@@ -78,9 +78,9 @@ class Round:
     ) -> None:
         for name, value in (("first_bidder", first_bidder), ("landlord", landlord)):
             if value is not None and value not in (0, 1, 2):
-                raise ValueError(f"{name} must be a seat 0..2, got {value!r}")
+                raise SetupError(f"{name} must be a seat 0..2, got {value!r}")
         if call_score is not None and (landlord is None or call_score not in (1, 2, 3)):
-            raise ValueError("call_score needs a landlord and must be 1..3")
+            raise SetupError("call_score needs a landlord and must be 1..3")
         self.rules = rules
         self.seed = seed
         self._rng = rng if rng is not None else random.Random(seed)
@@ -294,7 +294,7 @@ class Round:
         else:
             try:
                 given = tuple(sorted((card(c) for c in cards), key=_card_id))
-            except ValueError as exc:
+            except InvalidCardError as exc:
                 raise IllegalActionError(str(exc)) from exc
         chosen = self._reading(seat, given, hand_type)
         self._apply_play(seat, chosen)
