@@ -10,6 +10,8 @@ are the plain ones.
 
 from __future__ import annotations
 
+import asyncio
+
 from typing import Any
 
 import pytest
@@ -237,9 +239,12 @@ async def test_an_agent_that_waits_logs_with_its_seat_and_name_bound() -> None:
     contexts: dict[str, list[dict[str, Any]]] = {"A": [], "C": []}
 
     def look(name: str) -> Any:
-        return lambda request, n: contexts[name].append(structlog.contextvars.get_contextvars())
+        async def waiting(request: Any, n: int) -> None:
+            await asyncio.sleep(0)  # it waits: from here on its seat and name are bound
+            contexts[name].append(structlog.contextvars.get_contextvars())
 
-    # FakeAgents are not instant: they may wait, so they get a deadline and log context.
+        return waiting
+
     agents: list[Any] = [
         FakeAgent("A", play=look("A")),
         GreedyAgent("B"),

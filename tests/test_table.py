@@ -17,7 +17,6 @@ import contextlib
 import io
 import itertools
 import re
-import time
 from typing import Any
 
 import pytest
@@ -33,6 +32,7 @@ from arena.runner import run_arena
 from arena.sinks.base import CollectingSink
 from arena.sinks.console import LiveConsoleSink, PlainConsoleSink
 from arena.table import Event, Table, TableSettings, play_match
+from arena.table.clock import ManualClock
 from protocol import (
     BidRequest,
     BidResponse,
@@ -211,7 +211,7 @@ async def test_a_bid_that_is_not_offered_is_illegal() -> None:
     assert (b_bid.data["bid"], b_bid.data["fallback"]) == (0, True)
 
 
-async def test_a_reply_of_the_wrong_kind_is_an_agent_error() -> None:
+async def test_a_reply_of_the_wrong_kind_is_malformed() -> None:
     confused = FakeAgent(
         "Confused",
         play=lambda r, n: (
@@ -220,8 +220,10 @@ async def test_a_reply_of_the_wrong_kind_is_an_agent_error() -> None:
     )
     table, _ = seat_table(confused, FakeAgent("B"), FakeAgent("C"))
     await landlord_round(table)
-    assert table.faults("Confused").agent_error == 1
-    assert confused.rejections[0].reason == "agent_error"
+    assert table.faults("Confused").unparsable == 1
+    [rejection] = confused.rejections
+    assert rejection.reason == "unparsable"
+    assert "expected a PLAY_RESPONSE, got a BID_RESPONSE" in rejection.detail
 
 
 @pytest.mark.parametrize("category", ["empty", "unparsable", "truncated"])
@@ -612,15 +614,16 @@ def test_a_table_needs_three_distinct_agents() -> None:
 
 
 class OrderSink:
-    """One log shared by several tables: which table emitted what, in order."""
+    """One log shared by several tables: which table emitted what, in order, and when."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: ManualClock | None = None) -> None:
         self.log: list[tuple[str, str, int | None]] = []
         self.stamps: list[tuple[float, Event]] = []
+        self.clock = clock or ManualClock()
 
     async def emit(self, event: Event) -> None:
         self.log.append((event.table, event.type, event.seat))
-        self.stamps.append((time.monotonic(), event))
+        self.stamps.append((self.clock.now(), event))
 
     async def close(self) -> None:
         pass
@@ -672,7 +675,7 @@ async def test_many_tables_play_at_once_with_their_own_deals() -> None:
         assert seqs == list(range(1, len(seqs) + 1))
 
 
-PACE = 0.01
+PACE = 0.6  # on a ManualClock: the gaps are exact, and the test runs at full speed
 
 
 def action_gaps(sink: OrderSink) -> list[tuple[float, str, str]]:
@@ -683,24 +686,30 @@ def action_gaps(sink: OrderSink) -> list[tuple[float, str, str]]:
     ]
 
 
+def paced_table(*agents: Any) -> tuple[Table, OrderSink]:
+    clock = ManualClock()
+    stamps = OrderSink(clock)
+    table, _ = seat_table(*agents, sinks=[stamps], pace_s=PACE)
+    table.clock = clock
+    return table, stamps
+
+
 async def test_pacing_keeps_every_action_on_screen() -> None:
-    stamps = OrderSink()
-    table, _ = seat_table(
-        GreedyAgent("A"), GreedyAgent("B"), GreedyAgent("C"), sinks=[stamps], pace_s=PACE
-    )
+    table, stamps = paced_table(GreedyAgent("A"), GreedyAgent("B"), GreedyAgent("C"))
     await landlord_round(table)
     gaps = action_gaps(stamps)
     assert len(gaps) > 10
-    short = [g for g in gaps if g[0] < PACE - 1e-3]
-    assert short == [], f"actions shown for less than {PACE} s: {short}"
+    assert {round(g[0], 9) for g in gaps} == {PACE}  # instant agents: exactly the pace
 
 
 async def test_pacing_holds_an_action_that_followed_a_slow_decision() -> None:
+    clock = ManualClock()
+
     async def slow_second(request: PlayRequest, n: int) -> None:
         if n == 2:
-            await asyncio.sleep(3 * PACE)
+            await clock.sleep(3 * PACE)  # thinks longer than the pace: no extra hold
 
-    stamps = OrderSink()
+    stamps = OrderSink(clock)
     table, _ = seat_table(
         FakeAgent("A", play=slow_second),
         GreedyAgent("B"),
@@ -708,23 +717,18 @@ async def test_pacing_holds_an_action_that_followed_a_slow_decision() -> None:
         sinks=[stamps],
         pace_s=PACE,
     )
+    table.clock = clock
     await landlord_round(table)
-    gaps = action_gaps(stamps)
-    later = gaps[1:]  # leave out the table's very first action (see the test above)
-    short = [g for g in later if g[0] < PACE - 1e-3]
-    assert short == [], f"actions shown for less than {PACE} s: {short}"
+    gaps = [g[0] for g in action_gaps(stamps)]
+    assert min(gaps) >= PACE - 1e-9
+    assert max(gaps) == pytest.approx(3 * PACE)  # the slow decision's gap, not 4 × PACE
 
 
-async def test_pacing_spaces_actions_after_the_first() -> None:
-    """What already works: with instant agents, consecutive actions are paced."""
-    stamps = OrderSink()
-    table, _ = seat_table(
-        GreedyAgent("A"), GreedyAgent("B"), GreedyAgent("C"), sinks=[stamps], pace_s=PACE
-    )
+async def test_the_first_action_is_not_held() -> None:
+    table, stamps = paced_table(GreedyAgent("A"), GreedyAgent("B"), GreedyAgent("C"))
     await landlord_round(table)
-    gaps = action_gaps(stamps)[1:]
-    assert gaps
-    assert min(g[0] for g in gaps) >= PACE - 1e-3
+    first = next(t for t, e in stamps.stamps if e.type in ACTIONS)
+    assert first == stamps.stamps[0][0]  # nothing was on screen before it: no wait
 
 
 # ─── sinks ──────────────────────────────────────────────────────────────────────────────

@@ -52,18 +52,18 @@ class Agent(Protocol):
 
 
 class BaseAgent:
-    """Defaults for everything but :meth:`bid` and :meth:`play`.
-
-    Set ``instant = True`` on an agent that answers without ever awaiting (scripted
-    bots): the table then skips arming a deadline timer, which could never fire for it
-    anyway, since asyncio can only interrupt a coroutine where it awaits.
+    """Defaults for everything but :meth:`play`: pass when bidding, never double, ignore
+    notifications, nothing to close.
 
     The table constructs agents as ``cls(name=..., seed=..., rules=..., **options)``, where
     ``options`` are the seat's ``options`` table from the config; subclasses accept their
     own options as keyword arguments and pass the rest here.
-    """
 
-    instant: bool = False
+    Methods are async so that an agent can wait for a model or a remote program; while it
+    waits, every other table goes on. It must never block (``time.sleep``, a blocking
+    HTTP client): that stalls every table in the process, the table names it in a warning,
+    and a reply that comes after its deadline is refused as late however it got there.
+    """
 
     def __init__(
         self, name: str, *, seed: int | None = None, rules: Rules = DEFAULT_RULES, **options: Any

@@ -32,8 +32,6 @@ _BOMBS = (ComboType.BOMB, ComboType.ROCKET)
 class RandomAgent(BaseAgent):
     """Uniform over the legal actions (PASS included when following)."""
 
-    instant = True
-
     def __init__(self, name: str, *, seed: int | None = None, **options: Any) -> None:
         super().__init__(name, seed=seed, **options)
         self._rng = random.Random(seed)
@@ -73,8 +71,6 @@ def _lowest_first(move: Combo) -> tuple[int, int, int]:
 class GreedyAgent(BaseAgent):
     """Plays the smallest move that beats the trick; leads its lowest cards."""
 
-    instant = True
-
     async def bid(self, request: BidRequest) -> BidResponse:
         """Bids the lowest allowed score when its hand has some strength."""
         strength = bid_strength(_cards_of_bid(request))
@@ -102,7 +98,6 @@ class HeuristicAgent(BaseAgent):
     never overtakes its teammate without reason, and feeds a teammate about to go out.
     """
 
-    instant = True
     bid_thresholds: tuple[int, int, int] = (6, 9, 12)
     """Hand strength needed to bid 1, 2 and 3 (see :func:`bid_strength`)."""
 

@@ -76,6 +76,7 @@ async def play_match(table: Table, *, rounds: int, seed: int) -> MatchSummary:
 
 async def _play(table: Table, summary: MatchSummary, *, rounds: int, seed: int) -> MatchSummary:
     players = summary.players
+    table.start_match()
     await table.emit("match_started", data={"players": list(players), "rounds": rounds})
     rotate = table.rules.first_bidder == "rotate"
     for round_no in range(1, rounds + 1):

@@ -8,9 +8,12 @@ __all__ = ["TableSettings"]
 
 
 class TableSettings(BaseModel):
-    """Per-table behaviour; every field can be set in the ``[table]`` config section."""
+    """Per-table behaviour; every field can be set in the ``[table]`` config section.
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    Strict: ``auto_pass = "yes"`` is an error, not True; a float takes an integer, not nan.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, allow_inf_nan=False)
 
     decision_timeout_s: float = Field(default=30.0, gt=0, le=3600)
     """Deadline of one decision, unless the seat sets its own ``timeout_s``."""
@@ -26,6 +29,10 @@ class TableSettings(BaseModel):
 
     auto_pass: bool = True
     """Pass for a player who cannot beat the trick, without asking (no tokens spent)."""
+
+    stall_warning_s: float = Field(default=0.5, gt=0, le=3600)
+    """An agent call that holds the event loop longer than this is named in a warning:
+    while it blocks, every table in the process stands still (scripted bots take µs)."""
 
     pace_s: float = Field(default=0.0, ge=0, le=60)
     """Minimum seconds each action stays on screen (live shows); 0 = as fast as possible."""

@@ -10,10 +10,9 @@ safe points: between two turns, never while an agent is deciding.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import structlog
 
@@ -35,7 +34,8 @@ from arena.engine import (
     resolve_cards,
 )
 from arena.errors import AgentReplyError, ConfigError, IllegalActionError
-from arena.table.calls import CallTiming, accept_reply, run_call
+from arena.logs import get_logger
+from arena.table.calls import CallTiming, as_reply, check_addressed, run_call
 from arena.table.clock import Clock, MonotonicClock
 from arena.table.events import Event, EventType
 from arena.table.faults import Faults
@@ -60,7 +60,9 @@ if TYPE_CHECKING:  # arena.sinks imports this package's events: no import at run
 
 __all__ = ["SafePoint", "Table"]
 
-log = structlog.get_logger()
+log = get_logger(__name__)
+
+R = TypeVar("R", BidResponse, DoubleResponse, PlayResponse)
 
 SafePoint = Callable[["Table", Round], Awaitable[None]]
 """Called between turns (the gift hook): may change the round through its effect hooks."""
@@ -125,7 +127,7 @@ class Table:
         self.round_no = 0
         self._seq = 0
         self._request_seq = 0
-        self._last_action_at = 0.0
+        self._last_action_at = float("-inf")
         self.views = SeatViews(self.names)
         self.totals = [0, 0, 0]
         """Running scores of the three seats in the current match."""
@@ -198,7 +200,7 @@ class Table:
     async def close(self) -> None:
         """Close every agent (errors are logged, not raised); sinks belong to the caller."""
         for seat in self.seats:
-            await _guarded(seat.agent, seat.agent.close(), seat, "agent_close")
+            await self._listen(seat, seat.agent, "close", None)
 
     # --- one turn -----------------------------------------------------------------------
 
@@ -217,34 +219,29 @@ class Table:
             rnd, seat, time_limit_ms=self._time_limit_ms(seat), request_id=self._next_request_id()
         )
 
-        def apply(response: Message) -> None:
-            if not isinstance(response, BidResponse):
-                raise _WrongReply("BID_RESPONSE", response)
+        def apply(response: BidResponse) -> None:
             rnd.bid(seat, response.bid)
 
-        response = await self._decide(seat, request, apply)
+        grabbing = request.mode == "grab" and rnd.auction.highest > 0
+        response = await self._decide(seat, request, BidResponse, "bid", apply)
         if response is None:
             self._fallback_bid(rnd, seat)
         value = _last_bid_value(rnd, seat)
         self.views.record_bid(seat, value)
-        await self._action_event(
-            "bid",
-            seat,
-            response,
-            {"bid": value, "mode": request.mode, "fallback": response is None},
-        )
+        data: dict[str, Any] = {"bid": value, "mode": request.mode, "fallback": response is None}
+        if request.mode == "grab":
+            data["grab"] = grabbing  # 抢地主 / 不抢, not 叫地主 / 不叫
+        await self._action_event("bid", seat, response, data)
 
     async def _double_turn(self, rnd: Round, seat: int) -> None:
         request = self.views.double_request(
             rnd, seat, time_limit_ms=self._time_limit_ms(seat), request_id=self._next_request_id()
         )
 
-        def apply(response: Message) -> None:
-            if not isinstance(response, DoubleResponse):
-                raise _WrongReply("DOUBLE_RESPONSE", response)
+        def apply(response: DoubleResponse) -> None:
             rnd.double(seat, response.double)
 
-        response = await self._decide(seat, request, apply)
+        response = await self._decide(seat, request, DoubleResponse, "double", apply)
         if response is None:
             rnd.double(seat, False)
         choice = response.double if isinstance(response, DoubleResponse) else False
@@ -265,9 +262,7 @@ class Table:
             rnd, seat, time_limit_ms=self._time_limit_ms(seat), request_id=self._next_request_id()
         )
 
-        def apply(response: Message) -> None:
-            if not isinstance(response, PlayResponse):
-                raise _WrongReply("PLAY_RESPONSE", response)
+        def apply(response: PlayResponse) -> None:
             if response.action == "PASS":
                 rnd.pass_turn(seat)
                 return
@@ -278,7 +273,7 @@ class Table:
             cards = resolve_cards(response.cards, rnd.hand(seat))
             rnd.play(seat, cards, response.hand_type)
 
-        response = await self._decide(seat, request, apply)
+        response = await self._decide(seat, request, PlayResponse, "play", apply)
         if response is None:
             self._fallback_play(rnd, seat)
         await self._record_play(rnd, seat, response, auto=False)
@@ -311,8 +306,10 @@ class Table:
         self,
         seat: int,
         request: BidRequest | DoubleRequest | PlayRequest,
-        apply: Callable[[Message], None],
-    ) -> Any:
+        expected: type[R],
+        method: str,
+        apply: Callable[[R], None],
+    ) -> R | None:
         """Ask until a reply applies cleanly; None when the table had to fall back."""
         state = self.seats[seat]
         attempts = self.settings.max_retries + 1
@@ -320,39 +317,106 @@ class Table:
         for attempt in range(attempts):
             agent = state.active
             self._record_message("to_agent", seat, request, None)
-            started = time.perf_counter()
             category: RejectReason
+            timing = CallTiming()
             try:
-                if getattr(agent, "instant", False):
-                    # Scripted: never awaits, so no timer could fire, and it never logs.
-                    response = await _ask(agent, request)
-                else:
-                    bound = structlog.contextvars.bound_contextvars(seat=seat, agent=agent.name)
-                    with bound:
-                        async with asyncio.timeout(state.timeout_s):
-                            response = await _ask(agent, request)
+                reply = await self._call(state, agent, getattr(agent, method)(request), timing)
             except TimeoutError:
                 category, detail = "timeout", f"no reply within {state.timeout_s:g} s"
             except AgentReplyError as exc:
                 category, detail = exc.category, exc.detail
             except Exception as exc:  # an agent's bug must not stop the table
                 category, detail = "agent_error", f"{type(exc).__name__}: {exc}"
+                log.debug("agent_raised", seat=seat, agent=agent.name, exc_info=exc)
             else:
-                elapsed_ms = (time.perf_counter() - started) * 1000
-                self._record_message("from_agent", seat, response, elapsed_ms)
-                try:
-                    apply(response)
-                except IllegalActionError as exc:
-                    category, detail = "illegal", str(exc)
-                except _WrongReply as exc:
-                    category, detail = "agent_error", str(exc)
-                else:
+                checked = self._check_reply(seat, request, expected, reply, timing, apply)
+                if not isinstance(checked, tuple):
                     state.failed_in_row = 0
-                    return response
+                    return checked
+                category, detail = checked
             retries_left = attempts - attempt - 1
             await self._fault(seat, category, detail, retries_left, request)
         await self._fell_back(seat)
         return None
+
+    def _check_reply(
+        self,
+        seat: int,
+        request: BidRequest | DoubleRequest | PlayRequest,
+        expected: type[R],
+        reply: object,
+        timing: CallTiming,
+        apply: Callable[[R], None],
+    ) -> R | tuple[RejectReason, str]:
+        """Record a reply, and apply it if it is on time, well-formed, addressed and legal.
+
+        Returns the response used, or why it was refused: a late reply is never applied.
+        """
+        timeout = self.seats[seat].timeout_s
+        late = timing.elapsed > timeout
+        try:
+            response = as_reply(reply, expected)
+        except AgentReplyError as exc:
+            self._record_message("from_agent", seat, reply, timing.elapsed * 1000, late=late)
+            return ("timeout", _late(timing, timeout)) if late else (exc.category, exc.detail)
+        self._record_message("from_agent", seat, response, timing.elapsed * 1000, late=late)
+        if late:
+            return "timeout", _late(timing, timeout)
+        try:
+            check_addressed(response, request)
+            apply(response)
+        except AgentReplyError as exc:
+            return exc.category, exc.detail
+        except IllegalActionError as exc:
+            return "illegal", str(exc)
+        return response
+
+    async def _call(self, state: _Seat, agent: Agent, call: object, timing: CallTiming) -> Any:
+        """Run one agent call on the table's clock; bind log context for agents that wait.
+
+        Binding costs microseconds that a scripted bot's decision cannot afford, so it is
+        done only once a call awaits, and for an agent seen to await before its calls start.
+        """
+        timeout = state.timeout_s
+        try:
+            if state.waits:
+                with structlog.contextvars.bound_contextvars(seat=state.index, agent=agent.name):
+                    return await run_call(call, timeout_s=timeout, clock=self.clock, timing=timing)
+            context = {"seat": state.index, "agent": agent.name}
+            return await run_call(
+                call, timeout_s=timeout, clock=self.clock, timing=timing, log_context=context
+            )
+        finally:
+            if timing.awaited:
+                state.waits = True
+            if timing.longest_step > self.settings.stall_warning_s:
+                log.warning(
+                    "agent_blocked_event_loop",
+                    seat=state.index,
+                    agent=agent.name,
+                    held_s=round(timing.longest_step, 3),
+                    threshold_s=self.settings.stall_warning_s,
+                    hint="an agent must await, never block: it stalls every table here",
+                )
+
+    async def _listen(
+        self, state: _Seat, agent: Agent, method: str, message: Message | None
+    ) -> None:
+        """A call nobody waits for an answer to (notify, close): under the seat's deadline,
+        never raising, since an agent that hangs or fails while listening must not hold up
+        the table.
+        """
+        timing = CallTiming()
+        try:
+            call = getattr(agent, method)() if message is None else getattr(agent, method)(message)
+            await self._call(state, agent, call, timing)
+        except TimeoutError:
+            log.warning(f"agent_{method}_timed_out", seat=state.index, agent=agent.name)
+        except Exception as exc:
+            log.warning(
+                f"agent_{method}_failed", seat=state.index, agent=agent.name, error=repr(exc)
+            )
+            log.debug(f"agent_{method}_raised", seat=state.index, agent=agent.name, exc_info=exc)
 
     async def _fault(
         self,
@@ -385,7 +449,7 @@ class Table:
             retries_left=retries_left,
         )
         self._record_message("to_agent", seat, rejection, None)
-        await _guarded(state.active, state.active.notify(rejection), state, "agent_notify")
+        await self._listen(state, state.active, "notify", rejection)
 
     async def _fell_back(self, seat: int) -> None:
         state = self.seats[seat]
@@ -498,7 +562,7 @@ class Table:
         """
         self._record_message("to_agent", seat, message, None)
         state = self.seats[seat]
-        await _guarded(state.agent, state.agent.notify(message), state, "agent_notify")
+        await self._listen(state, state.agent, "notify", message)
 
     async def _action_event(
         self, kind: EventType, seat: int, response: Any, data: dict[str, Any]
@@ -517,10 +581,10 @@ class Table:
         pace = self.settings.pace_s
         if not pace:
             return
-        wait = self._last_action_at + pace - time.monotonic()
+        wait = self._last_action_at + pace - self.clock.now()
         if wait > 0:
-            await asyncio.sleep(wait)
-        self._last_action_at = time.monotonic()
+            await self.clock.sleep(wait)
+        self._last_action_at = self.clock.now()
 
     async def emit(
         self, kind: EventType, seat: int | None = None, data: dict[str, Any] | None = None
@@ -546,10 +610,19 @@ class Table:
                 self.sinks = [s for s in self.sinks if s is not sink]
 
     def _record_message(
-        self, direction: str, seat: int, message: Message, elapsed_ms: float | None
+        self,
+        direction: str,
+        seat: int,
+        message: object,
+        elapsed_ms: float | None,
+        *,
+        late: bool = False,
     ) -> None:
         if self.recorder is not None:
-            self.recorder.message(direction, seat, message, elapsed_ms)
+            if late:
+                self.recorder.message(direction, seat, message, elapsed_ms, late=True)
+            else:
+                self.recorder.message(direction, seat, message, elapsed_ms)
 
     def _time_limit_ms(self, seat: int) -> int:
         return int(self.seats[seat].timeout_s * 1000)
@@ -564,20 +637,8 @@ class Table:
         return self.names.index(seat_or_name)
 
 
-class _WrongReply(Exception):
-    """An agent answered a request with a reply of another kind."""
-
-    def __init__(self, expected: str, got: object) -> None:
-        kind = getattr(got, "type", type(got).__name__)
-        super().__init__(f"expected a {expected}, got {kind}")
-
-
-async def _ask(agent: Agent, request: BidRequest | DoubleRequest | PlayRequest) -> Message:
-    if isinstance(request, PlayRequest):
-        return await agent.play(request)
-    if isinstance(request, BidRequest):
-        return await agent.bid(request)
-    return await agent.double(request)
+def _late(timing: CallTiming, timeout: float) -> str:
+    return f"the reply came after {timing.elapsed:.2f} s, past the {timeout:g} s deadline"
 
 
 def _last_bid_value(rnd: Round, seat: int) -> int:
@@ -585,20 +646,3 @@ def _last_bid_value(rnd: Round, seat: int) -> int:
         if isinstance(action, BidAction) and action.seat == seat:
             return action.value
     raise AssertionError("no bid recorded")
-
-
-async def _guarded(agent: Agent, call: Awaitable[object], seat: _Seat, event: str) -> None:
-    """An agent call nobody waits for an answer to: under the seat's deadline, never raising.
-
-    An agent that hangs or fails while listening or closing must not hold up the table.
-    """
-    try:
-        if getattr(agent, "instant", False):
-            await call
-        else:
-            async with asyncio.timeout(seat.timeout_s):
-                await call
-    except TimeoutError:
-        log.warning(f"{event}_timed_out", seat=seat.index, agent=seat.name)
-    except Exception as exc:
-        log.warning(f"{event}_failed", seat=seat.index, agent=seat.name, error=repr(exc))

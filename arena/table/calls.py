@@ -1,0 +1,196 @@
+"""Calling an agent under a deadline that holds even against an agent that blocks.
+
+asyncio can only interrupt a coroutine where it awaits: an agent that calls
+``time.sleep`` or a blocking HTTP client holds the whole event loop, every table in the
+process included, and no timer fires meanwhile. So the table runs each call itself, step
+by step, on its own clock:
+
+- The first step runs at once. Most calls (scripted bots) finish there and need no timer.
+- A call that awaits is resumed under ``asyncio.timeout`` for the rest of its deadline.
+- Every step is timed. The longest one is how long the agent held the event loop, and
+  the whole call's time decides whether its reply came late, however it got there.
+
+Whether an agent awaits is seen, never declared, so no class can inherit a promise not
+to wait that it does not keep.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Coroutine, Generator, Mapping
+from contextlib import nullcontext
+from types import CoroutineType
+from typing import Any, Final, TypeVar
+
+from structlog.contextvars import bound_contextvars
+
+from arena.errors import AgentReplyError
+from arena.table.clock import Clock
+from protocol import (
+    BidRequest,
+    BidResponse,
+    DoubleRequest,
+    DoubleResponse,
+    Message,
+    PlayRequest,
+    PlayResponse,
+    ProtocolError,
+    parse_message,
+)
+
+__all__ = ["CallTiming", "Reply", "Request", "as_reply", "check_addressed", "run_call"]
+
+R = TypeVar("R", BidResponse, DoubleResponse, PlayResponse)
+Reply = BidResponse | DoubleResponse | PlayResponse
+Request = BidRequest | DoubleRequest | PlayRequest
+
+_WIRE_NAMES: Final[dict[type[Message], str]] = {
+    BidResponse: "BID_RESPONSE",
+    DoubleResponse: "DOUBLE_RESPONSE",
+    PlayResponse: "PLAY_RESPONSE",
+}
+
+
+class CallTiming:
+    """How long one agent call took, and the longest it held the event loop at once."""
+
+    __slots__ = ("awaited", "elapsed", "longest_step")
+
+    def __init__(self) -> None:
+        self.elapsed = 0.0
+        self.longest_step = 0.0
+        self.awaited = False
+
+    def step(self, seconds: float) -> None:
+        """Note one synchronous step of the agent's code."""
+        if seconds > self.longest_step:
+            self.longest_step = seconds
+
+
+async def run_call(
+    call: object,
+    *,
+    timeout_s: float,
+    clock: Clock,
+    timing: CallTiming,
+    log_context: Mapping[str, object] | None = None,
+) -> Any:
+    """Drive ``call`` (what ``agent.play(request)`` returned) to its result.
+
+    Raises TimeoutError when a call that awaits overruns ``timeout_s``; the agent's own
+    exceptions pass through. ``timing`` is filled in whatever happens. ``log_context`` is
+    bound for the rest of a call that awaits (binding costs more than a scripted bot's
+    whole decision, so a call that finishes at once goes without).
+    """
+    if type(call) is not CoroutineType:
+        if not inspect.isawaitable(call):
+            return call  # a plain method answered directly
+        call = _as_coroutine(call)
+    assert isinstance(call, Coroutine)
+    now = clock.now
+    start = now()
+    try:
+        pending = call.send(None)
+    except StopIteration as done:
+        timing.elapsed = timing.longest_step = now() - start
+        return done.value
+    except BaseException:
+        timing.elapsed = timing.longest_step = now() - start
+        raise
+    first = now() - start
+    timing.step(first)
+    timing.awaited = True
+    bound = bound_contextvars(**log_context) if log_context else nullcontext()
+    try:
+        with bound:
+            async with asyncio.timeout(max(timeout_s - first, 0.0)):
+                return await _Resumed(call, pending, clock, timing)
+    finally:
+        timing.elapsed = now() - start
+
+
+async def _as_coroutine(awaitable: Any) -> Any:
+    return await awaitable
+
+
+class _Resumed:
+    """The rest of a started coroutine, awaitable, with each step timed."""
+
+    __slots__ = ("_call", "_clock", "_pending", "_timing")
+
+    def __init__(
+        self, call: Coroutine[Any, Any, Any], pending: Any, clock: Clock, timing: CallTiming
+    ) -> None:
+        self._call = call
+        self._pending = pending
+        self._clock = clock
+        self._timing = timing
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        call, now, timing = self._call, self._clock.now, self._timing
+        pending = self._pending
+        while True:
+            sent: Any = None
+            error: BaseException | None = None
+            try:
+                sent = yield pending
+            except GeneratorExit:
+                call.close()
+                raise
+            except BaseException as exc:  # cancellation (the deadline) goes to the agent
+                error = exc
+            start = now()
+            try:
+                pending = call.send(sent) if error is None else call.throw(error)
+            except StopIteration as done:
+                return done.value
+            finally:
+                timing.step(now() - start)
+
+
+def as_reply(reply: object, expected: type[R]) -> R:
+    """The reply as the message the request asked for.
+
+    Raises :class:`AgentReplyError`: ``empty`` for nothing, ``unparsable`` for anything
+    that is not that message. Text and dicts are read as JSON messages first: the path
+    remote agents take.
+    """
+    if isinstance(reply, expected):
+        return reply
+    return _coerce(reply, expected)
+
+
+def check_addressed(reply: Reply, request: Request) -> None:
+    """Refuse (``unparsable``) a reply naming another player or another request.
+
+    A reply without a ``request_id`` is accepted: the protocol's own examples have none.
+    """
+    if reply.player_id != request.player_id:
+        raise AgentReplyError(
+            "unparsable", f"player_id {reply.player_id!r} is not this seat's {request.player_id!r}"
+        )
+    answered = reply.request_id
+    if answered is not None and answered != request.request_id:
+        raise AgentReplyError(
+            "unparsable",
+            f"request_id {answered!r} answers another request, not {request.request_id!r}",
+        )
+
+
+def _coerce(reply: object, expected: type[R]) -> R:
+    wanted = _WIRE_NAMES.get(expected, expected.__name__)
+    blank = isinstance(reply, str | bytes) and not reply.strip()
+    if reply is None or blank or (isinstance(reply, Mapping) and not reply):
+        raise AgentReplyError("empty", f"expected a {wanted}, got {reply!r}")
+    if isinstance(reply, str | bytes | Mapping):
+        try:
+            reply = parse_message(reply)
+        except ProtocolError as exc:
+            raise AgentReplyError("unparsable", str(exc)) from exc
+        if isinstance(reply, expected):
+            return reply
+    if isinstance(reply, Message):
+        got = getattr(reply, "type", type(reply).__name__)
+        raise AgentReplyError("unparsable", f"expected a {wanted}, got a {got}")
+    raise AgentReplyError("unparsable", f"expected a {wanted}, got a Python {type(reply).__name__}")
