@@ -187,7 +187,7 @@ def _coerce(reply: object, expected: type[R]) -> R:
         try:
             reply = parse_message(reply)
         except ProtocolError as exc:
-            raise AgentReplyError("unparsable", str(exc)) from exc
+            raise AgentReplyError("unparsable", f"expected a {wanted}: {exc}") from exc
         if isinstance(reply, expected):
             return reply
     if isinstance(reply, Message):
