@@ -1,41 +1,160 @@
-"""Structured logging: one ``configure_logging`` at the entry point.
+"""Structured logging through the standard ``logging`` module.
 
-Each line carries the context bound where it happens (table, round, seat, agent). Logs go
-to stderr, human-readable by default, JSON lines with ``--log-format json``.
+A library never writes to stdout, and the application decides where its logs go. So every
+arena module logs with ``log = get_logger(__name__)``: a structlog bound logger over
+``logging.getLogger(name)``, whatever structlog's global configuration is. Unconfigured
+(arena used as a library), a warning reaches stderr through Python's last-resort handler
+as ``event key=value ...``; an application's own logging configuration takes it from
+there. The ``arena`` command calls :func:`configure_logging` once: one stderr handler that
+renders console or JSON lines with structlog's ``ProcessorFormatter``.
+
+Context bound with ``structlog.contextvars.bound_contextvars`` (table, round, seat,
+agent) is merged into every line.
 """
 
 from __future__ import annotations
 
 import logging
 import sys
-from typing import Literal
+from typing import Any, Final, Literal, TextIO
 
 import structlog
+from structlog.typing import EventDict, Processor, WrappedLogger
 
-__all__ = ["configure_logging"]
+from arena.errors import ConfigError
+
+__all__ = [
+    "EVENT_ATTRIBUTE",
+    "LEVELS",
+    "LogFormat",
+    "configure_logging",
+    "get_logger",
+    "level_number",
+    "reset_logging",
+]
 
 LogFormat = Literal["console", "json"]
 
+LEVELS: Final = ("debug", "info", "warning", "error", "critical")
+"""The log levels ``configure_logging`` and ``--log-level`` accept."""
 
-def configure_logging(fmt: LogFormat = "console", level: str = "info") -> None:
-    """Set up structlog for the whole process."""
-    numeric = logging.getLevelNamesMapping().get(level.upper())
-    if numeric is None:
-        raise ValueError(f"unknown log level {level!r}")
-    renderer: structlog.typing.Processor
+EVENT_ATTRIBUTE: Final = "arena_event"
+"""The ``LogRecord`` attribute holding a line's event dict (for handlers and tests)."""
+
+
+def _to_stdlib(
+    logger: WrappedLogger, method_name: str, event_dict: EventDict
+) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """Last processor: a readable message for any handler, the event dict for ours."""
+    exc_info = event_dict.pop("exc_info", None)
+    fields = " ".join(f"{key}={value!r}" for key, value in event_dict.items() if key != "event")
+    message = f"{event_dict.get('event')} {fields}".rstrip()
+    return (message,), {"exc_info": exc_info, "extra": {EVENT_ATTRIBUTE: event_dict}}
+
+
+# filter_by_level first: a line below the logger's level costs one isEnabledFor call.
+_PROCESSORS: Final[list[Processor]] = [
+    structlog.stdlib.filter_by_level,
+    structlog.contextvars.merge_contextvars,
+    _to_stdlib,
+]
+
+
+def get_logger(name: str) -> structlog.stdlib.BoundLogger:
+    """A structlog logger writing to ``logging.getLogger(name)``; use ``__name__``."""
+    return structlog.stdlib.BoundLogger(logging.getLogger(name), _PROCESSORS, {})
+
+
+def _restore_event(logger: WrappedLogger, method_name: str, event_dict: EventDict) -> EventDict:
+    """Give a record logged by :func:`get_logger` back its fields (others keep their text)."""
+    record: logging.LogRecord = event_dict["_record"]
+    event = getattr(record, EVENT_ATTRIBUTE, None)
+    if event is None:
+        return event_dict
+    restored = {"event": None, **event, "_record": record, "_from_structlog": False}
+    if "exc_info" in event_dict:
+        restored["exc_info"] = event_dict["exc_info"]
+    return restored
+
+
+class _StderrHandler(logging.StreamHandler[TextIO]):
+    """Writes to whatever ``sys.stderr`` is at the time (as the last-resort handler does),
+    so a replaced stderr (a test's capture, a redirect) is followed."""
+
+    def __init__(self, level: int = logging.NOTSET) -> None:
+        logging.Handler.__init__(self, level)
+
+    @property
+    def stream(self) -> TextIO:  # type: ignore[override]
+        """The current ``sys.stderr``."""
+        return sys.stderr
+
+
+def _formatter(fmt: LogFormat) -> logging.Formatter:
+    renderer: Processor
     if fmt == "json":
         renderer = structlog.processors.JSONRenderer(ensure_ascii=False)
+        last: list[Processor] = [structlog.processors.format_exc_info, renderer]
     else:
-        renderer = structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())
-    structlog.configure(
-        processors=[
-            structlog.contextvars.merge_contextvars,
-            structlog.processors.add_log_level,
+        renderer = structlog.dev.ConsoleRenderer(
+            colors=sys.stderr.isatty(), exception_formatter=structlog.dev.plain_traceback
+        )
+        last = [renderer]
+    return structlog.stdlib.ProcessorFormatter(
+        foreign_pre_chain=[
+            _restore_event,
+            structlog.stdlib.add_log_level,
+            structlog.stdlib.add_logger_name,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
-            structlog.processors.format_exc_info,
-            renderer,
         ],
-        wrapper_class=structlog.make_filtering_bound_logger(numeric),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, *last],
+    )
+
+
+def level_number(level: str) -> int:
+    """The ``logging`` number of a level name; ConfigError names the levels there are."""
+    if level.lower() not in LEVELS:
+        raise ConfigError(f"unknown log level {level!r}; choose one of {', '.join(LEVELS)}")
+    return logging.getLevelNamesMapping()[level.upper()]
+
+
+def configure_logging(fmt: LogFormat = "console", level: str = "info") -> None:
+    """Send every log line of the process to stderr, as console or JSON lines.
+
+    For applications (the ``arena`` command): it sets the root logger's level and
+    handler, replacing the handler an earlier call installed, and routes code that calls
+    ``structlog.get_logger()`` directly through the same handler.
+    """
+    numeric = level_number(level)
+    root = logging.getLogger()
+    _remove_handlers(root)
+    _level_before.setdefault("root", root.level)
+    handler = _StderrHandler()
+    handler.setFormatter(_formatter(fmt))
+    root.addHandler(handler)
+    root.setLevel(numeric)
+    structlog.configure(
+        processors=_PROCESSORS,
+        logger_factory=structlog.stdlib.LoggerFactory(),
+        wrapper_class=structlog.stdlib.BoundLogger,
         cache_logger_on_first_use=False,
     )
+
+
+_level_before: dict[str, int] = {}
+"""The root logger's level before the first :func:`configure_logging`."""
+
+
+def _remove_handlers(root: logging.Logger) -> None:
+    for handler in [h for h in root.handlers if isinstance(h, _StderrHandler)]:
+        root.removeHandler(handler)
+
+
+def reset_logging() -> None:
+    """Undo :func:`configure_logging` (for tests and programs that run ``main`` inside):
+    its handler goes, the root level and structlog's configuration are as before."""
+    root = logging.getLogger()
+    _remove_handlers(root)
+    if "root" in _level_before:
+        root.setLevel(_level_before.pop("root"))
+    structlog.reset_defaults()

@@ -9,15 +9,17 @@ from pathlib import Path
 import pytest
 import structlog
 
+from arena.logs import reset_logging
+
 TESTS = Path(__file__).resolve().parent
 if str(TESTS) not in sys.path:  # config files name test agents as "agents_for_tests:Class"
     sys.path.insert(0, str(TESTS))
 
 
 @pytest.fixture(autouse=True)
-def _reset_structlog() -> Iterator[None]:
-    """``arena.cli.main`` configures structlog for the process, bound to the stderr of
-    the moment (a capture stream that closes after the test): undo that every time."""
+def _reset_logging() -> Iterator[None]:
+    """``arena.cli.main`` configures logging for the process (a root handler and level,
+    structlog routed into it): undo that, and any bound context, after every test."""
     yield
-    structlog.reset_defaults()
+    reset_logging()
     structlog.contextvars.clear_contextvars()
