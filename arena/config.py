@@ -7,6 +7,7 @@ Every setting has an embedded default, so ``arena play`` runs with no file at al
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ DEFAULT_SEATS: tuple[tuple[str, str], ...] = (
 class SeatConfig(BaseModel):
     """One seat: a display name, an agent type, and options for that agent."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, allow_inf_nan=False)
 
     name: str = Field(min_length=1, max_length=40)
     type: str = Field(default="heuristic", min_length=1)
@@ -47,9 +48,13 @@ class SeatConfig(BaseModel):
 
 
 class MatchSettings(BaseModel):
-    """How much to play: rounds per table, tables at once, and the seed."""
+    """How much to play: rounds per table, tables at once, and the seed.
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    Strict, like every settings model: ``rounds = "3"`` or ``rounds = true`` is an error,
+    not a quiet conversion (a float field takes a TOML integer, but not nan or inf).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, allow_inf_nan=False)
 
     rounds: int = Field(default=3, ge=1, le=100_000)
     tables: int = Field(default=1, ge=1, le=1000)
@@ -68,6 +73,14 @@ class ArenaConfig(BaseModel):
     seats: tuple[SeatConfig, SeatConfig, SeatConfig] = Field(
         default_factory=lambda: _default_seats()
     )
+
+    @field_validator("seats", mode="before")
+    @classmethod
+    def _three_seats(cls, seats: Any) -> Any:
+        """Say how many seats there must be, instead of pydantic's ``seats.2: Field required``."""
+        if isinstance(seats, list | tuple) and len(seats) != 3:
+            raise ValueError(f"3 seats needed, {len(seats)} given")
+        return seats
 
     @field_validator("seats")
     @classmethod
@@ -93,6 +106,8 @@ def load_config(path: str | Path | None = None) -> ArenaConfig:
     if path is None:
         return ArenaConfig()
     file = Path(path)
+    if file.is_dir():
+        raise ConfigError(f"{file}: is a folder, not a config file")
     try:
         data = tomllib.loads(file.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -104,8 +119,14 @@ def load_config(path: str | Path | None = None) -> ArenaConfig:
     return parse_config(data, source=str(file))
 
 
-def parse_config(data: dict[str, Any], *, source: str = "<config>") -> ArenaConfig:
-    """Validate already-parsed config data; errors name ``source`` and the keys."""
+def parse_config(
+    data: dict[str, Any], *, source: str = "<config>", aliases: Mapping[str, str] | None = None
+) -> ArenaConfig:
+    """Validate already-parsed config data; errors name ``source`` and the keys.
+
+    ``aliases`` names keys the way the user gave them (``{"match.rounds": "--rounds"}``):
+    an error in such a key names the alias alone.
+    """
     try:
         config = ArenaConfig.model_validate(data)
     except ValidationError as exc:
@@ -115,7 +136,12 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>") -> ArenaConf
             message = error["msg"]
             if error["type"] == "extra_forbidden":
                 message = "unknown key"
-            problems.append(f"{source}: {key}: {message}")
+            elif error["type"] == "value_error":
+                message = str(error["ctx"]["error"])  # without pydantic's "Value error, "
+            if aliases and key in aliases:
+                problems.append(f"{aliases[key]}: {message}")
+            else:
+                problems.append(f"{source}: {key}: {message}")
         raise ConfigError("\n".join(problems)) from exc
     _check_agent_types(config, source)
     return config

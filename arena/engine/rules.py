@@ -16,9 +16,12 @@ ScoringPreset = Literal["competition", "casual"]
 
 
 class Rules(BaseModel):
-    """Every rule setting of a round. Build one with :meth:`preset` or keyword overrides."""
+    """Every rule setting of a round. Build one with :meth:`preset` or keyword overrides.
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    Strict: ``doubling = "no"`` or ``max_redeals = true`` is an error, not a conversion.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
     scoring: ScoringPreset = "competition"
     """`competition`: doubling phase, per-defender doubling; `casual`: neither."""

@@ -1,0 +1,136 @@
+"""Configuration is strict: a value of the wrong kind is an error naming the file and key.
+
+Specification (issue 7): "`auto_pass = "yes"` is accepted as true: booleans in config are
+strict. A config with two seats says "3 seats needed", not `seats.2: Field required`."
+Every setting section (``[match]``, ``[rules]``, ``[table]``, ``[[seats]]``) refuses a
+quiet conversion, while a float setting still takes a TOML integer.
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel
+
+from arena.config import MatchSettings, SeatConfig, load_config
+from arena.engine import Rules
+from arena.errors import ConfigError
+from arena.table import TableSettings
+
+SEATS = '[[seats]]\nname = "A"\n[[seats]]\nname = "B"\n[[seats]]\nname = "C"\n'
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "arena.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def error_of(path: Path) -> str:
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    return str(caught.value)
+
+
+def fields_of_kind(model: type[BaseModel], kind: type) -> list[str]:
+    """The fields of ``model`` whose type is ``kind`` or ``kind | None``."""
+    names = []
+    for name, info in model.model_fields.items():
+        annotation = info.annotation
+        options = (
+            typing.get_args(annotation)
+            if isinstance(annotation, types.UnionType)
+            else (annotation,)
+        )
+        if kind in options:
+            names.append(name)
+    return names
+
+
+SECTIONS: list[tuple[str, type[BaseModel]]] = [
+    ("match", MatchSettings),
+    ("rules", Rules),
+    ("table", TableSettings),
+]
+BOOL_KEYS = [(s, name) for s, model in SECTIONS for name in fields_of_kind(model, bool)]
+INT_KEYS = [(s, name) for s, model in SECTIONS for name in fields_of_kind(model, int)]
+FLOAT_KEYS = [(s, name) for s, model in SECTIONS for name in fields_of_kind(model, float)]
+
+
+def test_the_sections_have_the_settings_these_tests_expect() -> None:
+    """Guards the introspection below: it must find the settings it checks."""
+    assert ("table", "auto_pass") in BOOL_KEYS
+    assert ("rules", "doubling") in BOOL_KEYS  # an optional bool
+    assert ("match", "rounds") in INT_KEYS
+    assert ("table", "decision_timeout_s") in FLOAT_KEYS
+
+
+@pytest.mark.parametrize(("section", "key"), BOOL_KEYS)
+@pytest.mark.parametrize("value", ['"yes"', "1", '"true"'])
+def test_a_boolean_setting_takes_only_true_or_false(
+    tmp_path: Path, section: str, key: str, value: str
+) -> None:
+    path = write(tmp_path, f"[{section}]\n{key} = {value}\n")
+    message = error_of(path)
+    assert f"{path}: {section}.{key}: " in message
+    assert "boolean" in message
+
+
+@pytest.mark.parametrize(("section", "key"), INT_KEYS)
+@pytest.mark.parametrize("value", ['"3"', "true", "2.0"])
+def test_a_whole_number_setting_takes_only_an_integer(
+    tmp_path: Path, section: str, key: str, value: str
+) -> None:
+    message = error_of(write(tmp_path, f"[{section}]\n{key} = {value}\n"))
+    assert f"{section}.{key}: " in message
+    assert "integer" in message
+
+
+@pytest.mark.parametrize(("section", "key"), FLOAT_KEYS)
+def test_a_float_setting_takes_an_integer(tmp_path: Path, section: str, key: str) -> None:
+    config = load_config(write(tmp_path, f"[{section}]\n{key} = 1\n"))
+    value = getattr(getattr(config, section), key)
+    assert value == 1.0
+    assert isinstance(value, float)
+
+
+@pytest.mark.parametrize(("section", "key"), FLOAT_KEYS)
+@pytest.mark.parametrize("value", ["nan", "inf", '"1.5"'])
+def test_a_float_setting_refuses_nan_infinity_and_text(
+    tmp_path: Path, section: str, key: str, value: str
+) -> None:
+    message = error_of(write(tmp_path, f"[{section}]\n{key} = {value}\n"))
+    assert f"{section}.{key}: " in message
+
+
+def test_a_seat_is_strict_too(tmp_path: Path) -> None:
+    path = write(tmp_path, SEATS.replace('name = "B"', 'name = "B"\ntimeout_s = "10"'))
+    assert "seats.1.timeout_s" in error_of(path)
+    path = write(tmp_path, SEATS.replace('name = "B"', "name = 7"))
+    assert "seats.1.name" in error_of(path)
+    path = write(tmp_path, SEATS.replace('name = "B"', 'name = "B"\ntimeout_s = 10'))
+    assert load_config(path).seats[1] == SeatConfig(name="B", timeout_s=10.0)
+
+
+@pytest.mark.parametrize("count", [0, 1, 2, 4])
+def test_a_config_without_three_seats_says_three_are_needed(tmp_path: Path, count: int) -> None:
+    text = (
+        "seats = []\n"
+        if count == 0
+        else "".join(f'[[seats]]\nname = "P{i}"\n' for i in range(count))
+    )
+    path = write(tmp_path, text)
+    message = error_of(path)
+    assert message == f"{path}: seats: 3 seats needed, {count} given"
+
+
+def test_a_config_with_three_seats_and_a_mistake_in_one_names_the_seat(tmp_path: Path) -> None:
+    path = write(tmp_path, SEATS.replace('name = "C"', 'name = "C"\ncolour = "red"'))
+    assert error_of(path) == f"{path}: seats.2.colour: unknown key"
+
+
+def test_a_folder_is_not_a_config_file(tmp_path: Path) -> None:
+    assert error_of(tmp_path) == f"{tmp_path}: is a folder, not a config file"
