@@ -7,8 +7,8 @@ ArenaError
  ├─ IllegalActionError     (also ValueError): the rules forbid this action now
  │   └─ CardResolutionError  a card token names no card of the player's hand
  ├─ AgentError             an agent failed to give a usable reply
- │   ├─ AgentReplyError    an agent's reply is empty, unparsable or truncated
- │   │                     (``category``: the fault it is counted as)
+ │   ├─ AgentReplyError    a reply the table cannot use (``category``: the reject
+ │   │                     reason it is counted as: empty, unparsable, truncated ...)
  │   └─ AgentTimeoutError  (also TimeoutError)
  ├─ ConfigError            (also ValueError): names the file and the key
  ├─ ReplayError            (also ValueError; in ``arena.replay``): a replay that cannot be
@@ -23,9 +23,10 @@ they never end a match. Misuse by calling code raises the builtin Python would (
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TypeAlias
 
 from protocol.cards import CardNotationError
+from protocol.messages import REJECT_REASONS, RejectReason
 
 __all__ = [
     "AgentError",
@@ -41,8 +42,8 @@ __all__ = [
 ]
 
 
-ReplyFault = Literal["empty", "unparsable", "truncated"]
-"""How an unusable reply is counted (the rest of REJECT_REASON comes from the table)."""
+ReplyFault: TypeAlias = RejectReason
+"""How an unusable reply is counted: the reason REPLY_REJECTED gives the agent."""
 
 
 class ArenaError(Exception):
@@ -81,7 +82,7 @@ class AgentReplyError(AgentError):
     """A reply the table cannot use; ``category`` is how the fault is counted."""
 
     def __init__(self, category: ReplyFault, detail: str) -> None:
-        if category not in ("empty", "unparsable", "truncated"):
+        if category not in REJECT_REASONS:
             raise TypeError(f"unknown reply fault category {category!r}")  # mypy's arg-type
         super().__init__(f"{category} reply: {detail}")
         self.category: ReplyFault = category

@@ -30,6 +30,7 @@ from typing import Any, Final
 
 from arena.engine import DECK, Card, Combo, ComboType, Phase, Round, classify, legal_moves
 from arena.engine.moves import HandIndex
+from protocol.cards import ACE, BIG_JOKER, SMALL_JOKER, TWO
 
 # --- card notations -------------------------------------------------------------------
 
@@ -38,10 +39,6 @@ RANK_CHAR: Final = dict(zip(range(3, 18), "3456789TJQKA2BR", strict=True))
 #: Our suits to RLCard's and to OpenSpiel's suit index (C, D, H, S).
 RL_SUIT: Final = {"♠": "S", "♥": "H", "♦": "D", "♣": "C"}
 OS_SUIT: Final = {"♣": 0, "♦": 1, "♥": 2, "♠": 3}
-SMALL_JOKER: Final = 16
-BIG_JOKER: Final = 17
-ACE: Final = 14
-TWO: Final = 15
 OS_DEAL_BASE: Final = 51  # OpenSpiel: chance 0..50 picks the face-up card, 51 + id deals
 
 

@@ -5,11 +5,13 @@ should read docs/protocol.md, or run ``arena schema DIR`` for JSON Schemas.
 """
 
 from protocol.cards import (
+    ACE,
     BIG_JOKER,
     CANONICAL_CARDS,
     RANK_NAMES,
     SMALL_JOKER,
     SUITS,
+    TWO,
     CardNotationError,
     is_canonical,
     parse_token,
@@ -18,6 +20,7 @@ from protocol.cards import (
 from protocol.messages import (
     DEFAULT_TIME_LIMIT_MS,
     MESSAGE_TYPES,
+    REJECT_REASONS,
     AnyMessage,
     AnyRequest,
     AnyResponse,
@@ -55,13 +58,16 @@ from protocol.messages import (
 from protocol.schema import UNION_SCHEMA_NAME, json_schemas, union_schema, write_schemas
 
 __all__ = [
+    "ACE",
     "BIG_JOKER",
     "CANONICAL_CARDS",
     "DEFAULT_TIME_LIMIT_MS",
     "MESSAGE_TYPES",
     "RANK_NAMES",
+    "REJECT_REASONS",
     "SMALL_JOKER",
     "SUITS",
+    "TWO",
     "UNION_SCHEMA_NAME",
     "AnyMessage",
     "AnyRequest",

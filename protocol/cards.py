@@ -15,17 +15,22 @@ import re
 from typing import Final
 
 __all__ = [
+    "ACE",
     "BIG_JOKER",
     "CANONICAL_CARDS",
     "RANK_NAMES",
     "SMALL_JOKER",
     "SUITS",
+    "TWO",
     "CardNotationError",
     "is_canonical",
     "parse_token",
     "rank_name",
 ]
 
+#: The ranks the rules single out: the highest in a chain, and the three above it.
+ACE: Final = 14
+TWO: Final = 15
 SMALL_JOKER: Final = 16
 BIG_JOKER: Final = 17
 

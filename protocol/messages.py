@@ -20,7 +20,17 @@ import json
 from collections.abc import Callable, Mapping
 from enum import StrEnum
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Annotated, Any, Final, Literal, TypeAlias, TypeVar, overload
+from typing import (
+    TYPE_CHECKING,
+    Annotated,
+    Any,
+    Final,
+    Literal,
+    TypeAlias,
+    TypeVar,
+    get_args,
+    overload,
+)
 
 from pydantic import (
     AfterValidator,
@@ -41,6 +51,7 @@ from protocol.cards import is_canonical
 __all__ = [
     "DEFAULT_TIME_LIMIT_MS",
     "MESSAGE_TYPES",
+    "REJECT_REASONS",
     "AnyMessage",
     "AnyRequest",
     "AnyResponse",
@@ -135,9 +146,11 @@ PlayKind: TypeAlias = Literal["PLAY", "PASS"]
 BidMode: TypeAlias = Literal["call_score", "grab", "fixed_landlord"]
 #: ``double``: a farmer's 加倍; ``redouble``: the landlord's 再加倍 (only if a farmer doubled).
 DoubleKind: TypeAlias = Literal["double", "redouble"]
+#: Why a reply was not used (REPLY_REJECTED's ``reason``); the arena counts faults by these.
 RejectReason: TypeAlias = Literal[
     "timeout", "empty", "unparsable", "truncated", "illegal", "agent_error"
 ]
+REJECT_REASONS: Final[tuple[RejectReason, ...]] = get_args(RejectReason)
 #: DECISIONS.md names: ``spring`` 春天 (landlord wins, no farmer played a card);
 #: ``reverse_spring`` 反春 (farmers win, the landlord played only the first combination).
 SpringKind: TypeAlias = Literal["spring", "reverse_spring"]

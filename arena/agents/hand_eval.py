@@ -9,13 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from arena.engine import Card, card
+from protocol.cards import ACE, BIG_JOKER, SMALL_JOKER, TWO
 
 __all__ = ["bid_strength", "plays_needed"]
-
-ACE = 14
-TWO = 15
-SMALL_JOKER = 16
-BIG_JOKER = 17
 
 
 def bid_strength(cards: Iterable[Card | str]) -> int:

@@ -13,6 +13,7 @@ from typing import Final, NamedTuple
 from arena.engine.cards import Card, CardLike, cards_of
 from arena.engine.rules import DEFAULT_RULES, Rules
 from arena.errors import IllegalActionError
+from protocol.cards import ACE, BIG_JOKER, SMALL_JOKER
 from protocol.messages import HandType
 
 __all__ = [
@@ -29,10 +30,6 @@ __all__ = [
     "readings",
     "readings_of_counts",
 ]
-
-ACE: Final = 14
-SMALL_JOKER: Final = 16
-BIG_JOKER: Final = 17
 
 
 ComboType = HandType

@@ -18,14 +18,12 @@ from typing import Any, Final
 from arena.engine.cards import DECK, Card, CardLike, card
 from arena.engine.combos import PASS, Combo, ComboType, is_bomb_like
 from arena.engine.rules import DEFAULT_RULES, Rules
+from protocol.cards import ACE, BIG_JOKER, SMALL_JOKER
 
 __all__ = ["HandIndex", "is_forced_pass", "legal_moves", "legal_plays"]
 
 T = ComboType
-ACE: Final = 14
-SMALL_JOKER: Final = 16
-BIG_JOKER: Final = 17
-_RANKS: Final = range(3, 18)
+_RANKS: Final = range(3, BIG_JOKER + 1)
 _new = tuple.__new__
 
 _SINGLE, _PAIR, _TRIPLE = T.SINGLE, T.PAIR, T.TRIPLE

@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Literal
+from typing import Final, Literal, TypeAlias, get_args
 
-__all__ = ["FaultCategory", "Faults"]
+from protocol import RejectReason
 
-FaultCategory = Literal[
-    "timeout", "empty", "unparsable", "truncated", "illegal", "agent_error", "fallback"
-]
+__all__ = ["FAULT_CATEGORIES", "FaultCategory", "Faults"]
+
+FaultCategory: TypeAlias = Literal[RejectReason, "fallback"]
+"""Each reason a reply is rejected for, and ``fallback``: the table decided for the agent."""
+FAULT_CATEGORIES: Final[tuple[FaultCategory, ...]] = get_args(FaultCategory)
 
 
 @dataclass
 class Faults:
-    """Faults of one agent: each rejected reply by why, and each decision made for it."""
+    """Faults of one agent: each rejected reply by why, and each decision made for it.
+
+    One field per :data:`FAULT_CATEGORIES`, in that order (a test holds them in step).
+    """
 
     timeout: int = 0
     empty: int = 0
