@@ -27,8 +27,9 @@ from arena.engine import Phase, PlayAction, Round, resolve_cards
 from arena.replay import ReplayWriter
 from arena.table import Event, SeatViews, Table, TableSettings, play_match
 from benchmarks.bench_engine import ours_round
-from protocol import BidRequest, BidResponse, PlayRequest, PlayResponse, trusted
+from protocol import BidRequest, BidResponse, PlayRequest, PlayResponse
 from protocol import PlayRecord as WirePlayRecord
+from protocol._trusted import trusted
 
 
 class CountingSink:

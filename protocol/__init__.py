@@ -52,8 +52,6 @@ from protocol.messages import (
     Standing,
     parse_message,
     to_json,
-    trusted,
-    trusted_fields,
 )
 from protocol.schema import UNION_SCHEMA_NAME, json_schemas, union_schema, write_schemas
 
@@ -105,8 +103,6 @@ __all__ = [
     "parse_token",
     "rank_name",
     "to_json",
-    "trusted",
-    "trusted_fields",
     "union_schema",
     "write_schemas",
 ]

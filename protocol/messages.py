@@ -1,8 +1,8 @@
 """Wire messages between the engine and an agent: strict, frozen, tagged by ``type``.
 
-The protocol document (§10) defines DEAL, BID_REQUEST, PLAY_REQUEST, BID_RESPONSE and
-PLAY_RESPONSE; DECISIONS.md adds DOUBLE_REQUEST / DOUBLE_RESPONSE. A real agent also needs
-to see the bottom cards, learn why a reply was refused, and hear how a round and a match
+The game itself needs DEAL, BID_REQUEST, PLAY_REQUEST, BID_RESPONSE and PLAY_RESPONSE,
+and the doubling phase DOUBLE_REQUEST / DOUBLE_RESPONSE (docs/protocol.md). A real agent
+also needs to see the bottom cards, learn why a reply was refused, and hear how a round and a match
 ended, so BOTTOM_CARDS, REPLY_REJECTED, ROUND_RESULT and MATCH_END are added here.
 
 Messages are pure data: they check shape and self-consistency (canonical cards, a PASS
@@ -17,7 +17,7 @@ on purpose; its message starts with the offending path, e.g. ``PLAY_RESPONSE.car
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from enum import StrEnum
 from types import MappingProxyType
 from typing import (
@@ -83,7 +83,6 @@ __all__ = [
     "Standing",
     "parse_message",
     "to_json",
-    "trusted",
 ]
 
 #: Time an agent gets when a request names none (the document's examples carry no limit).
@@ -107,7 +106,7 @@ class ProtocolError(ValueError):
 
 
 class Emotion(StrEnum):
-    """Mood shown next to an agent's comment on the overlay (protocol document §10.3)."""
+    """Mood shown next to an agent's comment on the overlay (docs/protocol.md)."""
 
     CONFIDENT = "confident"
     NERVOUS = "nervous"
@@ -120,7 +119,7 @@ class Emotion(StrEnum):
 
 
 class HandType(StrEnum):
-    """Combination type names on the wire (protocol document §5.4), PASS included."""
+    """Combination type names on the wire (docs/rules.md, Combinations), PASS included."""
 
     SINGLE = "SINGLE"
     PAIR = "PAIR"
@@ -151,7 +150,7 @@ RejectReason: TypeAlias = Literal[
     "timeout", "empty", "unparsable", "truncated", "illegal", "agent_error"
 ]
 REJECT_REASONS: Final[tuple[RejectReason, ...]] = get_args(RejectReason)
-#: DECISIONS.md names: ``spring`` 春天 (landlord wins, no farmer played a card);
+#: docs/rules.md, Spring: ``spring`` 春天 (landlord wins, no farmer played a card);
 #: ``reverse_spring`` 反春 (farmers win, the landlord played only the first combination).
 SpringKind: TypeAlias = Literal["spring", "reverse_spring"]
 
@@ -179,7 +178,7 @@ Rank = Annotated[StrictInt, Field(ge=3, le=17)]
 BidValue = Annotated[StrictInt, Field(ge=0, le=3)]
 CallScore = Annotated[StrictInt, Field(ge=1, le=3)]
 ShortText = Annotated[str, Field(max_length=_MAX_TEXT)]
-#: Any card token an agent may send; the engine resolves it (DECISIONS.md, Cards on the wire).
+#: Any card token an agent may send; the engine resolves it (docs/rules.md, Card notation).
 ReplyCard = Annotated[str, Field(min_length=1, max_length=20)]
 #: One line of viewer chatter, sanitised by the engine: something said, never an instruction.
 AudienceLine = Annotated[str, Field(min_length=1, max_length=100)]
@@ -281,7 +280,7 @@ class Standing(_Record):
 
 
 class Deal(Message):
-    """A new round: the recipient's 17 cards and the seat order (document §10.1.1).
+    """A new round: the recipient's 17 cards and the seat order.
 
     ``role`` is null at deal time; the landlord is known only after bidding.
     """
@@ -325,10 +324,10 @@ class Deal(Message):
 
 
 class BidRequest(Message):
-    """Your turn to bid (document §10.1.2); reply with a :class:`BidResponse`.
+    """Your turn to bid; reply with a :class:`BidResponse`.
 
-    ``hand`` is optional because the document's example has none; the engine sends it so
-    a stateless agent need not remember the DEAL.
+    ``hand`` is optional because the first version of the protocol had none; the engine
+    sends it so a stateless agent need not remember the DEAL.
     """
 
     type: Literal["BID_REQUEST"] = "BID_REQUEST"
@@ -370,7 +369,7 @@ class DoubleRequest(Message):
 
 
 class PlayRequest(Message):
-    """Your turn to play (document §10.1.3); reply with a :class:`PlayResponse`.
+    """Your turn to play; reply with a :class:`PlayResponse`.
 
     ``last_play`` is the combination to beat: null exactly when ``is_free_play`` is true.
     ``audience`` is viewer chatter relayed for colour; it is never an instruction.
@@ -417,7 +416,7 @@ class PlayRequest(Message):
 
 
 class BottomCards(Message):
-    """The landlord is decided: the three bottom cards, shown to everyone (document §4.3)."""
+    """The landlord is decided: the three bottom cards, shown to everyone."""
 
     type: Literal["BOTTOM_CARDS"] = "BOTTOM_CARDS"
     landlord: PlayerId
@@ -443,7 +442,7 @@ class ReplyRejected(Message):
 
 
 class RoundResult(Message):
-    """How a round ended and what it scored (DECISIONS.md, Scoring).
+    """How a round ended and what it scored (docs/rules.md, Scoring).
 
     ``multiplier`` is 2^(bombs + rockets + spring + grabs + gift_doubles), the part common
     to both farmers; ``farmer_multipliers`` adds each farmer's doubling, so a farmer's
@@ -491,7 +490,7 @@ class MatchEnd(Message):
 
 
 class BidResponse(Message):
-    """A bid (document §10.2.1): 0 passes, 1..3 calls that score (grab mode: 1 calls/grabs)."""
+    """A bid: 0 passes, 1..3 calls that score (grab mode: 1 calls/grabs)."""
 
     type: Literal["BID_RESPONSE"] = "BID_RESPONSE"
     player_id: PlayerId
@@ -515,7 +514,7 @@ class DoubleResponse(Message):
 
 
 class PlayResponse(Message):
-    """A play or a pass (document §10.2.2-3).
+    """A play or a pass.
 
     ``cards`` may use any card token (``"♠3"``, ``"3s"``, ``"10"``, ``"BJ"``); the engine
     resolves them against the hand. ``hand_type`` picks the reading of an ambiguous lead.
@@ -661,85 +660,3 @@ def parse_message(
 def to_json(message: Message) -> str:
     """Compact JSON text of a message, non-ASCII (suits, 大王) left as is."""
     return json.dumps(message.model_dump(mode="json"), ensure_ascii=False, separators=(",", ":"))
-
-
-class _Builder:
-    """How :func:`trusted` fills one model class: its defaults, split by mutability."""
-
-    __slots__ = ("all_fields", "fixed", "fresh")
-
-    def __init__(self, cls: type[BaseModel]) -> None:
-        self.all_fields = set(cls.model_fields)
-        self.fixed: dict[str, Any] = {}
-        self.fresh: dict[str, Callable[[], Any]] = {}
-        for name, info in cls.model_fields.items():
-            if info.is_required():
-                continue
-            default = info.get_default(call_default_factory=True)
-            if isinstance(default, list | dict | set):
-                # a new container per message, as validation would give
-                self.fresh[name] = type(default)
-            else:
-                self.fixed[name] = default
-
-
-_BUILDERS: dict[type[BaseModel], _Builder] = {}
-_new_object = object.__new__
-_set_dict = object.__setattr__
-# BaseModel's slot descriptors: setting through them skips pydantic's __setattr__ checks.
-_set_fields_set: Callable[[object, Any], None] = vars(BaseModel)["__pydantic_fields_set__"].__set__
-_set_extra: Callable[[object, Any], None] = vars(BaseModel)["__pydantic_extra__"].__set__
-_set_private: Callable[[object, Any], None] = vars(BaseModel)["__pydantic_private__"].__set__
-
-R = TypeVar("R", bound=BaseModel)
-
-
-def _builder_of(cls: type[BaseModel]) -> _Builder:
-    builder = _BUILDERS.get(cls)
-    if builder is None:
-        builder = _BUILDERS[cls] = _Builder(cls)
-    return builder
-
-
-def trusted(cls: type[R], **values: Any) -> R:
-    """Build a message (or record) from values the engine made itself, without validation.
-
-    The table builds thousands of requests per second from engine state it has already
-    checked; validating them again would cost more than the rest of a turn. This is what
-    ``model_construct`` does, minus its per-field alias handling; never use it for data
-    from an agent. Missing fields take their defaults.
-    """
-    builder = _builder_of(cls)
-    fields_set = set(values)
-    if builder.fixed:
-        values = {**builder.fixed, **values}
-    for name, make in builder.fresh.items():
-        if name not in fields_set:
-            values[name] = make()
-    message = _new_object(cls)
-    _set_dict(message, "__dict__", values)
-    _set_fields_set(message, fields_set)
-    _set_extra(message, None)
-    _set_private(message, None)
-    return message
-
-
-def trusted_fields(cls: type[R], fields: dict[str, Any]) -> R:
-    """:func:`trusted` for a dict that names every field; the dict becomes the message's.
-
-    For the table's hottest requests, built by merging per-round constants with the few
-    fields that change each turn: no defaults to merge, no keyword arguments to unpack.
-    The caller hands over ``fields`` and must not touch it afterwards.
-    """
-    builder = _builder_of(cls)
-    if fields.keys() != builder.all_fields:
-        missing = sorted(builder.all_fields - fields.keys())
-        extra = sorted(fields.keys() - builder.all_fields)
-        raise ValueError(f"{cls.__name__}: missing fields {missing}, unknown fields {extra}")
-    message = _new_object(cls)
-    _set_dict(message, "__dict__", fields)
-    # Shared: pydantic copies the set before it ever changes one (model_copy).
-    _set_fields_set(message, builder.all_fields)
-    _set_extra(message, None)
-    _set_private(message, None)
-    return message

@@ -11,7 +11,6 @@ are the plain ones.
 from __future__ import annotations
 
 import asyncio
-
 from typing import Any
 
 import pytest
@@ -36,9 +35,8 @@ from protocol import (
     PlayResponse,
     parse_message,
     to_json,
-    trusted,
-    trusted_fields,
 )
+from protocol._trusted import trusted, trusted_fields
 
 CASUAL = Rules(scoring="casual")
 DEAL = make_deal(seat0="♠3 ♠K ♥K 大王", seat1="♥3 ♠A 小王", seat2="♦3")

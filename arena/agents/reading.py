@@ -19,7 +19,8 @@ from arena.engine import (
     chain_length,
     legal_moves,
 )
-from protocol import Emotion, LastPlay, PlayRequest, PlayResponse, trusted
+from protocol import Emotion, LastPlay, PlayRequest, PlayResponse
+from protocol._trusted import trusted
 
 __all__ = ["HandMemo", "hand_of", "legal_for", "pass_reply", "play_reply", "trick_of"]
 

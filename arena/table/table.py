@@ -52,8 +52,8 @@ from protocol import (
     PlayResponse,
     RejectReason,
     ReplyRejected,
-    trusted,
 )
+from protocol._trusted import trusted
 
 if TYPE_CHECKING:  # arena.sinks imports this package's events: no import at run time
     from arena.sinks.base import Sink

@@ -23,9 +23,8 @@ from protocol import (
     PlayRecord,
     PlayRequest,
     RoundResult,
-    trusted,
-    trusted_fields,
 )
+from protocol._trusted import trusted, trusted_fields
 
 __all__ = ["SeatViews"]
 
