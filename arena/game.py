@@ -1,10 +1,12 @@
-"""The narrow shape of a game round, so that a second game (升级/拖拉机) can plug in.
+"""The game-neutral shape of a round, kept for a second game (升级/拖拉机) to plug in later.
 
-The table drives a round through this shape only where it is game-neutral: whose turn it
-is, which phase, the public record of what happened, and the result. Everything
-game-specific (which requests a phase asks, how a reply becomes an action, what a seat may
-see) lives in the game's own engine package and its seat views, as Dou Dizhu's does in
-``arena.engine`` and ``arena.table.views``.
+Today the table works with Dou Dizhu's :class:`~arena.engine.Round` directly; nothing in
+the arena is typed against :class:`GameRound`. It records the part of a round that is not
+specific to Dou Dizhu (whose turn it is, which phase, the record of what happened, the
+result), which a second game's round must offer before the table can drive it, and a test
+holds Dou Dizhu's round to it. Everything game-specific (which requests a phase asks, how
+a reply becomes an action, what a seat may see) stays in the game's own engine package and
+seat views, as Dou Dizhu's does in ``arena.engine`` and ``arena.table.views``.
 """
 
 from __future__ import annotations
