@@ -4,22 +4,71 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import structlog
 
 from arena.config import ArenaConfig, load_config, parse_config
 from arena.errors import ArenaError
-from arena.logs import configure_logging
+from arena.logs import LEVELS, configure_logging
 
-__all__ = ["main"]
+if TYPE_CHECKING:  # imported when used: `arena schema` needs no engine
+    from arena.replay import RecordedRound, ReplayWriter
+
+__all__ = ["UsageError", "main"]
+
+_FLAG_KEYS = {
+    "match.rounds": "--rounds",
+    "match.tables": "--tables",
+    "match.seed": "--seed",
+    "table.pace_s": "--pace",
+}
+"""Config keys the ``play`` flags set: an error in one names the flag."""
+
+
+class UsageError(ArenaError):
+    """A mistake on the command line (a flag, its value, a path); main prints one line."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """Reports a usage mistake as one line through :func:`main`, not usage text first."""
+
+    def error(self, message: str) -> NoReturn:
+        """Raise instead of printing the usage and exiting (argparse lets us override it)."""
+        raise UsageError(f"{message} (see {self.prog} --help)")
+
+
+def _say(log_format: str, event: str, text: str, *, level: str = "info", **fields: Any) -> None:
+    """One line of the command's own on stderr: ``arena: text``, or with ``--log-format
+    json`` a JSON object like every log line (event name, fields, level, timestamp)."""
+    if log_format == "json":
+        record = {"event": event, **fields, "level": level}
+        structlog.processors.TimeStamper(fmt="iso", utc=True)(None, "", record)
+        line = json.dumps(record, ensure_ascii=False, default=str)
+    else:
+        line = f"arena: {text}"
+    print(line, file=sys.stderr, flush=True)
+
+
+def _wanted_log_format(argv: Sequence[str]) -> str:
+    """The ``--log-format`` asked for, read before the full parse: even a usage error
+    is reported in it."""
+    early = _Parser(add_help=False)
+    early.add_argument("--log-format", default="console")
+    early.add_argument("--log-level")
+    try:
+        known, _ = early.parse_known_args(argv)
+    except UsageError:
+        return "console"
+    return str(known.log_format)
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="arena", description="Dou Dizhu Arena: 斗地主 matches between AI agents."
-    )
+    parser = _Parser(prog="arena", description="Dou Dizhu Arena: 斗地主 matches between AI agents.")
     commands = parser.add_subparsers(dest="command", required=True)
 
     play = commands.add_parser("play", help="play a match (three scripted agents by default)")
@@ -34,9 +83,22 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--pace", type=float, help="seconds each action stays on screen")
     _logging_flags(play)
 
-    replay = commands.add_parser("replay", help="print a replay and re-check every move")
+    replay = commands.add_parser(
+        "replay",
+        help="print a replay and re-check every move",
+        description="Print each round of a replay and re-check it through the rules engine: "
+        "every message and every event, and that they agree with each other.",
+        epilog=_REPLAY_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     replay.add_argument("file", type=Path)
     replay.add_argument("--quiet", action="store_true", help="only the verdict per round")
+    replay.add_argument(
+        "--compare",
+        type=Path,
+        metavar="OTHER",
+        help="instead: say whether OTHER records the same match (timing fields aside)",
+    )
     _logging_flags(replay)
 
     schema = commands.add_parser("schema", help="write JSON Schemas of the protocol messages")
@@ -46,25 +108,42 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _logging_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--log-format", choices=("console", "json"), default="console")
-    parser.add_argument("--log-level", default=None, help="debug, info, warning (default) ...")
+    parser.add_argument(
+        "--log-format",
+        choices=("console", "json"),
+        default="console",
+        help="stderr lines for people (default) or JSON objects, one a line",
+    )
+    parser.add_argument(
+        "--log-level",
+        type=str.lower,
+        choices=LEVELS,
+        default="warning",
+        help="the least important log lines to show (default: warning)",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``arena`` console script; returns the exit status."""
-    args = _parser().parse_args(argv)
-    configure_logging(args.log_format, args.log_level or "warning")
+    """Entry point of the ``arena`` console script; returns the exit status.
+
+    A user's mistake (ArenaError) ends in one line per problem and exit status 2.
+    """
+    argv = sys.argv[1:] if argv is None else list(argv)
+    log_format = _wanted_log_format(argv)
     try:
+        args = _parser().parse_args(argv)
+        configure_logging(args.log_format, args.log_level)
         if args.command == "play":
             return _play(args)
         if args.command == "replay":
             return _replay(args)
         return _schema(args)
     except ArenaError as exc:
-        print(f"arena: error: {exc}", file=sys.stderr)
+        for line in str(exc).splitlines() or [type(exc).__name__]:
+            _say(log_format, "command_failed", f"error: {line}", level="error", error=line)
         return 2
     except KeyboardInterrupt:
-        print("arena: interrupted", file=sys.stderr)
+        _say(log_format, "interrupted", "interrupted", level="warning")
         return 130
 
 
@@ -85,7 +164,7 @@ def _effective_config(args: argparse.Namespace) -> tuple[ArenaConfig, bool]:
         data["table"]["pace_s"] = args.pace
     elif not live:
         data["table"]["pace_s"] = 0.0
-    return parse_config(data, source="command line"), live
+    return parse_config(data, source="command line", aliases=_FLAG_KEYS), live
 
 
 def _wants_live(args: argparse.Namespace, config: ArenaConfig) -> bool:
@@ -94,15 +173,19 @@ def _wants_live(args: argparse.Namespace, config: ArenaConfig) -> bool:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from arena.replay import ReplayWriter
     from arena.runner import new_seed, run_arena
     from arena.sinks.console import LiveConsoleSink, PlainConsoleSink
 
     config, live = _effective_config(args)
     seed = config.match.seed if config.match.seed is not None else new_seed()
+    replay = _open_replay(args.record) if args.record else None
     sink = LiveConsoleSink() if live else PlainConsoleSink()
-    replay = ReplayWriter(args.record) if args.record else None
-    print(f"arena: seed {seed} (repeat this match with --seed {seed})", file=sys.stderr)
+    _say(
+        args.log_format,
+        "match_seed",
+        f"seed {seed} (repeat this match with --seed {seed})",
+        seed=seed,
+    )
 
     async def run() -> None:
         try:
@@ -114,44 +197,128 @@ def _play(args: argparse.Namespace) -> int:
 
     asyncio.run(run())
     if args.record:
-        print(f"arena: replay written to {args.record}", file=sys.stderr)
+        _say(
+            args.log_format,
+            "replay_written",
+            f"replay written to {args.record}",
+            path=str(args.record),
+        )
     return 0
 
 
+def _open_replay(path: Path) -> ReplayWriter:
+    """The replay file, opened before the match starts so that a bad path costs nothing."""
+    from arena.replay import ReplayWriter
+
+    if path.is_dir():
+        raise UsageError(f"--record {path}: is a folder; give a file name such as match.jsonl")
+    folder = path.parent
+    if not folder.is_dir():
+        missing = "is a file, not a folder" if folder.exists() else "does not exist"
+        raise UsageError(f"--record {path}: {folder} {missing}")
+    try:
+        return ReplayWriter(path)
+    except OSError as exc:
+        raise UsageError(f"--record {path}: cannot write: {exc.strerror or exc}") from exc
+
+
+_REPLAY_EPILOG = """\
+Each round ends in one verdict line:
+  ✓  every message and move agrees with the engine, and the scores match
+  ✗  the round disagrees with itself or the engine (the line and what differs)
+  …  the replay ends inside the round (the recording was cut off): the lines
+     it has are checked, but the round cannot be verified
+
+Exit status: 0 when every round verifies; 1 when any round fails or the replay is
+incomplete; 2 when the file cannot be read or is no replay.
+
+--compare OTHER checks determinism: two recordings of the same seed with the same
+scripted agents differ only in the timing fields (t_ms, elapsed_ms). It prints
+"same match" and exits 0, or names the first differing line in each file (table,
+round, key) and exits 1. Each table's lines are compared in order, since tables
+playing at once may interleave differently.
+"""
+
+
 def _replay(args: argparse.Namespace) -> int:
-    from arena.replay import ReplayError, load_replay, verify_round
+    from arena.replay import ReplayError, RoundIncomplete, load_replay, verify_round
+
+    if args.compare is not None:
+        return _compare(args.file, args.compare)
+    replay = load_replay(args.file)
+    if not replay.rounds:
+        raise ReplayError(f"{args.file}: no rounds in this replay")
+    verified = failed = incomplete = 0
+    for recorded in replay.rounds:
+        if not args.quiet:
+            _print_round(recorded)
+        where = f"table {recorded.table} round {recorded.round}"
+        try:
+            verify_round(recorded)
+        except RoundIncomplete as exc:
+            incomplete += 1
+            print(f"… {exc}")
+        except ReplayError as exc:
+            failed += 1
+            print(f"✗ {exc}")
+        else:
+            verified += 1
+            print(f"✓ {where}: every move legal, messages agree, scores match")
+    for note in replay.notes:
+        incomplete += 1
+        print(f"… {note}")
+    if failed or incomplete:
+        counts = f"{verified} round(s) verified, {failed} failed, {incomplete} incomplete"
+        _say(
+            args.log_format,
+            "replay_not_verified",
+            f"{args.file}: {counts}",
+            level="warning",
+            verified=verified,
+            failed=failed,
+            incomplete=incomplete,
+        )
+        return 1
+    return 0
+
+
+def _print_round(recorded: RecordedRound) -> None:
+    """The round's public events as the console shows them (best effort: a line that
+    cannot be shown is skipped here and reported by the check)."""
     from arena.sinks.console import describe
     from arena.table.events import Event
 
-    rounds = load_replay(args.file)
-    if not rounds:
-        print(f"arena: {args.file}: no rounds in this replay", file=sys.stderr)
-        return 1
-    failures = 0
-    for recorded in rounds:
-        if not args.quiet:
-            header = recorded.header
-            print(f"== table {recorded.table}, round {recorded.round}, seed {header['seed']}")
-            for raw in recorded.events:
-                line = describe(Event(**raw))
-                if line is not None:
-                    print(line)
+    print(f"== table {recorded.table}, round {recorded.round}, seed {recorded.header['seed']}")
+    for raw in recorded.events:
         try:
-            verify_round(recorded)
-        except ReplayError as exc:
-            failures += 1
-            print(f"✗ table {recorded.table} round {recorded.round}: {exc}")
-        else:
-            print(
-                f"✓ table {recorded.table} round {recorded.round}: every move legal, scores match"
-            )
-    return 1 if failures else 0
+            line = describe(Event(**raw))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            continue
+        if line is not None:
+            print(line)
+
+
+def _compare(first: Path, second: Path) -> int:
+    from arena.replay import compare_replays
+
+    difference = compare_replays(first, second)
+    if difference is None:
+        print(f"same match: {first} and {second} differ only in timing fields")
+        return 0
+    print(f"different: {difference}")
+    return 1
 
 
 def _schema(args: argparse.Namespace) -> int:
     from protocol import write_schemas
 
-    written = write_schemas(args.directory)
+    target: Path = args.directory
+    if target.exists() and not target.is_dir():
+        raise UsageError(f"{target}: is a file; give a folder to write the schemas into")
+    try:
+        written = write_schemas(target)
+    except OSError as exc:
+        raise UsageError(f"{target}: cannot write the schemas: {exc.strerror or exc}") from exc
     for path in written:
         print(path)
     return 0

@@ -23,3 +23,17 @@ def _reset_logging() -> Iterator[None]:
     yield
     reset_logging()
     structlog.contextvars.clear_contextvars()
+
+
+@pytest.fixture
+def user_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A fresh current folder for a user's own modules (``mybots.py``), as ``arena``
+    sees it from the installed script: not on ``sys.path``. The modules imported from it
+    are forgotten afterwards, and ``sys.path`` is restored."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", ".")])
+    yield tmp_path
+    for name, module in list(sys.modules.items()):
+        places = [getattr(module, "__file__", None) or "", *getattr(module, "__path__", ())]
+        if any(str(place).startswith(str(tmp_path)) for place in places):
+            del sys.modules[name]

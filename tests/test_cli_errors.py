@@ -1,0 +1,197 @@
+"""A user's mistake on the command line ends in one clear line and exit status 2.
+
+Specification (issue 7): "Every user error ends in one line naming the problem and a
+non-zero exit" — a bad flag value, a ``--record`` path that cannot be written, ``arena
+schema`` onto a file, an agent whose constructor raises — checked before the match starts;
+the agent's traceback is logged at debug so its author can find the line. With
+``--log-format json`` every line the command writes to stderr is a JSON object.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from arena.cli import main
+
+SEATS = '[[seats]]\nname = "A"\n[[seats]]\nname = "B"\n[[seats]]\nname = "C"\n'
+
+
+def one_error_line(capsys: pytest.CaptureFixture[str]) -> str:
+    """The single stderr line of a refused command (and nothing on stdout)."""
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.splitlines()
+    assert len(lines) == 1, captured.err
+    assert lines[0].startswith("arena: error: "), lines[0]
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        pytest.param(
+            ["--log-level", "bogus"],
+            ["--log-level", "'bogus'", "debug", "info", "warning", "error", "critical"],
+            id="log-level",
+        ),
+        pytest.param(["--rounds", "0"], ["--rounds", "greater than or equal to 1"], id="rounds"),
+        pytest.param(["--tables", "-1"], ["--tables", "greater than or equal to 1"], id="tables"),
+        pytest.param(["--tables", "5000"], ["--tables", "less than or equal to 1000"], id="many"),
+        pytest.param(["--pace", "-1"], ["--pace", "greater than or equal to 0"], id="pace"),
+        pytest.param(["--pace", "nan"], ["--pace", "finite"], id="pace-nan"),
+        pytest.param(["--seed", "abc"], ["--seed", "'abc'"], id="seed"),
+        pytest.param(["--rounds"], ["--rounds", "expected one argument"], id="no-value"),
+        pytest.param(["--rouns", "3"], ["unrecognized arguments: --rouns"], id="typo"),
+    ],
+)
+def test_a_bad_play_flag_is_one_line(
+    capsys: pytest.CaptureFixture[str], argv: list[str], words: list[str]
+) -> None:
+    assert main(["play", "--no-live", *argv]) == 2
+    line = one_error_line(capsys)
+    for word in words:
+        assert word in line
+
+
+def test_no_command_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 2
+    assert "command" in one_error_line(capsys)
+
+
+def test_record_into_a_missing_folder_is_refused_before_the_match(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "no" / "such" / "match.jsonl"
+    assert main(["play", "--no-live", "--rounds", "1", "--record", str(target)]) == 2
+    line = one_error_line(capsys)  # no seed line: the match never started
+    assert f"--record {target}: {target.parent} does not exist" in line
+
+
+def test_record_onto_a_folder_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["play", "--no-live", "--rounds", "1", "--record", str(tmp_path)]) == 2
+    assert f"--record {tmp_path}: is a folder" in one_error_line(capsys)
+
+
+def test_record_under_a_file_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "notes.txt").write_text("x", encoding="utf-8")
+    target = tmp_path / "notes.txt" / "match.jsonl"
+    assert main(["play", "--no-live", "--rounds", "1", "--record", str(target)]) == 2
+    assert "is a file, not a folder" in one_error_line(capsys)
+
+
+def test_a_folder_as_config_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["play", "--no-live", "--config", str(tmp_path)]) == 2
+    assert f"{tmp_path}: is a folder, not a config file" in one_error_line(capsys)
+
+
+def test_schema_onto_a_file_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "schemas.json"
+    target.write_text("{}", encoding="utf-8")
+    assert main(["schema", str(target)]) == 2
+    assert f"{target}: is a file" in one_error_line(capsys)
+    assert target.read_text(encoding="utf-8") == "{}"
+
+
+def test_schema_under_a_file_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "file").write_text("", encoding="utf-8")
+    target = tmp_path / "file" / "schemas"
+    assert main(["schema", str(target)]) == 2
+    assert f"{target}: cannot write the schemas" in one_error_line(capsys)
+
+
+# ─── an agent that cannot be built ──────────────────────────────────────────────────────
+
+BROKEN_AGENT = """
+from arena.agents import BaseAgent
+
+
+class NeedsKey(BaseAgent):
+    def __init__(self, name, **options):
+        super().__init__(name, **options)
+        raise RuntimeError("OPENAI_API_KEY is not set")
+"""
+
+
+def test_an_agent_whose_constructor_raises_is_one_line_naming_it(
+    user_folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (user_folder / "brokenbots.py").write_text(BROKEN_AGENT, encoding="utf-8")
+    (user_folder / "seats.toml").write_text(
+        SEATS.replace('name = "C"', 'name = "C"\ntype = "brokenbots:NeedsKey"'), "utf-8"
+    )
+    assert main(["play", "--no-live", "--rounds", "1", "--config", "seats.toml"]) == 2
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    [error] = [line for line in captured.err.splitlines() if "error" in line]
+    assert error.startswith("arena: error: agent 'C' (brokenbots:NeedsKey)")
+    assert "RuntimeError: OPENAI_API_KEY is not set" in error
+
+
+def test_the_agent_constructors_traceback_is_logged_at_debug(
+    user_folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (user_folder / "brokenbots.py").write_text(BROKEN_AGENT, encoding="utf-8")
+    (user_folder / "seats.toml").write_text(
+        SEATS.replace('name = "C"', 'name = "C"\ntype = "brokenbots:NeedsKey"'), "utf-8"
+    )
+    argv = ["play", "--no-live", "--rounds", "1", "--config", "seats.toml"]
+    assert main([*argv, "--log-level", "debug", "--log-format", "json"]) == 2
+    records = [json.loads(line) for line in capsys.readouterr().err.splitlines()]
+    [failed] = [r for r in records if r["event"] == "agent_construction_failed"]
+    assert failed["agent"] == "C"
+    assert "brokenbots.py" in failed["exception"]  # the author's file and line
+    assert 'raise RuntimeError("OPENAI_API_KEY is not set")' in failed["exception"]
+    [error] = [r for r in records if r["event"] == "command_failed"]
+    assert "agent 'C'" in error["error"]
+
+
+# ─── --log-format json covers every stderr line ─────────────────────────────────────────
+
+
+def test_with_json_logs_the_seed_and_replay_lines_are_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    replay = tmp_path / "r.jsonl"
+    argv = ["play", "--no-live", "--rounds", "1", "--seed", "4", "--record", str(replay)]
+    assert main([*argv, "--log-format", "json"]) == 0
+    records = [json.loads(line) for line in capsys.readouterr().err.splitlines()]
+    assert [r["event"] for r in records] == ["match_seed", "replay_written"]
+    assert records[0]["seed"] == 4
+    assert records[1]["path"] == str(replay)
+    assert all("timestamp" in r and r["level"] == "info" for r in records)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        pytest.param(["play", "--seed", "abc"], id="usage"),
+        pytest.param(["play", "--rounds", "0"], id="config"),
+        pytest.param(["schema", __file__], id="schema"),
+    ],
+)
+def test_with_json_logs_an_error_is_a_json_line(
+    capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    assert main([*argv, "--log-format", "json"]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    record = json.loads(line)
+    assert (record["event"], record["level"]) == ("command_failed", "error")
+    assert record["error"]
+
+
+def test_a_config_with_several_mistakes_gives_a_line_each(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text('[match]\nrounds = "3"\n[table]\nauto_pass = "yes"\n', encoding="utf-8")
+    assert main(["play", "--no-live", "--config", str(path)]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 2
+    assert all(line.startswith(f"arena: error: {path}: ") for line in lines)
