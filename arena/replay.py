@@ -7,7 +7,10 @@ file for the organiser, never published. Lines are JSON objects with a ``kind``:
 - ``message``: a message to (``to_agent``) or from (``from_agent``) a seat, with
   ``t_ms`` since the round started and, for replies, ``elapsed_ms``. A PLAY_REQUEST's
   ``play_history`` is stored as ``play_history_len``: the first that-many plays of the
-  round, which the ``event`` lines hold, so the file grows linearly with the round;
+  round, which the ``event`` lines hold, so the file grows linearly with the round. A
+  reply that is not a protocol message (an agent returned a dict, a string, None ...)
+  is stored as ``{"invalid_reply": repr, "python_type": name}``; a reply that came after
+  its deadline carries ``"late": true`` (it was never applied);
 - ``event``: a public event, as sinks saw it;
 - ``round_end``: the round's record (result, scores, faults, stand-ins).
 
@@ -96,13 +99,26 @@ class TableRecorder:
         self._writer.write({"kind": "round_start", **header})
 
     def message(
-        self, direction: str, seat: int, message: Message, elapsed_ms: float | None
+        self,
+        direction: str,
+        seat: int,
+        message: object,
+        elapsed_ms: float | None,
+        *,
+        late: bool = False,
     ) -> None:
-        """Write a message, a PLAY_REQUEST's history as its length."""
-        body = message.__dict__
-        if "play_history" in body:
-            body = body.copy()
-            body["play_history_len"] = len(body.pop("play_history"))
+        """Write a message, a PLAY_REQUEST's history as its length.
+
+        A reply may be anything an agent returned (a dict, a string, None): what is not a
+        protocol message is written as its repr and type, so no agent can stop the record.
+        """
+        if isinstance(message, Message):
+            body = message.__dict__
+            if "play_history" in body:
+                body = body.copy()
+                body["play_history_len"] = len(body.pop("play_history"))
+        else:
+            body = _invalid_reply(message)
         line: dict[str, Any] = {
             "kind": "message",
             "table": self._table,
@@ -114,7 +130,14 @@ class TableRecorder:
         }
         if elapsed_ms is not None:
             line["elapsed_ms"] = round(elapsed_ms * 1000) / 1000
-        self._write(_dumps(line, default=_plain, option=_NEWLINE))
+        if late:
+            line["late"] = True
+        try:
+            data = _dumps(line, default=_plain, option=_NEWLINE)
+        except TypeError:  # a message built past pydantic's checks, holding what JSON cannot
+            line["message"] = _invalid_reply(message)
+            data = _dumps(line, default=_plain, option=_NEWLINE)
+        self._write(data)
 
     def event(self, event: Event) -> None:
         """Write a public event."""
@@ -249,6 +272,15 @@ def _check_scores(recorded: RecordedRound, scores: list[int], where: str) -> Non
         expected = by_player if isinstance(value, dict) else scores
         if value != expected:
             raise ReplayError(f"{where}: {label} {value} differ from the engine's {expected}")
+
+
+def _invalid_reply(reply: object) -> dict[str, str]:
+    """How a replay holds a reply that is not a protocol message: its repr and its type."""
+    try:
+        shown = repr(reply)[:500]
+    except Exception as exc:  # an agent's object whose own repr fails
+        shown = f"<{type(reply).__name__} whose repr raised {type(exc).__name__}>"
+    return {"invalid_reply": shown, "python_type": type(reply).__name__}
 
 
 def _plain(value: object) -> Any:

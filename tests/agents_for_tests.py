@@ -273,6 +273,29 @@ class FaultyAgent(MinimalAgent):
         raise ConnectionError("model API unreachable")
 
 
+class JunkReplyAgent(MinimalAgent):
+    """Bids and doubles fine, but answers every play request with ``reply`` (an option).
+
+    ``dict``, ``str``, ``none``, ``int``: something that is no PLAY_RESPONSE; ``wire_dict``:
+    a valid PLAY_RESPONSE as a plain dict, the shape a remote agent's JSON has.
+    """
+
+    def __init__(self, name: str, *, reply: str = "dict", **rest: Any) -> None:
+        super().__init__(name, **rest)
+        self.reply = reply
+
+    async def play(self, request: PlayRequest) -> Any:  # type: ignore[override]
+        """Junk, or a good move as a dict."""
+        if self.reply == "wire_dict":
+            return (await super().play(request)).model_dump(mode="json")
+        return {
+            "dict": {"action": "PLAY", "cards": "all of them"},
+            "str": "PASS please",
+            "none": None,
+            "int": 42,
+        }[self.reply]
+
+
 class NotAnAgent:
     """Has a name but none of the agent methods."""
 

@@ -7,7 +7,6 @@ from typing import Any, Protocol
 
 from arena.engine import Settlement
 from arena.table.events import Event
-from protocol import Message
 
 __all__ = ["Recorder", "RoundRecord", "public_result"]
 
@@ -19,9 +18,19 @@ class Recorder(Protocol):
         """A round begins: seed, config, seats."""
 
     def message(
-        self, direction: str, seat: int, message: Message, elapsed_ms: float | None
+        self,
+        direction: str,
+        seat: int,
+        message: object,
+        elapsed_ms: float | None,
+        *,
+        late: bool = False,
     ) -> None:
-        """A message to (``to_agent``) or from (``from_agent``) the agent in ``seat``."""
+        """A message to (``to_agent``) or from (``from_agent``) the agent in ``seat``.
+
+        A reply is whatever the agent returned, a protocol message or not (a dict, a
+        string, None ...); ``late`` marks one that came after its deadline (never applied).
+        """
 
     def event(self, event: Event) -> None:
         """A public event."""
