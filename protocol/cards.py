@@ -1,11 +1,11 @@
 """Card notation on the wire: the canonical strings and the lenient forms agents send.
 
-Pure data, no game rules. Canonical strings are the protocol document's (§10): suit symbol
-then rank (``♠3``, ``♥10``, ``♣A``), and ``小王`` / ``大王`` for the jokers. Ranks are the
-integers 3..17 shared by every spec (J=11, Q=12, K=13, A=14, 2=15, 小王=16, 大王=17).
+Pure data, no game rules. Canonical strings (docs/rules.md, Card notation on the wire): suit
+symbol then rank (``♠3``, ``♥10``, ``♣A``), and ``小王`` / ``大王`` for the jokers. Ranks are
+the integers 3..17 used everywhere (J=11, Q=12, K=13, A=14, 2=15, 小王=16, 大王=17).
 
-Language models are sloppy, so replies may use wider forms (DECISIONS.md, "Cards on the
-wire"); :func:`parse_token` reads them into a rank and an optional suit. Resolving a
+Language models are sloppy, so replies may use wider forms (the same section lists
+them); :func:`parse_token` reads them into a rank and an optional suit. Resolving a
 rank-only token to a concrete card needs the player's hand and lives in the engine.
 """
 
@@ -136,7 +136,7 @@ def rank_name(rank: int) -> str:
 def parse_token(token: object) -> tuple[int, str | None]:
     """Read one card token into ``(rank, suit)``; the suit is None when the token has none.
 
-    Accepts the canonical form and the lenient forms of DECISIONS.md: rank only (``"3"``,
+    Accepts the canonical form and the lenient forms of docs/rules.md: rank only (``"3"``,
     ``"10"``, ``"T"``, ``"a"``), suit after rank (``"3♠"``), letter suits (``"S3"``,
     ``"3s"``) and joker names (``"SJ"``, ``"big joker"``, ``"red joker"``, ...).
     Jokers have no suit. Raises :class:`CardNotationError` naming the token otherwise.

@@ -1,4 +1,4 @@
-"""Which play beats which (ddz-rules-machine-spec.md §7, protocol document §5.3 and §6.3).
+"""Which play beats which (docs/rules.md, "Which play beats which" and the variants).
 
 Card sets are written compactly by rank, as in test_combos.py: ``"333444+5+6"``.
 """
@@ -305,11 +305,11 @@ def test_four_with_two_by_default(curr: str, prev: str, expected: bool) -> None:
     assert beats(play(curr), play(prev), DEFAULT_RULES) is expected
 
 
-# --- the whole of §7 as one table -------------------------------------------------------
+# --- the whole rule as one table --------------------------------------------------------
 
 
 def spec_beats(curr: Combo, prev: Combo | None, quadplex_as_bomb: bool) -> bool:
-    """Spec §7, stated again: rocket > bombs (by rank) > everything else (same shape, by rank)."""
+    """The rule stated again: rocket > bombs (by rank) > everything else (same shape, by rank)."""
     if curr.type is T.PASS:
         return False
     if prev is None:

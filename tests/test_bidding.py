@@ -1,8 +1,8 @@
 """Bidding: who becomes landlord, at what call score, and what happens when nobody bids.
 
-Specification: DECISIONS.md "Bidding (叫分)"; ddz-rules-machine-spec.md §3.1, §4;
-protocol document §4. Variants: ``single_round`` (default), ``until_settled`` (machine spec
-§4.2), ``grab`` (叫地主/抢地主), a fixed landlord (轮庄) and skipping bidding (角色互换).
+Specification: docs/rules.md "The deal", "Bidding" and "The bottom cards". Variants:
+``single_round`` (default), ``until_settled`` (bids go round until two passes follow the
+last bid), ``grab`` (叫地主/抢地主), a fixed landlord (轮庄) and skipping bidding (角色互换).
 """
 
 from __future__ import annotations
@@ -269,7 +269,7 @@ def test_a_deal_gives_17_cards_each_and_3_bottom_cards() -> None:
     assert Counter(every_card) == Counter(DECK)
 
 
-# --- until_settled (machine spec §4.2) ------------------------------------------------------
+# --- until_settled ------------------------------------------------------------------------
 
 UNTIL_SETTLED = Rules(bidding="until_settled")
 
@@ -306,7 +306,7 @@ def test_until_settled_a_late_bid_gives_the_others_another_turn() -> None:
 
 
 def test_until_settled_a_seat_that_passed_may_bid_when_asked_again() -> None:
-    """§4.2 allows a pass or a higher bid on every turn; an earlier pass does not bar a bid."""
+    """until_settled allows a pass or a higher bid on every turn; a pass does not bar a bid."""
     r = Round(UNTIL_SETTLED, seed=1, first_bidder=0)
     bid_in_turn(r, [0, 1, 0, 2, 0, 0])
     assert r.landlord == 0

@@ -1,6 +1,6 @@
 """Cards: the 54-card deck, canonical notation, and the lenient tokens agents may send.
 
-Specification: DECISIONS.md "Cards on the wire"; protocol document §2 and §10.
+Specification: docs/rules.md "Cards" and "Card notation on the wire"; docs/protocol.md "Cards".
 """
 
 from __future__ import annotations
@@ -234,7 +234,7 @@ def test_parse_token_reads_every_lenient_form(token: str, expected: tuple[int, s
 
 
 def test_sj_is_the_small_joker_not_the_jack_of_spades() -> None:
-    # Letter suits make "SJ" look like ♠J, but DECISIONS.md names it the small joker.
+    # Letter suits make "SJ" look like ♠J, but docs/rules.md names it the small joker.
     assert parse_token("SJ") == (SMALL_JOKER, None)
     assert parse_token("JS") == (11, "♠")
     assert parse_token("♠J") == (11, "♠")
@@ -466,7 +466,7 @@ def _token_forms(c: Card) -> list[tuple[str, bool]]:
         (name + c.suit, True),
         (name + letter.lower(), True),
     ]
-    if letter + name != "SJ":  # "SJ" is the small joker (DECISIONS.md), not ♠J
+    if letter + name != "SJ":  # "SJ" is the small joker (docs/rules.md), not ♠J
         forms.append((letter + name, True))
     return forms
 

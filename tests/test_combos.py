@@ -1,7 +1,7 @@
 """Combination types (牌型): what a set of cards reads as.
 
-Specification: ddz-rules-machine-spec.md §6 and §12.9, protocol document §5, and
-DECISIONS.md "Combination types", which wins where they disagree.
+Specification: docs/rules.md "Combinations", "Card sets with more than one reading" and
+"Variants".
 
 Card sets are written compactly by rank: ``"333444+5+6"`` is three 3s, three 4s, a 5 and a
 6 (suits are irrelevant; ``+`` and spaces are only for reading). ``10``, ``J`` … ``A``,
@@ -331,9 +331,8 @@ def test_loose_wings_do_not_change_pair_wings() -> None:
 
 
 def test_loose_wings_may_be_four_of_a_kind() -> None:
-    # DECISIONS.md lists the only limits on loose wings: never both jokers and never a
-    # rank of the plane. (The machine spec §6.2.9 and protocol §5.2.3 also forbid bombs as
-    # attachments; DECISIONS.md is silent on that, see the report.)
+    # The only limits on loose wings are: never both jokers and never a rank of the
+    # plane (docs/rules.md, Variants). So four of a kind may be the wings.
     assert all_readings("333444555666+7777", LOOSE) == [(T.AIRPLANE_WITH_SINGLES, 6, 4)]
     assert readings(cs("333444555666+7777")) == []
 
@@ -363,7 +362,7 @@ def test_quadplex_as_bomb_does_not_change_how_a_set_reads(text: str) -> None:
     assert all_readings(text)[0][0] in (T.FOUR_WITH_TWO_SINGLES, T.FOUR_WITH_TWO_PAIRS)
 
 
-# --- ambiguous sets: every reading, in the order of DECISIONS.md -------------------------
+# --- ambiguous sets: every reading, in the reading order of docs/rules.md ----------------
 
 
 @pytest.mark.parametrize(
@@ -425,7 +424,7 @@ def test_classify_rejects_a_non_canonical_string() -> None:
 
 # --- the whole specification as a catalogue ----------------------------------------------
 #
-# Every rank multiset of at most 20 cards (a hand never holds more) that DECISIONS.md
+# Every rank multiset of at most 20 cards (a hand never holds more) that docs/rules.md
 # allows, with its readings, built from the rules' text rather than by analysing cards.
 
 NORMAL = range(3, 16)  # 3 .. 2

@@ -1,10 +1,10 @@
 """Legal move generation, checked against brute force.
 
-The brute force is the definition of ddz-rules-machine-spec.md §8.2 taken literally: every
+The brute force is the definition of a legal play in docs/rules.md taken literally: every
 sub-multiset of the hand's ranks that has a reading (leading), or that has a reading that
-beats the trick (following, DECISIONS.md: "legal if any reading matches the trick's type
-and length and beats it"). ``legal_moves`` must give exactly those, one entry per rank
-multiset, with concrete cards of the hand.
+beats the trick (following: "legal if any of its readings beats the trick", docs/rules.md).
+``legal_moves`` must give exactly those, one entry per rank multiset, with concrete cards
+of the hand.
 
 Card sets are written compactly by rank, as in test_combos.py: ``"333444+5+6"``.
 """
@@ -238,7 +238,7 @@ def test_legal_moves_match_brute_force_on_random_hands(rules_name: str, chunk: i
 @pytest.mark.parametrize("chunk", range(4))
 @pytest.mark.parametrize("rules_name", RULE_SETS)
 def test_a_lead_is_the_preferred_reading_of_its_cards(rules_name: str, chunk: int) -> None:
-    # Leading without a hand_type, the engine takes the first reading (DECISIONS.md).
+    # Leading without a hand_type, the engine takes the first reading (docs/rules.md).
     rules = RULE_SETS[rules_name]
     for hand in random_hands(2000 + chunk):
         for move in legal_moves(hand, None, rules):
@@ -337,7 +337,7 @@ def test_quadplex_as_bomb_by_hand(
 
 
 def test_an_ambiguous_set_follows_with_whichever_reading_beats() -> None:
-    # DECISIONS.md: following, a set is legal if any of its readings beats the trick.
+    # docs/rules.md: following, a set is legal if any of its readings beats the trick.
     loose = RULE_SETS["loose_wings"]
     hand = cs("333444555666")  # AIRPLANE 3-6, or 4-6 + 333, or 3-5 + 666
     lead = legal_moves(hand, None, loose)

@@ -45,7 +45,7 @@ from protocol import (
     write_schemas,
 )
 
-# ─── the protocol document's §10 examples, copied as they are ──────────────────────────
+# ─── the first protocol's examples, kept as they were: they must still parse ───────────
 
 SPEC_DEAL = """{
   "type": "DEAL",

@@ -1,7 +1,7 @@
 """A round after bidding: doubling, the play loop, spring, settlement and the gift hooks.
 
-Specification: DECISIONS.md "Doubling", "Spring", "Scoring" and the gift rules on card
-conservation; ddz-rules-machine-spec.md §5, §7.6, §8, §9, §10; protocol document §7, §8.
+Specification: docs/rules.md "Doubling", "Play", "Spring and reverse spring" and
+"Scoring", and the gifts' rule that every one of the 54 cards stays in exactly one place.
 Scenarios are built from exact deals (:func:`make_deal`) so each rule is exercised on
 purpose, not by luck.
 """
@@ -713,7 +713,7 @@ SETTLE_CASES: list[tuple[str, Rules, dict[str, Any], tuple[int, int, int], dict[
         (-8, 4, 4),
         {1: 2, 2: 2},
     ),
-    # protocol document §8.3, landlord winning
+    # casual scoring, landlord winning (the classic table of examples)
     ("casual 普通局", CASUAL, {}, (2, -1, -1), {1: 0, 2: 0}),
     ("casual 高分局", CASUAL, {"call_score": 3}, (6, -3, -3), {1: 0, 2: 0}),
     ("casual 炸弹局", CASUAL, {"call_score": 2, "bombs": 2}, (16, -8, -8), {1: 2, 2: 2}),

@@ -1,9 +1,9 @@
 """Properties of whole rounds played with random legal actions under random rule variants.
 
 Whatever the seed, the variant (bidding, scoring preset, loose wings, four-with-pair, …) and
-the choices made: the round ends, the 54 cards stay each in exactly one place (DECISIONS.md,
-gift rules), every move the engine offers is one it accepts, and the settlement is zero-sum,
-follows the scoring formula and serialises to JSON.
+the choices made: the round ends, the 54 cards stay each in exactly one place (the gifts'
+card conservation), every move the engine offers is one it accepts, and the settlement is
+zero-sum, follows the scoring formula and serialises to JSON.
 """
 
 from __future__ import annotations

@@ -75,8 +75,8 @@ def _check_turn(auction: Auction, seat: int, value: int) -> None:
 class CallScoreAuction:
     """叫分: bids must rise, 3 ends it at once.
 
-    ``single_round`` (the default) lets each seat speak once; ``until_settled`` is the
-    machine spec's §4.2: it goes round until two passes follow the last bid.
+    ``single_round`` (the default) lets each seat speak once; ``until_settled`` goes
+    round until two passes follow the last bid (docs/rules.md, Bidding).
     """
 
     mode: Literal["call_score"] = "call_score"
@@ -128,7 +128,7 @@ class CallScoreAuction:
 
 
 class GrabAuction:
-    """叫地主/抢地主 (DECISIONS.md, variant ``grab``).
+    """叫地主/抢地主 (the ``grab`` variant of docs/rules.md).
 
     From the first bidder each seat may call; once one has, each later seat may grab once,
     and if anyone grabbed the caller may grab once more. The last to call or grab is

@@ -33,12 +33,12 @@ __all__ = [
 
 
 ComboType = HandType
-"""Combination types: the protocol's own enum (§5.4), so engine and wire share the names."""
+"""Combination types: the protocol's own enum, so engine and wire share the names."""
 
 
 T = ComboType
 
-#: Which reading of an ambiguous card set is taken when a leader names no type (DECISIONS.md).
+#: Which reading of an ambiguous card set is taken when a leader names no type (docs/rules.md).
 READING_ORDER: Final[tuple[ComboType, ...]] = (
     T.ROCKET,
     T.BOMB,
@@ -271,7 +271,7 @@ def is_bomb_like(combo: Combo, rules: Rules = DEFAULT_RULES) -> bool:
 
 
 def beats(curr: Combo, prev: Combo | None, rules: Rules = DEFAULT_RULES) -> bool:
-    """Whether ``curr`` may be played on ``prev`` (spec §7); ``prev`` None means leading.
+    """Whether ``curr`` may be played on ``prev``; ``prev`` None means leading.
 
     Leading, any combination but PASS is allowed. A rocket beats everything; a bomb beats
     every non-bomb; otherwise type and length must match and the main rank be higher.

@@ -1,6 +1,6 @@
 """Rule settings: one typed, immutable object holding the preset and every variant.
 
-The defaults are the `competition` preset of DECISIONS.md. Settings arrive from TOML config,
+The defaults are the `competition` preset of docs/rules.md. Settings arrive from TOML config,
 so this is a strict pydantic model: an unknown key or a wrong value is an error naming it.
 """
 
@@ -27,7 +27,7 @@ class Rules(BaseModel):
     """`competition`: doubling phase, per-defender doubling; `casual`: neither."""
 
     bidding: Literal["single_round", "until_settled", "grab"] = "single_round"
-    """`single_round` (叫分, each seat once), `until_settled` (spec §4.2) or `grab` (抢地主)."""
+    """`single_round` (叫分, each seat once), `until_settled` (bids go round) or `grab` (抢地主)."""
 
     first_bidder: Literal["random", "rotate"] = "random"
     """Random (seeded) per deal, or moving one seat each round."""
@@ -48,7 +48,7 @@ class Rules(BaseModel):
     """Four-with-two-singles may carry a pair (6666+88)."""
 
     quadplex_as_bomb: bool = False
-    """Four-with-two counts as a bomb of its quad's rank (the spec's allowQuadplexAsBomb)."""
+    """Four-with-two counts as a bomb of its quad's rank (docs/rules.md, Variants)."""
 
     max_gift_doubles: int = Field(default=2, ge=0, le=20)
     """How many viewer 翻倍 gifts may double one round."""

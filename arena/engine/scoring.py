@@ -1,10 +1,10 @@
-"""Scoring: turning a finished round's facts into zero-sum scores (DECISIONS.md, Scoring).
+"""Scoring: turning a finished round's facts into zero-sum scores (docs/rules.md, Scoring).
 
 One formula serves both presets. Each farmer settles with the landlord alone:
 farmer score = call score × (+1 if farmers win else −1) × 2^exponent, where the exponent is
 the round's common part (bombs, rockets, spring, grabs, viewer doubles) plus that farmer's
 doubling; the landlord takes minus the sum. With no doubling (the `casual` preset) this is
-the protocol document's M = call × 2^(bombs + rockets + spring): ±M per farmer, ∓2M landlord.
+the casual stake M = call × 2^(bombs + rockets + spring): ±M per farmer, ∓2M landlord.
 """
 
 from __future__ import annotations
