@@ -20,26 +20,39 @@ runs of the same seed with the same scripted agents.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import math
 import time
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 import orjson
 from pydantic import BaseModel
 
-from arena.engine import DealtCards, Phase, Round, Rules, card
-from arena.errors import ArenaError, IllegalActionError
+from arena.replay_check import (
+    RecordedRound,
+    ReplayError,
+    RoundIncomplete,
+    RoundMismatch,
+    verify_round,
+)
 from arena.table.events import Event
 from protocol import Message
 
 __all__ = [
     "TIMING_FIELDS",
+    "Difference",
     "RecordedRound",
+    "Replay",
     "ReplayError",
     "ReplayWriter",
+    "RoundIncomplete",
+    "RoundMismatch",
+    "TableRecorder",
+    "compare_replays",
     "load_replay",
     "read_replay",
     "strip_timing",
@@ -47,10 +60,6 @@ __all__ = [
 ]
 
 TIMING_FIELDS = frozenset({"t_ms", "elapsed_ms"})
-
-
-class ReplayError(ArenaError, ValueError):
-    """A replay file that cannot be read, or a recorded round the engine rejects."""
 
 
 class ReplayWriter:
@@ -151,127 +160,321 @@ class TableRecorder:
         )
 
 
-@dataclass
-class RecordedRound:
-    """One round as read back from a replay file."""
+class Replay:
+    """A replay file as read: its rounds in the order they started, and how the file ends."""
 
-    table: str
-    round: int
-    header: dict[str, Any]
-    events: list[dict[str, Any]] = field(default_factory=list)
-    messages: list[dict[str, Any]] = field(default_factory=list)
-    summary: dict[str, Any] | None = None
+    def __init__(self, source: str, rounds: list[RecordedRound], notes: list[str]) -> None:
+        self.source = source
+        self.rounds = rounds
+        self.notes = notes
+        """What the file lacks at its end beyond the rounds it stops inside (a match that
+        does not end, a last line cut off mid-write); empty for a complete replay."""
+
+    @property
+    def incomplete(self) -> bool:
+        """Whether the recording stops early: a round or a match without its end."""
+        return bool(self.notes) or any(r.cut_off is not None for r in self.rounds)
 
 
-def read_replay(lines: Iterable[str], *, source: str = "<replay>") -> list[RecordedRound]:
-    """Group a replay's lines into rounds, in the order they started."""
-    rounds: dict[tuple[str, int], RecordedRound] = {}
-    order: list[RecordedRound] = []
-    current: dict[str, int] = {}
+def read_replay(lines: Iterable[str | bytes], *, source: str = "<replay>") -> Replay:
+    """Group a replay's lines into rounds, in the order they started.
+
+    A last line cut off mid-write (no newline, not JSON or not UTF-8 text) ends the
+    reading: the rounds it leaves open are marked :attr:`RecordedRound.cut_off`. Any
+    other line that is no replay line raises :class:`ReplayError` naming it.
+    """
+    reader = _Reader(source)
     for number, raw in enumerate(lines, start=1):
-        if not raw.strip():
-            continue
+        if not reader.feed(number, raw):
+            break
+    return reader.result()
+
+
+def load_replay(path: str | Path) -> Replay:
+    """Read a replay file; :class:`ReplayError` (one line) when it is none."""
+    file = Path(path)
+    if file.is_dir():
+        raise ReplayError(f"{file}: is a folder, not a replay file")
+    try:
+        with file.open("rb") as handle:
+            return read_replay(handle, source=str(file))
+    except FileNotFoundError as exc:
+        raise ReplayError(f"{file}: no such file") from exc
+    except OSError as exc:
+        raise ReplayError(f"{file}: cannot read: {exc.strerror or exc}") from exc
+
+
+class _Unreadable(Exception):
+    """A line that is no JSON object with a ``kind``; says why."""
+
+
+def _parse(raw: str | bytes) -> dict[str, Any] | None:
+    """One line as a dict, None for a blank line; _Unreadable otherwise."""
+    try:
+        text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+    except UnicodeDecodeError as exc:
+        raise _Unreadable("it is not UTF-8 text") from exc
+    if not text.strip():
+        return None
+    try:
+        line = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _Unreadable(f"it is not JSON: {exc.msg} at column {exc.colno}") from exc
+    if type(line) is not dict or not isinstance(line.get("kind"), str):
+        raise _Unreadable('it is JSON, but not an object with a "kind"')
+    return line
+
+
+class _Reader:
+    """Sorts lines into rounds; remembers what the file's end leaves open."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.rounds: dict[tuple[str, int], RecordedRound] = {}
+        self.order: list[RecordedRound] = []
+        self.current: dict[str, RecordedRound] = {}
+        self.last_seq: dict[str, int] = {}
+        self.match_ended: dict[str, bool] = {}
+        self.seen = 0
+        """Replay lines read so far."""
+        self.last_line = 0
+        self.cut_line: int | None = None
+
+    def feed(self, number: int, raw: str | bytes) -> bool:
+        """Take one line; False when it was the last line, cut off mid-write."""
+        self.last_line = number
         try:
-            line = json.loads(raw)
-            kind = line["kind"]
-        except (json.JSONDecodeError, KeyError, TypeError) as exc:
-            raise ReplayError(f"{source}:{number}: not a replay line ({exc})") from exc
+            line = _parse(raw)
+        except _Unreadable as exc:
+            complete = raw.endswith(b"\n") if isinstance(raw, bytes) else raw.endswith("\n")
+            if self.seen and not complete:
+                self.cut_line = number
+                return False
+            if not self.seen:
+                raise ReplayError(
+                    f"{self.source}: not a replay file (line {number}: {exc})"
+                ) from exc
+            raise ReplayError(f"{self.source}:{number}: not a replay line: {exc}") from exc
+        if line is None:
+            return True
+        try:
+            self._add(number, line)
+        except (KeyError, TypeError, AttributeError) as exc:
+            what = f"lacks {exc}" if isinstance(exc, KeyError) else f"is malformed ({exc})"
+            raise ReplayError(f"{self.source}:{number}: this {line['kind']} line {what}") from exc
+        self.seen += 1
+        return True
+
+    def _add(self, number: int, line: dict[str, Any]) -> None:
+        kind = line["kind"]
         if kind == "round_start":
-            recorded = RecordedRound(line["table"], int(line["round"]), line)
-            rounds[(recorded.table, recorded.round)] = recorded
-            current[recorded.table] = recorded.round
-            order.append(recorded)
-            continue
-        table = line.get("table", "")
-        round_no = line.get("round")
-        if round_no is None:
-            round_no = line.get("event", {}).get("round", current.get(table))
-        if round_no == 0:
-            continue  # match-level events (match_started) belong to no round
-        target = rounds.get((table, round_no))
+            table, round_no = _table_round(line["table"], line["round"])
+            recorded = RecordedRound(table, round_no, line, seq_before=self.last_seq.get(table, 0))
+            self.rounds[(table, round_no)] = recorded
+            self.current[table] = recorded
+            self.order.append(recorded)
+            return
+        if kind == "event":
+            event = line["event"]
+            table, round_no = _table_round(event["table"], event["round"])
+            if type(event["seq"]) is int:
+                self.last_seq[table] = event["seq"]
+            if event["type"] in ("match_started", "match_ended"):
+                self.match_ended[table] = event["type"] == "match_ended"
+            if round_no == 0:
+                return  # match-level events (match_started) belong to no round
+        elif kind in ("message", "round_end"):
+            table, round_no = _table_round(line["table"], line["round"])
+        else:
+            raise ReplayError(f"{self.source}:{number}: unknown line kind {kind!r}")
+        target = self.rounds.get((table, round_no))
         if target is None:
-            raise ReplayError(f"{source}:{number}: a {kind} line before its round_start")
+            raise ReplayError(
+                f"{self.source}:{number}: a {kind} line of table {table} round {round_no} "
+                "before its round_start"
+            )
+        target.lines.append((number, line))
         if kind == "event":
             target.events.append(line["event"])
         elif kind == "message":
             target.messages.append(line)
-        elif kind == "round_end":
-            target.summary = line["summary"]
         else:
-            raise ReplayError(f"{source}:{number}: unknown line kind {kind!r}")
-    return order
+            target.summary = line["summary"]
+
+    def result(self) -> Replay:
+        """The rounds, with what the end of the file leaves open."""
+        if self.cut_line is not None:
+            end = f"at line {self.cut_line} (truncated line)"
+        else:
+            end = f"at line {self.last_line}"
+        notes: list[str] = []
+        for table, recorded in self.current.items():
+            if self.match_ended.get(table):
+                continue  # a round_end missing inside a finished match is a flaw, not an end
+            if recorded.summary is None:
+                recorded.cut_off = end
+            elif table in self.match_ended:
+                notes.append(f"table {table}: the match does not end; the replay ends {end}")
+        if (
+            self.cut_line is not None
+            and not notes
+            and all(r.cut_off is None for r in self.current.values())
+        ):
+            notes.append(f"the replay ends with a line cut off mid-write, {end}")
+        return Replay(self.source, self.order, notes)
 
 
-def load_replay(path: str | Path) -> list[RecordedRound]:
-    """Read a replay file."""
-    file = Path(path)
-    try:
-        with file.open(encoding="utf-8") as handle:
-            return read_replay(handle, source=str(file))
-    except OSError as exc:
-        raise ReplayError(f"{file}: cannot read: {exc.strerror}") from exc
+def _table_round(table: object, round_no: object) -> tuple[str, int]:
+    if not isinstance(table, str) or type(round_no) is not int:
+        raise TypeError(f"table {table!r} round {round_no!r}")
+    return table, round_no
 
 
-def verify_round(recorded: RecordedRound) -> Round:
-    """Replay every recorded action through a fresh engine; raise ReplayError on a mismatch.
+# ─── comparing two replays ──────────────────────────────────────────────────────────────
 
-    The deal comes from the seed (or the recorded prepared deal), each bid, double, play
-    and pass from the events; the final scores must equal the recorded ones.
+
+@dataclass(frozen=True)
+class Difference:
+    """Where two replays first differ beyond timing, and how."""
+
+    first: str
+    second: str
+    first_line: int | None
+    """None: the first file has no more lines of this table."""
+    second_line: int | None
+    table: str
+    round: int | None
+    key: str
+    """The first differing key of the line, dotted (``message.hand[3]``)."""
+    first_value: Any = None
+    second_value: Any = None
+
+    def __str__(self) -> str:
+        place = f"table {self.table}" + (f" round {self.round}" if self.round else "")
+        if self.first_line is None or self.second_line is None:
+            short, long = (
+                (self.first, self.second) if self.first_line is None else (self.second, self.first)
+            )
+            line = self.second_line if self.first_line is None else self.first_line
+            return (
+                f"{short} has no more lines of table {self.table}; "
+                f"{long} goes on at line {line} ({place})"
+            )
+        return (
+            f"{self.first} line {self.first_line} and {self.second} line {self.second_line} "
+            f"({place}) differ at {self.key or 'the whole line'}: "
+            f"{_brief(self.first_value)} vs {_brief(self.second_value)}"
+        )
+
+
+def compare_replays(first: str | Path, second: str | Path) -> Difference | None:
+    """The first difference between two replays apart from timing fields, or None.
+
+    Tables play at once, so their lines may interleave differently from run to run: each
+    table's lines are compared in order, and the difference reported is the one that
+    comes first in ``first``. Lines are compared by a digest, so big files cost little
+    memory; only the two differing lines are read again, to say what differs.
     """
-    header = recorded.header
-    where = f"table {recorded.table} round {recorded.round}"
-    deal = header.get("deal")
-    rnd = Round(
-        Rules.model_validate(header["rules"]),
-        seed=header["seed"],
-        deal=_deal_from(deal) if deal else None,
-        first_bidder=header.get("first_bidder"),
-        landlord=header.get("landlord"),
-        call_score=header.get("call_score"),
+    index_a, index_b = _digests(Path(first)), _digests(Path(second))
+    found: list[tuple[float, float, str]] = []
+    for table in sorted(index_a.keys() | index_b.keys()):
+        lines_a, lines_b = index_a.get(table, []), index_b.get(table, [])
+        for i in range(max(len(lines_a), len(lines_b))):
+            a = lines_a[i] if i < len(lines_a) else None
+            b = lines_b[i] if i < len(lines_b) else None
+            if a is None or b is None or a[1] != b[1]:
+                found.append((a[0] if a else math.inf, b[0] if b else math.inf, table))
+                break
+    if not found:
+        return None
+    line_a, line_b, table = min(found)
+    a_line = None if line_a == math.inf else int(line_a)
+    b_line = None if line_b == math.inf else int(line_b)
+    shown_a = _timeless(_line_at(Path(first), a_line)) if a_line else None
+    shown_b = _timeless(_line_at(Path(second), b_line)) if b_line else None
+    shown = shown_a if shown_a is not None else shown_b
+    assert shown is not None
+    round_no = shown.get("round", shown.get("event", {}).get("round"))
+    key, value_a, value_b = ("", None, None)
+    if shown_a is not None and shown_b is not None:
+        key, value_a, value_b = _first_difference(shown_a, shown_b) or ("", shown_a, shown_b)
+    return Difference(
+        str(first), str(second), a_line, b_line, table, round_no, key, value_a, value_b
     )
-    for event in recorded.events:
-        kind, seat, data = event["type"], event["seat"], event.get("data", {})
-        try:
-            if kind == "bid":
-                rnd.bid(seat, data["bid"])
-            elif kind == "double":
-                rnd.double(seat, data["double"])
-            elif kind == "play":
-                played = rnd.play(seat, data["cards"], data["hand_type"])
-                if played.main_rank != data["main_rank"]:
-                    raise ReplayError(f"{where}: seq {event['seq']}: reading differs from record")
-            elif kind == "pass":
-                rnd.pass_turn(seat)
-        except (IllegalActionError, KeyError, TypeError) as exc:
-            raise ReplayError(
-                f"{where}: event {event.get('seq')} ({kind} by seat {seat}): {exc!s}"
-            ) from exc
-    if rnd.phase is not Phase.FINISHED or rnd.result is None:
-        raise ReplayError(f"{where}: the recorded actions do not finish the round")
-    _check_scores(recorded, list(rnd.result.scores), where)
-    return rnd
 
 
-def _check_scores(recorded: RecordedRound, scores: list[int], where: str) -> None:
-    """Every score the replay shows must be the engine's: summary and round_result event."""
-    players = recorded.header["players"]
-    by_player = dict(zip(players, scores, strict=True))
-    if recorded.summary is None:
-        raise ReplayError(f"{where}: the round has no round_end line")
-    shown: list[tuple[str, Any]] = [
-        ("round_end result.scores", recorded.summary["result"]["scores"]),
-        ("round_end scores", recorded.summary["scores"]),
-    ]
-    results = [e for e in recorded.events if e["type"] == "round_result"]
-    if len(results) != 1:
-        raise ReplayError(f"{where}: expected one round_result event, found {len(results)}")
-    data = results[0]["data"]
-    shown.append(("round_result event scores", data["scores"]))
-    shown.append(("round_result event result.scores", data["result"]["scores"]))
-    for label, value in shown:
-        expected = by_player if isinstance(value, dict) else scores
-        if value != expected:
-            raise ReplayError(f"{where}: {label} {value} differ from the engine's {expected}")
+def _digests(path: Path) -> dict[str, list[tuple[int, bytes]]]:
+    """Each table's lines in order, as line number and a digest of the line without timing."""
+    tables: dict[str, list[tuple[int, bytes]]] = {}
+    for number, line in _strict_lines(path):
+        text = json.dumps(_timeless(line), sort_keys=True, ensure_ascii=False)
+        digest = hashlib.blake2b(text.encode(), digest_size=16).digest()
+        tables.setdefault(_table_of(line), []).append((number, digest))
+    return tables
+
+
+def _strict_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Every line of a replay file with its number; ReplayError for any unreadable one."""
+    if path.is_dir():
+        raise ReplayError(f"{path}: is a folder, not a replay file")
+    try:
+        with path.open("rb") as handle:
+            for number, raw in enumerate(handle, start=1):
+                try:
+                    line = _parse(raw)
+                except _Unreadable as exc:
+                    raise ReplayError(f"{path}:{number}: not a replay line: {exc}") from exc
+                if line is not None:
+                    yield number, line
+    except FileNotFoundError as exc:
+        raise ReplayError(f"{path}: no such file") from exc
+    except OSError as exc:
+        raise ReplayError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+
+
+def _line_at(path: Path, wanted: int) -> dict[str, Any]:
+    for number, line in _strict_lines(path):
+        if number == wanted:
+            return line
+    raise ReplayError(f"{path}: line {wanted} is gone (was the file changed meanwhile?)")
+
+
+def _table_of(line: dict[str, Any]) -> str:
+    table = line.get("table")
+    if table is None and isinstance(line.get("event"), dict):
+        table = line["event"].get("table")
+    return str(table)
+
+
+def _timeless(line: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in line.items() if k not in TIMING_FIELDS}
+
+
+def _first_difference(a: Any, b: Any, path: str = "") -> tuple[str, Any, Any] | None:
+    """The first key path where two JSON values differ, with both values there."""
+    if type(a) is dict and type(b) is dict:
+        for key in [*a, *(k for k in b if k not in a)]:
+            where = f"{path}.{key}" if path else str(key)
+            if key not in a or key not in b:
+                return where, a.get(key, "(no such key)"), b.get(key, "(no such key)")
+            found = _first_difference(a[key], b[key], where)
+            if found is not None:
+                return found
+        return None
+    if type(a) is list and type(b) is list and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            found = _first_difference(x, y, f"{path}[{i}]")
+            if found is not None:
+                return found
+        return None
+    if type(a) is type(b) and a == b:
+        return None
+    return path, a, b
+
+
+def _brief(value: Any, limit: int = 80) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _invalid_reply(reply: object) -> dict[str, str]:
@@ -290,11 +493,6 @@ def _plain(value: object) -> Any:
     if isinstance(value, Mapping):
         return dict(value)
     raise TypeError(f"cannot write {type(value).__name__} to a replay")
-
-
-def _deal_from(data: dict[str, Any]) -> DealtCards:
-    order = [*data["hands"][0], *data["hands"][1], *data["hands"][2], *data["bottom"]]
-    return DealtCards.from_order([card(c) for c in order])
 
 
 def strip_timing(lines: Iterable[str]) -> Iterator[dict[str, Any]]:

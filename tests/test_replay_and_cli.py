@@ -57,7 +57,7 @@ def test_play_records_every_round_as_json_lines(tmp_path: Path) -> None:
     starts = [line for line in lines if line["kind"] == "round_start"]
     assert [s["round"] for s in starts] == [1, 2]
     assert len([line for line in lines if line["kind"] == "round_end"]) == 2
-    rounds = load_replay(tmp_path / "match.jsonl")
+    rounds = load_replay(tmp_path / "match.jsonl").rounds
     assert [(r.table, r.round) for r in rounds] == [("t1", 1), ("t1", 2)]
     for recorded in rounds:
         assert recorded.summary is not None
@@ -102,7 +102,7 @@ def test_replay_prints_the_rounds_and_the_verdict(
     assert "== table t1, round 1" in out
     assert "== table t1, round 2" in out
     assert " plays " in out
-    assert out.count("every move legal, scores match") == 2
+    assert out.count("every move legal, messages agree, scores match") == 2
     assert "✗" not in out
 
 
@@ -198,7 +198,7 @@ def test_a_missing_play_fails_the_replay(
     path = tamper(record(tmp_path / "match.jsonl"), drop_the_last_play)
     capsys.readouterr()
     assert main(["replay", "--quiet", str(path)]) != 0
-    assert "do not finish the round" in capsys.readouterr().out
+    assert "before the engine finished the round" in capsys.readouterr().out
 
 
 def test_an_unreadable_replay_is_an_error_naming_the_line(

@@ -12,13 +12,16 @@ read and verify.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from agents_for_tests import FakeAgent
 
 from arena.cli import main
-from arena.replay import ReplayWriter
+from arena.replay import ReplayWriter, load_replay, verify_round
+from arena.table import Table, TableSettings, play_match
 from protocol import PlayResponse
 
 OLD_REPLAY = Path(__file__).resolve().parent / "data" / "replay-before-issue-7.jsonl"
@@ -108,3 +111,349 @@ def test_the_recorder_writes_any_reply_and_marks_a_late_one(tmp_path: Path) -> N
     assert second["late"] is True
     assert third["message"]["action"] == "PASS"
     assert "late" not in third
+
+
+async def test_a_late_reply_is_recorded_as_late_and_the_replay_verifies(tmp_path: Path) -> None:
+    """An agent that blocks past its deadline: its reply is recorded with ``late`` and
+    refused; the replay check accepts the table's fallback and finds no reply used."""
+
+    def sleepy(request: Any, n: int) -> None:
+        if n == 1:
+            time.sleep(0.2)  # blocks the event loop: only the table's clock sees it
+        return None  # the inner (greedy) agent answers
+
+    path = tmp_path / "late.jsonl"
+    writer = ReplayWriter(path)
+    agents = [FakeAgent("A"), FakeAgent("B", play=sleepy), FakeAgent("C")]
+    table = Table(
+        agents,
+        recorder=writer.for_table("t1"),
+        settings=TableSettings(stall_warning_s=5.0),
+        timeouts=[None, 0.05, None],
+    )
+    try:
+        await play_match(table, rounds=1, seed=11)
+    finally:
+        writer.close()
+    lines = lines_of(path)
+    late = [line for line in from_agent(lines, 1) if line.get("late")]
+    assert len(late) == 1
+    after = lines[lines.index(late[0]) + 1 :]
+    to_b = next(line for line in after if line["kind"] == "message" and line["seat"] == 1)
+    assert to_b["message"]["type"] == "REPLY_REJECTED"
+    assert to_b["message"]["reason"] == "timeout"
+    [recorded] = load_replay(path).rounds
+    verify_round(recorded)
+
+
+async def test_rejected_replies_and_their_retries_verify(tmp_path: Path) -> None:
+    """A reply refused as illegal is followed by its REPLY_REJECTED and a retry that is
+    used: the check pairs each reply with its request and accepts the one used."""
+
+    def wrong_card_first(request: Any, n: int) -> Any:
+        if n == 1:  # the same card twice: refused as illegal, then asked again
+            cards = ["♠3", "♠3"]
+            return PlayResponse(
+                player_id=request.player_id,
+                action="PLAY",
+                cards=cards,
+                request_id=request.request_id,
+            )
+        return None
+
+    path = tmp_path / "retry.jsonl"
+    writer = ReplayWriter(path)
+    agents = [FakeAgent("A", play=wrong_card_first), FakeAgent("B"), FakeAgent("C")]
+    table = Table(agents, recorder=writer.for_table("t1"))
+    try:
+        await play_match(table, rounds=1, seed=3)
+    finally:
+        writer.close()
+    rejected = [
+        line
+        for line in lines_of(path)
+        if line["kind"] == "message" and line["message"].get("type") == "REPLY_REJECTED"
+    ]
+    assert rejected
+    assert rejected[0]["message"]["reason"] == "illegal"
+    [recorded] = load_replay(path).rounds
+    verify_round(recorded)
+
+
+# ─── the check reads the messages too ───────────────────────────────────────────────────
+
+
+def edited(source: Path, change: Any) -> Path:
+    """A copy of ``source`` with ``change(lines)`` applied; returns its path."""
+    lines = lines_of(source)
+    change(lines)
+    target = source.with_name("edited.jsonl")
+    text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+    target.write_text(text, encoding="utf-8")
+    return target
+
+
+def line_number(lines: list[dict[str, Any]], line: dict[str, Any]) -> int:
+    return next(i for i, candidate in enumerate(lines, start=1) if candidate is line)
+
+
+def messages(lines: list[dict[str, Any]], kind: str, *, direction: str) -> list[dict[str, Any]]:
+    return [
+        line
+        for line in lines
+        if line["kind"] == "message"
+        and line["dir"] == direction
+        and line["message"].get("type") == kind
+        and line["round"] == 1
+    ]
+
+
+def actions(lines: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    return [
+        line
+        for line in lines
+        if line["kind"] == "event" and line["event"]["type"] == kind and line["event"]["round"] == 1
+    ]
+
+
+def verdict(path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    capsys.readouterr()
+    code = main(["replay", "--quiet", str(path)])
+    return code, capsys.readouterr().out
+
+
+@pytest.fixture
+def recorded(tmp_path: Path) -> Path:
+    """A real two-round recording (seed 7), played with auto-pass off so that passes
+    are asked for and answered too."""
+    config = tmp_path / "asked.toml"
+    config.write_text("[table]\nauto_pass = false\n", encoding="utf-8")
+    return record(tmp_path / "match.jsonl", extra=("--config", str(config)))
+
+
+def test_the_untouched_recording_verifies(
+    recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out = verdict(recorded, capsys)
+    assert code == 0, out
+    assert out.count("✓") == 2
+
+
+def test_a_reply_playing_cards_the_player_never_had_fails(
+    recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The event stays as it was; only the PLAY_RESPONSE names a card not in the hand."""
+    found: dict[str, Any] = {}
+
+    def change(lines: list[dict[str, Any]]) -> None:
+        reply = next(
+            m
+            for m in messages(lines, "PLAY_RESPONSE", direction="from_agent")
+            if m["message"]["action"] == "PLAY"
+        )
+        request = [
+            m
+            for m in messages(lines, "PLAY_REQUEST", direction="to_agent")
+            if m["seat"] == reply["seat"] and line_number(lines, m) < line_number(lines, reply)
+        ][-1]
+        held = set(request["message"]["hand"])
+        stranger = next(c for c in ("♠3", "♥3", "♣3", "♦3", "♠4", "♥4") if c not in held)
+        reply["message"]["cards"][0] = stranger
+        found.update(line=line_number(lines, reply), card=stranger, seat=reply["seat"])
+
+    code, out = verdict(edited(recorded, change), capsys)
+    assert code == 1
+    [failure] = [line for line in out.splitlines() if line.startswith("✗")]
+    assert failure.startswith("✗ table t1 round 1: ")
+    assert f"the reply at line {found['line']} plays cards seat {found['seat']}" in failure
+    assert found["card"] in failure
+    assert "✓ table t1 round 2" in out
+
+
+def test_a_changed_deal_fails(recorded: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Seat 0's DEAL shows one of seat 1's cards instead of its own."""
+    found: dict[str, Any] = {}
+
+    def change(lines: list[dict[str, Any]]) -> None:
+        deals = messages(lines, "DEAL", direction="to_agent")
+        mine, theirs = deals[0], deals[1]
+        found.update(
+            line=line_number(lines, mine),
+            lost=mine["message"]["hand"][0],
+            shown=theirs["message"]["hand"][0],
+        )
+        mine["message"]["hand"][0] = theirs["message"]["hand"][0]
+
+    code, out = verdict(edited(recorded, change), capsys)
+    assert code == 1
+    expected = (
+        f"✗ table t1 round 1: line {found['line']}: DEAL to seat 0: the cards differ from the "
+        f"engine's: shows {found['shown']} that the engine's does not, lacks {found['lost']}"
+    )
+    assert expected in out.splitlines()
+
+
+def test_a_bid_changed_in_the_reply_but_not_in_the_event_fails(
+    recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    found: dict[str, Any] = {}
+
+    def change(lines: list[dict[str, Any]]) -> None:
+        reply = messages(lines, "BID_RESPONSE", direction="from_agent")[0]
+        [event] = [e for e in actions(lines, "bid") if e["event"]["seat"] == reply["seat"]][:1]
+        was = reply["message"]["bid"]
+        reply["message"]["bid"] = 3 if was != 3 else 0
+        found.update(
+            line=line_number(lines, reply),
+            seq=event["event"]["seq"],
+            seat=reply["seat"],
+            was=was,
+            now=reply["message"]["bid"],
+        )
+
+    code, out = verdict(edited(recorded, change), capsys)
+    assert code == 1
+    assert (
+        f"✗ table t1 round 1: line {found['line'] + 1}: event {found['seq']} (bid by seat "
+        f"{found['seat']}): the reply at line {found['line']} says bid {found['now']}, "
+        f"the event {found['was']}"
+    ) in out.splitlines()
+
+
+def test_an_event_changed_but_not_its_reply_fails(
+    recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A pass event turned into a play of the seat's lowest card: the reply said PASS."""
+    found: dict[str, Any] = {}
+
+    def change(lines: list[dict[str, Any]]) -> None:
+        event = actions(lines, "pass")[0]
+        seat = event["event"]["seat"]
+        reply = [
+            m
+            for m in messages(lines, "PLAY_RESPONSE", direction="from_agent")
+            if m["seat"] == seat and line_number(lines, m) < line_number(lines, event)
+        ][-1]
+        assert reply["message"]["action"] == "PASS"
+        event["event"]["type"] = "play"
+        event["event"]["data"] = {"cards": ["♠3"], "hand_type": "SINGLE", "main_rank": 3}
+        found.update(line=line_number(lines, reply), seq=event["event"]["seq"], seat=seat)
+
+    code, out = verdict(edited(recorded, change), capsys)
+    assert code == 1
+    failure = next(line for line in out.splitlines() if line.startswith("✗"))
+    assert failure.startswith("✗ table t1 round 1: line ")
+    assert f"event {found['seq']} (play by seat {found['seat']})" in failure
+    assert f"the reply at line {found['line']} passes, the event plays ♠3" in failure
+
+
+def test_a_rejected_reply_shown_as_used_fails(
+    recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A REPLY_REJECTED slipped in after a reply that the event then shows as used."""
+    found: dict[str, Any] = {}
+
+    def change(lines: list[dict[str, Any]]) -> None:
+        reply = messages(lines, "BID_RESPONSE", direction="from_agent")[0]
+        at = lines.index(reply)
+        rejection = {
+            **reply,
+            "dir": "to_agent",
+            "message": {
+                "type": "REPLY_REJECTED",
+                "player_id": reply["message"]["player_id"],
+                "request_type": "BID_REQUEST",
+                "request_id": reply["message"]["request_id"],
+                "reason": "illegal",
+                "detail": "edited in",
+                "retries_left": 2,
+            },
+        }
+        lines.insert(at + 1, rejection)
+        found.update(line=at + 1)
+
+    code, out = verdict(edited(recorded, change), capsys)
+    assert code == 1
+    assert f"it says no fallback, yet the reply at line {found['line']} was rejected" in out
+
+
+def test_a_fallback_claimed_for_a_used_reply_fails(
+    recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def change(lines: list[dict[str, Any]]) -> None:
+        actions(lines, "bid")[0]["event"]["data"]["fallback"] = True
+
+    code, out = verdict(edited(recorded, change), capsys)
+    assert code == 1
+    assert "it says fallback, but the attempt at line" in out
+    assert "was not rejected" in out
+
+
+def test_a_late_reply_shown_as_used_fails(
+    recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    found: dict[str, Any] = {}
+
+    def change(lines: list[dict[str, Any]]) -> None:
+        reply = messages(lines, "DOUBLE_RESPONSE", direction="from_agent")[0]
+        reply["late"] = True
+        found.update(line=line_number(lines, reply))
+
+    code, out = verdict(edited(recorded, change), capsys)
+    assert code == 1
+    assert f"it says no fallback, yet the reply at line {found['line']} came late" in out
+
+
+def test_a_request_showing_another_hand_fails(
+    recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A PLAY_REQUEST late in the round shows a card its seat has already played."""
+    found: dict[str, Any] = {}
+
+    def change(lines: list[dict[str, Any]]) -> None:
+        requests = messages(lines, "PLAY_REQUEST", direction="to_agent")
+        request = requests[-1]
+        seat = request["seat"]
+        played = next(
+            c
+            for e in actions(lines, "play")
+            if e["event"]["seat"] == seat
+            for c in e["event"]["data"]["cards"]
+        )
+        request["message"]["hand"].append(played)
+        found.update(line=line_number(lines, request), seat=seat, card=played)
+
+    code, out = verdict(edited(recorded, change), capsys)
+    assert code == 1
+    assert (
+        f"line {found['line']}: PLAY_REQUEST to seat {found['seat']}: the cards differ from "
+        f"the engine's: shows {found['card']} that the engine's does not"
+    ) in out
+
+
+def test_event_numbers_must_increase(recorded: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    found: dict[str, Any] = {}
+
+    def change(lines: list[dict[str, Any]]) -> None:
+        event = actions(lines, "play")[1]
+        event["event"]["seq"] = 2
+        found.update(line=line_number(lines, event))
+
+    code, out = verdict(edited(recorded, change), capsys)
+    assert code == 1
+    assert f"✗ table t1 round 1: line {found['line']}: event number 2 follows" in out
+    assert "the numbers must increase" in out
+
+
+def test_a_failure_names_its_table_and_round_once(
+    recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def change(lines: list[dict[str, Any]]) -> None:
+        end = next(line for line in lines if line["kind"] == "round_end" and line["round"] == 1)
+        end["summary"]["result"]["scores"][0] += 10
+
+    code, out = verdict(edited(recorded, change), capsys)
+    assert code == 1
+    [failure] = [line for line in out.splitlines() if line.startswith("✗")]
+    assert failure.count("table t1") == 1, failure
+    assert failure.count("round 1") == 1, failure

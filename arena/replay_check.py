@@ -1,0 +1,498 @@
+"""Checking one recorded round: its messages and events, replayed through a fresh engine.
+
+A replay is evidence only where it agrees with itself and with the rules. So the check
+walks a round's lines in file order beside a fresh :class:`~arena.engine.Round` and, at
+each line, checks that
+
+- what the agents were told is what the engine says at that point: a DEAL shows the hand
+  dealt, a request goes to the seat to act and shows its hand and its choices (the bids
+  open to it, the trick to beat, the card counts, the bottom cards), BOTTOM_CARDS and
+  the ``landlord_chosen`` event show the landlord and the bottom cards, and ROUND_RESULT
+  the engine's scores;
+- each decision attempt reads request, reply (none when the agent timed out), then
+  REPLY_REJECTED when the reply was not used; the action event that follows shows the
+  one reply used (the same bid or double, PASS, or cards that resolve against the seat's
+  hand to exactly the event's cards), or says ``fallback`` when every attempt was
+  rejected; a late reply is never used;
+- every action is legal, event numbers increase, and the round's end (summary and
+  ``round_result`` event) shows the engine's scores and winning side.
+
+A round the replay stops inside (the recording was cut off) is checked as far as it
+goes and then reported as incomplete, never as verified.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.engine import (
+    WINNER_SIDES,
+    Card,
+    DealtCards,
+    Phase,
+    Round,
+    Rules,
+    card,
+    resolve_cards,
+)
+from arena.errors import ArenaError
+
+__all__ = ["RecordedRound", "ReplayError", "RoundIncomplete", "RoundMismatch", "verify_round"]
+
+
+class ReplayError(ArenaError, ValueError):
+    """A replay file that cannot be read, or a recorded round that fails its check."""
+
+
+class RoundMismatch(ReplayError):
+    """A recorded round that disagrees with itself or with the engine; says where and how."""
+
+    def __init__(self, table: str, round_no: int, detail: str) -> None:
+        super().__init__(f"table {table} round {round_no}: {detail}")
+        self.table = table
+        self.round = round_no
+        self.detail = detail
+
+
+class RoundIncomplete(ReplayError):
+    """A round the replay ends inside: what is there checks, but it cannot be verified."""
+
+    def __init__(self, table: str, round_no: int, detail: str) -> None:
+        super().__init__(f"table {table} round {round_no}: incomplete: {detail}")
+        self.table = table
+        self.round = round_no
+        self.detail = detail
+
+
+@dataclass
+class RecordedRound:
+    """One round as read back from a replay file."""
+
+    table: str
+    round: int
+    header: dict[str, Any]
+    events: list[dict[str, Any]] = field(default_factory=list)
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    summary: dict[str, Any] | None = None
+    lines: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    """Every line of the round after its round_start, with its line number, in file order."""
+    seq_before: int = 0
+    """The table's last event number before this round (the numbers only increase)."""
+    cut_off: str | None = None
+    """Where the replay ends, when it ends inside this round (for example "at line 412")."""
+
+
+def verify_round(recorded: RecordedRound) -> Round:
+    """Replay a recorded round through a fresh engine; return the finished engine round.
+
+    Raises :class:`RoundMismatch` naming the line and what differs, or
+    :class:`RoundIncomplete` for a round the replay ends inside whose lines all check.
+    """
+    check: _RoundCheck | None = None
+    try:
+        check = _RoundCheck(recorded)
+        check.run()
+        if recorded.cut_off is not None:
+            raise RoundIncomplete(
+                recorded.table,
+                recorded.round,
+                f"the replay ends inside this round {recorded.cut_off}",
+            )
+        check.finish()
+    except _Mismatch as exc:
+        raise RoundMismatch(recorded.table, recorded.round, str(exc)) from exc
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        # A line of the right kind but the wrong shape (an edit, another program's file).
+        line = check.line if check is not None else 0
+        raise RoundMismatch(recorded.table, recorded.round, _malformed(exc, line)) from exc
+    return check.rnd
+
+
+class _Mismatch(Exception):
+    """What differs, said for a person; verify_round adds the table and round."""
+
+
+@dataclass
+class _Attempt:
+    """One request to a seat and what became of it."""
+
+    line: int
+    request: dict[str, Any]
+    reply: dict[str, Any] | None = None
+    reply_line: int = 0
+    late: bool = False
+    rejected: bool = False
+
+
+_PHASE_OF = {
+    "BID_REQUEST": Phase.BIDDING,
+    "DOUBLE_REQUEST": Phase.DOUBLING,
+    "PLAY_REQUEST": Phase.PLAYING,
+}
+_REQUEST_OF = {
+    "bid": "BID_REQUEST",
+    "double": "DOUBLE_REQUEST",
+    "play": "PLAY_REQUEST",
+    "pass": "PLAY_REQUEST",
+}
+_REPLY_TO = {
+    "BID_REQUEST": "BID_RESPONSE",
+    "DOUBLE_REQUEST": "DOUBLE_RESPONSE",
+    "PLAY_REQUEST": "PLAY_RESPONSE",
+}
+
+
+class _RoundCheck:
+    """The walk through one round's lines beside a fresh engine round."""
+
+    def __init__(self, recorded: RecordedRound) -> None:
+        self.recorded = recorded
+        self.line = 0
+        header = recorded.header
+        self.players: list[str] = list(header["players"])
+        deal = header.get("deal")
+        self.rnd = Round(
+            Rules.model_validate(header["rules"]),
+            seed=header["seed"],
+            deal=_deal_from(deal) if deal else None,
+            first_bidder=header.get("first_bidder"),
+            landlord=header.get("landlord"),
+            call_score=header.get("call_score"),
+        )
+        self.open: dict[int, _Attempt] = {}
+        self.seq = recorded.seq_before
+        self.plays = 0
+        """Plays and passes so far: a PLAY_REQUEST's ``play_history_len``."""
+
+    def run(self) -> None:
+        """Check every line in order; a mismatch names its line."""
+        notices: dict[str, Callable[[int, dict[str, Any]], None]] = {
+            "DEAL": self._deal,
+            "BOTTOM_CARDS": self._bottom_cards,
+            "REPLY_REJECTED": self._rejected,
+            "ROUND_RESULT": self._round_result,
+        }
+        for number, line in self.recorded.lines:
+            self.line = number
+            try:
+                if line["kind"] == "event":
+                    self._event(line["event"])
+                    continue
+                if line["kind"] != "message":
+                    continue
+                seat, message = line["seat"], line["message"]
+                if line["dir"] == "from_agent":
+                    self._reply(seat, message, late=bool(line.get("late")))
+                elif message.get("type") in _PHASE_OF:
+                    self._request(seat, message)
+                elif message.get("type") in notices:
+                    notices[message["type"]](seat, message)
+            except _Mismatch as exc:
+                raise _Mismatch(f"line {self.line}: {exc}") from exc
+
+    def finish(self) -> None:
+        """The end of a complete round: nothing left open, and the engine's result shown."""
+        self.line = 0
+        for seat, attempt in self.open.items():
+            raise _Mismatch(
+                f"the {attempt.request['type']} to seat {seat} at line {attempt.line} "
+                "is followed by no action"
+            )
+        rnd = self.rnd
+        if rnd.phase is not Phase.FINISHED or rnd.result is None:
+            raise _Mismatch("the recorded actions do not finish the round")
+        _check_result(self.recorded, rnd, self.players)
+
+    # --- messages to the agents ---------------------------------------------------------
+
+    def _deal(self, seat: int, message: dict[str, Any]) -> None:
+        self._addressed(seat, message)
+        if message.get("round_no") not in (None, self.recorded.round):
+            raise _Mismatch(f"DEAL to seat {seat} says round {message['round_no']}")
+        _same_cards(f"DEAL to seat {seat}", message["hand"], self.rnd.deal.hands[seat])
+
+    def _bottom_cards(self, seat: int, message: dict[str, Any]) -> None:
+        rnd = self.rnd
+        if rnd.landlord is None:
+            raise _Mismatch(f"BOTTOM_CARDS to seat {seat} before the engine has a landlord")
+        _same(f"BOTTOM_CARDS to seat {seat}", "landlord", message, self.players[rnd.landlord])
+        _same(f"BOTTOM_CARDS to seat {seat}", "call_score", message, rnd.call_score)
+        _same_cards(f"BOTTOM_CARDS to seat {seat}", message["bottom_cards"], rnd.bottom)
+
+    def _round_result(self, seat: int, message: dict[str, Any]) -> None:
+        result = self.rnd.result
+        what = f"ROUND_RESULT to seat {seat}"
+        if result is None:
+            raise _Mismatch(f"{what} before the engine finished the round")
+        deltas = dict(zip(self.players, result.scores, strict=True))
+        _same(what, "score_deltas", message, deltas)
+        _same(what, "landlord", message, self.players[result.landlord])
+        side = WINNER_SIDES.get(message["winner_side"], message["winner_side"])
+        if side != ("landlord" if result.landlord_won else "farmer"):
+            raise _Mismatch(f"{what}: winner_side {message['winner_side']!r} is not the engine's")
+
+    def _request(self, seat: int, message: dict[str, Any]) -> None:
+        kind = message["type"]
+        rnd = self.rnd
+        if rnd.phase is not _PHASE_OF[kind] or rnd.to_act != seat:
+            raise _Mismatch(
+                f"a {kind} to seat {seat}, but the engine is {rnd.phase.value} "
+                f"with seat {rnd.to_act} to act"
+            )
+        self._addressed(seat, message)
+        what = f"{kind} to seat {seat}"
+        if message.get("hand") is not None:
+            _same_cards(what, message["hand"], rnd.hand(seat))
+        if kind == "BID_REQUEST":
+            _same(what, "available_bids", message, rnd.legal_bids())
+            _same(what, "current_highest_bid", message, rnd.auction.highest)
+        elif kind == "DOUBLE_REQUEST":
+            _same(what, "kind", message, "redouble" if rnd.is_redouble_turn else "double")
+            _same_cards(f"{what} (bottom_cards)", message["bottom_cards"], rnd.bottom)
+        else:
+            self._play_request(what, message)
+        previous = self.open.get(seat)
+        if previous is not None:
+            if not previous.rejected:
+                raise _Mismatch(
+                    f"a new {kind} to seat {seat} while the attempt at line {previous.line} "
+                    "was neither followed by an action nor rejected"
+                )
+            if message.get("request_id") != previous.request.get("request_id"):
+                raise _Mismatch(
+                    f"{what} asks again under request_id {message.get('request_id')!r}, "
+                    f"not {previous.request.get('request_id')!r} (line {previous.line})"
+                )
+        self.open[seat] = _Attempt(self.line, message)
+
+    def _play_request(self, what: str, message: dict[str, Any]) -> None:
+        rnd = self.rnd
+        players = self.players
+        _same(what, "is_free_play", message, rnd.is_leading)
+        shown = message["last_play"]
+        last = rnd.last_play
+        if last is None or shown is None:
+            if shown is not last:
+                raise _Mismatch(f"{what}: last_play {shown} differs from the engine's {last}")
+        else:
+            _same_cards(f"{what} (last_play)", shown["cards"], last.cards)
+        counts = {players[i]: len(rnd.hand(i)) for i in range(3)}
+        _same(what, "remaining_cards", message, counts)
+        if message.get("bottom_cards") is not None:
+            _same_cards(f"{what} (bottom_cards)", message["bottom_cards"], rnd.bottom)
+        assert rnd.landlord is not None
+        if message.get("landlord") is not None:
+            _same(what, "landlord", message, players[rnd.landlord])
+        if "play_history_len" in message:
+            _same(what, "play_history_len", message, self.plays)
+
+    def _addressed(self, seat: int, message: dict[str, Any]) -> None:
+        if message["player_id"] != self.players[seat]:
+            raise _Mismatch(
+                f"{message['type']} to seat {seat} is addressed to {message['player_id']!r}, "
+                f"not {self.players[seat]!r}"
+            )
+
+    def _rejected(self, seat: int, message: dict[str, Any]) -> None:
+        attempt = self.open.get(seat)
+        if (
+            attempt is None
+            or attempt.rejected
+            or message.get("request_id") != attempt.request.get("request_id")
+        ):
+            raise _Mismatch(
+                f"REPLY_REJECTED to seat {seat} for request {message.get('request_id')!r} "
+                "follows no open request of that seat"
+            )
+        attempt.rejected = True
+
+    # --- replies and actions -------------------------------------------------------------
+
+    def _reply(self, seat: int, message: dict[str, Any], *, late: bool) -> None:
+        attempt = self.open.get(seat)
+        if attempt is None or attempt.rejected or attempt.reply is not None:
+            if late:
+                return  # a stale answer to an earlier request: recorded, never used
+            raise _Mismatch(f"a reply from seat {seat} that answers no open request")
+        attempt.reply, attempt.reply_line, attempt.late = message, self.line, late
+
+    def _event(self, event: dict[str, Any]) -> None:
+        seq = event["seq"]
+        if isinstance(seq, bool) or not isinstance(seq, int) or seq <= self.seq:
+            raise _Mismatch(f"event number {seq!r} follows {self.seq}: the numbers must increase")
+        self.seq = seq
+        kind, seat, data = event["type"], event["seat"], event.get("data", {})
+        if kind in _REQUEST_OF:
+            try:
+                self._action(kind, seat, data)
+            except _Mismatch as exc:
+                raise _Mismatch(f"event {seq} ({kind} by seat {seat}): {exc}") from exc
+            except ValueError as exc:  # IllegalActionError, a card that is no card
+                raise _Mismatch(f"event {seq} ({kind} by seat {seat}): {exc}") from exc
+        elif kind == "landlord_chosen":
+            rnd = self.rnd
+            if rnd.landlord != seat:
+                raise _Mismatch(
+                    f"event {seq} names seat {seat} landlord, the engine {rnd.landlord}"
+                )
+            _same(f"event {seq} (landlord_chosen)", "call_score", data, rnd.call_score)
+            _same_cards(f"event {seq} (landlord_chosen)", data["bottom_cards"], rnd.bottom)
+
+    def _action(self, kind: str, seat: int, data: dict[str, Any]) -> None:
+        rnd = self.rnd
+        if kind == "pass" and data.get("auto"):
+            if seat in self.open:
+                raise _Mismatch(
+                    f"an automatic pass, but seat {seat} was asked (line {self.open[seat].line})"
+                )
+            if rnd.to_act == seat and not rnd.must_pass():
+                raise _Mismatch("an automatic pass, but the seat had a card that beats the trick")
+        else:
+            self._decision(kind, seat, data)
+        if kind == "bid":
+            rnd.bid(seat, data["bid"])
+        elif kind == "double":
+            rnd.double(seat, data["double"])
+        elif kind == "pass":
+            rnd.pass_turn(seat)
+            self.plays += 1
+        else:
+            played = rnd.play(seat, data["cards"], data["hand_type"])
+            self.plays += 1
+            if played.main_rank != data["main_rank"]:
+                raise _Mismatch(f"reading differs from record (main rank {played.main_rank})")
+
+    def _decision(self, kind: str, seat: int, data: dict[str, Any]) -> None:
+        """The attempt this action ends: its one used reply is the action, or none was."""
+        attempt = self.open.pop(seat, None)
+        if attempt is None:
+            raise _Mismatch(f"no {_REQUEST_OF[kind]} was sent to seat {seat} for it")
+        if attempt.request["type"] != _REQUEST_OF[kind]:
+            raise _Mismatch(f"it answers the {attempt.request['type']} at line {attempt.line}")
+        if data.get("fallback"):
+            if not attempt.rejected:
+                raise _Mismatch(
+                    f"it says fallback, but the attempt at line {attempt.line} was not rejected"
+                )
+            return
+        reply = attempt.reply
+        if reply is None or attempt.rejected or attempt.late:
+            why = (
+                "no reply"
+                if reply is None
+                else f"the reply at line {attempt.reply_line} came late"
+                if attempt.late
+                else f"the reply at line {attempt.reply_line} was rejected"
+            )
+            raise _Mismatch(f"it says no fallback, yet {why}")
+        _reply_agrees(self, kind, seat, data, attempt)
+
+
+def _reply_agrees(
+    check: _RoundCheck, kind: str, seat: int, data: dict[str, Any], attempt: _Attempt
+) -> None:
+    """The used reply must be the action the event shows (the engine has not applied it yet)."""
+    reply = attempt.reply
+    assert reply is not None
+    at = f"the reply at line {attempt.reply_line}"
+    wanted = _REPLY_TO[attempt.request["type"]]
+    if reply.get("type") != wanted:
+        shown = reply.get("type") or f"a {reply.get('python_type', 'non-message')}"
+        raise _Mismatch(f"{at} is {shown}, not a {wanted}")
+    if reply.get("player_id") != check.players[seat]:
+        raise _Mismatch(f"{at} comes from {reply.get('player_id')!r}, not {check.players[seat]!r}")
+    request_id = reply.get("request_id")
+    if request_id is not None and request_id != attempt.request.get("request_id"):
+        raise _Mismatch(f"{at} answers request {request_id!r}, not the one asked")
+    if kind in ("bid", "double"):
+        if reply[kind] != data[kind]:
+            raise _Mismatch(f"{at} says {kind} {reply[kind]!r}, the event {data[kind]!r}")
+        return
+    if kind == "pass":
+        if reply["action"] != "PASS":
+            raise _Mismatch(f"{at} plays {_shown(reply['cards'])}, the event passes")
+        return
+    if reply["action"] != "PLAY":
+        raise _Mismatch(f"{at} passes, the event plays {_shown(data['cards'])}")
+    try:
+        cards = resolve_cards(reply["cards"], check.rnd.hand(seat))
+    except ValueError as exc:
+        raise _Mismatch(f"{at} plays cards seat {seat} does not hold: {exc}") from exc
+    if sorted(c.id for c in cards) != sorted(card(c).id for c in data["cards"]):
+        raise _Mismatch(
+            f"{at} plays {_shown(c.text for c in cards)}, the event {_shown(data['cards'])}"
+        )
+    hand_type = reply.get("hand_type")
+    if hand_type is not None and hand_type != data["hand_type"]:
+        raise _Mismatch(f"{at} plays a {hand_type}, the event a {data['hand_type']}")
+
+
+def _check_result(recorded: RecordedRound, rnd: Round, players: list[str]) -> None:
+    """Every score and winning side the round's end shows must be the engine's."""
+    result = rnd.result
+    assert result is not None
+    scores = list(result.scores)
+    by_player = dict(zip(players, scores, strict=True))
+    if recorded.summary is None:
+        raise _Mismatch("the round has no round_end line")
+    summary = recorded.summary
+    results = [e for e in recorded.events if e["type"] == "round_result"]
+    if len(results) != 1:
+        raise _Mismatch(f"expected one round_result event, found {len(results)}")
+    data = results[0]["data"]
+    shown: list[tuple[str, Any]] = [
+        ("round_end result.scores", summary["result"]["scores"]),
+        ("round_end scores", summary["scores"]),
+        ("round_result event scores", data["scores"]),
+        ("round_result event result.scores", data["result"]["scores"]),
+    ]
+    for label, value in shown:
+        expected = by_player if isinstance(value, dict) else scores
+        if value != expected:
+            raise _Mismatch(f"{label} {value} differ from the engine's {expected}")
+    side = "landlord" if result.landlord_won else "farmer"
+    for label, where in (("round_end", summary), ("round_result event", data)):
+        recorded_side = where["result"]["winner_side"]  # "farmers" before issue 7
+        if WINNER_SIDES.get(recorded_side) != side:
+            raise _Mismatch(f"{label} winner_side {recorded_side!r} is not the engine's {side!r}")
+        if where["result"]["landlord"] != result.landlord:
+            raise _Mismatch(f"{label} names seat {where['result']['landlord']} landlord")
+
+
+def _same(what: str, key: str, shown: dict[str, Any], expected: object) -> None:
+    if shown[key] != expected:
+        raise _Mismatch(f"{what}: {key} {shown[key]!r} differs from the engine's {expected!r}")
+
+
+def _same_cards(what: str, shown: list[str], expected: Iterable[Card]) -> None:
+    """The same cards in any order (a message's order is for reading, not meaning)."""
+    wanted = [c.text for c in expected]
+    if sorted(shown) == sorted(wanted):
+        return
+    extra = Counter(shown) - Counter(wanted)
+    missing = Counter(wanted) - Counter(shown)
+    parts = []
+    if extra:
+        parts.append(f"shows {_shown(extra.elements())} that the engine's does not")
+    if missing:
+        parts.append(f"lacks {_shown(missing.elements())}")
+    raise _Mismatch(f"{what}: the cards differ from the engine's: {', '.join(parts)}")
+
+
+def _shown(cards: Iterable[str]) -> str:
+    return " ".join(cards) or "nothing"
+
+
+def _malformed(exc: Exception, line: int) -> str:
+    where = f"line {line}: " if line else "the round_start line: "
+    if isinstance(exc, KeyError):
+        return f"{where}a malformed line: it lacks {exc}"
+    return f"{where}a malformed line ({type(exc).__name__}: {exc})"
+
+
+def _deal_from(data: dict[str, Any]) -> DealtCards:
+    order = [*data["hands"][0], *data["hands"][1], *data["hands"][2], *data["bottom"]]
+    return DealtCards.from_order([card(c) for c in order])
