@@ -95,8 +95,8 @@ _JOKER_WORDS: Final[dict[str, int]] = {
     "bigjoker": BIG_JOKER,
     "blackjoker": SMALL_JOKER,
     "redjoker": BIG_JOKER,
-    "joker_small": SMALL_JOKER,
-    "joker_big": BIG_JOKER,
+    "joker small": SMALL_JOKER,  # joker_small, joker-small (underscores fold to spaces)
+    "joker big": BIG_JOKER,
     "小鬼": SMALL_JOKER,
     "大鬼": BIG_JOKER,
 }

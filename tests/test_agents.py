@@ -26,6 +26,7 @@ from arena.agents import (
     BUILTIN_AGENTS,
     ENTRY_POINT_GROUP,
     Agent,
+    BaseAgent,
     GreedyAgent,
     HeuristicAgent,
     HumanAgent,
@@ -404,3 +405,22 @@ async def test_human_agent_is_built_by_the_registry_with_a_prompt() -> None:
     assert reply.double is True
     assert asked
     assert "double" in asked[0]
+
+
+@pytest.mark.parametrize(
+    ("mode", "offered", "expected"),
+    [("call_score", [0, 1, 2, 3], 0), ("grab", [1, 0], 0), ("fixed_landlord", [3, 2, 1], 1)],
+)
+async def test_base_agent_passes_where_it_may_and_bids_lowest_where_it_must(
+    mode: str, offered: list[int], expected: int
+) -> None:
+    class PlaysOnly(BaseAgent):
+        async def play(self, request: Any) -> Any:
+            raise NotImplementedError
+
+    request = BidRequest(
+        player_id="P", current_highest_bid=0, available_bids=offered, mode=mode, request_id="r"
+    )
+    reply = await PlaysOnly("P").bid(request)
+    assert (reply.bid, reply.request_id) == (expected, "r")
+    assert reply.bid in offered

@@ -227,6 +227,9 @@ def test_cards_of_rejects_the_same_card_twice() -> None:
         ("BIG JOKER", (BIG_JOKER, None)),
         ("black joker", (SMALL_JOKER, None)),
         ("red joker", (BIG_JOKER, None)),
+        ("joker_small", (SMALL_JOKER, None)),
+        ("JOKER_BIG", (BIG_JOKER, None)),
+        ("small_joker", (SMALL_JOKER, None)),
     ],
 )
 def test_parse_token_reads_every_lenient_form(token: str, expected: tuple[int, str | None]) -> None:

@@ -50,14 +50,14 @@ WIRE_NAMES = [
 ]  # fmt: skip
 
 
-def test_combo_types_are_the_wire_names_of_protocol_5_4() -> None:
+def test_combo_types_are_the_wire_names() -> None:
     assert sorted(t.name for t in ComboType) == sorted(WIRE_NAMES)
     for t in ComboType:
         assert t.value == t.name
         assert ComboType(t.name) is t
 
 
-def test_reading_order_is_the_one_of_decisions_md() -> None:
+def test_ambiguous_sets_are_read_in_the_documented_order() -> None:
     assert list(READING_ORDER) == [
         T.ROCKET, T.BOMB, T.STRAIGHT, T.STRAIGHT_PAIR, T.AIRPLANE, T.AIRPLANE_WITH_PAIRS,
         T.AIRPLANE_WITH_SINGLES, T.FOUR_WITH_TWO_PAIRS, T.FOUR_WITH_TWO_SINGLES,

@@ -82,8 +82,11 @@ class BaseAgent:
         """Most agents need nothing from notifications: each request carries the state."""
 
     async def bid(self, request: BidRequest) -> BidResponse:
-        """Pass by default."""
-        return BidResponse(player_id=request.player_id, bid=0, request_id=request.request_id)
+        """Pass by default; where passing is not offered (a fixed landlord names its call
+        score), the lowest bid offered."""
+        offered = request.available_bids
+        bid = 0 if 0 in offered or not offered else min(offered)
+        return BidResponse(player_id=request.player_id, bid=bid, request_id=request.request_id)
 
     async def double(self, request: DoubleRequest) -> DoubleResponse:
         """Never double by default."""
