@@ -2,16 +2,20 @@
 
 The live board is what a streamer shows before the web overlay exists: per table the
 three seats with role, cards left, last action, comment and mood, the current trick and
-the running scores. Plain lines are for scripts, CI and ``--no-live``.
+the running scores. When the tables' boards do not fit the terminal (four tables on 80×24
+already do not), it shows one row per table instead, and says how many rows did not fit.
+Plain lines are for scripts, CI and ``--no-live``.
 """
 
 from __future__ import annotations
 
 import sys
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from rich.console import Console, Group
+from rich.console import Console, Group, RenderableType
 from rich.live import Live
 from rich.panel import Panel
 from rich.table import Table as RichTable
@@ -33,6 +37,22 @@ _EMOTION_FACES = {
 }
 
 
+def _bid_words(data: Mapping[str, Any]) -> str:
+    """What a bid was: a score, or in grab bidding a call or a grab (叫地主 / 抢地主).
+
+    ``data["grab"]`` says whether the seat was grabbing; a replay recorded before the
+    flag existed has none, so it gets words that are true either way.
+    """
+    bid = data["bid"]
+    if data.get("mode") != "grab":
+        return f"bids {bid}" if bid else "passes the bid"
+    if "grab" not in data:
+        return "bids for landlord" if bid else "passes the bid"
+    if data["grab"]:
+        return "grabs the landlord (抢地主)" if bid else "does not grab (不抢)"
+    return "calls the landlord (叫地主)" if bid else "does not call (不叫)"
+
+
 def describe(event: Event) -> str | None:
     """One human line for an event, or None for events not worth a line."""
     d = event.data
@@ -48,10 +68,7 @@ def describe(event: Event) -> str | None:
     if kind == "redeal":
         return f"{tag} nobody bid: redeal #{d['deal_number'] - 1}"
     if kind == "bid":
-        if d.get("mode") == "grab":
-            words = "calls/grabs" if d["bid"] else "does not call/grab"
-            return f"{tag} {who} {words}{face}{say}"
-        return f"{tag} {who} {'bids ' + str(d['bid']) if d['bid'] else 'passes the bid'}{face}{say}"
+        return f"{tag} {who} {_bid_words(d)}{face}{say}"
     if kind == "landlord_chosen":
         forced = " (forced after redeals)" if d.get("forced") else ""
         return (
@@ -74,7 +91,9 @@ def describe(event: Event) -> str | None:
     if kind == "trick_won":
         return f"{tag} {who} wins the trick"
     if kind == "fault":
-        return f"{tag} ✗ {who}: {d['category']} reply ({d['retries_left']} retries left)"
+        retries = d["retries_left"]
+        left = "1 retry" if retries == 1 else f"{retries} retries"
+        return f"{tag} ✗ {who}: {d['category']} reply ({left} left)"
     if kind == "seat_replaced":
         return f"{tag} {who} is replaced by a {d['by']} stand-in: {d['reason']}"
     if kind == "round_result":
@@ -121,6 +140,7 @@ class _SeatView:
 class _TableView:
     table: str
     round: int = 0
+    rounds: int = 0
     seats: list[_SeatView] = field(default_factory=list)
     trick: str = ""
     bottom: str = ""
@@ -129,26 +149,60 @@ class _TableView:
     to_act: int | None = None
 
 
-class LiveConsoleSink:
-    """A live board per table, redrawn on every event (rich ``Live``)."""
+_BID_LABELS = {
+    (False, True): "叫地主",
+    (False, False): "不叫",
+    (True, True): "抢地主",
+    (True, False): "不抢",
+}
+"""Grab bidding's words on the board, by (grabbing, bid)."""
 
-    def __init__(self, console: Console | None = None, *, log_lines: int = 6) -> None:
+_PANEL_LINES = 6
+"""Lines of a table's board besides its log: two borders, three seats, the trick line."""
+
+
+class LiveConsoleSink:
+    """A live board per table, redrawn as events come (rich ``Live``).
+
+    Every table is always accounted for: boards while they fit the terminal's height
+    (their logs shortened if need be), otherwise a row per table, and a closing line
+    counting the rows that do not fit.
+    """
+
+    REDRAW_S = 0.1
+    """Rich shows a new frame 10 times a second: drawing more often is wasted work, which
+    with 30 tables at full speed was most of the run."""
+
+    def __init__(
+        self,
+        console: Console | None = None,
+        *,
+        log_lines: int = 6,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._console = console or Console()
         self._tables: dict[str, _TableView] = {}
         self._log_lines = log_lines
         self._live: Live | None = None
+        self._clock = clock
+        self._drawn_at = 0.0
 
     async def emit(self, event: Event) -> None:
-        """Update the board and redraw it."""
+        """Update the board, and redraw it unless it was drawn a moment ago."""
         view = self._tables.get(event.table)
         if view is None:
             view = self._tables[event.table] = _TableView(event.table)
         self._apply(view, event)
+        now = self._clock()
         if self._live is None:
-            self._live = Live(self._render(), console=self._console, refresh_per_second=10)
+            self._live = Live(
+                self._render(), console=self._console, refresh_per_second=1 / self.REDRAW_S
+            )
             self._live.start()
-        else:
+            self._drawn_at = now
+        elif now - self._drawn_at >= self.REDRAW_S:
             self._live.update(self._render())
+            self._drawn_at = now
 
     async def close(self) -> None:
         """Leave the final board on screen."""
@@ -160,6 +214,8 @@ class LiveConsoleSink:
     def _apply(self, view: _TableView, event: Event) -> None:
         d: dict[str, Any] = dict(event.data)
         seat = event.seat
+        if event.type == "match_started":
+            view.rounds = d["rounds"]
         if event.type in ("match_started", "round_started"):
             names = d["players"]
             totals = {s.name: s.total for s in view.seats}
@@ -178,7 +234,11 @@ class LiveConsoleSink:
             target.comment = d.get("comment", "")
             target.emotion = _EMOTION_FACES.get(d.get("emotion", ""), "")
         if event.type == "bid":
-            target.last = f"bid {d['bid']}" if d["bid"] else "no bid"
+            grabbing = d.get("grab")
+            if grabbing is None:
+                target.last = f"bid {d['bid']}" if d["bid"] else "no bid"
+            else:
+                target.last = _BID_LABELS[(grabbing, bool(d["bid"]))]
         elif event.type == "landlord_chosen":
             for index, other in enumerate(view.seats):
                 other.role = "地主" if index == seat else "农民"
@@ -198,33 +258,96 @@ class LiveConsoleSink:
             for other in view.seats:
                 other.last = ""
         elif event.type == "round_result":
+            view.to_act = None
             for other in view.seats:
                 other.total += d["scores"].get(other.name, 0)
 
-    def _render(self) -> Group:
-        panels = []
-        for view in self._tables.values():
-            grid = RichTable.grid(padding=(0, 2))
-            for column in ("seat", "role", "cards", "last", "says", "total"):
-                grid.add_column(column, no_wrap=column != "says")
-            for index, seat in enumerate(view.seats):
-                pointer = "▶ " if view.to_act == index else "  "
-                grid.add_row(
-                    Text(pointer + seat.name, style="bold"),
-                    seat.role,
-                    str(seat.cards),
-                    seat.last,
-                    f"{seat.emotion} {seat.comment}".strip(),
-                    f"{seat.total:+d}",
-                )
-            header = Text(f"trick: {view.trick or '—'}    bottom: {view.bottom or '?'}")
-            if view.call:
-                header.append(f"    call: {view.call}")
-            log = Text("\n".join(view.log), style="dim")
-            panels.append(
-                Panel(
-                    Group(grid, header, log),
-                    title=f"斗地主 Arena · {view.table} · round {view.round}",
-                )
+    def _render(self) -> RenderableType:
+        """Boards if every table's fits with two log lines or more, else one row each."""
+        views = list(self._tables.values())
+        height = self._console.size.height - 1  # the cursor's line
+        log_lines = min(self._log_lines, height // max(len(views), 1) - _PANEL_LINES)
+        if len(views) == 1 or log_lines >= 2:
+            return Group(*(self._board(view, max(log_lines, 0)) for view in views))
+        return self._rows(views, height)
+
+    def _board(self, view: _TableView, log_lines: int) -> Panel:
+        grid = RichTable.grid(padding=(0, 2))
+        for column in ("seat", "role", "cards", "last", "says", "total"):
+            grid.add_column(column, no_wrap=True, overflow="ellipsis")
+        for index, seat in enumerate(view.seats):
+            pointer = "▶ " if view.to_act == index else "  "
+            grid.add_row(
+                Text(pointer + seat.name, style="bold"),
+                seat.role,
+                str(seat.cards),
+                seat.last,
+                f"{seat.emotion} {seat.comment}".strip(),
+                f"{seat.total:+d}",
             )
-        return Group(*panels)
+        header = Text(f"trick: {view.trick or '—'}    bottom: {view.bottom or '?'}")
+        if view.call:
+            header.append(f"    call: {view.call}")
+        header.no_wrap, header.overflow = True, "ellipsis"
+        shown = view.log[len(view.log) - log_lines :] if log_lines else []
+        log = Text("\n".join(shown), style="dim", no_wrap=True, overflow="ellipsis")
+        return Panel(
+            Group(grid, header, log) if shown else Group(grid, header),
+            title=f"斗地主 Arena · {view.table} · round {view.round}",
+        )
+
+    def _rows(self, views: list[_TableView], height: int) -> RenderableType:
+        """One row per table: round, each seat (▶ to act, 地 landlord, cards, total), and
+        the table's last line, in as many rows as the height holds."""
+        fit = height - 2  # the title and the column heads
+        hidden = views[fit - 1 :] if len(views) > fit else []
+        shown = views[: len(views) - len(hidden)]
+        cells = [
+            (
+                Text(view.table),
+                Text(f"{view.round}/{view.rounds}" if view.rounds else str(view.round)),
+                *(
+                    self._seat_cell(view, index) if index < len(view.seats) else Text()
+                    for index in range(3)
+                ),
+                Text(view.log[-1] if view.log else ""),
+            )
+            for view in shown
+        ]
+        heads = ("table", "round", "seat 1", "seat 2", "seat 3", "last")
+        widths = [
+            max([len(head), *(row[i].cell_len for row in cells)]) for i, head in enumerate(heads)
+        ]
+        widths[2:5] = [min(width, 17) for width in widths[2:5]]
+        widths[5] = max(self._console.size.width - sum(widths[:5]) - 5, 8)  # 5 gaps
+        rows = RichTable(
+            title=f"斗地主 Arena · {len(views)} tables · ▶ to act, 地 landlord, cards, score",
+            title_justify="left",
+            box=None,
+            padding=(0, 1, 0, 0),  # one space between columns: the 5 gaps above
+            pad_edge=False,
+        )
+        for head, width in zip(heads, widths, strict=True):
+            rows.add_column(head, width=width, no_wrap=True, overflow="ellipsis")
+        for row in cells:
+            rows.add_row(*row)
+        if not hidden:
+            return rows
+        names = hidden[0].table if len(hidden) == 1 else f"{hidden[0].table}…{hidden[-1].table}"
+        more = Text(
+            f"{len(hidden)} more table{'s' if len(hidden) > 1 else ''} not shown ({names}); "
+            "a taller window shows them",
+            style="dim",
+            no_wrap=True,
+            overflow="ellipsis",
+        )
+        return Group(rows, more)
+
+    @staticmethod
+    def _seat_cell(view: _TableView, index: int) -> Text:
+        seat = view.seats[index]
+        cell = Text("▶" if view.to_act == index else " ")
+        cell.append(seat.name[:8], style="bold")
+        role = {"地主": " 地", "农民": ""}.get(seat.role, "")
+        cell.append(f"{role} {seat.cards} {seat.total:+d}")
+        return cell
