@@ -102,6 +102,8 @@ def verify_round(recorded: RecordedRound) -> Round:
                 f"the replay ends inside this round {recorded.cut_off}",
             )
         check.finish()
+    except RoundIncomplete:
+        raise
     except _Mismatch as exc:
         raise RoundMismatch(recorded.table, recorded.round, str(exc)) from exc
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:

@@ -284,7 +284,7 @@ class JunkReplyAgent(MinimalAgent):
         super().__init__(name, **rest)
         self.reply = reply
 
-    async def play(self, request: PlayRequest) -> Any:  # type: ignore[override]
+    async def play(self, request: PlayRequest) -> Any:
         """Junk, or a good move as a dict."""
         if self.reply == "wire_dict":
             return (await super().play(request)).model_dump(mode="json")

@@ -97,7 +97,8 @@ def test_the_recorder_writes_any_reply_and_marks_a_late_one(tmp_path: Path) -> N
     writer = ReplayWriter(tmp_path / "r.jsonl")
     recorder = writer.for_table("t1")
     recorder.round_started({"round": 1, "table": "t1"})
-    forged = PlayResponse.model_construct(player_id="B", action="PLAY", cards=[object()])
+    unwritable: list[Any] = [object()]
+    forged = PlayResponse.model_construct(player_id="B", action="PLAY", cards=unwritable)
     recorder.message("from_agent", 1, forged, 2.0)
     recorder.message("from_agent", 1, {"bid": {1, 2}}, 3.0, late=True)
     good = PlayResponse(player_id="B", action="PASS")
@@ -457,3 +458,267 @@ def test_a_failure_names_its_table_and_round_once(
     [failure] = [line for line in out.splitlines() if line.startswith("✗")]
     assert failure.count("table t1") == 1, failure
     assert failure.count("round 1") == 1, failure
+
+
+# ─── a replay cut off, and files that are no replay ─────────────────────────────────────
+
+
+@pytest.fixture
+def two_tables(tmp_path: Path) -> Path:
+    """A real recording of two tables playing two rounds each at once."""
+    return record(tmp_path / "tables.jsonl", extra=("--tables", "2"))
+
+
+def cut_inside(source: Path, fraction: float, *, mid_character: bool) -> tuple[Path, int]:
+    """The first ``fraction`` of ``source``, cut in the middle of a line (and, if asked,
+    of a three-byte card symbol); returns the copy and its number of lines."""
+    data = source.read_bytes()
+    at = int(len(data) * fraction)
+    symbol = "♠".encode()
+    if mid_character:
+        at = data.index(symbol, at) + 1
+    while data[at - 1 : at] == b"\n":
+        at += 5
+    cut = data[:at]
+    target = source.with_name("cut.jsonl")
+    target.write_bytes(cut)
+    return target, cut.count(b"\n") + 1
+
+
+@pytest.mark.parametrize("mid_character", [False, True], ids=["mid-line", "mid-character"])
+def test_a_replay_cut_off_mid_line_verifies_its_complete_rounds(
+    two_tables: Path, capsys: pytest.CaptureFixture[str], mid_character: bool
+) -> None:
+    path, last = cut_inside(two_tables, 0.7, mid_character=mid_character)
+    code, out = verdict(path, capsys)
+    assert code == 1
+    lines = out.splitlines()
+    verified = [line for line in lines if line.startswith("✓")]
+    incomplete = [line for line in lines if line.startswith("…")]
+    assert verified, out  # the rounds that ended before the cut still verify
+    assert incomplete, out
+    assert not [line for line in lines if line.startswith("✗")]
+    assert len(verified) + len(incomplete) == path.read_bytes().count(b'"kind":"round_start"')
+    for line in incomplete:
+        assert line.endswith(f"the replay ends inside this round at line {last} (truncated line)")
+
+
+def test_a_replay_cut_at_a_line_end_says_where_each_open_round_stops(
+    two_tables: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The process died after writing whole lines: no line is broken, rounds are open."""
+    kept = two_tables.read_text(encoding="utf-8").splitlines(keepends=True)[:300]
+    path = two_tables.with_name("whole-lines.jsonl")
+    path.write_text("".join(kept), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["replay", "--quiet", str(path)]) == 1
+    captured = capsys.readouterr()
+    incomplete = [line for line in captured.out.splitlines() if line.startswith("…")]
+    assert incomplete
+    assert all(
+        line.endswith("the replay ends inside this round at line 300") for line in incomplete
+    )
+    counts = f"{captured.out.count('✓')} round(s) verified, 0 failed, {len(incomplete)} incomplete"
+    assert captured.err == f"arena: {path}: {counts}\n"
+
+
+def test_a_replay_that_stops_between_rounds_is_incomplete(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = record(tmp_path / "three.jsonl", rounds=3)
+    lines = source.read_text(encoding="utf-8").splitlines(keepends=True)
+    ends = [i for i, line in enumerate(lines) if '"kind":"round_end"' in line]
+    path = tmp_path / "two-of-three.jsonl"
+    path.write_text("".join(lines[: ends[1] + 1]), encoding="utf-8")
+    code, out = verdict(path, capsys)
+    assert code == 1
+    assert out.count("✓") == 2
+    assert f"… table t1: the match does not end; the replay ends at line {ends[1] + 1}" in out
+
+
+@pytest.mark.parametrize(
+    ("content", "words"),
+    [
+        pytest.param(bytes(range(256)) * 4, "not a replay file", id="binary"),
+        pytest.param("naïve\n".encode("latin-1"), "not UTF-8 text", id="latin-1"),
+        pytest.param(b"", "no rounds", id="empty"),
+        pytest.param(b'{"name": "arena", "version": 1}\n', '"kind"', id="json-object"),
+        pytest.param(b'{\n  "kind": "round_start"\n}\n', "not JSON", id="pretty-json"),
+        pytest.param(b"[1, 2, 3]\n", "not a replay file", id="json-array"),
+        pytest.param(b'{"kind": "round_start", "table": "t1"}\n', "lacks 'round'", id="shape"),
+        pytest.param(b'{"kind": "chat"}\n', "unknown line kind", id="unknown-kind"),
+    ],
+)
+def test_a_file_that_is_no_replay_is_one_clear_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes, words: str
+) -> None:
+    path = tmp_path / "not-a-replay.jsonl"
+    path.write_bytes(content)
+    capsys.readouterr()
+    assert main(["replay", str(path)]) == 2
+    captured = capsys.readouterr()
+    [line] = captured.err.splitlines()
+    assert line.startswith(f"arena: error: {path}")
+    assert words in line
+    assert captured.out == ""
+
+
+def test_a_folder_is_no_replay(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    capsys.readouterr()
+    assert main(["replay", str(tmp_path)]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert line == f"arena: error: {tmp_path}: is a folder, not a replay file"
+
+
+def test_replay_help_documents_the_verdicts_and_exit_status(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["replay", "--help"])
+    assert exited.value.code == 0
+    text = capsys.readouterr().out
+    for words in ("Exit status: 0", "incomplete", "2 when the file", "--compare", "same match"):
+        assert words in text, words
+
+
+# ─── comparing two recordings ───────────────────────────────────────────────────────────
+
+
+def compare(a: Path, b: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    capsys.readouterr()
+    code = main(["replay", str(a), "--compare", str(b)])
+    return code, capsys.readouterr().out
+
+
+def test_two_recordings_of_one_seed_are_the_same_match(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first = record(tmp_path / "a.jsonl", seed=13)
+    second = record(tmp_path / "b.jsonl", seed=13)
+    code, out = compare(first, second, capsys)
+    assert code == 0
+    assert out.startswith("same match")
+
+
+def test_timing_fields_never_count_as_a_difference(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first = record(tmp_path / "a.jsonl", seed=13)
+
+    def slow_down(lines: list[dict[str, Any]]) -> None:
+        for line in lines:
+            if "t_ms" in line:
+                line["t_ms"] += 1000
+            if "elapsed_ms" in line:
+                line["elapsed_ms"] = 29_999.5
+
+    code, out = compare(first, edited(first, slow_down), capsys)
+    assert code == 0, out
+
+
+def test_recordings_of_two_seeds_differ_at_the_first_round_start(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first = record(tmp_path / "a.jsonl", seed=13)
+    second = record(tmp_path / "b.jsonl", seed=14)
+    code, out = compare(first, second, capsys)
+    assert code == 1
+    assert out.startswith(f"different: {first} line 2 and {second} line 2 (table t1 round 1)")
+    assert "differ at seed:" in out
+
+
+def test_a_difference_names_both_lines_and_the_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first = record(tmp_path / "a.jsonl", seed=13)
+    found: dict[str, Any] = {}
+
+    def change(lines: list[dict[str, Any]]) -> None:
+        request = messages(lines, "PLAY_REQUEST", direction="to_agent")[2]
+        request["message"]["hand"][1] = "大王"
+        found.update(line=line_number(lines, request))
+
+    code, out = compare(first, edited(first, change), capsys)
+    assert code == 1
+    n = found["line"]
+    assert f"line {n} and " in out
+    assert f"edited.jsonl line {n} (table t1 round 1) differ at message.hand[1]:" in out
+    assert out.rstrip().endswith('vs "大王"')
+
+
+def test_a_shorter_recording_differs_where_it_stops(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first = record(tmp_path / "a.jsonl", seed=13)
+    lines = first.read_text(encoding="utf-8").splitlines(keepends=True)
+    shorter = tmp_path / "short.jsonl"
+    shorter.write_text("".join(lines[:100]), encoding="utf-8")
+    code, out = compare(first, shorter, capsys)
+    assert code == 1
+    assert f"{shorter} has no more lines of table t1; {first} goes on at line 101" in out
+
+
+def test_tables_may_interleave_differently(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Tables play at once: the same match may write their lines in another order."""
+    first = record(tmp_path / "a.jsonl", extra=("--tables", "2"))
+
+    def table_by_table(lines: list[dict[str, Any]]) -> None:
+        lines.sort(key=lambda line: line.get("table") or line["event"]["table"])
+
+    reordered = edited(first, table_by_table)
+    assert reordered.read_text(encoding="utf-8") != first.read_text(encoding="utf-8")
+    code, out = compare(first, reordered, capsys)
+    assert code == 0, out
+
+
+def test_compare_refuses_a_file_that_is_no_replay(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first = record(tmp_path / "a.jsonl", seed=13)
+    other = tmp_path / "notes.txt"
+    other.write_text("not a replay\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["replay", str(first), "--compare", str(other)]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert f"{other}:1: not a replay line" in line
+
+
+# ─── replays recorded before issue 7 ────────────────────────────────────────────────────
+
+
+def test_a_replay_recorded_before_issue_7_still_verifies(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """It spells the farmers' win "farmers" in its round ends, as the engine did then."""
+    text = OLD_REPLAY.read_text(encoding="utf-8")
+    assert '"winner_side":"farmers"' in text
+    code, out = verdict(OLD_REPLAY, capsys)
+    assert code == 0, out
+    assert out.count("✓") == 4
+
+
+def test_an_old_replay_verifies_with_the_new_spelling_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """After the engine's rename its results say "farmer", as the wire always did."""
+    text = OLD_REPLAY.read_text(encoding="utf-8").replace('"farmers"', '"farmer"')
+    path = tmp_path / "renamed.jsonl"
+    path.write_text(text, encoding="utf-8")
+    code, out = verdict(path, capsys)
+    assert code == 0, out
+
+
+def test_an_old_replay_with_the_wrong_winner_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The winning side is checked, so accepting "farmers" is a decision, not blindness."""
+    text = OLD_REPLAY.read_text(encoding="utf-8").replace(
+        '"winner_side":"farmers"', '"winner_side":"landlord"'
+    )
+    path = tmp_path / "wrong-winner.jsonl"
+    path.write_text(text, encoding="utf-8")
+    code, out = verdict(path, capsys)
+    assert code == 1
+    assert "round_end winner_side 'landlord' is not the engine's 'farmer'" in out
