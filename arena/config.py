@@ -58,8 +58,9 @@ class MatchSettings(BaseModel):
 
     rounds: int = Field(default=3, ge=1, le=100_000)
     tables: int = Field(default=1, ge=1, le=1000)
-    seed: int | None = None
-    """None: a fresh random seed each run (printed, so a good match can be replayed)."""
+    seed: int | None = Field(default=None, ge=0, le=2**53 - 1)
+    """None: a fresh random seed each run (printed, so a good match can be replayed).
+    At most 2**53 - 1, so that it survives a replay's JSON in any language."""
 
 
 class ArenaConfig(BaseModel):
@@ -144,7 +145,18 @@ def parse_config(
                 problems.append(f"{source}: {key}: {message}")
         raise ConfigError("\n".join(problems)) from exc
     _check_agent_types(config, source)
+    _check_human_seats(config, source, aliases or {})
     return config
+
+
+def _check_human_seats(config: ArenaConfig, source: str, aliases: Mapping[str, str]) -> None:
+    """A person at the terminal can sit at one table: two would share one keyboard."""
+    humans = [f"seats.{i}" for i, seat in enumerate(config.seats) if seat.type == "human"]
+    if humans and config.match.tables > 1:
+        key = aliases.get("match.tables", f"{source}: match.tables")
+        raise ConfigError(
+            f"{key}: a human seat ({humans[0]}) plays at one table only, not {config.match.tables}"
+        )
 
 
 def _check_agent_types(config: ArenaConfig, source: str) -> None:

@@ -43,6 +43,7 @@ def one_error_line(capsys: pytest.CaptureFixture[str]) -> str:
         pytest.param(["--pace", "-1"], ["--pace", "greater than or equal to 0"], id="pace"),
         pytest.param(["--pace", "nan"], ["--pace", "finite"], id="pace-nan"),
         pytest.param(["--seed", "abc"], ["--seed", "'abc'"], id="seed"),
+        pytest.param(["--seed", "-1"], ["--seed", "greater than or equal to 0"], id="seed-sign"),
         pytest.param(["--rounds"], ["--rounds", "expected one argument"], id="no-value"),
         pytest.param(["--rouns", "3"], ["unrecognized arguments: --rouns"], id="typo"),
     ],
@@ -195,3 +196,13 @@ def test_a_config_with_several_mistakes_gives_a_line_each(
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 2
     assert all(line.startswith(f"arena: error: {path}: ") for line in lines)
+
+
+def test_more_tables_for_a_human_seat_names_the_flag(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "me.toml"
+    path.write_text(SEATS.replace('name = "A"', 'name = "A"\ntype = "human"'), encoding="utf-8")
+    assert main(["play", "--config", str(path), "--tables", "2"]) == 2
+    line = one_error_line(capsys)
+    assert line == "arena: error: --tables: a human seat (seats.0) plays at one table only, not 2"

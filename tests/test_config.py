@@ -134,3 +134,22 @@ def test_a_config_with_three_seats_and_a_mistake_in_one_names_the_seat(tmp_path:
 
 def test_a_folder_is_not_a_config_file(tmp_path: Path) -> None:
     assert error_of(tmp_path) == f"{tmp_path}: is a folder, not a config file"
+
+
+def test_a_human_seat_plays_at_one_table_only(tmp_path: Path) -> None:
+    """Two tables would ask the one person at the keyboard at once."""
+    path = write(
+        tmp_path,
+        "[match]\ntables = 2\n" + SEATS.replace('name = "A"', 'name = "A"\ntype = "human"'),
+    )
+    assert error_of(path) == (
+        f"{path}: match.tables: a human seat (seats.0) plays at one table only, not 2"
+    )
+
+
+@pytest.mark.parametrize("seed", [-1, 2**53])
+def test_a_seed_must_survive_json_in_any_language(tmp_path: Path, seed: int) -> None:
+    assert f"{tmp_path / 'arena.toml'}: match.seed: " in error_of(
+        write(tmp_path, f"[match]\nseed = {seed}\n")
+    )
+    assert load_config(write(tmp_path, f"[match]\nseed = {2**53 - 1}\n")).match.seed == 2**53 - 1
