@@ -1,4 +1,4 @@
-"""Replays: every round as JSON lines, and re-checking a recorded round with the engine.
+"""Replays: every round as JSON lines, read back (whole or cut off) and compared.
 
 A replay holds hidden information (the deal, every hand in every request), so it is a
 file for the organiser, never published. Lines are JSON objects with a ``kind``:
@@ -15,7 +15,9 @@ file for the organiser, never published. Lines are JSON objects with a ``kind``:
 - ``round_end``: the round's record (result, scores, faults, stand-ins).
 
 The timing fields ``t_ms`` and ``elapsed_ms`` are the only ones that differ between two
-runs of the same seed with the same scripted agents.
+runs of the same seed with the same scripted agents; :func:`compare_replays` (``arena
+replay A --compare B``) ignores them. Checking a round against the engine is
+:func:`verify_round`, in :mod:`arena.replay_check`.
 """
 
 from __future__ import annotations
@@ -169,11 +171,6 @@ class Replay:
         self.notes = notes
         """What the file lacks at its end beyond the rounds it stops inside (a match that
         does not end, a last line cut off mid-write); empty for a complete replay."""
-
-    @property
-    def incomplete(self) -> bool:
-        """Whether the recording stops early: a round or a match without its end."""
-        return bool(self.notes) or any(r.cut_off is not None for r in self.rounds)
 
 
 def read_replay(lines: Iterable[str | bytes], *, source: str = "<replay>") -> Replay:
