@@ -432,6 +432,68 @@ def test_a_request_showing_another_hand_fails(
     ) in out
 
 
+def first_of(lines: list[dict[str, Any]], kind: str, direction: str = "to_agent") -> Any:
+    return messages(lines, kind, direction=direction)[0]["message"]
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        pytest.param(
+            lambda lines: first_of(lines, "BID_REQUEST").update(available_bids=[3]),
+            "BID_REQUEST to seat {seat}: available_bids [3] differs from the engine's",
+            id="bids-open",
+        ),
+        pytest.param(
+            lambda lines: first_of(lines, "DOUBLE_REQUEST").update(kind="redouble"),
+            "DOUBLE_REQUEST to seat {seat}: kind 'redouble' differs from the engine's 'double'",
+            id="double-kind",
+        ),
+        pytest.param(
+            lambda lines: first_of(lines, "PLAY_REQUEST")["remaining_cards"].update(Beta=1),
+            "PLAY_REQUEST to seat {seat}: remaining_cards",
+            id="card-counts",
+        ),
+        pytest.param(
+            lambda lines: first_of(lines, "BOTTOM_CARDS").update(bottom_cards=["♠3", "♥3", "♣3"]),
+            "BOTTOM_CARDS to seat {seat}: the cards differ from the engine's",
+            id="bottom-cards",
+        ),
+        pytest.param(
+            lambda lines: first_of(lines, "PLAY_RESPONSE", "from_agent").update(request_id="x-9"),
+            "answers request 'x-9', not the one asked",
+            id="reply-request-id",
+        ),
+        pytest.param(
+            lambda lines: first_of(lines, "BID_RESPONSE", "from_agent").update(player_id="Zed"),
+            "comes from 'Zed'",
+            id="reply-player-id",
+        ),
+    ],
+)
+def test_each_shown_field_is_checked(
+    recorded: Path, capsys: pytest.CaptureFixture[str], change: Any, words: str
+) -> None:
+    """The fields a request or notice shows, and what a used reply names, must agree."""
+    seats: list[int] = []
+
+    def apply(lines: list[dict[str, Any]]) -> None:
+        before = json.dumps(lines)
+        change(lines)
+        [changed] = [
+            line
+            for line, old in zip(lines, json.loads(before), strict=True)
+            if line != old and line["kind"] == "message"
+        ]
+        seats.append(changed["seat"])
+
+    code, out = verdict(edited(recorded, apply), capsys)
+    assert code == 1
+    [failure] = [line for line in out.splitlines() if line.startswith("✗")]
+    assert failure.startswith("✗ table t1 round 1: line ")
+    assert words.format(seat=seats[0]) in failure, failure
+
+
 def test_event_numbers_must_increase(recorded: Path, capsys: pytest.CaptureFixture[str]) -> None:
     found: dict[str, Any] = {}
 
