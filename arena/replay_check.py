@@ -95,21 +95,17 @@ def verify_round(recorded: RecordedRound) -> Round:
     try:
         check = _RoundCheck(recorded)
         check.run()
-        if recorded.cut_off is not None:
-            raise RoundIncomplete(
-                recorded.table,
-                recorded.round,
-                f"the replay ends inside this round {recorded.cut_off}",
-            )
-        check.finish()
-    except RoundIncomplete:
-        raise
+        if recorded.cut_off is None:
+            check.finish()
     except _Mismatch as exc:
         raise RoundMismatch(recorded.table, recorded.round, str(exc)) from exc
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
         # A line of the right kind but the wrong shape (an edit, another program's file).
         line = check.line if check is not None else 0
         raise RoundMismatch(recorded.table, recorded.round, _malformed(exc, line)) from exc
+    if recorded.cut_off is not None:
+        detail = f"the replay ends inside this round {recorded.cut_off}"
+        raise RoundIncomplete(recorded.table, recorded.round, detail)
     return check.rnd
 
 
