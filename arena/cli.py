@@ -86,7 +86,7 @@ def _parser() -> argparse.ArgumentParser:
     replay = commands.add_parser(
         "replay",
         help="print a replay and re-check every move",
-        description="Print each round of a replay and re-check it through the rules engine: "
+        description="Print each round of a replay and re-check it through the rules engine:\n"
         "every message and every event, and that they agree with each other.",
         epilog=_REPLAY_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
