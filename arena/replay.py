@@ -34,6 +34,7 @@ from typing import IO, Any
 import orjson
 from pydantic import BaseModel
 
+from arena.agents.inprocess import ListedPlayRequest, MoveReply
 from arena.replay_check import (
     RecordedRound,
     ReplayError,
@@ -42,7 +43,7 @@ from arena.replay_check import (
     verify_round,
 )
 from arena.table.events import Event
-from protocol import Message
+from protocol import MESSAGE_TYPES, Message
 
 __all__ = [
     "TIMING_FIELDS",
@@ -91,6 +92,9 @@ class ReplayWriter:
 # rounding by integer arithmetic (round(x, 3) formats and parses a string).
 _dumps = orjson.dumps
 _NEWLINE = orjson.OPT_APPEND_NEWLINE
+# isinstance on a pydantic model is a Python-level check: the message classes (and the
+# in-process ones) are recognised by a set lookup first.
+_MESSAGE_CLASSES = frozenset([*MESSAGE_TYPES.values(), ListedPlayRequest, MoveReply])
 
 
 class TableRecorder:
@@ -123,7 +127,7 @@ class TableRecorder:
         A reply may be anything an agent returned (a dict, a string, None): what is not a
         protocol message is written as its repr and type, so no agent can stop the record.
         """
-        if isinstance(message, Message):
+        if type(message) in _MESSAGE_CLASSES or isinstance(message, Message):
             body = message.__dict__
             if "play_history" in body:
                 body = body.copy()

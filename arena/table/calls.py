@@ -39,7 +39,15 @@ from protocol import (
     parse_message,
 )
 
-__all__ = ["CallTiming", "Reply", "Request", "as_reply", "check_addressed", "run_call"]
+__all__ = [
+    "CallTiming",
+    "Reply",
+    "Request",
+    "as_reply",
+    "check_addressed",
+    "resume_call",
+    "run_call",
+]
 
 R = TypeVar("R", BidResponse, DoubleResponse, PlayResponse)
 Reply = BidResponse | DoubleResponse | PlayResponse
@@ -68,20 +76,11 @@ class CallTiming:
             self.longest_step = seconds
 
 
-async def run_call(
-    call: object,
-    *,
-    timeout_s: float,
-    clock: Clock,
-    timing: CallTiming,
-    log_context: Mapping[str, object] | None = None,
-) -> Any:
+async def run_call(call: object, *, timeout_s: float, clock: Clock, timing: CallTiming) -> Any:
     """Drive ``call`` (what ``agent.play(request)`` returned) to its result.
 
     Raises TimeoutError when a call that awaits overruns ``timeout_s``; the agent's own
-    exceptions pass through. ``timing`` is filled in whatever happens. ``log_context`` is
-    bound for the rest of a call that awaits (binding costs more than a scripted bot's
-    whole decision, so a call that finishes at once goes without).
+    exceptions pass through. ``timing`` is filled in whatever happens.
     """
     if type(call) is not CoroutineType:
         if not inspect.isawaitable(call):
@@ -98,7 +97,26 @@ async def run_call(
     except BaseException:
         timing.elapsed = timing.longest_step = now() - start
         raise
-    first = now() - start
+    return await resume_call(call, pending, start, timeout_s=timeout_s, clock=clock, timing=timing)
+
+
+async def resume_call(
+    call: Any,
+    pending: Any,
+    started: float,
+    *,
+    timeout_s: float,
+    clock: Clock,
+    timing: CallTiming,
+    log_context: Mapping[str, object] | None = None,
+) -> Any:
+    """Finish a call whose first step (begun at ``started``) awaited ``pending``.
+
+    The rest runs under what is left of the deadline, each step timed; ``log_context``
+    is bound meanwhile.
+    """
+    now = clock.now
+    first = now() - started
     timing.step(first)
     timing.awaited = True
     bound = bound_contextvars(**log_context) if log_context else nullcontext()
@@ -107,7 +125,7 @@ async def run_call(
             async with asyncio.timeout(max(timeout_s - first, 0.0)):
                 return await _Resumed(call, pending, clock, timing)
     finally:
-        timing.elapsed = now() - start
+        timing.elapsed = now() - started
 
 
 async def _as_coroutine(awaitable: Any) -> Any:

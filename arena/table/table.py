@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from types import CoroutineType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import structlog
 
 from arena.agents.base import Agent
-from arena.agents.inprocess import move_of
+from arena.agents.inprocess import MoveReply, move_of
 from arena.agents.registry import create_agent
 from arena.engine import (
     DEFAULT_RULES,
@@ -35,7 +36,7 @@ from arena.engine import (
 )
 from arena.errors import AgentReplyError, ConfigError, IllegalActionError
 from arena.logs import get_logger
-from arena.table.calls import CallTiming, as_reply, check_addressed, run_call
+from arena.table.calls import CallTiming, as_reply, check_addressed, resume_call, run_call
 from arena.table.clock import Clock, MonotonicClock
 from arena.table.events import Event, EventType
 from arena.table.faults import Faults
@@ -63,6 +64,15 @@ __all__ = ["SafePoint", "Table"]
 log = get_logger(__name__)
 
 R = TypeVar("R", BidResponse, DoubleResponse, PlayResponse)
+_NOT_STARTED: Any = object()
+
+# Replies taken on the fast path by their exact class (isinstance on a pydantic model is a
+# Python-level check); any other subclass goes the careful way, through as_reply.
+_ACCEPTED: dict[type[Message], tuple[type[Message], ...]] = {
+    BidResponse: (BidResponse,),
+    DoubleResponse: (DoubleResponse,),
+    PlayResponse: (PlayResponse, MoveReply),
+}
 
 SafePoint = Callable[["Table", Round], Awaitable[None]]
 """Called between turns (the gift hook): may change the round through its effect hooks."""
@@ -310,17 +320,40 @@ class Table:
         method: str,
         apply: Callable[[R], None],
     ) -> R | None:
-        """Ask until a reply applies cleanly; None when the table had to fall back."""
+        """Ask until a reply applies cleanly; None when the table had to fall back.
+
+        The hot path of every table: a scripted bot's call finishes in its first step,
+        which runs inline here, with no timer and no log context (see ``calls``).
+        """
         state = self.seats[seat]
         attempts = self.settings.max_retries + 1
-        await self.emit("turn_started", seat, {"request": request.type, "agent": state.active.name})
+        now = self.clock.now
+        recorder = self.recorder
+        accepted = _ACCEPTED[expected]
+        agent = state.standin or state.agent
+        await self.emit("turn_started", seat, {"request": request.type, "agent": agent.name})
         for attempt in range(attempts):
-            agent = state.active
-            self._record_message("to_agent", seat, request, None)
+            agent = state.standin or state.agent
+            if recorder is not None:
+                recorder.message("to_agent", seat, request, None)
             category: RejectReason
-            timing = CallTiming()
             try:
-                reply = await self._call(state, agent, getattr(agent, method)(request), timing)
+                started = now()
+                call = getattr(agent, method)(request)
+                if state.waits or type(call) is not CoroutineType:
+                    reply = await self._call(state, agent, call)
+                    elapsed = now() - started
+                else:
+                    try:
+                        pending = call.send(None)
+                    except StopIteration as done:
+                        reply = done.value
+                        elapsed = now() - started
+                        if elapsed > self.settings.stall_warning_s:
+                            self._held(state, agent, elapsed)
+                    else:
+                        reply = await self._call(state, agent, call, pending, started)
+                        elapsed = now() - started
             except TimeoutError:
                 category, detail = "timeout", f"no reply within {state.timeout_s:g} s"
             except AgentReplyError as exc:
@@ -329,39 +362,58 @@ class Table:
                 category, detail = "agent_error", f"{type(exc).__name__}: {exc}"
                 log.debug("agent_raised", seat=seat, agent=agent.name, exc_info=exc)
             else:
-                checked = self._check_reply(seat, request, expected, reply, timing, apply)
-                if not isinstance(checked, tuple):
-                    state.failed_in_row = 0
-                    return checked
-                category, detail = checked
+                if type(reply) in accepted and elapsed <= state.timeout_s:
+                    response: R = reply
+                    if recorder is not None:
+                        recorder.message("from_agent", seat, response, elapsed * 1000)
+                    try:
+                        answered = response.request_id
+                        if response.player_id != request.player_id or (
+                            answered is not None and answered != request.request_id
+                        ):
+                            check_addressed(response, request)
+                        apply(response)
+                    except AgentReplyError as exc:
+                        category, detail = exc.category, exc.detail
+                    except IllegalActionError as exc:
+                        category, detail = "illegal", str(exc)
+                    else:
+                        state.failed_in_row = 0
+                        return response
+                else:
+                    checked = self._unusual_reply(seat, request, expected, reply, elapsed, apply)
+                    if not isinstance(checked, tuple):
+                        state.failed_in_row = 0
+                        return checked
+                    category, detail = checked
             retries_left = attempts - attempt - 1
             await self._fault(seat, category, detail, retries_left, request)
         await self._fell_back(seat)
         return None
 
-    def _check_reply(
+    def _unusual_reply(
         self,
         seat: int,
         request: BidRequest | DoubleRequest | PlayRequest,
         expected: type[R],
         reply: object,
-        timing: CallTiming,
+        elapsed: float,
         apply: Callable[[R], None],
     ) -> R | tuple[RejectReason, str]:
-        """Record a reply, and apply it if it is on time, well-formed, addressed and legal.
-
-        Returns the response used, or why it was refused: a late reply is never applied.
+        """A late reply, or one that is not yet the message asked for (a dict, JSON text,
+        None, another message): record it as it came, and use it only if it is on time
+        and reads as that message, addressed to this request, and legal.
         """
         timeout = self.seats[seat].timeout_s
-        late = timing.elapsed > timeout
+        late = elapsed > timeout
         try:
             response = as_reply(reply, expected)
         except AgentReplyError as exc:
-            self._record_message("from_agent", seat, reply, timing.elapsed * 1000, late=late)
-            return ("timeout", _late(timing, timeout)) if late else (exc.category, exc.detail)
-        self._record_message("from_agent", seat, response, timing.elapsed * 1000, late=late)
+            self._record_message("from_agent", seat, reply, elapsed * 1000, late=late)
+            return ("timeout", _late(elapsed, timeout)) if late else (exc.category, exc.detail)
+        self._record_message("from_agent", seat, response, elapsed * 1000, late=late)
         if late:
-            return "timeout", _late(timing, timeout)
+            return "timeout", _late(elapsed, timeout)
         try:
             check_addressed(response, request)
             apply(response)
@@ -371,33 +423,53 @@ class Table:
             return "illegal", str(exc)
         return response
 
-    async def _call(self, state: _Seat, agent: Agent, call: object, timing: CallTiming) -> Any:
-        """Run one agent call on the table's clock; bind log context for agents that wait.
+    async def _call(
+        self,
+        state: _Seat,
+        agent: Agent,
+        call: object,
+        pending: object = _NOT_STARTED,
+        started: float = 0.0,
+    ) -> Any:
+        """The rest of an agent call that awaits (or not a coroutine at all), under the
+        deadline, with log context bound while it waits.
 
-        Binding costs microseconds that a scripted bot's decision cannot afford, so it is
-        done only once a call awaits, and for an agent seen to await before its calls start.
+        Binding costs more than a scripted bot's whole decision, so it is done only once a
+        call awaits, and before the call starts for an agent seen to await before.
         """
-        timeout = state.timeout_s
+        timing = CallTiming()
         try:
-            if state.waits:
-                with structlog.contextvars.bound_contextvars(seat=state.index, agent=agent.name):
-                    return await run_call(call, timeout_s=timeout, clock=self.clock, timing=timing)
-            context = {"seat": state.index, "agent": agent.name}
-            return await run_call(
-                call, timeout_s=timeout, clock=self.clock, timing=timing, log_context=context
-            )
+            if pending is not _NOT_STARTED:
+                context = {"seat": state.index, "agent": agent.name}
+                return await resume_call(
+                    call,
+                    pending,
+                    started,
+                    timeout_s=state.timeout_s,
+                    clock=self.clock,
+                    timing=timing,
+                    log_context=context,
+                )
+            with structlog.contextvars.bound_contextvars(seat=state.index, agent=agent.name):
+                return await run_call(
+                    call, timeout_s=state.timeout_s, clock=self.clock, timing=timing
+                )
         finally:
             if timing.awaited:
                 state.waits = True
-            if timing.longest_step > self.settings.stall_warning_s:
-                log.warning(
-                    "agent_blocked_event_loop",
-                    seat=state.index,
-                    agent=agent.name,
-                    held_s=round(timing.longest_step, 3),
-                    threshold_s=self.settings.stall_warning_s,
-                    hint="an agent must await, never block: it stalls every table here",
-                )
+            self._held(state, agent, timing.longest_step)
+
+    def _held(self, state: _Seat, agent: Agent, seconds: float) -> None:
+        """Name an agent that held the event loop too long: it stalled every table here."""
+        if seconds > self.settings.stall_warning_s:
+            log.warning(
+                "agent_blocked_event_loop",
+                seat=state.index,
+                agent=agent.name,
+                held_s=round(seconds, 3),
+                threshold_s=self.settings.stall_warning_s,
+                hint="an agent must await, never block: it stalls every table here",
+            )
 
     async def _listen(
         self, state: _Seat, agent: Agent, method: str, message: Message | None
@@ -406,10 +478,20 @@ class Table:
         never raising, since an agent that hangs or fails while listening must not hold up
         the table.
         """
-        timing = CallTiming()
         try:
+            started = self.clock.now()
             call = getattr(agent, method)() if message is None else getattr(agent, method)(message)
-            await self._call(state, agent, call, timing)
+            if state.waits or type(call) is not CoroutineType:
+                await self._call(state, agent, call)
+            else:
+                try:
+                    pending = call.send(None)
+                except StopIteration:
+                    held = self.clock.now() - started
+                    if held > self.settings.stall_warning_s:
+                        self._held(state, agent, held)
+                else:
+                    await self._call(state, agent, call, pending, started)
         except TimeoutError:
             log.warning(f"agent_{method}_timed_out", seat=state.index, agent=agent.name)
         except Exception as exc:
@@ -637,8 +719,8 @@ class Table:
         return self.names.index(seat_or_name)
 
 
-def _late(timing: CallTiming, timeout: float) -> str:
-    return f"the reply came after {timing.elapsed:.2f} s, past the {timeout:g} s deadline"
+def _late(elapsed: float, timeout: float) -> str:
+    return f"the reply came after {elapsed:.2f} s, past the {timeout:g} s deadline"
 
 
 def _last_bid_value(rnd: Round, seat: int) -> int:
