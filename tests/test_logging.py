@@ -153,3 +153,17 @@ def test_reset_logging_undoes_configure_logging() -> None:
     assert root.level == logging.DEBUG
     reset_logging()
     assert (list(root.handlers), root.level) == before
+
+
+def test_library_code_logs_only_through_arena_logs() -> None:
+    """``structlog.get_logger()`` unconfigured prints to stdout: arena's packages use
+    ``arena.logs.get_logger(__name__)`` instead (the CLI would cover them, a library
+    user would not)."""
+    root = TESTS.parent
+    offenders = [
+        str(path.relative_to(root))
+        for package in ("arena", "protocol", "gifts", "tournaments")
+        for path in sorted((root / package).rglob("*.py"))
+        if path.name != "logs.py" and "structlog.get_logger" in path.read_text(encoding="utf-8")
+    ]
+    assert offenders == []
