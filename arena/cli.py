@@ -195,7 +195,11 @@ def _play(args: argparse.Namespace) -> int:
             if replay is not None:
                 replay.close()
 
-    asyncio.run(run())
+    try:
+        asyncio.run(run())
+    except BaseException:
+        _drop_if_empty(args.record)  # an agent that failed to start left nothing to keep
+        raise
     if args.record:
         _say(
             args.log_format,
@@ -204,6 +208,12 @@ def _play(args: argparse.Namespace) -> int:
             path=str(args.record),
         )
     return 0
+
+
+def _drop_if_empty(path: Path | None) -> None:
+    """Remove a replay file the match never wrote to, so a failed start leaves no litter."""
+    if path is not None and path.is_file() and path.stat().st_size == 0:
+        path.unlink()
 
 
 def _open_replay(path: Path) -> ReplayWriter:

@@ -135,6 +135,19 @@ def test_an_agent_whose_constructor_raises_is_one_line_naming_it(
     assert "RuntimeError: OPENAI_API_KEY is not set" in error
 
 
+def test_an_agent_that_cannot_start_leaves_no_empty_replay_behind(
+    user_folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (user_folder / "brokenbots.py").write_text(BROKEN_AGENT, encoding="utf-8")
+    (user_folder / "seats.toml").write_text(
+        SEATS.replace('name = "C"', 'name = "C"\ntype = "brokenbots:NeedsKey"'), "utf-8"
+    )
+    argv = ["play", "--no-live", "--rounds", "1", "--config", "seats.toml"]
+    assert main([*argv, "--record", "match.jsonl"]) == 2
+    assert "agent 'C'" in capsys.readouterr().err
+    assert not (user_folder / "match.jsonl").exists()
+
+
 def test_the_agent_constructors_traceback_is_logged_at_debug(
     user_folder: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
