@@ -120,13 +120,18 @@ class NeedsKey(BaseAgent):
 """
 
 
+def seat_broken_agent(folder: Path) -> None:
+    """seats.toml in ``folder`` seats C as an agent whose constructor raises."""
+    (folder / "brokenbots.py").write_text(BROKEN_AGENT, encoding="utf-8")
+    (folder / "seats.toml").write_text(
+        SEATS.replace('name = "C"', 'name = "C"\ntype = "brokenbots:NeedsKey"'), "utf-8"
+    )
+
+
 def test_an_agent_whose_constructor_raises_is_one_line_naming_it(
     user_folder: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (user_folder / "brokenbots.py").write_text(BROKEN_AGENT, encoding="utf-8")
-    (user_folder / "seats.toml").write_text(
-        SEATS.replace('name = "C"', 'name = "C"\ntype = "brokenbots:NeedsKey"'), "utf-8"
-    )
+    seat_broken_agent(user_folder)
     assert main(["play", "--no-live", "--rounds", "1", "--config", "seats.toml"]) == 2
     captured = capsys.readouterr()
     assert "Traceback" not in captured.err
@@ -138,10 +143,7 @@ def test_an_agent_whose_constructor_raises_is_one_line_naming_it(
 def test_an_agent_that_cannot_start_leaves_no_empty_replay_behind(
     user_folder: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (user_folder / "brokenbots.py").write_text(BROKEN_AGENT, encoding="utf-8")
-    (user_folder / "seats.toml").write_text(
-        SEATS.replace('name = "C"', 'name = "C"\ntype = "brokenbots:NeedsKey"'), "utf-8"
-    )
+    seat_broken_agent(user_folder)
     argv = ["play", "--no-live", "--rounds", "1", "--config", "seats.toml"]
     assert main([*argv, "--record", "match.jsonl"]) == 2
     assert "agent 'C'" in capsys.readouterr().err
@@ -151,10 +153,7 @@ def test_an_agent_that_cannot_start_leaves_no_empty_replay_behind(
 def test_the_agent_constructors_traceback_is_logged_at_debug(
     user_folder: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (user_folder / "brokenbots.py").write_text(BROKEN_AGENT, encoding="utf-8")
-    (user_folder / "seats.toml").write_text(
-        SEATS.replace('name = "C"', 'name = "C"\ntype = "brokenbots:NeedsKey"'), "utf-8"
-    )
+    seat_broken_agent(user_folder)
     argv = ["play", "--no-live", "--rounds", "1", "--config", "seats.toml"]
     assert main([*argv, "--log-level", "debug", "--log-format", "json"]) == 2
     records = [json.loads(line) for line in capsys.readouterr().err.splitlines()]
