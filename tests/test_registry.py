@@ -37,7 +37,7 @@ class LowestFirst(BaseAgent):
 SEATS = """
 [[seats]]
 name = "Low"
-type = "mybots.agents:LowestFirst"
+type = "t7userbots.agents:LowestFirst"
 [[seats]]
 name = "B"
 [[seats]]
@@ -45,16 +45,18 @@ name = "C"
 """
 
 
+# The README tells users to keep their own ``mybots.py`` in the clone's folder, which the
+# editable install puts on sys.path: the test package must not share that name.
 def write_package(folder: Path) -> None:
-    """``mybots/agents.py`` in ``folder``, the README's example agent."""
-    (folder / "mybots").mkdir()
-    (folder / "mybots" / "__init__.py").write_text("", encoding="utf-8")
-    (folder / "mybots" / "agents.py").write_text(LOWEST_FIRST, encoding="utf-8")
+    """``t7userbots/agents.py`` in ``folder``: the README's example agent, as a package."""
+    (folder / "t7userbots").mkdir()
+    (folder / "t7userbots" / "__init__.py").write_text("", encoding="utf-8")
+    (folder / "t7userbots" / "agents.py").write_text(LOWEST_FIRST, encoding="utf-8")
 
 
 def test_a_module_in_the_current_folder_is_found(user_folder: Path) -> None:
     write_package(user_folder)
-    cls = agent_class("mybots.agents:LowestFirst")
+    cls = agent_class("t7userbots.agents:LowestFirst")
     assert cls.__name__ == "LowestFirst"
     assert Path(sys.modules[cls.__module__].__file__ or "").parent.parent == user_folder
 
@@ -104,15 +106,15 @@ def test_a_module_found_nowhere_says_where_it_was_looked_for(user_folder: Path) 
 
 
 def test_a_module_that_fails_to_import_names_the_exception(user_folder: Path) -> None:
-    (user_folder / "badbots.py").write_text("1 / 0\n", encoding="utf-8")
-    with pytest.raises(ConfigError, match="importing 'badbots' raised ZeroDivisionError"):
-        agent_class("badbots:Anything")
+    (user_folder / "t7badbots.py").write_text("1 / 0\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="importing 't7badbots' raised ZeroDivisionError"):
+        agent_class("t7badbots:Anything")
 
 
 def test_a_missing_class_is_named(user_folder: Path) -> None:
     write_package(user_folder)
-    with pytest.raises(ConfigError, match=r"mybots\.agents has no 'HighestFirst'"):
-        agent_class("mybots.agents:HighestFirst")
+    with pytest.raises(ConfigError, match=r"t7userbots\.agents has no 'HighestFirst'"):
+        agent_class("t7userbots.agents:HighestFirst")
 
 
 class ExplodingAgent:
