@@ -137,9 +137,28 @@ def as_dict(request: PlayRequest) -> dict[str, Any]:
         (["♠3"], "unparsable", "got a Python list"),
         ("not json", "unparsable", "JSON"),
         ({"type": "PLAY_RESPONSE"}, "unparsable", "player_id"),
-        ({"type": "BID_RESPONSE", "player_id": "A", "bid": 0}, "unparsable", "got a BID_RESPONSE"),
+        (
+            {"type": "BID_RESPONSE", "player_id": "A", "bid": 0},
+            "unparsable",
+            "expected a PLAY_RESPONSE, got type 'BID_RESPONSE'",
+        ),
+        ('{"type": "PLAY", "cards": ["3"]}', "unparsable", "got type 'PLAY'"),
+        ('["♠3"]', "unparsable", "got a Python list"),
+        (BidResponse(player_id="A", bid=0), "unparsable", "got a BID_RESPONSE"),
     ],
-    ids=["none", "empty-str", "empty-dict", "int", "list", "text", "dict-missing", "wrong-kind"],
+    ids=[
+        "none",
+        "empty-str",
+        "empty-dict",
+        "int",
+        "list",
+        "text",
+        "dict-missing",
+        "dict-wrong-kind",
+        "json-wrong-kind",
+        "json-list",
+        "wrong-message",
+    ],
 )
 async def test_an_unusable_return_value_is_refused_and_asked_again(
     reply: Any, category: str, words: str
@@ -360,6 +379,46 @@ async def test_running_totals_start_again_with_each_match() -> None:
 
     assert heard[-1].total_scores == second.totals
     assert table.totals == [second.totals[name] for name in table.names]
+
+
+async def test_a_cancel_while_an_agent_blocks_stops_the_table_at_once() -> None:
+    """A Ctrl-C while an agent blocks cancels the match; the table must yield after the
+    blocking call so that the cancellation lands, not play on to the end."""
+    clock = ManualClock()
+
+    def blocks(request: PlayRequest) -> PlayResponse:
+        clock.advance(0.6)
+        task = asyncio.current_task()
+        assert task is not None
+        task.cancel()  # what asyncio.run's SIGINT handler does while the agent blocks
+        return lowest_single(request)
+
+    table, sink, _, _ = table_of(Returning("A", blocks))
+    table.clock = clock
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.create_task(lead_round(table))
+    assert sink.of_type("round_result") == []
+    assert len(sink.of_type("play", "pass")) <= 1
+
+
+async def test_seating_base_agent_itself_names_what_is_missing() -> None:
+    from arena.agents import BaseAgent
+
+    agent = BaseAgent("A")
+    table = Table(
+        [agent, FakeAgent("B"), FakeAgent("C")],
+        rules=CASUAL,
+        settings=TableSettings(max_retries=0, max_failed_decisions=1),
+    )
+    rejections: list[Any] = []
+    agent.notify = lambda m: _keep(rejections, m)  # type: ignore[method-assign, assignment]
+    await lead_round(table)
+    assert "BaseAgent does not implement play()" in rejections[0].detail
+
+
+async def _keep(into: list[Any], message: Message) -> None:
+    if message.type == "REPLY_REJECTED":
+        into.append(message)
 
 
 @pytest.mark.parametrize("exc", [KeyboardInterrupt, SystemExit])

@@ -96,7 +96,7 @@ class BaseAgent:
 
     async def play(self, request: PlayRequest) -> PlayResponse:
         """Subclasses decide how to play."""
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} does not implement play()")
 
     async def close(self) -> None:
         """Nothing to release by default."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 from collections.abc import Coroutine, Generator, Mapping
 from contextlib import nullcontext
 from types import CoroutineType
@@ -201,7 +202,14 @@ def _coerce(reply: object, expected: type[R]) -> R:
     blank = isinstance(reply, str | bytes) and not reply.strip()
     if reply is None or blank or (isinstance(reply, Mapping) and not reply):
         raise AgentReplyError("empty", f"expected a {wanted}, got {reply!r}")
-    if isinstance(reply, str | bytes | Mapping):
+    if isinstance(reply, str | bytes):
+        try:
+            reply = json.loads(reply)
+        except ValueError as exc:
+            raise AgentReplyError("unparsable", f"expected a {wanted} as JSON: {exc}") from exc
+    if isinstance(reply, Mapping):
+        if "type" in reply and reply["type"] != wanted:
+            raise AgentReplyError("unparsable", f"expected a {wanted}, got type {reply['type']!r}")
         try:
             reply = parse_message(reply)
         except ProtocolError as exc:

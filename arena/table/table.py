@@ -10,6 +10,7 @@ safe points: between two turns, never while an agent is deciding.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from types import CoroutineType
@@ -350,7 +351,7 @@ class Table:
                         reply = done.value
                         elapsed = now() - started
                         if elapsed > self.settings.stall_warning_s:
-                            self._held(state, agent, elapsed)
+                            await self._stalled(state, agent, elapsed)
                     else:
                         reply = await self._call(state, agent, call, pending, started)
                         elapsed = now() - started
@@ -459,6 +460,16 @@ class Table:
                 state.waits = True
             self._held(state, agent, timing.longest_step)
 
+    async def _stalled(self, state: _Seat, agent: Agent, seconds: float) -> None:
+        """An agent blocked the loop without ever awaiting: name it, then let the loop run.
+
+        While it blocked nothing else could run, a Ctrl-C's cancellation included, which is
+        delivered only where a task yields; without this yield a table of blocking agents
+        would play on to the end of the match.
+        """
+        self._held(state, agent, seconds)
+        await asyncio.sleep(0)
+
     def _held(self, state: _Seat, agent: Agent, seconds: float) -> None:
         """Name an agent that held the event loop too long: it stalled every table here."""
         if seconds > self.settings.stall_warning_s:
@@ -489,7 +500,7 @@ class Table:
                 except StopIteration:
                     held = self.clock.now() - started
                     if held > self.settings.stall_warning_s:
-                        self._held(state, agent, held)
+                        await self._stalled(state, agent, held)
                 else:
                     await self._call(state, agent, call, pending, started)
         except TimeoutError:
