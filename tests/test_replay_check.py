@@ -120,7 +120,7 @@ async def test_a_late_reply_is_recorded_as_late_and_the_replay_verifies(tmp_path
 
     def sleepy(request: Any, n: int) -> None:
         if n == 1:
-            time.sleep(0.2)  # blocks the event loop: only the table's clock sees it
+            time.sleep(0.3)  # blocks the event loop: only the table's clock sees it
         return None  # the inner (greedy) agent answers
 
     path = tmp_path / "late.jsonl"
@@ -130,7 +130,7 @@ async def test_a_late_reply_is_recorded_as_late_and_the_replay_verifies(tmp_path
         agents,
         recorder=writer.for_table("t1"),
         settings=TableSettings(stall_warning_s=5.0),
-        timeouts=[None, 0.05, None],
+        timeouts=[None, 0.2, None],
     )
     try:
         await play_match(table, rounds=1, seed=11)

@@ -266,14 +266,14 @@ async def test_real_time_sleep_past_the_deadline_is_late() -> None:
     """The issue's own case, on the real clock: sleeping is a lower bound, never flaky."""
 
     def sleeps(request: PlayRequest) -> PlayResponse:
-        time.sleep(0.03)
+        time.sleep(0.3)
         return lowest_single(request)
 
     agent = Returning("A", sleeps)
     table = Table(
         [agent, FakeAgent("B"), FakeAgent("C")],
         rules=CASUAL,
-        timeouts=[0.01, None, None],
+        timeouts=[0.2, None, None],
     )
     await lead_round(table)
     assert [r.reason for r in agent.rejections] == ["timeout"]
@@ -285,11 +285,11 @@ async def test_an_agent_that_awaits_past_its_deadline_times_out() -> None:
         return lowest_single(request)
 
     agent = Returning("A", waits)
-    table, _, _recorder, _ = table_of(agent, timeout=0.01)
+    table, _, _recorder, _ = table_of(agent, timeout=0.2)
     await lead_round(table)
     [rejection] = agent.rejections
     assert rejection.reason == "timeout"
-    assert "no reply within 0.01 s" in rejection.detail
+    assert "no reply within 0.2 s" in rejection.detail
 
 
 def blocked_warnings(caplog: pytest.LogCaptureFixture) -> list[dict[str, Any]]:
@@ -353,7 +353,7 @@ async def test_a_subclass_of_a_scripted_bot_that_waits_has_a_deadline() -> None:
         [agent, FakeAgent("B"), FakeAgent("C")],
         rules=CASUAL,
         settings=TableSettings(max_retries=0, max_failed_decisions=1),
-        timeouts=[0.01, None, None],
+        timeouts=[0.2, None, None],
     )
     record = await lead_round(table)
     assert record.result is not None
