@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import structlog
 
 from arena.config import ArenaConfig, load_config, parse_config
-from arena.errors import ArenaError
+from arena.errors import ArenaError, ConfigError
 from arena.logs import LEVELS, configure_logging
 
 if TYPE_CHECKING:  # imported when used: `arena schema` needs no engine
@@ -173,23 +173,27 @@ def _wants_live(args: argparse.Namespace, config: ArenaConfig) -> bool:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from arena.runner import new_seed, run_arena
+    from arena.runner import build_tables, new_seed, play_tables
     from arena.sinks.console import LiveConsoleSink, PlainConsoleSink
 
     config, live = _effective_config(args)
     seed = config.match.seed if config.match.seed is not None else new_seed()
     replay = _open_replay(args.record) if args.record else None
     sink = LiveConsoleSink() if live else PlainConsoleSink()
-    _say(
-        args.log_format,
-        "match_seed",
-        f"seed {seed} (repeat this match with --seed {seed})",
-        seed=seed,
-    )
 
     async def run() -> None:
         try:
-            await run_arena(config, seed=seed, sinks=[sink], replay=replay)
+            try:  # every agent is built, or its seat named, before the match is announced
+                tables = build_tables(config, seed=seed, sinks=[sink], replay=replay)
+            except ConfigError as exc:
+                raise ConfigError(f"{args.config or 'built-in config'}: {exc}") from exc
+            _say(
+                args.log_format,
+                "match_seed",
+                f"seed {seed} (repeat this match with --seed {seed})",
+                seed=seed,
+            )
+            await play_tables(tables, rounds=config.match.rounds, seed=seed)
         finally:
             await sink.close()
             if replay is not None:

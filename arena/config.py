@@ -6,6 +6,7 @@ Every setting has an embedded default, so ``arena play`` runs with no file at al
 
 from __future__ import annotations
 
+import difflib
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
@@ -132,41 +133,96 @@ def parse_config(
         config = ArenaConfig.model_validate(data)
     except ValidationError as exc:
         problems = []
-        for error in exc.errors(include_url=False):
-            key = ".".join(str(part) for part in error["loc"]) or "(top level)"
-            message = error["msg"]
-            if error["type"] == "extra_forbidden":
-                message = "unknown key"
-            elif error["type"] == "value_error":
-                message = str(error["ctx"]["error"])  # without pydantic's "Value error, "
+        for key, message in _problems(exc, data):
             if aliases and key in aliases:
                 problems.append(f"{aliases[key]}: {message}")
             else:
-                problems.append(f"{source}: {key}: {message}")
+                problems.append(f"{source}: {_with_seat(key, data)}: {message}")
         raise ConfigError("\n".join(problems)) from exc
     _check_agent_types(config, source)
     _check_human_seats(config, source, aliases or {})
     return config
 
 
+_SECTIONS: dict[tuple[str, ...], type[BaseModel]] = {
+    (): ArenaConfig,
+    ("match",): MatchSettings,
+    ("rules",): Rules,
+    ("table",): TableSettings,
+    ("seats",): SeatConfig,
+}
+"""The model behind each place a key can be, seat numbers left out: its known keys."""
+
+
+def _problems(exc: ValidationError, data: Any) -> list[tuple[str, str]]:
+    """(key, message) per mistake, an unknown key with a close known one offered.
+
+    ``nmae = "Beta"`` would also make ``name`` missing; that second line says the same
+    mistake again, so the unknown key's ``did you mean 'name'?`` stands for both.
+    """
+    errors = exc.errors(include_url=False)
+    meant: set[tuple[Any, ...]] = set()
+    found: list[tuple[tuple[Any, ...], str]] = []
+    for error in errors:
+        loc, message = tuple(error["loc"]), error["msg"]
+        if error["type"] == "extra_forbidden":
+            fields = _SECTIONS.get(tuple(p for p in loc[:-1] if isinstance(p, str)))
+            close = difflib.get_close_matches(
+                str(loc[-1]), list(fields.model_fields) if fields else [], n=1
+            )
+            message = "unknown key" + (f"; did you mean {close[0]!r}?" if close else "")
+            meant.update((*loc[:-1], name) for name in close)
+        elif error["type"] == "value_error":
+            message = str(error["ctx"]["error"])  # without pydantic's "Value error, "
+        found.append((loc, message))
+    return [
+        (".".join(str(part) for part in loc) or "(top level)", message)
+        for loc, message in found
+        if not (loc in meant and message == "Field required")
+    ]
+
+
+def _with_seat(key: str, data: Any) -> str:
+    """``seats.1.timeout_s (seat 'Beta')``: seats count from 0 in keys, so the name
+    says which seat is meant; a key outside the seats, or a seat without a name, as is."""
+    parts = key.split(".")
+    if len(parts) < 2 or parts[0] != "seats" or not parts[1].isdigit():
+        return key
+    seats = data.get("seats") if isinstance(data, Mapping) else None
+    index = int(parts[1])
+    if not isinstance(seats, list | tuple) or index >= len(seats):
+        return key
+    seat = seats[index]
+    name = seat.get("name") if isinstance(seat, Mapping) else None
+    return f"{key} (seat {name!r})" if isinstance(name, str) and name else key
+
+
+def _seat_key(config: ArenaConfig, index: int) -> str:
+    """``seats.1 (seat 'Beta')``: the key and the name, so nobody counts from 1."""
+    return f"seats.{index} (seat {config.seats[index].name!r})"
+
+
 def _check_human_seats(config: ArenaConfig, source: str, aliases: Mapping[str, str]) -> None:
     """A person at the terminal can sit at one table: two would share one keyboard."""
-    humans = [f"seats.{i}" for i, seat in enumerate(config.seats) if seat.type == "human"]
+    humans = [_seat_key(config, i) for i, seat in enumerate(config.seats) if seat.type == "human"]
     if humans and config.match.tables > 1:
         key = aliases.get("match.tables", f"{source}: match.tables")
         raise ConfigError(
-            f"{key}: a human seat ({humans[0]}) plays at one table only, not {config.match.tables}"
+            f"{key}: a human seat, {humans[0]}, plays at one table only, not {config.match.tables}"
         )
 
 
 def _check_agent_types(config: ArenaConfig, source: str) -> None:
-    """Resolve every seat's agent type now, so a typo fails before the match starts."""
-    from arena.agents.registry import agent_class
+    """Resolve every seat's agent type now, and check it is an agent class, so a typo
+    fails before the match starts (without building an agent: that may start things)."""
+    from arena.agents.registry import check_agent_class
 
-    checks = [(f"seats.{i}.type", seat.type) for i, seat in enumerate(config.seats)]
+    checks = [
+        (f"seats.{i}.type (seat {seat.name!r})", seat.type) for i, seat in enumerate(config.seats)
+    ]
     checks.append(("table.standin", config.table.standin))
     for key, type_name in checks:
         try:
-            agent_class(type_name)
+            check_agent_class(type_name)
         except ConfigError as exc:
             raise ConfigError(f"{source}: {key}: {exc}") from exc

@@ -12,7 +12,7 @@ from arena.config import ArenaConfig
 from arena.replay import ReplayWriter
 from arena.table import MatchSummary, Table, derive_seed, play_match
 
-__all__ = ["build_tables", "new_seed", "run_arena"]
+__all__ = ["build_tables", "new_seed", "play_tables", "run_arena"]
 
 
 def new_seed() -> int:
@@ -27,7 +27,11 @@ def build_tables(
     sinks: Sequence[Any] = (),
     replay: ReplayWriter | None = None,
 ) -> list[Table]:
-    """One table per configured table, each with its own agent instances."""
+    """One table per configured table, each with its own agent instances.
+
+    Building is where an agent's constructor runs: a ConfigError names the seat's key
+    and name (``seats.1.options (seat 'Beta'): ...``); the caller adds the file.
+    """
     tables = []
     for index in range(config.match.tables):
         table_id = f"t{index + 1}"
@@ -38,6 +42,7 @@ def build_tables(
                 seed=derive_seed(seed, table_id, "seat", position),
                 rules=config.rules,
                 options=dict(seat.options),
+                seat_key=f"seats.{position}",
             )
             for position, seat in enumerate(config.seats)
         ]
@@ -63,15 +68,23 @@ async def run_arena(
     sinks: Sequence[Any] = (),
     replay: ReplayWriter | None = None,
 ) -> list[MatchSummary]:
-    """Play every table's match concurrently.
-
-    A table that crashes does not stop the others: they play to the end, then the
-    crashes are raised together as an ExceptionGroup.
-    """
+    """Build the tables and play every table's match concurrently (see
+    :func:`play_tables`); :func:`build_tables` raises before anything is played."""
     tables = build_tables(config, seed=seed, sinks=sinks, replay=replay)
+    return await play_tables(tables, rounds=config.match.rounds, seed=seed)
+
+
+async def play_tables(tables: Sequence[Table], *, rounds: int, seed: int) -> list[MatchSummary]:
+    """Play a match at every table at once, then close the tables.
+
+    Apart from :func:`run_arena` so that a caller can build the tables (and see every
+    agent start) before it announces the match. A table that crashes does not stop the
+    others: they play to the end, then the crashes are raised together as an
+    ExceptionGroup.
+    """
     try:
         outcomes = await asyncio.gather(
-            *(play_match(table, rounds=config.match.rounds, seed=seed) for table in tables),
+            *(play_match(table, rounds=rounds, seed=seed) for table in tables),
             return_exceptions=True,
         )
     finally:

@@ -128,16 +128,17 @@ def seat_broken_agent(folder: Path) -> None:
     )
 
 
-def test_an_agent_whose_constructor_raises_is_one_line_naming_it(
+def test_an_agent_whose_constructor_raises_is_one_line_naming_the_seat(
     user_folder: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """Before the seed line: the agents are built before the match is announced."""
     seat_broken_agent(user_folder)
     assert main(["play", "--no-live", "--rounds", "1", "--config", "seats.toml"]) == 2
-    captured = capsys.readouterr()
-    assert "Traceback" not in captured.err
-    [error] = [line for line in captured.err.splitlines() if "error" in line]
-    assert error.startswith("arena: error: agent 'C' (brokenbots:NeedsKey)")
-    assert "RuntimeError: OPENAI_API_KEY is not set" in error
+    assert one_error_line(capsys) == (
+        "arena: error: seats.toml: seats.2 (seat 'C'): brokenbots:NeedsKey could not be "
+        "created: RuntimeError: OPENAI_API_KEY is not set (its traceback is logged at debug "
+        "level)"
+    )
 
 
 def test_an_agent_that_cannot_start_leaves_no_empty_replay_behind(
@@ -146,7 +147,7 @@ def test_an_agent_that_cannot_start_leaves_no_empty_replay_behind(
     seat_broken_agent(user_folder)
     argv = ["play", "--no-live", "--rounds", "1", "--config", "seats.toml"]
     assert main([*argv, "--record", "match.jsonl"]) == 2
-    assert "agent 'C'" in capsys.readouterr().err
+    assert "seats.2 (seat 'C')" in one_error_line(capsys)
     assert not (user_folder / "match.jsonl").exists()
 
 
@@ -161,8 +162,115 @@ def test_the_agent_constructors_traceback_is_logged_at_debug(
     assert failed["agent"] == "C"
     assert "brokenbots.py" in failed["exception"]  # the author's file and line
     assert 'raise RuntimeError("OPENAI_API_KEY is not set")' in failed["exception"]
-    [error] = [r for r in records if r["event"] == "command_failed"]
-    assert "agent 'C'" in error["error"]
+    assert [r["event"] for r in records if r["level"] != "debug"] == ["command_failed"]
+    assert "seats.2 (seat 'C')" in records[-1]["error"]
+
+
+# ─── a seat's mistake: one line naming the file, the key and the seat ──────────────────
+
+NOT_AGENTS = """
+def make_agent(name, **options):
+    return None
+
+
+class LowestFirst:
+    pass
+"""
+
+
+@pytest.mark.parametrize(
+    ("seat", "line"),
+    [
+        pytest.param(
+            'type = "heuristic"\noptions = { colour = "red" }',
+            "seats.1.options (seat 'B'): heuristic got unknown options: colour "
+            "(it takes no options)",
+            id="unknown-option",
+        ),
+        pytest.param(
+            'type = "human"\noptions = { promt = 1 }',
+            "seats.1.options (seat 'B'): human got unknown options: promt "
+            "(did you mean 'prompt'? it takes: prompt)",
+            id="misspelt-option",
+        ),
+        pytest.param(
+            "options = { seed = 3 }",
+            "seats.1.options (seat 'B'): heuristic cannot take 'seed' as an option: "
+            "the arena sets it",
+            id="reserved-option",
+        ),
+        pytest.param(
+            'type = "collections:OrderedDict"',
+            "seats.1.type (seat 'B'): agent type 'collections:OrderedDict': OrderedDict lacks "
+            "the Agent interface (it has no notify, bid, double, play, close)",
+            id="not-an-agent-class",
+        ),
+        pytest.param(
+            'type = "notagents:make_agent"',
+            "seats.1.type (seat 'B'): agent type 'notagents:make_agent': make_agent is a "
+            "function, not an agent class",
+            id="function",
+        ),
+        pytest.param(
+            'type = "notagents.py:LowestFirst"',
+            "seats.1.type (seat 'B'): agent type 'notagents.py:LowestFirst': name the module, "
+            "not its file: drop the '.py' and write 'notagents:LowestFirst'",
+            id="file-name",
+        ),
+        pytest.param(
+            'type = "heurstic"',
+            "seats.1.type (seat 'B'): unknown agent type 'heurstic' (did you mean "
+            "'heuristic'?); known: random, greedy, heuristic, human; or give a 'module:Class' "
+            "path",
+            id="misspelt-type",
+        ),
+    ],
+)
+def test_a_seats_mistake_is_one_line_naming_file_key_and_seat(
+    user_folder: Path, capsys: pytest.CaptureFixture[str], seat: str, line: str
+) -> None:
+    """One line, and no seed line first: nothing is announced that will not be played."""
+    (user_folder / "notagents.py").write_text(NOT_AGENTS, encoding="utf-8")
+    (user_folder / "my.toml").write_text(
+        SEATS.replace('name = "B"', f'name = "B"\n{seat}'), encoding="utf-8"
+    )
+    assert main(["play", "--no-live", "--rounds", "1", "--config", "my.toml"]) == 2
+    assert one_error_line(capsys) == f"arena: error: my.toml: {line}"
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        pytest.param(
+            SEATS.replace('name = "B"', 'nmae = "B"'),
+            "seats.1.nmae: unknown key; did you mean 'name'?",
+            id="seat-key",
+        ),
+        pytest.param(
+            SEATS.replace("[[seats]]", "[[seat]]"),
+            "seat: unknown key; did you mean 'seats'?",
+            id="section",
+        ),
+        pytest.param(
+            SEATS.replace('name = "B"', 'name = "B"\ntimeout = 5'),
+            "seats.1.timeout (seat 'B'): unknown key; did you mean 'timeout_s'?",
+            id="named-seat",
+        ),
+        pytest.param(
+            "[table]\npace = 1\n",
+            "table.pace: unknown key; did you mean 'pace_s'?",
+            id="setting",
+        ),
+        pytest.param("[table]\nzzz = 1\n", "table.zzz: unknown key", id="nothing-close"),
+    ],
+)
+def test_a_misspelt_key_is_one_line_offering_the_known_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, line: str
+) -> None:
+    path = tmp_path / "my.toml"
+    path.write_text(text, encoding="utf-8")
+    assert main(["play", "--no-live", "--rounds", "1", "--config", str(path)]) == 2
+    assert one_error_line(capsys) == f"arena: error: {path}: {line}"
 
 
 # ─── --log-format json covers every stderr line ─────────────────────────────────────────
@@ -217,4 +325,6 @@ def test_more_tables_for_a_human_seat_names_the_flag(
     path.write_text(SEATS.replace('name = "A"', 'name = "A"\ntype = "human"'), encoding="utf-8")
     assert main(["play", "--config", str(path), "--tables", "2"]) == 2
     line = one_error_line(capsys)
-    assert line == "arena: error: --tables: a human seat (seats.0) plays at one table only, not 2"
+    assert line == (
+        "arena: error: --tables: a human seat, seats.0 (seat 'A'), plays at one table only, not 2"
+    )

@@ -108,7 +108,7 @@ def test_a_float_setting_refuses_nan_infinity_and_text(
 
 def test_a_seat_is_strict_too(tmp_path: Path) -> None:
     path = write(tmp_path, SEATS.replace('name = "B"', 'name = "B"\ntimeout_s = "10"'))
-    assert "seats.1.timeout_s" in error_of(path)
+    assert "seats.1.timeout_s (seat 'B'): " in error_of(path)
     path = write(tmp_path, SEATS.replace('name = "B"', "name = 7"))
     assert "seats.1.name" in error_of(path)
     path = write(tmp_path, SEATS.replace('name = "B"', 'name = "B"\ntimeout_s = 10'))
@@ -128,8 +128,54 @@ def test_a_config_without_three_seats_says_three_are_needed(tmp_path: Path, coun
 
 
 def test_a_config_with_three_seats_and_a_mistake_in_one_names_the_seat(tmp_path: Path) -> None:
+    """By key and by name: keys count seats from 0, people from 1, and names not at all."""
     path = write(tmp_path, SEATS.replace('name = "C"', 'name = "C"\ncolour = "red"'))
-    assert error_of(path) == f"{path}: seats.2.colour: unknown key"
+    assert error_of(path) == f"{path}: seats.2.colour (seat 'C'): unknown key"
+
+
+def test_a_seat_without_a_usable_name_is_named_by_its_key_alone(tmp_path: Path) -> None:
+    path = write(tmp_path, SEATS.replace('name = "C"', "name = 3"))
+    assert error_of(path).startswith(f"{path}: seats.2.name: ")
+
+
+def test_a_misspelt_seat_key_is_one_mistake_not_two(tmp_path: Path) -> None:
+    """``nmae`` for ``name`` also leaves ``name`` missing: the suggestion covers both."""
+    path = write(tmp_path, SEATS.replace('name = "B"', 'nmae = "B"'))
+    assert error_of(path) == f"{path}: seats.1.nmae: unknown key; did you mean 'name'?"
+
+
+def test_a_missing_name_with_an_unrelated_unknown_key_is_two_mistakes(tmp_path: Path) -> None:
+    path = write(tmp_path, SEATS.replace('name = "B"', 'colour = "B"'))
+    assert error_of(path).splitlines() == [
+        f"{path}: seats.1.name: Field required",
+        f"{path}: seats.1.colour: unknown key",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "meant"),
+    [
+        ("[[seat]]\nname = 'A'\n", "seat", "seats"),
+        ("[matchs]\nrounds = 1\n", "matchs", "match"),
+        ("[match]\nround = 1\n", "match.round", "rounds"),
+        ("[rules]\nbiding = 'grab'\n", "rules.biding", "bidding"),
+        ("[table]\nstandins = 'greedy'\n", "table.standins", "standin"),
+    ],
+)
+def test_an_unknown_key_close_to_a_known_one_offers_it(
+    tmp_path: Path, text: str, key: str, meant: str
+) -> None:
+    path = write(tmp_path, text)
+    assert error_of(path) == f"{path}: {key}: unknown key; did you mean {meant!r}?"
+
+
+def test_an_agent_type_that_is_no_agent_class_names_the_seat(tmp_path: Path) -> None:
+    """Checked without building an agent: building one may open connections."""
+    path = write(tmp_path, SEATS.replace('name = "A"', 'name = "A"\ntype = "builtins:dict"'))
+    assert error_of(path) == (
+        f"{path}: seats.0.type (seat 'A'): agent type 'builtins:dict': dict lacks the Agent "
+        "interface (it has no notify, bid, double, play, close)"
+    )
 
 
 def test_a_folder_is_not_a_config_file(tmp_path: Path) -> None:
@@ -143,7 +189,7 @@ def test_a_human_seat_plays_at_one_table_only(tmp_path: Path) -> None:
         "[match]\ntables = 2\n" + SEATS.replace('name = "A"', 'name = "A"\ntype = "human"'),
     )
     assert error_of(path) == (
-        f"{path}: match.tables: a human seat (seats.0) plays at one table only, not 2"
+        f"{path}: match.tables: a human seat, seats.0 (seat 'A'), plays at one table only, not 2"
     )
 
 

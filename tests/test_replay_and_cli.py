@@ -21,6 +21,7 @@ from arena.config import ArenaConfig, load_config, parse_config
 from arena.errors import ConfigError
 from arena.replay import ReplayWriter, load_replay, strip_timing, verify_round
 from arena.runner import run_arena
+from arena.sinks.base import CollectingSink
 from protocol import MESSAGE_TYPES
 
 REPO = Path(__file__).resolve().parent.parent
@@ -87,6 +88,20 @@ async def test_the_api_writes_the_same_replay_as_the_cli(tmp_path: Path) -> None
         writer.close()
     assert len(summaries[0].rounds) == 2
     assert timeless(api_file) == timeless(cli_file)
+
+
+async def test_the_api_names_the_seat_whose_agent_cannot_be_built() -> None:
+    """A library user gets the key and the seat (no file: the config may be no file)."""
+    seats: list[dict[str, Any]] = [{"name": n} for n in ("A", "B", "C")]
+    seats[1]["options"] = {"colour": "red"}
+    config = ArenaConfig.model_validate({"seats": seats, "table": {"pace_s": 0}})
+    sink = CollectingSink()
+    with pytest.raises(ConfigError) as caught:
+        await run_arena(config, seed=1, sinks=[sink])
+    assert str(caught.value) == (
+        "seats.1.options (seat 'B'): heuristic got unknown options: colour (it takes no options)"
+    )
+    assert sink.events == []
 
 
 # ─── arena replay ───────────────────────────────────────────────────────────────────────

@@ -6,25 +6,38 @@ registered under the ``ddz_arena.agents`` entry-point group, or by ``module:Clas
 
 from __future__ import annotations
 
+import difflib
 import importlib
+import inspect
 import os
 import sys
+from collections.abc import Callable, Iterable, Mapping
 from importlib.metadata import entry_points
 from types import ModuleType
 from typing import Any, Final
 
-from arena.agents.base import Agent
+from arena.agents.base import Agent, BaseAgent
 from arena.agents.human import HumanAgent
 from arena.agents.scripted import GreedyAgent, HeuristicAgent, RandomAgent
 from arena.engine import DEFAULT_RULES, Rules
 from arena.errors import ConfigError
 from arena.logs import get_logger
 
-__all__ = ["BUILTIN_AGENTS", "ENTRY_POINT_GROUP", "agent_class", "create_agent"]
+__all__ = [
+    "AGENT_INTERFACE",
+    "BUILTIN_AGENTS",
+    "ENTRY_POINT_GROUP",
+    "agent_class",
+    "check_agent_class",
+    "create_agent",
+]
 
 ENTRY_POINT_GROUP: Final = "ddz_arena.agents"
 
 log = get_logger(__name__)
+
+AGENT_INTERFACE: Final = ("name", "notify", "bid", "double", "play", "close")
+"""What :class:`~arena.agents.base.Agent` asks of an agent: a name and five methods."""
 
 BUILTIN_AGENTS: Final[dict[str, type[Any]]] = {
     "random": RandomAgent,
@@ -35,7 +48,35 @@ BUILTIN_AGENTS: Final[dict[str, type[Any]]] = {
 
 
 def agent_class(type_name: str) -> type[Any]:
-    """The class behind a configured agent type; ConfigError says what was tried."""
+    """The class behind a configured agent type; ConfigError says what was tried.
+
+    Anything but a class is refused: the table builds agents by calling their class.
+    """
+    found = _find(type_name)
+    if not inspect.isclass(found):
+        kind = "a function" if inspect.isroutine(found) else f"a {type(found).__name__}"
+        raise ConfigError(
+            f"agent type {type_name!r}: {getattr(found, '__name__', type_name)} is {kind}, "
+            "not an agent class"
+        )
+    return found
+
+
+def check_agent_class(type_name: str) -> type[Any]:
+    """The class behind an agent type, checked for the Agent methods without building
+    an agent (building one may open connections or start programs): the config check."""
+    cls = agent_class(type_name)
+    missing = [m for m in AGENT_INTERFACE[1:] if not callable(getattr(cls, m, None))]
+    if missing:
+        raise ConfigError(
+            f"agent type {type_name!r}: {cls.__name__} lacks the Agent interface "
+            f"(it has no {', '.join(missing)})"
+        )
+    return cls
+
+
+def _find(type_name: str) -> Any:
+    """Whatever the type name names: a built-in, an entry point or a module attribute."""
     if type_name in BUILTIN_AGENTS:
         return BUILTIN_AGENTS[type_name]
     for entry in entry_points(group=ENTRY_POINT_GROUP):
@@ -55,6 +96,12 @@ def agent_class(type_name: str) -> type[Any]:
             module = _import_module(module_name)
         except ModuleNotFoundError as exc:
             log.debug("agent_import_failed", agent_type=type_name, exc_info=exc)
+            if module_name.endswith(".py"):  # a file name where a module name belongs
+                dotted = module_name.removesuffix(".py").replace("/", ".").replace("\\", ".")
+                raise ConfigError(
+                    f"agent type {type_name!r}: name the module, not its file: drop the "
+                    f"'.py' and write '{dotted}:{attribute}'"
+                ) from exc
             where = (
                 " (looked in the current folder and the installed packages)"
                 if exc.name == module_name.partition(".")[0]
@@ -70,15 +117,16 @@ def agent_class(type_name: str) -> type[Any]:
                 f"{type(exc).__name__}: {exc} (its traceback is logged at debug level)"
             ) from exc
         try:
-            found: type[Any] = getattr(module, attribute)
+            return getattr(module, attribute)
         except AttributeError:
             raise ConfigError(
                 f"agent type {type_name!r}: {module_name} has no {attribute!r}"
             ) from None
-        return found
-    known = ", ".join([*BUILTIN_AGENTS, *(e.name for e in entry_points(group=ENTRY_POINT_GROUP))])
+    known = [*BUILTIN_AGENTS, *(e.name for e in entry_points(group=ENTRY_POINT_GROUP))]
+    hint = _did_you_mean(type_name, known)
     raise ConfigError(
-        f"unknown agent type {type_name!r}; known: {known}; or give a 'module:Class' path"
+        f"unknown agent type {type_name!r}{f' ({hint})' if hint else ''}; "
+        f"known: {', '.join(known)}; or give a 'module:Class' path"
     )
 
 
@@ -110,24 +158,122 @@ def create_agent(
     seed: int | None = None,
     rules: Rules = DEFAULT_RULES,
     options: dict[str, Any] | None = None,
+    seat_key: str | None = None,
 ) -> Agent:
     """Build an agent as ``cls(name=..., seed=..., rules=..., **options)``.
 
-    Whatever the constructor raises becomes a ConfigError naming the agent and the
-    exception (one line for the user); its traceback is logged at debug for the author.
+    Every problem is a ConfigError in one line. Options the class does not take are a
+    plain config mistake, said as such; whatever else the constructor raises is named
+    with its exception, and its traceback logged at debug for the agent's author.
+    ``seat_key`` (``"seats.1"``) is where a config set this agent up: errors then name
+    that key and the seat, ``seats.1.options (seat 'Beta'): heuristic got ...``, so that
+    the user looks at the right seat, instead of ``agent 'Beta' (heuristic): got ...``.
     """
-    cls = agent_class(type_name)
+
+    def blame(part: str, problem: str) -> ConfigError:
+        if seat_key is None:
+            return ConfigError(f"agent {name!r} ({type_name}): {problem}")
+        key = f"{seat_key}.{part}" if part else seat_key
+        return ConfigError(f"{key} (seat {name!r}): {type_name} {problem}")
+
     try:
-        agent = cls(name=name, seed=seed, rules=rules, **(options or {}))
+        cls = agent_class(type_name)
+    except ConfigError as exc:
+        if seat_key is None:
+            raise
+        raise ConfigError(f"{seat_key}.type (seat {name!r}): {exc}") from exc
+    given = dict(options or {})
+    problem = _options_problem(cls, given)
+    if problem is not None:
+        raise blame("options", problem)
+    try:
+        agent = cls(name=name, seed=seed, rules=rules, **given)
+    except TypeError as exc:
+        if given and _raised_by_base_agent(exc):  # BaseAgent refusing what reached it
+            raise blame("options", _unknown_options(cls, given) or f"refused: {exc}") from None
+        raise _construction_failed(exc, blame, name, type_name) from exc
     except Exception as exc:
-        log.debug("agent_construction_failed", agent=name, agent_type=type_name, exc_info=exc)
-        raise ConfigError(
-            f"agent {name!r} ({type_name}) could not be created: "
-            f"{type(exc).__name__}: {exc} (its traceback is logged at debug level)"
-        ) from exc
+        raise _construction_failed(exc, blame, name, type_name) from exc
     if not isinstance(agent, Agent):
-        raise ConfigError(
-            f"agent {name!r}: {cls.__name__} lacks the Agent interface "
-            "(name, notify, bid, double, play, close)"
-        )
+        raise blame("type", f"lacks the Agent interface ({', '.join(AGENT_INTERFACE)})")
     return agent
+
+
+def _construction_failed(
+    exc: Exception, blame: Callable[[str, str], ConfigError], name: str, type_name: str
+) -> ConfigError:
+    """A real exception in the agent's own code: named, its traceback logged at debug."""
+    log.debug("agent_construction_failed", agent=name, agent_type=type_name, exc_info=exc)
+    return blame(
+        "",
+        f"could not be created: {type(exc).__name__}: {exc} "
+        "(its traceback is logged at debug level)",
+    )
+
+
+_SET_BY_THE_ARENA: Final = ("name", "seed", "rules")
+"""Constructor arguments the arena gives every agent: never options."""
+
+
+def _options_problem(cls: type[Any], options: Mapping[str, Any]) -> str | None:
+    """What is wrong with these options for this class, found from its signature
+    without building anything; None when they fit (or the signature cannot tell)."""
+    reserved = [key for key in _SET_BY_THE_ARENA if key in options]
+    if reserved:
+        return f"cannot take {', '.join(map(repr, reserved))} as an option: the arena sets it"
+    try:
+        signature = inspect.signature(cls)
+    except (TypeError, ValueError):  # some classes written in C have none
+        return None
+    try:
+        signature.bind(name="", seed=None, rules=DEFAULT_RULES, **options)
+    except TypeError as exc:
+        takes_any = any(p.kind is p.VAR_KEYWORD for p in signature.parameters.values())
+        if not takes_any and any(key not in signature.parameters for key in options):
+            return _unknown_options(cls, options)
+        return f"cannot be built as {cls.__name__}(name=..., seed=..., rules=..., **options): {exc}"
+    return None
+
+
+def _raised_by_base_agent(exc: BaseException) -> bool:
+    """Whether the exception came from :class:`BaseAgent`'s own ``__init__``, which
+    refuses options no subclass took (and raises nothing else)."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and tb.tb_frame.f_code is BaseAgent.__init__.__code__
+
+
+def _unknown_options(cls: type[Any], options: Mapping[str, Any]) -> str | None:
+    """``got unknown options: colour (it takes no options)``, with a close match offered;
+    None if the constructors' signatures name every option given."""
+    accepted: list[str] = []
+    for klass in cls.__mro__:
+        init = klass.__dict__.get("__init__")
+        if klass is BaseAgent or klass is object:
+            break
+        if init is None:
+            continue
+        try:
+            parameters = inspect.signature(init).parameters.values()
+        except (TypeError, ValueError):
+            continue
+        accepted += [
+            p.name
+            for p in parameters
+            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+            and p.name not in ("self", *_SET_BY_THE_ARENA)
+            and p.name not in accepted
+        ]
+    unknown = [key for key in options if key not in accepted]
+    if not unknown:
+        return None
+    takes = f"it takes: {', '.join(accepted)}" if accepted else "it takes no options"
+    hints = [hint for key in unknown if (hint := _did_you_mean(key, accepted))]
+    return f"got unknown options: {', '.join(unknown)} ({' '.join([*hints, takes])})"
+
+
+def _did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """``did you mean 'name'?`` when one choice is close to the word, else nothing."""
+    close = difflib.get_close_matches(word, list(choices), n=1)
+    return f"did you mean {close[0]!r}?" if close else ""
