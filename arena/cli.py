@@ -174,12 +174,15 @@ def _wants_live(args: argparse.Namespace, config: ArenaConfig) -> bool:
 
 def _play(args: argparse.Namespace) -> int:
     from arena.runner import build_tables, new_seed, play_tables
-    from arena.sinks.console import LiveConsoleSink, PlainConsoleSink
+    from arena.sinks.console import FAULT_HINT, LiveConsoleSink, PlainConsoleSink
 
     config, live = _effective_config(args)
     seed = config.match.seed if config.match.seed is not None else new_seed()
     replay = _open_replay(args.record) if args.record else None
-    sink = LiveConsoleSink() if live else PlainConsoleSink()
+    # a rejected reply's detail is in its warning log line, if warnings are shown
+    shown = LEVELS.index(args.log_level) <= LEVELS.index("warning")
+    hint = FAULT_HINT if shown else "details with --log-level warning"
+    sink = LiveConsoleSink(fault_hint=hint) if live else PlainConsoleSink(fault_hint=hint)
 
     async def run() -> None:
         try:

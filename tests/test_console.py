@@ -6,6 +6,12 @@ when the seat was grabbing (抢地主 / 不抢), false when calling (叫地主 /
 "`--tables 4` on the live board shows two tables and cuts off the rest: show every table
 compactly on an ordinary terminal" — 4, 8 and 16 tables fit 80×24, and more say how many
 rows did not fit instead of cutting them silently.
+
+And (issue 7, a newcomer's trial) "A broken agent produces no summary": the end of a
+match shows each player's faults by category and the rounds a stand-in played for it,
+the first rejection line of a match says where its detail is, and the compact board
+heads its seat columns with the players' names, not numbers that could be read as the
+config's 0-based ``seats.N``.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from arena.config import parse_config
 from arena.engine import Rules
 from arena.runner import run_arena
 from arena.sinks.base import CollectingSink
-from arena.sinks.console import LiveConsoleSink, describe
+from arena.sinks.console import LiveConsoleSink, PlainConsoleSink, describe
 from arena.table import Table, TableSettings, play_match
 from arena.table.events import Event
 
@@ -114,6 +120,30 @@ async def test_every_table_has_a_row_on_an_80_by_24_terminal(tables: int) -> Non
     assert any(" plays " in line or " pass" in line for line in lines)  # the last action
 
 
+async def test_the_seat_columns_are_headed_by_the_players_names() -> None:
+    lines = await board(await events_of(4))
+    assert lines[1].split()[:5] == ["table", "round", "Alpha", "Beta", "Gamma"]
+    assert "seat" not in lines[1]
+    seat_cells = [line[: lines[1].index("last")] for line in lines[2:]]
+    assert not any(name in cells for cells in seat_cells for name in ("Alpha", "Beta", "Gamma"))
+
+
+async def test_tables_seating_different_players_name_them_in_each_cell() -> None:
+    """A library user may put other players at one table: a shared head would lie."""
+    others = {"Alpha": "Xena", "Beta": "Yuri", "Gamma": "Zoe"}
+    events = [
+        e._replace(data={**e.data, "players": [others[p] for p in e.data["players"]]})
+        if e.table == "t2" and e.type in ("match_started", "round_started")
+        else e
+        for e in await events_of(4)
+    ]
+    lines = await board(events[: len(events) // 2])
+    assert lines[1].split()[:5] == ["table", "round", "player", "player", "player"]
+    rows = {line.split()[0]: line for line in lines[2:]}
+    assert all(name in rows["t2"] for name in ("Xena", "Yuri", "Zoe"))
+    assert all(name in rows["t1"] for name in ("Alpha", "Beta", "Gamma"))
+
+
 async def test_tables_beyond_the_terminal_are_counted_not_cut_silently() -> None:
     lines = await board(await events_of(30))
     assert len(lines) <= 24
@@ -162,3 +192,100 @@ async def test_the_board_is_drawn_at_most_ten_times_a_clock_second(
     await sink.close()
     assert len(drawn) == 3  # the final frame always
     assert "match over" in out.getvalue()
+
+
+# ─── the end of a match: who faulted, and where a stand-in played ───────────────────────
+
+FAULTY_SEATS = [
+    {"name": "A"},
+    {"name": "B", "type": "agents_for_tests:FaultyAgent"},
+    {"name": "C"},
+]
+
+
+async def faulty_match(*sinks: Any, tables: int = 1) -> CollectingSink:
+    """B's agent raises on every play request; two rounds per table."""
+    collected = CollectingSink()
+    config = parse_config(
+        {"match": {"rounds": 2, "tables": tables}, "table": {"pace_s": 0}, "seats": FAULTY_SEATS}
+    )
+    await run_arena(config, seed=3, sinks=[collected, *sinks])
+    return collected
+
+
+def expected_troubles(collected: CollectingSink, table: str = "t1") -> str:
+    """The line B's faults and stand-ins should get, counted from the events themselves."""
+    [ended] = [e for e in collected.of_type("match_ended") if e.table == table]
+    faults = {kind: n for kind, n in ended.data["faults"]["B"].items() if n}
+    assert set(faults) == {"agent_error", "fallback"}  # what FaultyAgent brings about
+    standins = sum(
+        "B" in e.data["standins"] for e in collected.of_type("round_result") if e.table == table
+    )
+    assert standins > 0
+    each = ", ".join(f"{n} {kind}" for kind, n in faults.items())
+    return (
+        f"[{table} r2] B: {sum(faults.values())} faults ({each}); "
+        f"a heuristic stand-in played {standins} of 2 rounds for it"
+    )
+
+
+async def test_the_plain_lines_end_with_each_faulty_players_faults_and_stand_ins() -> None:
+    out = io.StringIO()
+    collected = await faulty_match(PlainConsoleSink(out))
+    lines = out.getvalue().splitlines()
+    assert lines[-2].startswith("[t1 r2] match over: ")
+    assert lines[-1] == expected_troubles(collected)  # and none for A or C
+
+
+async def test_a_match_without_faults_ends_with_the_scores() -> None:
+    out = io.StringIO()
+    config = parse_config({"match": {"rounds": 1}, "table": {"pace_s": 0}})
+    await run_arena(config, seed=3, sinks=[PlainConsoleSink(out, fault_hint="see the log")])
+    assert out.getvalue().splitlines()[-1].startswith("[t1 r1] match over: ")
+
+
+async def test_the_first_fault_of_each_match_says_where_the_detail_is() -> None:
+    out = io.StringIO()
+    await faulty_match(PlainConsoleSink(out, fault_hint="details in the log"), tables=2)
+    faults = [line for line in out.getvalue().splitlines() if " ✗ B: " in line]
+    hinted = [line for line in faults if line.endswith(" — details in the log")]
+    assert len(faults) > 4
+    assert [line.split()[0] for line in hinted] == ["[t1", "[t2"]
+    assert hinted[0] == "[t1 r1] ✗ B: agent_error reply (2 retries left) — details in the log"
+
+
+async def test_the_live_board_leaves_the_faults_below_the_final_board() -> None:
+    out = io.StringIO()
+    live = LiveConsoleSink(Console(file=out, width=200, height=40, color_system=None))
+    collected = await faulty_match(live)
+    await live.close()
+    assert out.getvalue().rstrip("\n").splitlines()[-1] == expected_troubles(collected)
+
+
+async def test_faults_and_stand_ins_read_in_good_english() -> None:
+    """One fault, one round; the stand-in's type as the seat_replaced event names it."""
+    out = io.StringIO()
+    sink = PlainConsoleSink(out)
+    result = {
+        "result": {"landlord_won": True, "bombs": 0, "rockets": 0, "call_score": 1},
+        "scores": {"Ann": 2, "Bob": -1, "Cid": -1},
+        "standins": ["Bob"],
+    }
+    ended = {
+        "players": ["Ann", "Bob", "Cid"],
+        "rounds": 1,
+        "standings": [{"player": "Ann", "score": 2}],
+        "faults": {"Ann": {"illegal": 1, "timeout": 0}, "Bob": {"timeout": 3, "fallback": 3}},
+    }
+    for e in (
+        Event("match_started", "t1", 0, 0, data={"players": ["Ann", "Bob", "Cid"], "rounds": 1}),
+        Event("seat_replaced", "t1", 1, 1, 1, "Bob", {"by": "greedy", "reason": "3 failed"}),
+        Event("round_result", "t1", 1, 2, 0, "Ann", result),
+        Event("match_ended", "t1", 1, 3, data=ended),
+    ):
+        await sink.emit(e)
+    assert out.getvalue().splitlines()[-2:] == [
+        "[t1 r1] Ann: 1 fault (1 illegal)",
+        "[t1 r1] Bob: 6 faults (3 timeout, 3 fallback); a greedy stand-in played 1 of 1 round "
+        "for it",
+    ]

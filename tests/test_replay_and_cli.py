@@ -291,6 +291,30 @@ def test_play_with_pace_still_finishes(capsys: pytest.CaptureFixture[str]) -> No
     assert "match over" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize(
+    ("level", "hint"),
+    [("warning", "details in the log (stderr)"), ("error", "details with --log-level warning")],
+)
+def test_play_with_a_broken_agent_points_to_the_log_and_sums_up_its_faults(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], level: str, hint: str
+) -> None:
+    path = tmp_path / "faulty.toml"
+    path.write_text(
+        SEATS.replace('name = "B"', 'name = "B"\ntype = "agents_for_tests:FaultyAgent"'),
+        encoding="utf-8",
+    )
+    argv = ["play", "--no-live", "--rounds", "2", "--seed", "3", "--config", str(path)]
+    assert main([*argv, "--log-level", level]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    faults = [line for line in lines if "✗ B: agent_error reply" in line]
+    assert faults[0].endswith(f"reply (2 retries left) — {hint}")
+    assert not any(hint in line for line in faults[1:])  # once a match, not every line
+    assert lines[-2].startswith("[t1 r2] match over: ")
+    assert lines[-1].startswith("[t1 r2] B: ")
+    assert "agent_error" in lines[-1]
+    assert "a heuristic stand-in played" in lines[-1]
+
+
 # ─── configuration ──────────────────────────────────────────────────────────────────────
 
 SEATS = """

@@ -5,6 +5,10 @@ three seats with role, cards left, last action, comment and mood, the current tr
 the running scores. When the tables' boards do not fit the terminal (four tables on 80×24
 already do not), it shows one row per table instead, and says how many rows did not fit.
 Plain lines are for scripts, CI and ``--no-live``.
+
+Both end a match with what went wrong besides the scores: each player's faults by
+category and the rounds a stand-in played for it, so that a broken agent is not
+mistaken for a bad one.
 """
 
 from __future__ import annotations
@@ -109,16 +113,87 @@ def describe(event: Event) -> str | None:
     return None
 
 
-class PlainConsoleSink:
-    """Prints one line per event worth reading."""
+@dataclass
+class _MatchTally:
+    """One table's match as far as its faults go: who a stand-in played for, in how
+    many rounds and as what, and whether the fault hint was given yet."""
 
-    def __init__(self, stream: IO[str] | None = None) -> None:
+    standin_rounds: dict[str, int] = field(default_factory=dict)
+    standin_type: dict[str, str] = field(default_factory=dict)
+    hinted: bool = False
+
+
+class _Notes:
+    """The lines a console shows for an event: :func:`describe`'s, the first fault of a
+    match pointing to where its detail is, and after the final scores the faults and
+    stand-ins of each player who had any (events carry them; this only adds up)."""
+
+    def __init__(self, fault_hint: str | None) -> None:
+        self._fault_hint = fault_hint
+        self._tallies: dict[str, _MatchTally] = {}
+
+    def lines(self, event: Event) -> list[str]:
+        """The event's lines: none, its :func:`describe` line, or more at the match's end."""
+        if event.type == "match_started":
+            self._tallies[event.table] = _MatchTally()
+        tally = self._tallies.setdefault(event.table, _MatchTally())
+        line = describe(event)
+        if event.type == "fault" and line is not None and self._fault_hint and not tally.hinted:
+            tally.hinted = True
+            line = f"{line} — {self._fault_hint}"
+        elif event.type == "seat_replaced" and event.player:
+            tally.standin_type[event.player] = str(event.data["by"])
+        elif event.type == "round_result":
+            for player in event.data.get("standins", ()):
+                tally.standin_rounds[player] = tally.standin_rounds.get(player, 0) + 1
+        elif event.type == "match_ended":
+            tag = f"[{event.table} r{event.round}]"
+            return [*([line] if line else []), *(f"{tag} {t}" for t in _troubles(event, tally))]
+        return [line] if line is not None else []
+
+
+def _troubles(event: Event, tally: _MatchTally) -> list[str]:
+    """``Beta: 14 faults (10 agent_error, 4 fallback); a heuristic stand-in played 2 of 2
+    rounds``, for each player with faults or a stand-in, in seat order."""
+    faults: Mapping[str, Mapping[str, int]] = event.data.get("faults", {})
+    rounds = event.data.get("rounds", 0)
+    lines = []
+    for player in event.data.get("players", faults):
+        counts = {kind: n for kind, n in faults.get(player, {}).items() if n}
+        standins = tally.standin_rounds.get(player, 0)
+        parts = []
+        if counts:
+            total = sum(counts.values())
+            each = ", ".join(f"{n} {kind}" for kind, n in counts.items())
+            parts.append(f"{total} fault{'s' if total != 1 else ''} ({each})")
+        if standins:
+            kind = tally.standin_type.get(player)
+            parts.append(
+                f"{f'a {kind}' if kind else 'a'} stand-in played {standins} of {rounds} "
+                f"round{'s' if rounds != 1 else ''} for it"
+            )
+        if parts:
+            lines.append(f"{player}: {'; '.join(parts)}")
+    return lines
+
+
+FAULT_HINT = "details in the log (stderr)"
+"""Where ``arena play`` says a rejected reply's detail is (the warning log line)."""
+
+
+class PlainConsoleSink:
+    """Prints one line per event worth reading, and at a match's end who faulted.
+
+    ``fault_hint`` is added to a match's first fault line, once: where its detail is.
+    """
+
+    def __init__(self, stream: IO[str] | None = None, *, fault_hint: str | None = None) -> None:
         self._stream = stream or sys.stdout
+        self._notes = _Notes(fault_hint)
 
     async def emit(self, event: Event) -> None:
-        """Print the event's line, if it has one."""
-        line = describe(event)
-        if line is not None:
+        """Print the event's lines, if it has any."""
+        for line in self._notes.lines(event):
             print(line, file=self._stream, flush=True)
 
     async def close(self) -> None:
@@ -166,7 +241,8 @@ class LiveConsoleSink:
 
     Every table is always accounted for: boards while they fit the terminal's height
     (their logs shortened if need be), otherwise a row per table, and a closing line
-    counting the rows that do not fit.
+    counting the rows that do not fit. Below the final board, when the board is closed,
+    each match's faults and stand-ins (what :class:`PlainConsoleSink` prints at its end).
     """
 
     REDRAW_S = 0.1
@@ -179,8 +255,11 @@ class LiveConsoleSink:
         *,
         log_lines: int = 6,
         clock: Callable[[], float] = time.monotonic,
+        fault_hint: str | None = None,
     ) -> None:
         self._console = console or Console()
+        self._notes = _Notes(fault_hint)
+        self._troubles: dict[str, list[str]] = {}
         self._tables: dict[str, _TableView] = {}
         self._log_lines = log_lines
         self._live: Live | None = None
@@ -192,7 +271,10 @@ class LiveConsoleSink:
         view = self._tables.get(event.table)
         if view is None:
             view = self._tables[event.table] = _TableView(event.table)
-        self._apply(view, event)
+        lines = self._notes.lines(event)  # at a match's end: the scores, then who faulted
+        if event.type == "match_ended":
+            self._troubles[event.table] = lines[1:]
+        self._apply(view, event, lines[0] if lines else None)
         now = self._clock()
         if self._live is None:
             self._live = Live(
@@ -205,13 +287,19 @@ class LiveConsoleSink:
             self._drawn_at = now
 
     async def close(self) -> None:
-        """Leave the final board on screen."""
+        """Leave the final board on screen, and below it each match's faults."""
         if self._live is not None:
             self._live.update(self._render())
             self._live.stop()
             self._live = None
+        troubles = [line for lines in self._troubles.values() for line in lines]
+        if troubles and not self._console.is_terminal:
+            self._console.line()  # rich ends a board on a terminal only with a newline
+        for line in troubles:
+            self._console.print(Text(line))  # wrapped, not cut: every word counts here
+        self._troubles = {}
 
-    def _apply(self, view: _TableView, event: Event) -> None:
+    def _apply(self, view: _TableView, event: Event, line: str | None) -> None:
         d: dict[str, Any] = dict(event.data)
         seat = event.seat
         if event.type == "match_started":
@@ -221,7 +309,6 @@ class LiveConsoleSink:
             totals = {s.name: s.total for s in view.seats}
             view.seats = [_SeatView(n, total=totals.get(n, 0)) for n in names]
             view.round, view.trick, view.bottom, view.call = event.round, "", "", ""
-        line = describe(event)
         if line is not None and event.type != "turn_started":
             view.log = [*view.log, line.split("] ", 1)[-1]][-self._log_lines :]
         if seat is None or not view.seats:
@@ -298,23 +385,33 @@ class LiveConsoleSink:
 
     def _rows(self, views: list[_TableView], height: int) -> RenderableType:
         """One row per table: round, each seat (▶ to act, 地 landlord, cards, total), and
-        the table's last line, in as many rows as the height holds."""
+        the table's last line, in as many rows as the height holds.
+
+        A seat's column is headed by its player's name when every table seats the same
+        three (as ``arena play`` does), not by a number: seats are counted from 0 in
+        config keys, so a number would be read two ways. Otherwise each cell names its
+        player.
+        """
         fit = height - 2  # the title and the column heads
         hidden = views[fit - 1 :] if len(views) > fit else []
         shown = views[: len(views) - len(hidden)]
+        seatings = {tuple(seat.name for seat in view.seats) for view in views if view.seats}
+        shared = seatings.pop() if len(seatings) == 1 else None
         cells = [
             (
                 Text(view.table),
                 Text(f"{view.round}/{view.rounds}" if view.rounds else str(view.round)),
                 *(
-                    self._seat_cell(view, index) if index < len(view.seats) else Text()
+                    self._seat_cell(view, index, named=shared is None)
+                    if index < len(view.seats)
+                    else Text()
                     for index in range(3)
                 ),
                 Text(view.log[-1] if view.log else ""),
             )
             for view in shown
         ]
-        heads = ("table", "round", "seat 1", "seat 2", "seat 3", "last")
+        heads = ("table", "round", *(shared or ("player",) * 3), "last")
         widths = [
             max([len(head), *(row[i].cell_len for row in cells)]) for i, head in enumerate(heads)
         ]
@@ -344,10 +441,11 @@ class LiveConsoleSink:
         return Group(rows, more)
 
     @staticmethod
-    def _seat_cell(view: _TableView, index: int) -> Text:
+    def _seat_cell(view: _TableView, index: int, *, named: bool) -> Text:
         seat = view.seats[index]
         cell = Text("▶" if view.to_act == index else " ")
-        cell.append(seat.name[:8], style="bold")
-        role = {"地主": " 地", "农民": ""}.get(seat.role, "")
-        cell.append(f"{role} {seat.cards} {seat.total:+d}")
+        if named:
+            cell.append(seat.name[:8], style="bold")
+        role = {"地主": "地 ", "农民": ""}.get(seat.role, "")
+        cell.append(f"{' ' if named else ''}{role}{seat.cards} {seat.total:+d}")
         return cell
