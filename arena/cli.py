@@ -7,6 +7,7 @@ import asyncio
 import json
 import sys
 from collections.abc import Sequence
+from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -67,25 +68,93 @@ def _wanted_log_format(argv: Sequence[str]) -> str:
     return str(known.log_format)
 
 
+_COMMANDS = {
+    "play": "play a match (three scripted agents by default)",
+    "replay": "print a replay and re-check every move",
+    "schema": "write JSON Schemas of the protocol messages",
+}
+"""Each command and its one line, for ``arena --help`` and for ``arena`` alone."""
+
+
+def _play_description(defaults: ArenaConfig) -> str:
+    """``arena play --help``'s opening: what the command does and where settings come from."""
+    seats = ", ".join(f"{seat.name} ({seat.type})" for seat in defaults.seats)
+    return (
+        "Play a match: three agents at each table, every table at once, shown as a live "
+        "board on a terminal and as plain lines otherwise. Settings come from the --config "
+        "file (each one, with its default, is in config/arena.toml); the flags below "
+        f"override the file. Without a file: {seats} play {defaults.match.rounds} rounds."
+    )
+
+
+def _version() -> str:
+    """The installed package's version (the one place it is written: pyproject.toml)."""
+    try:
+        return metadata.version("ddz-arena")
+    except metadata.PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown (not installed)"
+
+
+def _commands_text() -> str:
+    """What ``arena`` alone prints: the commands, one line each."""
+    width = max(map(len, _COMMANDS))
+    lines = [f"  {name:<{width}}  {text}" for name, text in _COMMANDS.items()]
+    return "\n".join(
+        [
+            "usage: arena COMMAND [options]",
+            "commands:",
+            *lines,
+            "Run arena COMMAND --help for a command's options, arena --version for the version.",
+        ]
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="arena", description="Dou Dizhu Arena: 斗地主 matches between AI agents.")
-    commands = parser.add_subparsers(dest="command", required=True)
+    parser.add_argument("--version", action="version", version=f"arena {_version()}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    defaults = ArenaConfig()
 
-    play = commands.add_parser("play", help="play a match (three scripted agents by default)")
-    play.add_argument("--config", type=Path, help="TOML config file (default: built-in defaults)")
-    play.add_argument("--rounds", type=int, help="rounds per table")
-    play.add_argument("--seed", type=int, help="match seed (same seed, same deals)")
-    play.add_argument("--tables", type=int, help="tables playing at once")
-    play.add_argument("--record", type=Path, help="write a replay (JSON lines) to this file")
-    play.add_argument(
-        "--no-live", action="store_true", help="plain lines instead of the live board"
+    play = commands.add_parser(
+        "play", help=_COMMANDS["play"], description=_play_description(defaults)
     )
-    play.add_argument("--pace", type=float, help="seconds each action stays on screen")
+    play.add_argument(
+        "--config",
+        type=Path,
+        help="TOML config file (default: the built-in settings, those of config/arena.toml)",
+    )
+    play.add_argument(
+        "--rounds", type=int, help=f"rounds per table (default: {defaults.match.rounds})"
+    )
+    play.add_argument(
+        "--seed",
+        type=int,
+        help="match seed: the same seed deals the same cards (default: a new one each run, "
+        "printed so that the match can be repeated)",
+    )
+    play.add_argument(
+        "--tables", type=int, help=f"tables playing at once (default: {defaults.match.tables})"
+    )
+    play.add_argument(
+        "--record", type=Path, help="write a replay (JSON lines) to this file (default: none)"
+    )
+    play.add_argument(
+        "--no-live",
+        action="store_true",
+        help="plain lines instead of the live board (always so when stdout is no terminal "
+        "or a seat is human)",
+    )
+    play.add_argument(
+        "--pace",
+        type=float,
+        help="seconds each action stays on screen (default: "
+        f"{defaults.table.pace_s} on the live board, 0 in plain lines)",
+    )
     _logging_flags(play)
 
     replay = commands.add_parser(
         "replay",
-        help="print a replay and re-check every move",
+        help=_COMMANDS["replay"],
         description="Print each round of a replay and re-check it through the rules engine:\n"
         "every message and every event, and that they agree with each other.",
         epilog=_REPLAY_EPILOG,
@@ -101,7 +170,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     _logging_flags(replay)
 
-    schema = commands.add_parser("schema", help="write JSON Schemas of the protocol messages")
+    schema = commands.add_parser("schema", help=_COMMANDS["schema"])
     schema.add_argument("directory", type=Path)
     _logging_flags(schema)
     return parser
@@ -129,6 +198,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     A user's mistake (ArenaError) ends in one line per problem and exit status 2.
     """
     argv = sys.argv[1:] if argv is None else list(argv)
+    if not argv:  # a newcomer's first try: say what there is to do
+        print(_commands_text(), file=sys.stderr)
+        return 2
     log_format = _wanted_log_format(argv)
     try:
         args = _parser().parse_args(argv)
@@ -177,6 +249,7 @@ def _play(args: argparse.Namespace) -> int:
     from arena.sinks.console import FAULT_HINT, LiveConsoleSink, PlainConsoleSink
 
     config, live = _effective_config(args)
+    _check_terminal_for_humans(config, str(args.config))
     seed = config.match.seed if config.match.seed is not None else new_seed()
     replay = _open_replay(args.record) if args.record else None
     # a rejected reply's detail is in its warning log line, if warnings are shown
@@ -215,6 +288,20 @@ def _play(args: argparse.Namespace) -> int:
             path=str(args.record),
         )
     return 0
+
+
+def _check_terminal_for_humans(config: ArenaConfig, source: str) -> None:
+    """A human seat reads moves from the terminal: without one, every question would
+    fail until a stand-in took the seat, so refuse before the match instead."""
+    stdin = sys.stdin
+    if stdin is not None and stdin.isatty():
+        return
+    for index, seat in enumerate(config.seats):
+        if seat.type == "human":
+            raise UsageError(
+                f"{source}: seats.{index} (seat {seat.name!r}): a human seat needs a terminal "
+                "(stdin is not a TTY)"
+            )
 
 
 def _drop_if_empty(path: Path | None) -> None:

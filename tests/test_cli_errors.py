@@ -9,7 +9,10 @@ the agent's traceback is logged at debug so its author can find the line. With
 
 from __future__ import annotations
 
+import io
 import json
+import sys
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -57,9 +60,28 @@ def test_a_bad_play_flag_is_one_line(
         assert word in line
 
 
-def test_no_command_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+def test_arena_alone_lists_the_commands_one_line_each(capsys: pytest.CaptureFixture[str]) -> None:
+    """A newcomer's first try is ``arena``: it says what there is to do (and exits 2)."""
     assert main([]) == 2
-    assert "command" in one_error_line(capsys)
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.splitlines()
+    for command in ("play", "replay", "schema"):
+        [line] = [line for line in lines if line.split()[:1] == [command]]
+        assert len(line.split()) > 3  # the command and what it does
+    assert "--help" in lines[-1]
+
+
+def test_options_without_a_command_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--log-level", "debug"]) == 2
+    assert "COMMAND" in one_error_line(capsys)
+
+
+def test_version_is_the_installed_packages(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out == f"arena {metadata.version('ddz-arena')}\n"
 
 
 def test_record_into_a_missing_folder_is_refused_before_the_match(
@@ -168,13 +190,22 @@ def test_the_agent_constructors_traceback_is_logged_at_debug(
 
 # ─── a seat's mistake: one line naming the file, the key and the seat ──────────────────
 
-NOT_AGENTS = """
+USER_MODULE = """
+from arena.agents import GreedyAgent
+
+
 def make_agent(name, **options):
     return None
 
 
 class LowestFirst:
     pass
+
+
+class Chatty(GreedyAgent):
+    def __init__(self, name, *, temperature=0.5, **options):
+        super().__init__(name, **options)
+        self.temperature = temperature
 """
 
 
@@ -188,9 +219,9 @@ class LowestFirst:
             id="unknown-option",
         ),
         pytest.param(
-            'type = "human"\noptions = { promt = 1 }',
-            "seats.1.options (seat 'B'): human got unknown options: promt "
-            "(did you mean 'prompt'? it takes: prompt)",
+            'type = "usermodule:Chatty"\noptions = { temprature = 1.0 }',
+            "seats.1.options (seat 'B'): usermodule:Chatty got unknown options: temprature "
+            "(did you mean 'temperature'? it takes: temperature)",
             id="misspelt-option",
         ),
         pytest.param(
@@ -206,15 +237,15 @@ class LowestFirst:
             id="not-an-agent-class",
         ),
         pytest.param(
-            'type = "notagents:make_agent"',
-            "seats.1.type (seat 'B'): agent type 'notagents:make_agent': make_agent is a "
+            'type = "usermodule:make_agent"',
+            "seats.1.type (seat 'B'): agent type 'usermodule:make_agent': make_agent is a "
             "function, not an agent class",
             id="function",
         ),
         pytest.param(
-            'type = "notagents.py:LowestFirst"',
-            "seats.1.type (seat 'B'): agent type 'notagents.py:LowestFirst': name the module, "
-            "not its file: drop the '.py' and write 'notagents:LowestFirst'",
+            'type = "usermodule.py:LowestFirst"',
+            "seats.1.type (seat 'B'): agent type 'usermodule.py:LowestFirst': name the module, "
+            "not its file: drop the '.py' and write 'usermodule:LowestFirst'",
             id="file-name",
         ),
         pytest.param(
@@ -230,7 +261,7 @@ def test_a_seats_mistake_is_one_line_naming_file_key_and_seat(
     user_folder: Path, capsys: pytest.CaptureFixture[str], seat: str, line: str
 ) -> None:
     """One line, and no seed line first: nothing is announced that will not be played."""
-    (user_folder / "notagents.py").write_text(NOT_AGENTS, encoding="utf-8")
+    (user_folder / "usermodule.py").write_text(USER_MODULE, encoding="utf-8")
     (user_folder / "my.toml").write_text(
         SEATS.replace('name = "B"', f'name = "B"\n{seat}'), encoding="utf-8"
     )
@@ -328,3 +359,44 @@ def test_more_tables_for_a_human_seat_names_the_flag(
     assert line == (
         "arena: error: --tables: a human seat, seats.0 (seat 'A'), plays at one table only, not 2"
     )
+
+
+# ─── a human seat needs a terminal ──────────────────────────────────────────────────────
+
+
+class FakeTerminal(io.StringIO):
+    """Standard input that says it is a terminal, with nobody typing (end of input)."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def seat_a_human(folder: Path) -> Path:
+    path = folder / "me.toml"
+    path.write_text(SEATS.replace('name = "B"', 'name = "B"\ntype = "human"'), encoding="utf-8")
+    return path
+
+
+def test_a_human_seat_without_a_terminal_is_one_line_before_the_match(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not EOFError retries until a stand-in takes the seat."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO("3\n"))
+    path = seat_a_human(tmp_path)
+    replay = tmp_path / "match.jsonl"
+    assert main(["play", "--rounds", "1", "--config", str(path), "--record", str(replay)]) == 2
+    assert one_error_line(capsys) == (
+        f"arena: error: {path}: seats.1 (seat 'B'): a human seat needs a terminal "
+        "(stdin is not a TTY)"
+    )
+    assert not replay.exists()
+
+
+def test_a_human_seat_at_a_terminal_plays(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "stdin", FakeTerminal(""))
+    assert (
+        main(["play", "--rounds", "1", "--seed", "2", "--config", str(seat_a_human(tmp_path))]) == 0
+    )
+    assert "match over" in capsys.readouterr().out

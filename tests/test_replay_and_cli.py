@@ -265,6 +265,24 @@ def test_schema_writes_one_schema_per_message_type(
 # ─── arena play ─────────────────────────────────────────────────────────────────────────
 
 
+def test_play_help_describes_the_command_and_its_defaults(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The defaults it names are config/arena.toml's (which equals the built-in ones)."""
+    with pytest.raises(SystemExit) as done:
+        main(["play", "--help"])
+    assert done.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())  # argparse wraps to the terminal
+    documented = load_config(DEFAULT_CONFIG)
+    assert "Play a match: three agents at each table" in text
+    assert "config/arena.toml" in text
+    assert f"rounds per table (default: {documented.match.rounds})" in text
+    assert f"tables playing at once (default: {documented.match.tables})" in text
+    assert f"(default: {documented.table.pace_s} on the live board, 0 in plain lines)" in text
+    seats = ", ".join(f"{seat.name} ({seat.type})" for seat in documented.seats)
+    assert f"Without a file: {seats} play {documented.match.rounds} rounds" in text
+
+
 def test_play_prints_plain_lines(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["play", "--no-live", "--rounds", "1", "--seed", "5"]) == 0
     captured = capsys.readouterr()
