@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -423,6 +424,27 @@ def test_a_config_file_sets_the_match(tmp_path: Path, capsys: pytest.CaptureFixt
 def test_the_default_config_file_equals_the_embedded_defaults() -> None:
     assert DEFAULT_CONFIG.is_file(), f"{DEFAULT_CONFIG} must exist: it documents the defaults"
     assert load_config(DEFAULT_CONFIG) == ArenaConfig()
+
+
+def test_git_ignores_what_the_readmes_commands_write_and_nothing_under_tests() -> None:
+    """``arena play --record match.jsonl`` and ``arena schema schemas/`` write into the
+    clone's folder; a replay under tests/data is test data and must stay tracked."""
+    written = ["match.jsonl", "b.jsonl", "schemas/PLAY_REQUEST.schema.json"]
+    kept = ["tests/data/replay-before-issue-7.jsonl", "tests/data/new.jsonl", "docs/x.jsonl"]
+    done = subprocess.run(
+        ["git", "check-ignore", "--no-index", "--verbose", "--non-matching", *written, *kept],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode in (0, 1), done.stderr  # 1: nothing ignored; else git failed
+    ignored = {
+        line.split("\t")[-1]
+        for line in done.stdout.splitlines()
+        if not line.startswith("::") and ":!" not in line.split("\t")[0]
+    }
+    assert ignored == set(written)
 
 
 # ─── logging ────────────────────────────────────────────────────────────────────────────
