@@ -206,6 +206,11 @@ class Chatty(GreedyAgent):
     def __init__(self, name, *, temperature=0.5, **options):
         super().__init__(name, **options)
         self.temperature = temperature
+
+
+class NeedsKey(GreedyAgent):
+    def __init__(self, name, *, api_key, seed=None, rules=None):
+        super().__init__(name, seed=seed)
 """
 
 
@@ -229,6 +234,12 @@ class Chatty(GreedyAgent):
             "seats.1.options (seat 'B'): heuristic cannot take 'seed' as an option: "
             "the arena sets it",
             id="reserved-option",
+        ),
+        pytest.param(
+            'type = "usermodule:NeedsKey"',
+            "seats.1 (seat 'B'): usermodule:NeedsKey cannot be built as NeedsKey(name=..., "
+            "seed=..., rules=..., **options): missing a required argument: 'api_key'",
+            id="missing-option",
         ),
         pytest.param(
             'type = "collections:OrderedDict"',

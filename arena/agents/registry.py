@@ -183,9 +183,9 @@ def create_agent(
             raise
         raise ConfigError(f"{seat_key}.type (seat {name!r}): {exc}") from exc
     given = dict(options or {})
-    problem = _options_problem(cls, given)
+    problem = _signature_problem(cls, given)
     if problem is not None:
-        raise blame("options", problem)
+        raise blame(*problem)
     try:
         agent = cls(name=name, seed=seed, rules=rules, **given)
     except TypeError as exc:
@@ -215,12 +215,14 @@ _SET_BY_THE_ARENA: Final = ("name", "seed", "rules")
 """Constructor arguments the arena gives every agent: never options."""
 
 
-def _options_problem(cls: type[Any], options: Mapping[str, Any]) -> str | None:
-    """What is wrong with these options for this class, found from its signature
-    without building anything; None when they fit (or the signature cannot tell)."""
+def _signature_problem(cls: type[Any], options: Mapping[str, Any]) -> tuple[str, str] | None:
+    """Why the class cannot be called with these options, found from its signature
+    without building anything, as (the seat's key it concerns, the problem); None when
+    the call fits (or the signature cannot tell)."""
     reserved = [key for key in _SET_BY_THE_ARENA if key in options]
     if reserved:
-        return f"cannot take {', '.join(map(repr, reserved))} as an option: the arena sets it"
+        names = ", ".join(map(repr, reserved))
+        return "options", f"cannot take {names} as an option: the arena sets it"
     try:
         signature = inspect.signature(cls)
     except (TypeError, ValueError):  # some classes written in C have none
@@ -229,9 +231,11 @@ def _options_problem(cls: type[Any], options: Mapping[str, Any]) -> str | None:
         signature.bind(name="", seed=None, rules=DEFAULT_RULES, **options)
     except TypeError as exc:
         takes_any = any(p.kind is p.VAR_KEYWORD for p in signature.parameters.values())
-        if not takes_any and any(key not in signature.parameters for key in options):
-            return _unknown_options(cls, options)
-        return f"cannot be built as {cls.__name__}(name=..., seed=..., rules=..., **options): {exc}"
+        unknown = not takes_any and any(key not in signature.parameters for key in options)
+        if unknown and (problem := _unknown_options(cls, options)):
+            return "options", problem
+        call = f"{cls.__name__}(name=..., seed=..., rules=..., **options)"
+        return "", f"cannot be built as {call}: {exc}"
     return None
 
 
