@@ -62,12 +62,11 @@ _WIRE_NAMES: Final[dict[type[Message], str]] = {
 
 
 class CallTiming:
-    """How long one agent call took, and the longest it held the event loop at once."""
+    """Whether an agent call awaited, and the longest it held the event loop at once."""
 
-    __slots__ = ("awaited", "elapsed", "longest_step")
+    __slots__ = ("awaited", "longest_step")
 
     def __init__(self) -> None:
-        self.elapsed = 0.0
         self.longest_step = 0.0
         self.awaited = False
 
@@ -77,11 +76,19 @@ class CallTiming:
             self.longest_step = seconds
 
 
-async def run_call(call: object, *, timeout_s: float, clock: Clock, timing: CallTiming) -> Any:
+async def run_call(
+    call: object,
+    *,
+    timeout_s: float,
+    clock: Clock,
+    timing: CallTiming,
+    log_context: Mapping[str, object] | None = None,
+) -> Any:
     """Drive ``call`` (what ``agent.play(request)`` returned) to its result.
 
     Raises TimeoutError when a call that awaits overruns ``timeout_s``; the agent's own
-    exceptions pass through. ``timing`` is filled in whatever happens.
+    exceptions pass through. ``timing`` is filled in whatever happens; ``log_context`` is
+    bound once the call awaits.
     """
     if type(call) is not CoroutineType:
         if not inspect.isawaitable(call):
@@ -93,12 +100,20 @@ async def run_call(call: object, *, timeout_s: float, clock: Clock, timing: Call
     try:
         pending = call.send(None)
     except StopIteration as done:
-        timing.elapsed = timing.longest_step = now() - start
+        timing.longest_step = now() - start
         return done.value
     except BaseException:
-        timing.elapsed = timing.longest_step = now() - start
+        timing.longest_step = now() - start
         raise
-    return await resume_call(call, pending, start, timeout_s=timeout_s, clock=clock, timing=timing)
+    return await resume_call(
+        call,
+        pending,
+        start,
+        timeout_s=timeout_s,
+        clock=clock,
+        timing=timing,
+        log_context=log_context,
+    )
 
 
 async def resume_call(
@@ -116,17 +131,12 @@ async def resume_call(
     The rest runs under what is left of the deadline, each step timed; ``log_context``
     is bound meanwhile.
     """
-    now = clock.now
-    first = now() - started
+    first = clock.now() - started
     timing.step(first)
     timing.awaited = True
-    bound = bound_contextvars(**log_context) if log_context else nullcontext()
-    try:
-        with bound:
-            async with asyncio.timeout(max(timeout_s - first, 0.0)):
-                return await _Resumed(call, pending, clock, timing)
-    finally:
-        timing.elapsed = now() - started
+    with bound_contextvars(**log_context) if log_context else nullcontext():
+        async with asyncio.timeout(max(timeout_s - first, 0.0)):
+            return await _Resumed(call, pending, clock, timing)
 
 
 async def _as_coroutine(awaitable: Any) -> Any:

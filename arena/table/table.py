@@ -14,7 +14,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from types import CoroutineType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
@@ -37,7 +37,7 @@ from arena.engine import (
 )
 from arena.errors import AgentReplyError, ConfigError, IllegalActionError
 from arena.logs import get_logger
-from arena.table.calls import CallTiming, as_reply, check_addressed, resume_call, run_call
+from arena.table.calls import CallTiming, R, as_reply, check_addressed, resume_call, run_call
 from arena.table.clock import Clock, MonotonicClock
 from arena.table.events import Event, EventType
 from arena.table.faults import Faults
@@ -64,7 +64,6 @@ __all__ = ["SafePoint", "Table"]
 
 log = get_logger(__name__)
 
-R = TypeVar("R", BidResponse, DoubleResponse, PlayResponse)
 _NOT_STARTED: Any = object()
 
 # Replies taken on the fast path by their exact class (isinstance on a pydantic model is a
@@ -211,7 +210,7 @@ class Table:
     async def close(self) -> None:
         """Close every agent (errors are logged, not raised); sinks belong to the caller."""
         for seat in self.seats:
-            await self._listen(seat, seat.agent, "close", None)
+            await self._listen(seat, seat.agent, "close")
 
     # --- one turn -----------------------------------------------------------------------
 
@@ -333,8 +332,7 @@ class Table:
         accepted = _ACCEPTED[expected]
         agent = state.standin or state.agent
         await self.emit("turn_started", seat, {"request": request.type, "agent": agent.name})
-        for attempt in range(attempts):
-            agent = state.standin or state.agent
+        for attempt in range(attempts):  # the stand-in, if any, changes only after these
             if recorder is not None:
                 recorder.message("to_agent", seat, request, None)
             category: RejectReason
@@ -432,33 +430,40 @@ class Table:
         pending: object = _NOT_STARTED,
         started: float = 0.0,
     ) -> Any:
-        """The rest of an agent call that awaits (or not a coroutine at all), under the
-        deadline, with log context bound while it waits.
+        """Run an agent call under the seat's deadline, or the rest of one whose first step
+        the turn loop ran (``pending`` is what it awaited, from ``started``).
 
-        Binding costs more than a scripted bot's whole decision, so it is done only once a
-        call awaits, and before the call starts for an agent seen to await before.
+        Log context is bound once a call awaits, and before the call starts for an agent
+        seen to await before: binding costs more than a scripted bot's whole decision.
         """
         timing = CallTiming()
+        context = {"seat": state.index, "agent": agent.name}
+        timeout, clock = state.timeout_s, self.clock
         try:
             if pending is not _NOT_STARTED:
-                context = {"seat": state.index, "agent": agent.name}
-                return await resume_call(
+                result = await resume_call(
                     call,
                     pending,
                     started,
-                    timeout_s=state.timeout_s,
-                    clock=self.clock,
+                    timeout_s=timeout,
+                    clock=clock,
                     timing=timing,
                     log_context=context,
                 )
-            with structlog.contextvars.bound_contextvars(seat=state.index, agent=agent.name):
-                return await run_call(
-                    call, timeout_s=state.timeout_s, clock=self.clock, timing=timing
+            elif state.waits:
+                with structlog.contextvars.bound_contextvars(**context):
+                    result = await run_call(call, timeout_s=timeout, clock=clock, timing=timing)
+            else:
+                result = await run_call(
+                    call, timeout_s=timeout, clock=clock, timing=timing, log_context=context
                 )
         finally:
             if timing.awaited:
                 state.waits = True
             self._held(state, agent, timing.longest_step)
+        if not timing.awaited and timing.longest_step > self.settings.stall_warning_s:
+            await asyncio.sleep(0)  # it blocked without yielding: see _stalled
+        return result
 
     async def _stalled(self, state: _Seat, agent: Agent, seconds: float) -> None:
         """An agent blocked the loop without ever awaiting: name it, then let the loop run.
@@ -482,27 +487,13 @@ class Table:
                 hint="an agent must await, never block: it stalls every table here",
             )
 
-    async def _listen(
-        self, state: _Seat, agent: Agent, method: str, message: Message | None
-    ) -> None:
+    async def _listen(self, state: _Seat, agent: Agent, method: str, *args: Message) -> None:
         """A call nobody waits for an answer to (notify, close): under the seat's deadline,
         never raising, since an agent that hangs or fails while listening must not hold up
         the table.
         """
         try:
-            started = self.clock.now()
-            call = getattr(agent, method)() if message is None else getattr(agent, method)(message)
-            if state.waits or type(call) is not CoroutineType:
-                await self._call(state, agent, call)
-            else:
-                try:
-                    pending = call.send(None)
-                except StopIteration:
-                    held = self.clock.now() - started
-                    if held > self.settings.stall_warning_s:
-                        await self._stalled(state, agent, held)
-                else:
-                    await self._call(state, agent, call, pending, started)
+            await self._call(state, agent, getattr(agent, method)(*args))
         except TimeoutError:
             log.warning(f"agent_{method}_timed_out", seat=state.index, agent=agent.name)
         except Exception as exc:
