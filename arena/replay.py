@@ -27,6 +27,7 @@ import json
 import math
 import time
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -194,15 +195,22 @@ def read_replay(lines: Iterable[str | bytes], *, source: str = "<replay>") -> Re
 def load_replay(path: str | Path) -> Replay:
     """Read a replay file; :class:`ReplayError` (one line) when it is none."""
     file = Path(path)
-    if file.is_dir():
-        raise ReplayError(f"{file}: is a folder, not a replay file")
+    with _opened(file) as handle:
+        return read_replay(handle, source=str(file))
+
+
+@contextmanager
+def _opened(path: Path) -> Iterator[IO[bytes]]:
+    """A replay file open for reading; whatever goes wrong reading it is one ReplayError."""
+    if path.is_dir():
+        raise ReplayError(f"{path}: is a folder, not a replay file")
     try:
-        with file.open("rb") as handle:
-            return read_replay(handle, source=str(file))
+        with path.open("rb") as handle:
+            yield handle
     except FileNotFoundError as exc:
-        raise ReplayError(f"{file}: no such file") from exc
+        raise ReplayError(f"{path}: no such file") from exc
     except OSError as exc:
-        raise ReplayError(f"{file}: cannot read: {exc.strerror or exc}") from exc
+        raise ReplayError(f"{path}: cannot read: {exc.strerror or exc}") from exc
 
 
 class _Unreadable(Exception):
@@ -416,21 +424,14 @@ def _digests(path: Path) -> dict[str, list[tuple[int, bytes]]]:
 
 def _strict_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """Every line of a replay file with its number; ReplayError for any unreadable one."""
-    if path.is_dir():
-        raise ReplayError(f"{path}: is a folder, not a replay file")
-    try:
-        with path.open("rb") as handle:
-            for number, raw in enumerate(handle, start=1):
-                try:
-                    line = _parse(raw)
-                except _Unreadable as exc:
-                    raise ReplayError(f"{path}:{number}: not a replay line: {exc}") from exc
-                if line is not None:
-                    yield number, line
-    except FileNotFoundError as exc:
-        raise ReplayError(f"{path}: no such file") from exc
-    except OSError as exc:
-        raise ReplayError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    with _opened(path) as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                line = _parse(raw)
+            except _Unreadable as exc:
+                raise ReplayError(f"{path}:{number}: not a replay line: {exc}") from exc
+            if line is not None:
+                yield number, line
 
 
 def _line_at(path: Path, wanted: int) -> dict[str, Any]:
@@ -500,7 +501,4 @@ def strip_timing(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
     """Replay lines without their timing fields, for comparing two runs."""
     for raw in lines:
         if raw.strip():
-            line = json.loads(raw)
-            for key in TIMING_FIELDS:
-                line.pop(key, None)
-            yield line
+            yield _timeless(json.loads(raw))
