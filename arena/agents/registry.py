@@ -84,10 +84,9 @@ def _find(type_name: str) -> Any:
             try:
                 loaded: type[Any] = entry.load()
             except Exception as exc:
-                log.debug("agent_import_failed", agent_type=type_name, exc_info=exc)
+                raised = _raised(exc, "agent_import_failed", agent_type=type_name)
                 raise ConfigError(
-                    f"agent type {type_name!r}: loading entry point {entry.value!r} raised "
-                    f"{type(exc).__name__}: {exc} (its traceback is logged at debug level)"
+                    f"agent type {type_name!r}: loading entry point {entry.value!r} raised {raised}"
                 ) from exc
             return loaded
     if ":" in type_name:
@@ -111,10 +110,9 @@ def _find(type_name: str) -> Any:
                 f"agent type {type_name!r}: cannot import {module_name!r}: {exc}{where}"
             ) from exc
         except Exception as exc:
-            log.debug("agent_import_failed", agent_type=type_name, exc_info=exc)
+            raised = _raised(exc, "agent_import_failed", agent_type=type_name)
             raise ConfigError(
-                f"agent type {type_name!r}: importing {module_name!r} raised "
-                f"{type(exc).__name__}: {exc} (its traceback is logged at debug level)"
+                f"agent type {type_name!r}: importing {module_name!r} raised {raised}"
             ) from exc
         try:
             return getattr(module, attribute)
@@ -203,12 +201,15 @@ def _construction_failed(
     exc: Exception, blame: Callable[[str, str], ConfigError], name: str, type_name: str
 ) -> ConfigError:
     """A real exception in the agent's own code: named, its traceback logged at debug."""
-    log.debug("agent_construction_failed", agent=name, agent_type=type_name, exc_info=exc)
-    return blame(
-        "",
-        f"could not be created: {type(exc).__name__}: {exc} "
-        "(its traceback is logged at debug level)",
-    )
+    raised = _raised(exc, "agent_construction_failed", agent=name, agent_type=type_name)
+    return blame("", f"could not be created: {raised}")
+
+
+def _raised(exc: Exception, event: str, **fields: object) -> str:
+    """``KeyError: 'x' (its traceback is logged at debug level)``: an exception in
+    the agent author's code, named in the error and logged whole for them to find."""
+    log.debug(event, exc_info=exc, **fields)
+    return f"{type(exc).__name__}: {exc} (its traceback is logged at debug level)"
 
 
 _SET_BY_THE_ARENA: Final = ("name", "seed", "rules")
