@@ -245,7 +245,7 @@ def _wants_live(args: argparse.Namespace, config: ArenaConfig) -> bool:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from arena.runner import build_tables, new_seed, play_tables
+    from arena.runner import build_tables, new_seed, open_tables, play_tables
     from arena.sinks.console import FAULT_HINT, LiveConsoleSink, PlainConsoleSink
 
     config, live = _effective_config(args)
@@ -263,6 +263,7 @@ def _play(args: argparse.Namespace) -> int:
                 tables = build_tables(config, seed=seed, sinks=[sink], replay=replay)
             except ConfigError as exc:
                 raise ConfigError(f"{args.config or 'built-in config'}: {exc}") from exc
+            await open_tables(tables)  # programs started, or the seat named
             _say(
                 args.log_format,
                 "match_seed",

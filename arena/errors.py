@@ -9,6 +9,8 @@ ArenaError
  ├─ AgentError             an agent failed to give a usable reply
  │   ├─ AgentReplyError    a reply the table cannot use (``category``: the reject
  │   │                     reason it is counted as: empty, unparsable, truncated ...)
+ │   ├─ AgentStartError    an agent that cannot start before the match (a missing
+ │   │                     program, one that exits at once)
  │   └─ AgentTimeoutError  (also TimeoutError)
  ├─ ConfigError            (also ValueError): names the file and the key
  ├─ ReplayError            (also ValueError; in ``arena.replay``): a replay that cannot be
@@ -31,6 +33,7 @@ from protocol.messages import REJECT_REASONS, RejectReason
 __all__ = [
     "AgentError",
     "AgentReplyError",
+    "AgentStartError",
     "AgentTimeoutError",
     "ArenaError",
     "CardResolutionError",
@@ -87,6 +90,11 @@ class AgentReplyError(AgentError):
         super().__init__(f"{category} reply: {detail}")
         self.category: ReplyFault = category
         self.detail = detail
+
+
+class AgentStartError(AgentError):
+    """An agent could not start before the match (a program that is missing or exits at
+    once, a server that cannot be reached): the message names the seat and why."""
 
 
 class AgentTimeoutError(AgentError, TimeoutError):

@@ -9,10 +9,11 @@ from typing import Any
 
 from arena.agents.registry import create_agent
 from arena.config import ArenaConfig
+from arena.errors import AgentStartError
 from arena.replay import ReplayWriter
 from arena.table import MatchSummary, Table, derive_seed, play_match
 
-__all__ = ["build_tables", "new_seed", "play_tables", "run_arena"]
+__all__ = ["build_tables", "new_seed", "open_tables", "play_tables", "run_arena"]
 
 
 def new_seed() -> int:
@@ -71,7 +72,25 @@ async def run_arena(
     """Build the tables and play every table's match concurrently (see
     :func:`play_tables`); :func:`build_tables` raises before anything is played."""
     tables = build_tables(config, seed=seed, sinks=sinks, replay=replay)
+    await open_tables(tables)
     return await play_tables(tables, rounds=config.match.rounds, seed=seed)
+
+
+async def open_tables(tables: Sequence[Table]) -> None:
+    """Start every table's agents (programs, connections) before the match.
+
+    An agent that cannot start raises :class:`~arena.errors.AgentStartError` naming its
+    table and seat; every table is then closed, so no program is left running.
+    """
+    outcomes = await asyncio.gather(*(t.open() for t in tables), return_exceptions=True)
+    failures = [o for o in outcomes if isinstance(o, BaseException)]
+    if failures:
+        for table in tables:
+            await table.close()
+        for failure in failures:
+            if not isinstance(failure, AgentStartError):
+                raise failure
+        raise AgentStartError("\n".join(str(f) for f in failures))
 
 
 async def play_tables(tables: Sequence[Table], *, rounds: int, seed: int) -> list[MatchSummary]:

@@ -73,7 +73,7 @@ def message_floor_rounds_per_second(rounds: int) -> float:
     started = time.perf_counter()
     for seed in range(rounds):
         rnd = Round(seed=seed)
-        views.new_round()
+        views.new_round(seed + 1)
         while rnd.phase is not Phase.FINISHED:
             seat = rnd.to_act
             assert seat is not None

@@ -174,6 +174,10 @@ Card = Annotated[
 ]
 PlayerId = Annotated[str, Field(min_length=1, max_length=64)]
 RequestId = Annotated[str, Field(min_length=1, max_length=64)]
+#: Which match and table a message belongs to, so one program can serve several tables.
+MatchId = Annotated[str, Field(min_length=1, max_length=64)]
+TableId = Annotated[str, Field(min_length=1, max_length=64)]
+RoundNo = Annotated[StrictInt, Field(ge=1)]
 Rank = Annotated[StrictInt, Field(ge=3, le=17)]
 BidValue = Annotated[StrictInt, Field(ge=0, le=3)]
 CallScore = Annotated[StrictInt, Field(ge=1, le=3)]
@@ -291,7 +295,9 @@ class Deal(Message):
     hand: list[Card]
     hand_count: StrictInt = Field(ge=0)
     seat_order: list[PlayerId] = Field(min_length=3, max_length=3)
-    round_no: StrictInt | None = Field(default=None, ge=1)
+    match_id: MatchId | None = None
+    table_id: TableId | None = None
+    round_no: RoundNo | None = None
 
     @field_validator("hand")
     @classmethod
@@ -339,6 +345,9 @@ class BidRequest(Message):
     hand: list[Card] | None = None
     time_limit_ms: StrictInt = Field(default=DEFAULT_TIME_LIMIT_MS, gt=0)
     request_id: RequestId | None = None
+    match_id: MatchId | None = None
+    table_id: TableId | None = None
+    round_no: RoundNo | None = None
 
     @field_validator("mode")
     @classmethod
@@ -366,6 +375,9 @@ class DoubleRequest(Message):
     hand: list[Card]
     time_limit_ms: StrictInt = Field(default=DEFAULT_TIME_LIMIT_MS, gt=0)
     request_id: RequestId | None = None
+    match_id: MatchId | None = None
+    table_id: TableId | None = None
+    round_no: RoundNo | None = None
 
 
 class PlayRequest(Message):
@@ -393,6 +405,9 @@ class PlayRequest(Message):
     audience: list[AudienceLine] | None = Field(default=None, max_length=10)
     time_limit_ms: StrictInt = Field(default=DEFAULT_TIME_LIMIT_MS, gt=0)
     request_id: RequestId | None = None
+    match_id: MatchId | None = None
+    table_id: TableId | None = None
+    round_no: RoundNo | None = None
 
     @field_validator("hand")
     @classmethod
@@ -422,7 +437,9 @@ class BottomCards(Message):
     landlord: PlayerId
     bottom_cards: list[Card] = Field(min_length=3, max_length=3)
     call_score: CallScore
-    round_no: StrictInt | None = Field(default=None, ge=1)
+    match_id: MatchId | None = None
+    table_id: TableId | None = None
+    round_no: RoundNo | None = None
 
 
 class ReplyRejected(Message):
@@ -439,6 +456,9 @@ class ReplyRejected(Message):
     reason: RejectReason
     detail: str = Field(max_length=500)
     retries_left: StrictInt = Field(ge=0)
+    match_id: MatchId | None = None
+    table_id: TableId | None = None
+    round_no: RoundNo | None = None
 
 
 class RoundResult(Message):
@@ -451,7 +471,6 @@ class RoundResult(Message):
     """
 
     type: Literal["ROUND_RESULT"] = "ROUND_RESULT"
-    round_no: StrictInt | None = Field(default=None, ge=1)
     landlord: PlayerId
     call_score: CallScore
     winner_side: Role
@@ -469,6 +488,9 @@ class RoundResult(Message):
     gift_affected: StrictBool = False
     final_hands: dict[PlayerId, list[Card]] | None = None
     total_scores: dict[PlayerId, StrictInt] | None = None
+    match_id: MatchId | None = None
+    table_id: TableId | None = None
+    round_no: RoundNo | None = None
 
 
 class MatchEnd(Message):
@@ -478,6 +500,8 @@ class MatchEnd(Message):
     rounds_played: StrictInt = Field(ge=0)
     standings: list[Standing] = Field(min_length=1)
     reason: Literal["completed", "stopped"] = "completed"
+    match_id: MatchId | None = None
+    table_id: TableId | None = None
 
     @field_validator("standings")
     @classmethod

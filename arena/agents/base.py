@@ -78,6 +78,13 @@ class BaseAgent:
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
 
+    async def open(self) -> None:
+        """Start what the agent needs before the match (a process, a connection), and
+        raise :class:`~arena.errors.AgentStartError` if it cannot. Nothing by default.
+
+        Optional: the table calls it when an agent has it, before the first round.
+        """
+
     async def notify(self, message: Message) -> None:
         """Most agents need nothing from notifications: each request carries the state."""
 

@@ -17,7 +17,9 @@ from types import ModuleType
 from typing import Any, Final
 
 from arena.agents.base import Agent, BaseAgent
+from arena.agents.http import HttpAgent
 from arena.agents.human import HumanAgent
+from arena.agents.process import SubprocessAgent
 from arena.agents.scripted import GreedyAgent, HeuristicAgent, RandomAgent
 from arena.engine import DEFAULT_RULES, Rules
 from arena.errors import ConfigError
@@ -44,6 +46,8 @@ BUILTIN_AGENTS: Final[dict[str, type[Any]]] = {
     "greedy": GreedyAgent,
     "heuristic": HeuristicAgent,
     "human": HumanAgent,
+    "subprocess": SubprocessAgent,
+    "http": HttpAgent,
 }
 
 
@@ -190,6 +194,8 @@ def create_agent(
         if given and _raised_by_base_agent(exc):  # BaseAgent refusing what reached it
             raise blame("options", _unknown_options(cls, given) or f"refused: {exc}") from None
         raise _construction_failed(exc, blame, name, type_name) from exc
+    except ConfigError as exc:  # a built-in agent naming what is wrong with its options
+        raise blame("options", str(exc)) from None
     except Exception as exc:
         raise _construction_failed(exc, blame, name, type_name) from exc
     if not isinstance(agent, Agent):

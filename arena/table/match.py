@@ -61,8 +61,14 @@ class MatchSummary:
         }
 
 
-async def play_match(table: Table, *, rounds: int, seed: int) -> MatchSummary:
-    """Play ``rounds`` rounds at ``table``; round seeds derive from ``seed`` and the table."""
+async def play_match(
+    table: Table, *, rounds: int, seed: int, match_id: str | None = None
+) -> MatchSummary:
+    """Play ``rounds`` rounds at ``table``; round seeds derive from ``seed`` and the table.
+
+    ``match_id`` names the match in every message (default: the seed, so that the same
+    seed gives the same messages and replays).
+    """
     players = table.names
     summary = MatchSummary(
         table=table.table_id,
@@ -71,12 +77,14 @@ async def play_match(table: Table, *, rounds: int, seed: int) -> MatchSummary:
         rounds_won=dict.fromkeys(players, 0),
     )
     with structlog.contextvars.bound_contextvars(match=f"{seed}/{table.table_id}"):
-        return await _play(table, summary, rounds=rounds, seed=seed)
+        return await _play(table, summary, rounds=rounds, seed=seed, match_id=match_id or str(seed))
 
 
-async def _play(table: Table, summary: MatchSummary, *, rounds: int, seed: int) -> MatchSummary:
+async def _play(
+    table: Table, summary: MatchSummary, *, rounds: int, seed: int, match_id: str
+) -> MatchSummary:
     players = summary.players
-    table.start_match()
+    table.start_match(match_id)
     await table.emit("match_started", data={"players": list(players), "rounds": rounds})
     rotate = table.rules.first_bidder == "rotate"
     for round_no in range(1, rounds + 1):
@@ -91,7 +99,12 @@ async def _play(table: Table, summary: MatchSummary, *, rounds: int, seed: int) 
             if seat in record.result.winners:
                 summary.rounds_won[player] += 1
     summary.faults = {p: table.faults(p).to_dict() for p in players}
-    end = MatchEnd(rounds_played=rounds, standings=summary.standings())
+    end = MatchEnd(
+        rounds_played=rounds,
+        standings=summary.standings(),
+        match_id=match_id,
+        table_id=table.table_id,
+    )
     for seat in range(3):
         await table.notify(seat, end)
     await table.emit("match_ended", data=summary.to_dict())

@@ -35,7 +35,7 @@ from arena.engine import (
     TrickWon,
     resolve_cards,
 )
-from arena.errors import AgentReplyError, ConfigError, IllegalActionError
+from arena.errors import AgentReplyError, AgentStartError, ConfigError, IllegalActionError
 from arena.logs import get_logger
 from arena.table.calls import CallTiming, R, as_reply, check_addressed, resume_call, run_call
 from arena.table.clock import Clock, MonotonicClock
@@ -139,6 +139,9 @@ class Table:
         self._request_seq = 0
         self._last_action_at = float("-inf")
         self.views = SeatViews(self.names)
+        self.match_id: str | None = None
+        """Names the current match in every message (``start_match`` sets it)."""
+        self.views.new_match(None, table_id)
         self.totals = [0, 0, 0]
         """Running scores of the three seats in the current match."""
 
@@ -148,9 +151,12 @@ class Table:
         """All faults of a seat's agent so far."""
         return self.seats[self._seat_index(seat_or_name)].faults
 
-    def start_match(self) -> None:
-        """Begin a new match: running totals start again from zero."""
+    def start_match(self, match_id: str | None = None) -> None:
+        """Begin a new match: running totals start again from zero, and every message
+        from now on names ``match_id`` (with this table and the round)."""
         self.totals = [0, 0, 0]
+        self.match_id = match_id
+        self.views.new_match(match_id, self.table_id)
 
     async def play_round(
         self,
@@ -177,7 +183,7 @@ class Table:
             call_score=call_score,
         )
         self.round = rnd
-        self.views.new_round()
+        self.views.new_round(round_no)
         if self.recorder is not None:
             self.recorder.round_started(
                 {
@@ -206,6 +212,37 @@ class Table:
             await self._announce_new_history(rnd, handled)
             record = await self._finish(rnd, round_no, seed)
         return record
+
+    async def open(self) -> None:
+        """Start every agent that has something to start (an ``open`` method: a program,
+        a connection), all at once, before the first round.
+
+        Raises :class:`AgentStartError` naming each seat that could not start; the
+        agents are then closed.
+        """
+        outcomes = await asyncio.gather(
+            *(self._open(seat) for seat in self.seats), return_exceptions=True
+        )
+        failures = [o for o in outcomes if isinstance(o, BaseException)]
+        if failures:
+            await self.close()
+            for failure in failures:
+                if not isinstance(failure, AgentStartError):
+                    raise failure
+            raise AgentStartError("\n".join(str(f) for f in failures))
+
+    async def _open(self, seat: _Seat) -> None:
+        opener = getattr(seat.agent, "open", None)
+        if opener is None:
+            return
+        where = f"table {self.table_id} seat {seat.index} ({seat.name!r})"
+        try:
+            await opener()
+        except AgentStartError as exc:
+            raise AgentStartError(f"{where} could not start: {exc}") from exc
+        except Exception as exc:  # an agent author's bug in open()
+            log.debug("agent_open_raised", seat=seat.index, agent=seat.name, exc_info=exc)
+            raise AgentStartError(f"{where} could not start: {type(exc).__name__}: {exc}") from exc
 
     async def close(self) -> None:
         """Close every agent (errors are logged, not raised); sinks belong to the caller."""
@@ -531,6 +568,7 @@ class Table:
             reason=category,
             detail=detail[:500],
             retries_left=retries_left,
+            **self.views.context,
         )
         self._record_message("to_agent", seat, rejection, None)
         await self._listen(state, state.active, "notify", rejection)
@@ -586,7 +624,7 @@ class Table:
                         },
                     )
                 for seat in range(3):
-                    deal = self.views.deal(seat, action.deal.hands[seat], self.round_no)
+                    deal = self.views.deal(seat, action.deal.hands[seat])
                     await self.notify(seat, deal)
             elif isinstance(action, LandlordChosen):
                 landlord = action.seat
@@ -601,9 +639,7 @@ class Table:
                         "grabs": rnd.grabs,
                     },
                 )
-                message = self.views.bottom_cards(
-                    landlord, action.bottom, action.call_score, self.round_no
-                )
+                message = self.views.bottom_cards(landlord, action.bottom, action.call_score)
                 for seat in range(3):
                     await self.notify(seat, message)
             elif isinstance(action, TrickWon):
@@ -629,7 +665,7 @@ class Table:
             ),
             standins=tuple(i for i, s in enumerate(self.seats) if s.standin is not None),
         )
-        message = self.views.round_result(result, round_no, self.totals)
+        message = self.views.round_result(result, self.totals)
         for seat in range(3):
             await self.notify(seat, message)
         summary = record.to_dict()

@@ -40,9 +40,17 @@ class SeatViews:
         self._hand_texts: list[tuple[tuple[Card, ...], list[str]] | None] = [None] * 3
         self._play_fixed: dict[tuple[int, int, int, int], dict[str, Any]] = {}
         self._last_play_cache: tuple[Combo, int, LastPlay] | None = None
+        self.context: dict[str, Any] = {"match_id": None, "table_id": None, "round_no": None}
+        """Which match, table and round every message belongs to (one program may serve
+        several tables): merged into each message as it is built."""
 
-    def new_round(self) -> None:
+    def new_match(self, match_id: str | None, table_id: str) -> None:
+        """Name the match and table that the messages from now on belong to."""
+        self.context = {"match_id": match_id, "table_id": table_id, "round_no": None}
+
+    def new_round(self, round_no: int) -> None:
         """Forget the previous round's public history."""
+        self.context = {**self.context, "round_no": round_no}
         self.history, self.bids, self.doubles = [], [], []
         self._play_fixed = {}
         self._last_play_cache = None
@@ -95,6 +103,7 @@ class SeatViews:
             hand=self.hand_texts(seat, rnd.hand(seat)),
             time_limit_ms=time_limit_ms,
             request_id=request_id,
+            **self.context,
         )
 
     def double_request(
@@ -114,6 +123,7 @@ class SeatViews:
             hand=self.hand_texts(seat, rnd.hand(seat)),
             time_limit_ms=time_limit_ms,
             request_id=request_id,
+            **self.context,
         )
 
     def play_request(
@@ -170,6 +180,7 @@ class SeatViews:
             "call_score": rnd.call_score,
             "audience": None,
             "time_limit_ms": time_limit_ms,
+            **self.context,
         }
 
     def _last_play(self, last: Combo, seat: int | None) -> LastPlay:
@@ -198,7 +209,7 @@ class SeatViews:
 
     # --- notifications ------------------------------------------------------------------
 
-    def deal(self, seat: int, hand: tuple[Card, ...], round_no: int) -> Deal:
+    def deal(self, seat: int, hand: tuple[Card, ...]) -> Deal:
         """DEAL: the seat's own 17 cards."""
         return trusted(
             Deal,
@@ -207,27 +218,24 @@ class SeatViews:
             hand=[c.text for c in hand],
             hand_count=len(hand),
             seat_order=list(self.names),
-            round_no=round_no,
+            **self.context,
         )
 
-    def bottom_cards(
-        self, landlord: int, bottom: tuple[Card, ...], call_score: int, round_no: int
-    ) -> BottomCards:
+    def bottom_cards(self, landlord: int, bottom: tuple[Card, ...], call_score: int) -> BottomCards:
         """BOTTOM_CARDS: the landlord and the three cards everyone now sees."""
         return trusted(
             BottomCards,
             landlord=self.names[landlord],
             bottom_cards=[c.text for c in bottom],
             call_score=call_score,
-            round_no=round_no,
+            **self.context,
         )
 
-    def round_result(self, result: Settlement, round_no: int, totals: list[int]) -> RoundResult:
+    def round_result(self, result: Settlement, totals: list[int]) -> RoundResult:
         """ROUND_RESULT: the settlement, every hand that was left, the running totals."""
         names = self.names
         return trusted(
             RoundResult,
-            round_no=round_no,
             landlord=names[result.landlord],
             call_score=result.call_score,
             winner_side="landlord" if result.landlord_won else "farmer",
@@ -245,4 +253,5 @@ class SeatViews:
             gift_affected=result.effects_applied > 0,
             final_hands={names[i]: [c.text for c in result.final_hands[i]] for i in range(3)},
             total_scores={names[i]: totals[i] for i in range(3)},
+            **self.context,
         )

@@ -1,0 +1,99 @@
+"""The message path of agents outside this process: JSON out, JSON text back.
+
+A program in another language, a server, and (later) a language model all sit behind the
+same :class:`~arena.agents.base.Agent` interface as a scripted bot. The seat sends every
+message its agent may see, serialised exactly as ``arena schema`` describes (every
+field, ``null`` included, with the match, table and round it belongs to), and returns a
+request's reply as the text that came back, unread: the table reads it with the
+protocol's own models, records it as it came, and counts what is wrong with it, as it
+does for any agent. Deadlines, rejections, retries, fallbacks and stand-ins stay the
+table's. Nothing here knows the game: a second game spoken in JSON messages takes the
+same path.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from typing import Any, Final
+
+import orjson
+
+from arena.agents.base import BaseAgent
+from arena.engine import DEFAULT_RULES, Rules
+from protocol import BidRequest, DoubleRequest, Message, PlayRequest
+
+__all__ = ["ROUND_OPENERS", "RemoteAgent", "reply_request_id", "wire_bytes"]
+
+ROUND_OPENERS: Final = frozenset({"DEAL", "BOTTOM_CARDS"})
+"""Notifications that a program started afresh mid-round needs again (its hand, the
+landlord): the requests carry the rest."""
+
+
+def wire_bytes(message: Message) -> bytes:
+    """A message as one line of compact UTF-8 JSON, every field written (``null`` too),
+    no newline inside: the form ``arena schema`` describes."""
+    return orjson.dumps(message.model_dump(mode="json"))
+
+
+def reply_request_id(reply: bytes | str) -> str | None:
+    """The ``request_id`` a reply names, or None when it names none (or is not JSON):
+    how a stream tells a stale reply from the answer it waits for."""
+    try:
+        data = orjson.loads(reply)
+    except orjson.JSONDecodeError:
+        return None
+    if isinstance(data, dict):
+        answered = data.get("request_id")
+        if isinstance(answered, str):
+            return answered
+    return None
+
+
+class RemoteAgent(BaseAgent):
+    """Base of the agents that speak JSON to something outside this process.
+
+    A subclass only moves bytes: :meth:`deliver` sends a notification, :meth:`exchange`
+    sends a request and returns the reply's text. It raises
+    :class:`~arena.errors.AgentReplyError` for what went wrong on its side (``truncated``
+    for a reply over its size cap, ``agent_error`` for a program that died or a server
+    that failed); the table counts it and asks again, as for any agent.
+    """
+
+    def __init__(
+        self, name: str, *, seed: int | None = None, rules: Rules = DEFAULT_RULES, **options: Any
+    ) -> None:
+        super().__init__(name, seed=seed, rules=rules, **options)
+        self.round_messages: list[bytes] = []
+        """This round's DEAL and BOTTOM_CARDS as sent, for a program restarted mid-round."""
+
+    async def notify(self, message: Message) -> None:
+        """Send a notification (DEAL, BOTTOM_CARDS, REPLY_REJECTED, results); no reply."""
+        line = wire_bytes(message)
+        kind = message.type
+        if kind in ROUND_OPENERS:
+            if kind == "DEAL":
+                self.round_messages = []
+            self.round_messages.append(line)
+        await self.deliver(line)
+
+    # A reply comes back as the text the agent sent: the table reads it (the Agent
+    # protocol's return types describe what the table ends up with).
+    async def bid(self, request: BidRequest) -> Any:
+        """Send a BID_REQUEST; the reply's text."""
+        return await self.exchange(wire_bytes(request), request.request_id)
+
+    async def double(self, request: DoubleRequest) -> Any:
+        """Send a DOUBLE_REQUEST; the reply's text."""
+        return await self.exchange(wire_bytes(request), request.request_id)
+
+    async def play(self, request: PlayRequest) -> Any:
+        """Send a PLAY_REQUEST; the reply's text."""
+        return await self.exchange(wire_bytes(request), request.request_id)
+
+    @abstractmethod
+    async def deliver(self, line: bytes) -> None:
+        """Send one notification; whatever comes back is ignored."""
+
+    @abstractmethod
+    async def exchange(self, line: bytes, request_id: str | None) -> bytes | str:
+        """Send one request and return its reply's text (bytes or str, unread)."""
