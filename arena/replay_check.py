@@ -208,14 +208,13 @@ class _RoundCheck:
 
     def _deal(self, seat: int, message: dict[str, Any]) -> None:
         self._addressed(seat, message)
-        if message.get("round_no") not in (None, self.recorded.round):
-            raise _Mismatch(f"DEAL to seat {seat} says round {message['round_no']}")
         _same_cards(f"DEAL to seat {seat}", message["hand"], self.rnd.deal.hands[seat])
 
     def _bottom_cards(self, seat: int, message: dict[str, Any]) -> None:
         rnd = self.rnd
         if rnd.landlord is None:
             raise _Mismatch(f"BOTTOM_CARDS to seat {seat} before the engine has a landlord")
+        self._in_this_round(seat, message)
         _same(f"BOTTOM_CARDS to seat {seat}", "landlord", message, self.players[rnd.landlord])
         _same(f"BOTTOM_CARDS to seat {seat}", "call_score", message, rnd.call_score)
         _same_cards(f"BOTTOM_CARDS to seat {seat}", message["bottom_cards"], rnd.bottom)
@@ -225,6 +224,7 @@ class _RoundCheck:
         what = f"ROUND_RESULT to seat {seat}"
         if result is None:
             raise _Mismatch(f"{what} before the engine finished the round")
+        self._in_this_round(seat, message)
         deltas = dict(zip(self.players, result.scores, strict=True))
         _same(what, "score_deltas", message, deltas)
         _same(what, "landlord", message, self.players[result.landlord])
@@ -293,6 +293,15 @@ class _RoundCheck:
                 f"{message['type']} to seat {seat} is addressed to {message['player_id']!r}, "
                 f"not {self.players[seat]!r}"
             )
+        self._in_this_round(seat, message)
+
+    def _in_this_round(self, seat: int, message: dict[str, Any]) -> None:
+        """A message naming its table and round (replays since issue 8) names this one."""
+        recorded = self.recorded
+        for key, wanted in (("table_id", recorded.table), ("round_no", recorded.round)):
+            given = message.get(key)
+            if given is not None and given != wanted:
+                raise _Mismatch(f"{message['type']} to seat {seat} says {key} {given!r}")
 
     def _rejected(self, seat: int, message: dict[str, Any]) -> None:
         attempt = self.open.get(seat)

@@ -294,6 +294,31 @@ def test_a_changed_deal_fails(recorded: Path, capsys: pytest.CaptureFixture[str]
     assert expected in out.splitlines()
 
 
+@pytest.mark.parametrize(
+    ("kind", "key", "value"), [("PLAY_REQUEST", "round_no", 2), ("BOTTOM_CARDS", "table_id", "t2")]
+)
+def test_a_message_naming_another_round_or_table_fails(
+    recorded: Path, capsys: pytest.CaptureFixture[str], kind: str, key: str, value: object
+) -> None:
+    """Messages name their table and round (issue 8): a message moved from another
+    round or table is found."""
+    found: dict[str, Any] = {}
+
+    def change(lines: list[dict[str, Any]]) -> None:
+        line = messages(lines, kind, direction="to_agent")[0]
+        assert line["message"][key] == {"round_no": 1, "table_id": "t1"}[key]
+        line["message"][key] = value
+        found.update(line=line_number(lines, line), seat=line["seat"])
+
+    code, out = verdict(edited(recorded, change), capsys)
+    assert code == 1
+    expected = (
+        f"✗ table t1 round 1: line {found['line']}: {kind} to seat {found['seat']} "
+        f"says {key} {value!r}"
+    )
+    assert expected in out.splitlines()
+
+
 def test_a_bid_changed_in_the_reply_but_not_in_the_event_fails(
     recorded: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
