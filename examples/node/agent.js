@@ -1,0 +1,222 @@
+#!/usr/bin/env node
+// A Dou Dizhu Arena agent in plain Node.js (18 or newer, no npm packages):
+// copy this file to start your own.
+//
+// It speaks the arena's JSON messages in one of two ways:
+//
+//   node agent.js               JSON lines: one message a line on stdin, replies on stdout
+//   node agent.js --http 8766   an HTTP server on 127.0.0.1:8766: each message is POSTed,
+//                               a request's reply is the response body
+//
+// It plays simple, always-legal moves: it beats a single, pair or triple with the lowest
+// higher rank it holds (never breaking a bomb), passes otherwise, and leads its lowest
+// rank. Replace decideBid, decideDouble and decidePlay with your own ideas.
+//
+// Logs go to stderr (console.error). Nothing but replies may ever be written to stdout.
+
+"use strict";
+
+const http = require("node:http");
+const readline = require("node:readline");
+
+// Rank order, lowest first: a rank's strength is its index + 3, so "3" is 3, "J" is 11,
+// "A" is 14, "2" is 15, 小王 is 16 and 大王 is 17.
+const RANKS = ["3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2", "小王", "大王"];
+const RANK_VALUE = new Map(RANKS.map((rank, index) => [rank, index + 3]));
+const JOKERS = ["小王", "大王"];
+
+// The number of cards of one rank, and the name of that combination.
+const SHAPE_NAMES = { 1: "SINGLE", 2: "PAIR", 3: "TRIPLE", 4: "BOMB" };
+
+function log(...parts) {
+  console.error("[node-agent]", ...parts); // stderr: stdout is reserved for replies
+}
+
+// The strength of a canonical card such as "♠10", "♥A" or "大王".
+function rankValue(card) {
+  if (JOKERS.includes(card)) return RANK_VALUE.get(card);
+  return RANK_VALUE.get(card.slice(1)); // the first character is the suit: ♠ ♥ ♦ ♣
+}
+
+// The hand as a Map {rank value: [cards of that rank]}.
+function groupsByRank(hand) {
+  const groups = new Map();
+  for (const card of hand) {
+    const value = rankValue(card);
+    if (!groups.has(value)) groups.set(value, []);
+    groups.get(value).push(card);
+  }
+  return groups;
+}
+
+// The rank values held, lowest first.
+function sortedValues(groups) {
+  return [...groups.keys()].sort((a, b) => a - b);
+}
+
+// True when the cards of this rank belong to a bomb or to the rocket (both jokers).
+function isBombPart(groups, value) {
+  if (groups.get(value).length === 4) return true;
+  return value >= 16 && groups.has(16) && groups.has(17);
+}
+
+// A rough score of a hand: jokers, 2s and bombs are what win rounds.
+function strength(hand) {
+  const groups = groupsByRank(hand);
+  let score = 2 * hand.filter((card) => JOKERS.includes(card)).length;
+  score += (groups.get(15) || []).length; // the 2s
+  score += 3 * [...groups.values()].filter((cards) => cards.length === 4).length;
+  return score;
+}
+
+// ---- decisions: each takes the request (an object) and returns the reply ----
+
+// BID_REQUEST: bid the lowest bid offered with a strong hand, else pass (0). When 0 is
+// not offered (the "fixed_landlord" mode: you are the landlord), the lowest bid offered
+// is the only safe answer anyway.
+function decideBid(request) {
+  const offered = request.available_bids;
+  const positive = offered.filter((bid) => bid > 0);
+  let bid;
+  if (positive.length > 0 && strength(request.hand || []) >= 6) bid = Math.min(...positive);
+  else if (offered.includes(0)) bid = 0;
+  else bid = Math.min(...offered);
+  return { type: "BID_RESPONSE", bid };
+}
+
+// DOUBLE_REQUEST: double (or redouble) only with a strong hand.
+function decideDouble(request) {
+  return { type: "DOUBLE_RESPONSE", double: strength(request.hand) >= 8 };
+}
+
+// PLAY_REQUEST: lead the lowest rank, or beat a single/pair/triple, or pass.
+function decidePlay(request) {
+  const groups = groupsByRank(request.hand);
+  if (request.is_free_play) return lead(groups);
+  const last = request.last_play;
+  const size = { SINGLE: 1, PAIR: 2, TRIPLE: 3 }[last.type];
+  if (size !== undefined) {
+    for (const value of sortedValues(groups)) {
+      const cards = groups.get(value);
+      // never break a bomb or the rocket to beat a small play
+      if (value > last.main_rank && cards.length >= size && !isBombPart(groups, value)) {
+        return play(cards.slice(0, size), SHAPE_NAMES[size]);
+      }
+    }
+  }
+  return { type: "PLAY_RESPONSE", action: "PASS", cards: [] };
+}
+
+// Lead all the cards of the lowest rank that is not part of a bomb. With only bombs (or
+// the rocket) left, play the lowest of them: a bomb is always a legal lead.
+function lead(groups) {
+  const values = sortedValues(groups);
+  for (const value of values) {
+    if (!isBombPart(groups, value)) {
+      const cards = groups.get(value);
+      return play(cards, SHAPE_NAMES[cards.length]);
+    }
+  }
+  if (values[0] >= 16) return play([...groups.get(16), ...groups.get(17)], "ROCKET");
+  return play(groups.get(values[0]), "BOMB");
+}
+
+// A PLAY_RESPONSE; hand_type is optional, and helps the reader of a replay.
+function play(cards, handType) {
+  return { type: "PLAY_RESPONSE", action: "PLAY", cards, hand_type: handType };
+}
+
+const DECIDERS = {
+  BID_REQUEST: decideBid,
+  DOUBLE_REQUEST: decideDouble,
+  PLAY_REQUEST: decidePlay,
+};
+
+// The reply to one message from the arena, or null for a notification.
+function handle(message) {
+  const decide = DECIDERS[message.type];
+  if (decide === undefined) {
+    // DEAL, BOTTOM_CARDS, REPLY_REJECTED, ROUND_RESULT, MATCH_END: nothing to answer.
+    if (message.type === "REPLY_REJECTED") log("rejected:", message.reason, "-", message.detail);
+    return null;
+  }
+  const reply = decide(message);
+  reply.player_id = message.player_id; // always: the seat the request was sent to
+  reply.request_id = message.request_id; // echo it, so a late reply is known as late
+  return reply;
+}
+
+// ---- transport 1: JSON lines on stdin/stdout ----
+
+function serveStdio() {
+  const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+  lines.on("line", (line) => {
+    if (line.trim() === "") return;
+    let reply;
+    try {
+      reply = handle(JSON.parse(line));
+    } catch (error) {
+      // a bug here must not kill the agent: log it and go on
+      log("could not answer:", line.slice(0, 200), error);
+      return;
+    }
+    // One line per reply. Node sends it at once: there is no buffer to flush.
+    if (reply !== null) process.stdout.write(JSON.stringify(reply) + "\n");
+  });
+  // When stdin closes (the match is over), Node exits by itself.
+}
+
+// ---- transport 2: HTTP ----
+
+function serveHttp(port) {
+  const token = process.env.AGENT_TOKEN; // optional: require the arena's bearer token
+  const server = http.createServer((req, res) => {
+    if (token && req.headers.authorization !== `Bearer ${token}`) {
+      res.writeHead(401).end();
+      return;
+    }
+    const chunks = [];
+    req.on("data", (chunk) => chunks.push(chunk));
+    req.on("end", () => {
+      let reply;
+      try {
+        reply = handle(JSON.parse(Buffer.concat(chunks).toString("utf8")));
+      } catch (error) {
+        log("could not answer:", error);
+        res.writeHead(500).end();
+        return;
+      }
+      if (reply === null) {
+        res.writeHead(204).end(); // a notification: no body
+        return;
+      }
+      const body = Buffer.from(JSON.stringify(reply), "utf8");
+      res.writeHead(200, {
+        "Content-Type": "application/json; charset=utf-8",
+        "Content-Length": body.length,
+      });
+      res.end(body);
+    });
+  });
+  server.listen(port, "127.0.0.1", () => {
+    log(`listening on http://127.0.0.1:${server.address().port}/`);
+  });
+  process.on("SIGTERM", () => process.exit(0)); // Ctrl-C (SIGINT) stops it too
+}
+
+function main() {
+  const args = process.argv.slice(2);
+  const at = args.indexOf("--http");
+  if (at === -1) {
+    serveStdio();
+    return;
+  }
+  const port = Number(args[at + 1]);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    log("usage: node agent.js [--http PORT]");
+    process.exit(2);
+  }
+  serveHttp(port);
+}
+
+main();

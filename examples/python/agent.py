@@ -1,0 +1,241 @@
+#!/usr/bin/env python3
+"""A Dou Dizhu Arena agent in plain Python: copy this file to start your own.
+
+It uses the standard library only (Python 3.8 or newer) and none of the arena's code.
+It speaks the arena's JSON messages in one of two ways:
+
+    python3 agent.py               JSON lines: one message a line on stdin, replies on stdout
+    python3 agent.py --http 8765   an HTTP server on 127.0.0.1:8765: each message is POSTed,
+                                   a request's reply is the response body
+
+It plays simple, always-legal moves: it beats a single, pair or triple with the lowest
+higher rank it holds (never breaking a bomb), passes otherwise, and leads its lowest rank.
+Replace `decide_bid`, `decide_double` and `decide_play` with your own ideas.
+
+Logs go to stderr. Nothing but replies may ever be written to stdout.
+"""
+
+from __future__ import annotations  # type hints below read fine on Python 3.8
+
+import argparse
+import json
+import os
+import sys
+import traceback
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+# Rank order, lowest first (docs/rules.md): a rank's strength is its index + 3,
+# so "3" is 3, "J" is 11, "A" is 14, "2" is 15, 小王 is 16 and 大王 is 17.
+RANKS = ["3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2", "小王", "大王"]
+RANK_VALUE = {rank: index + 3 for index, rank in enumerate(RANKS)}
+JOKERS = ("小王", "大王")
+
+# The number of cards of one rank, and the name of that combination.
+SHAPE_NAMES = {1: "SINGLE", 2: "PAIR", 3: "TRIPLE", 4: "BOMB"}
+
+
+def log(*parts: object) -> None:
+    """Write a line for people to stderr (stdout is reserved for replies)."""
+    print("[python-agent]", *parts, file=sys.stderr, flush=True)
+
+
+def rank_value(card: str) -> int:
+    """The strength of a canonical card such as "♠10", "♥A" or "大王"."""
+    if card in JOKERS:
+        return RANK_VALUE[card]
+    return RANK_VALUE[card[1:]]  # the first character is the suit: ♠ ♥ ♦ ♣
+
+
+def groups_by_rank(hand: list[str]) -> dict[int, list[str]]:
+    """The hand as {rank value: [cards of that rank]}."""
+    groups: dict[int, list[str]] = {}
+    for card in hand:
+        groups.setdefault(rank_value(card), []).append(card)
+    return groups
+
+
+def is_bomb_part(groups: dict[int, list[str]], value: int) -> bool:
+    """True when the cards of this rank belong to a bomb or to the rocket (both jokers)."""
+    if len(groups[value]) == 4:
+        return True
+    return value >= 16 and 16 in groups and 17 in groups
+
+
+def strength(hand: list[str]) -> int:
+    """A rough score of a hand: jokers, 2s and bombs are what win rounds."""
+    groups = groups_by_rank(hand)
+    score = 2 * sum(1 for card in hand if card in JOKERS)
+    score += len(groups.get(15, []))  # the 2s
+    score += 3 * sum(1 for cards in groups.values() if len(cards) == 4)
+    return score
+
+
+# ---- decisions: each takes the request (a dict) and returns the reply (a dict) ----
+
+
+def decide_bid(request: dict[str, Any]) -> dict[str, Any]:
+    """BID_REQUEST: bid the lowest bid offered with a strong hand, else pass (0).
+
+    When 0 is not offered (the "fixed_landlord" mode: you are the landlord), the
+    lowest bid offered is the only safe answer anyway.
+    """
+    offered = request["available_bids"]
+    positive = [bid for bid in offered if bid > 0]
+    hand = request.get("hand") or []
+    if positive and strength(hand) >= 6:
+        bid = min(positive)
+    elif 0 in offered:
+        bid = 0
+    else:
+        bid = min(offered)
+    return {"type": "BID_RESPONSE", "bid": bid}
+
+
+def decide_double(request: dict[str, Any]) -> dict[str, Any]:
+    """DOUBLE_REQUEST: double (or redouble) only with a strong hand."""
+    return {"type": "DOUBLE_RESPONSE", "double": strength(request["hand"]) >= 8}
+
+
+def decide_play(request: dict[str, Any]) -> dict[str, Any]:
+    """PLAY_REQUEST: lead the lowest rank, or beat a single/pair/triple, or pass."""
+    groups = groups_by_rank(request["hand"])
+    if request["is_free_play"]:
+        return lead(groups)
+    last = request["last_play"]
+    size = {"SINGLE": 1, "PAIR": 2, "TRIPLE": 3}.get(last["type"])
+    if size is not None:
+        for value in sorted(groups):
+            cards = groups[value]
+            # never break a bomb or the rocket to beat a small play
+            if value > last["main_rank"] and len(cards) >= size and not is_bomb_part(groups, value):
+                return play(cards[:size], SHAPE_NAMES[size])
+    return {"type": "PLAY_RESPONSE", "action": "PASS", "cards": []}
+
+
+def lead(groups: dict[int, list[str]]) -> dict[str, Any]:
+    """Lead all the cards of the lowest rank that is not part of a bomb.
+
+    With only bombs (or the rocket) left, play the lowest of them: a bomb is always a
+    legal lead.
+    """
+    for value in sorted(groups):
+        if not is_bomb_part(groups, value):
+            cards = groups[value]
+            return play(cards, SHAPE_NAMES[len(cards)])
+    lowest = min(groups)
+    if lowest >= 16:  # both jokers: the rocket
+        return play(groups[16] + groups[17], "ROCKET")
+    return play(groups[lowest], "BOMB")
+
+
+def play(cards: list[str], hand_type: str) -> dict[str, Any]:
+    """A PLAY_RESPONSE; hand_type is optional, and helps the reader of a replay."""
+    return {"type": "PLAY_RESPONSE", "action": "PLAY", "cards": cards, "hand_type": hand_type}
+
+
+DECIDERS = {
+    "BID_REQUEST": decide_bid,
+    "DOUBLE_REQUEST": decide_double,
+    "PLAY_REQUEST": decide_play,
+}
+
+
+def handle(message: dict[str, Any]) -> dict[str, Any] | None:
+    """The reply to one message from the arena, or None for a notification."""
+    kind = str(message.get("type"))
+    decide = DECIDERS.get(kind)
+    if decide is None:
+        # DEAL, BOTTOM_CARDS, REPLY_REJECTED, ROUND_RESULT, MATCH_END: nothing to answer.
+        if kind == "REPLY_REJECTED":
+            log("rejected:", message["reason"], "-", message["detail"])
+        return None
+    reply = decide(message)
+    reply["player_id"] = message["player_id"]  # always: the seat the request was sent to
+    reply["request_id"] = message.get("request_id")  # echo it, so a late reply is known
+    return reply
+
+
+# ---- transport 1: JSON lines on stdin/stdout ----
+
+
+def serve_stdio() -> None:
+    """Read one message a line until stdin closes; answer each request on one line."""
+    out = sys.stdout.buffer  # bytes, so the text is UTF-8 on every system
+    for raw in sys.stdin.buffer:
+        line = raw.decode("utf-8").strip()
+        if not line:
+            continue
+        try:
+            reply = handle(json.loads(line))
+        except Exception:  # a bug here must not kill the agent: log it and go on
+            log("could not answer:", line[:200], "\n" + traceback.format_exc())
+            continue
+        if reply is not None:
+            out.write(json.dumps(reply, ensure_ascii=False).encode("utf-8") + b"\n")
+            out.flush()  # without this the reply may sit in a buffer until the deadline
+
+
+# ---- transport 2: HTTP ----
+
+
+class Handler(BaseHTTPRequestHandler):
+    """Each POST carries one message; a request's reply is the body, else 204."""
+
+    protocol_version = "HTTP/1.1"  # keep the connection open between messages
+
+    def do_POST(self) -> None:
+        token = os.environ.get("AGENT_TOKEN")  # optional: require the arena's bearer token
+        if token and self.headers.get("Authorization") != "Bearer " + token:
+            self.send_response(401)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        length = int(self.headers.get("Content-Length") or 0)
+        try:
+            reply = handle(json.loads(self.rfile.read(length).decode("utf-8")))
+        except Exception:
+            log("could not answer:\n" + traceback.format_exc())
+            self.send_response(500)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if reply is None:
+            self.send_response(204)  # a notification: no body
+            self.end_headers()
+            return
+        body = json.dumps(reply, ensure_ascii=False).encode("utf-8")
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet: the default logs every request to stderr."""
+
+
+def serve_http(port: int) -> None:
+    """Serve on 127.0.0.1 until stopped (Ctrl-C)."""
+    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    log(f"listening on http://127.0.0.1:{server.server_address[1]}/")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="A simple Dou Dizhu Arena agent.")
+    parser.add_argument("--http", type=int, metavar="PORT", help="serve HTTP on this port")
+    args = parser.parse_args()
+    if args.http is not None:
+        serve_http(args.http)
+    else:
+        serve_stdio()
+
+
+if __name__ == "__main__":
+    main()
