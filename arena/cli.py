@@ -72,6 +72,7 @@ _COMMANDS = {
     "play": "play a match (three scripted agents by default)",
     "replay": "print a replay and re-check every move",
     "schema": "write JSON Schemas of the protocol messages",
+    "agent": "check an agent: arena agent check CONFIG [--seat NAME] [--json]",
 }
 """Each command and its one line, for ``arena --help`` and for ``arena`` alone."""
 
@@ -173,6 +174,27 @@ def _parser() -> argparse.ArgumentParser:
     schema = commands.add_parser("schema", help=_COMMANDS["schema"])
     schema.add_argument("directory", type=Path)
     _logging_flags(schema)
+
+    agent = commands.add_parser(
+        "agent", help=_COMMANDS["agent"], description="Commands for agent authors."
+    )
+    actions = agent.add_subparsers(dest="action", required=True, metavar="ACTION")
+    check = actions.add_parser(
+        "check",
+        help="ask each seat's agent a fixed set of hard positions and judge every reply",
+        description="Build each seat's agent as 'arena play' does, ask it a fixed set of "
+        "hard positions (one request each: bids, a double, bombs, airplanes, forced "
+        "passes, a rejection and retry) under the seat's deadline, and judge each reply "
+        "as the table would.",
+        epilog=_CHECK_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    check.add_argument("config", type=Path, metavar="CONFIG", help="TOML config file")
+    check.add_argument("--seat", metavar="NAME", help="check only this seat (default: every seat)")
+    check.add_argument(
+        "--json", action="store_true", help="print one JSON report on stdout instead of tables"
+    )
+    _logging_flags(check)
     return parser
 
 
@@ -209,6 +231,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _play(args)
         if args.command == "replay":
             return _replay(args)
+        if args.command == "agent":
+            return _agent_check(args)
         return _schema(args)
     except ArenaError as exc:
         for line in str(exc).splitlines() or [type(exc).__name__]:
@@ -412,6 +436,107 @@ def _compare(first: Path, second: Path) -> int:
         return 0
     print(f"different: {difference}")
     return 1
+
+
+_CHECK_EPILOG = """\
+For each seat checked it prints a table, one line per position (position, verdict,
+time, detail), then a summary line. Verdicts:
+  legal      a usable reply the rules allow, on time
+  illegal    well formed, but the rules forbid it (the detail says why)
+  malformed  not the reply asked for: not JSON, a wrong field, another seat's
+             player_id or another request's request_id
+  late       no reply within the seat's deadline (timeout_s, or [table]
+             decision_timeout_s), or one that came after it
+  error      the agent raised, or its program or server failed
+
+Exit status: 0 when every position of every seat checked is legal and on time; 1 when
+any is not; 2 for a usage or config error, or an agent that cannot start.
+"""
+
+
+def _agent_check(args: argparse.Namespace) -> int:
+    from arena.agents.registry import create_agent
+    from arena.errors import AgentStartError
+    from arena.table import derive_seed
+    from arena.testing import AgentCheckReport, check_agent
+
+    config = load_config(args.config)
+    seats = list(enumerate(config.seats))
+    if args.seat is not None:
+        seats = [(index, seat) for index, seat in seats if seat.name == args.seat]
+        if not seats:
+            names = ", ".join(seat.name for seat in config.seats)
+            raise UsageError(f"--seat {args.seat!r}: no such seat in {args.config}; seats: {names}")
+    seed = config.match.seed if config.match.seed is not None else 0
+
+    async def check_seat(index: int) -> AgentCheckReport:
+        seat = config.seats[index]
+        try:
+            agent = create_agent(
+                seat.type,
+                seat.name,
+                seed=derive_seed(seed, "t1", "seat", index),
+                rules=config.rules,
+                options=dict(seat.options),
+                seat_key=f"seats.{index}",
+            )
+        except ConfigError as exc:
+            raise ConfigError(f"{args.config}: {exc}") from exc
+        timeout = seat.effective_timeout_s or config.table.decision_timeout_s
+        try:
+            opener = getattr(agent, "open", None)
+            if opener is not None:
+                try:
+                    await opener()
+                except AgentStartError as exc:
+                    raise AgentStartError(
+                        f"seat {index} ({seat.name!r}) could not start: {exc}"
+                    ) from exc
+            return await check_agent(agent, timeout_s=timeout, rules=config.rules)
+        finally:
+            await _close_quietly(agent, timeout)
+
+    async def run() -> list[tuple[str, AgentCheckReport]]:
+        reports = []
+        for index, seat in seats:
+            report = await check_seat(index)
+            reports.append((seat.type, report))
+            if not args.json:
+                print(
+                    f"== seat {index}: {seat.name} ({seat.type}), deadline {report.timeout_s:g} s"
+                )
+                print(report.as_text(), flush=True)
+        return reports
+
+    reports = asyncio.run(run())
+    passed = all(report.passed for _, report in reports)
+    if not args.json and len(reports) > 1:
+        failed = [report.agent for _, report in reports if not report.passed]
+        if failed:
+            print(f"FAILED: {len(failed)} of {len(reports)} seats ({', '.join(failed)})")
+        else:
+            print(f"passed: all {len(reports)} seats")
+    if args.json:
+        document = {
+            "config": str(args.config),
+            "passed": passed,
+            "seats": [{"type": kind, **report.to_dict()} for kind, report in reports],
+        }
+        print(json.dumps(document, ensure_ascii=False, indent=2))
+    return 0 if passed else 1
+
+
+async def _close_quietly(agent: Any, timeout_s: float) -> None:
+    """Close an agent under its deadline, as a table does: a failure is logged, not raised."""
+    try:
+        async with asyncio.timeout(timeout_s):
+            await agent.close()
+    except Exception as exc:
+        from arena.logs import get_logger
+
+        get_logger(__name__).warning(
+            "agent_close_failed", agent=getattr(agent, "name", None), error=repr(exc)
+        )
 
 
 def _schema(args: argparse.Namespace) -> int:
