@@ -19,6 +19,7 @@ from arena.logs import LEVELS, configure_logging
 
 if TYPE_CHECKING:  # imported when used: `arena schema` needs no engine
     from arena.replay import RecordedRound, ReplayWriter
+    from arena.testing import AgentCheckReport
 
 __all__ = ["UsageError", "main"]
 
@@ -455,11 +456,6 @@ any is not; 2 for a usage or config error, or an agent that cannot start.
 
 
 def _agent_check(args: argparse.Namespace) -> int:
-    from arena.agents.registry import create_agent
-    from arena.errors import AgentStartError
-    from arena.table import derive_seed
-    from arena.testing import AgentCheckReport, check_agent
-
     config = load_config(args.config)
     seats = list(enumerate(config.seats))
     if args.seat is not None:
@@ -467,9 +463,54 @@ def _agent_check(args: argparse.Namespace) -> int:
         if not seats:
             names = ", ".join(seat.name for seat in config.seats)
             raise UsageError(f"--seat {args.seat!r}: no such seat in {args.config}; seats: {names}")
-    seed = config.match.seed if config.match.seed is not None else 0
+    agents = _checked_agents(args.config, config, [index for index, _ in seats])
 
-    async def check_seat(index: int) -> AgentCheckReport:
+    async def run() -> list[AgentCheckReport]:
+        reports = []
+        try:
+            for (index, seat), agent in zip(seats, agents, strict=True):
+                timeout = seat.effective_timeout_s or config.table.decision_timeout_s
+                report = await _check_seat(agent, index, timeout, config)
+                reports.append(report)
+                if not args.json:
+                    print(f"== seat {index}: {seat.name} ({seat.type}), deadline {timeout:g} s")
+                    print(report.as_text(), flush=True)
+        finally:
+            for (_, seat), agent in zip(seats, agents, strict=True):
+                timeout = seat.effective_timeout_s or config.table.decision_timeout_s
+                await _close_quietly(agent, timeout)
+        return reports
+
+    reports = asyncio.run(run())
+    passed = all(report.passed for report in reports)
+    if args.json:
+        document = {
+            "config": str(args.config),
+            "passed": passed,
+            "seats": [
+                {"seat": index, "type": seat.type, **report.to_dict()}
+                for (index, seat), report in zip(seats, reports, strict=True)
+            ],
+        }
+        print(json.dumps(document, ensure_ascii=False, indent=2))
+    elif len(reports) > 1:
+        failed = [report.agent for report in reports if not report.passed]
+        if failed:
+            print(f"FAILED: {len(failed)} of {len(reports)} seats ({', '.join(failed)})")
+        else:
+            print(f"passed: all {len(reports)} seats")
+    return 0 if passed else 1
+
+
+def _checked_agents(source: Path, config: ArenaConfig, indexes: list[int]) -> list[Any]:
+    """The seats' agents, built exactly as ``arena play`` builds table t1's, every one
+    before any is checked: a seat's mistake names the file, the key and the seat."""
+    from arena.agents.registry import create_agent
+    from arena.table import derive_seed
+
+    seed = config.match.seed if config.match.seed is not None else 0
+    agents = []
+    for index in indexes:
         seat = config.seats[index]
         try:
             agent = create_agent(
@@ -481,59 +522,38 @@ def _agent_check(args: argparse.Namespace) -> int:
                 seat_key=f"seats.{index}",
             )
         except ConfigError as exc:
-            raise ConfigError(f"{args.config}: {exc}") from exc
-        timeout = seat.effective_timeout_s or config.table.decision_timeout_s
+            raise ConfigError(f"{source}: {exc}") from exc
+        agents.append(agent)
+    return agents
+
+
+async def _check_seat(
+    agent: Any, index: int, timeout_s: float, config: ArenaConfig
+) -> AgentCheckReport:
+    """Start the agent (as a table does: AgentStartError names the seat), then check it."""
+    from arena.errors import AgentStartError
+    from arena.testing import check_agent
+
+    where = f"seat {index} ({agent.name!r})"
+    opener = getattr(agent, "open", None)
+    if opener is not None:
         try:
-            opener = getattr(agent, "open", None)
-            if opener is not None:
-                try:
-                    await opener()
-                except AgentStartError as exc:
-                    raise AgentStartError(
-                        f"seat {index} ({seat.name!r}) could not start: {exc}"
-                    ) from exc
-            return await check_agent(agent, timeout_s=timeout, rules=config.rules)
-        finally:
-            await _close_quietly(agent, timeout)
-
-    async def run() -> list[tuple[str, AgentCheckReport]]:
-        reports = []
-        for index, seat in seats:
-            report = await check_seat(index)
-            reports.append((seat.type, report))
-            if not args.json:
-                print(
-                    f"== seat {index}: {seat.name} ({seat.type}), deadline {report.timeout_s:g} s"
-                )
-                print(report.as_text(), flush=True)
-        return reports
-
-    reports = asyncio.run(run())
-    passed = all(report.passed for _, report in reports)
-    if not args.json and len(reports) > 1:
-        failed = [report.agent for _, report in reports if not report.passed]
-        if failed:
-            print(f"FAILED: {len(failed)} of {len(reports)} seats ({', '.join(failed)})")
-        else:
-            print(f"passed: all {len(reports)} seats")
-    if args.json:
-        document = {
-            "config": str(args.config),
-            "passed": passed,
-            "seats": [{"type": kind, **report.to_dict()} for kind, report in reports],
-        }
-        print(json.dumps(document, ensure_ascii=False, indent=2))
-    return 0 if passed else 1
+            await opener()
+        except AgentStartError as exc:
+            raise AgentStartError(f"{where} could not start: {exc}") from exc
+        except Exception as exc:  # an agent author's bug in open()
+            raise AgentStartError(f"{where} could not start: {type(exc).__name__}: {exc}") from exc
+    return await check_agent(agent, timeout_s=timeout_s, rules=config.rules)
 
 
 async def _close_quietly(agent: Any, timeout_s: float) -> None:
     """Close an agent under its deadline, as a table does: a failure is logged, not raised."""
+    from arena.logs import get_logger
+
     try:
         async with asyncio.timeout(timeout_s):
             await agent.close()
     except Exception as exc:
-        from arena.logs import get_logger
-
         get_logger(__name__).warning(
             "agent_close_failed", agent=getattr(agent, "name", None), error=repr(exc)
         )

@@ -468,6 +468,7 @@ def test_json_output_lists_every_position_of_every_seat(
     document = json.loads(capsys.readouterr().out)
     assert document["passed"] is False
     assert [s["agent"] for s in document["seats"]] == ["Alpha", "Pat", "Gamma"]
+    assert [s["seat"] for s in document["seats"]] == [0, 1, 2]
     assert [s["passed"] for s in document["seats"]] == [True, False, True]
     assert document["seats"][1]["type"] == "t8checkbots:AlwaysPass"
     for seat in document["seats"]:
