@@ -156,6 +156,11 @@ def handle(message: dict[str, Any]) -> dict[str, Any] | None:
     return reply
 
 
+def encode(reply: dict[str, Any]) -> bytes:
+    """A reply as compact UTF-8 JSON, cards such as "♠10" written as they are."""
+    return json.dumps(reply, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
 # ---- transport 1: JSON lines on stdin/stdout ----
 
 
@@ -172,7 +177,7 @@ def serve_stdio() -> None:
             log("could not answer:", line[:200], "\n" + traceback.format_exc())
             continue
         if reply is not None:
-            out.write(json.dumps(reply, ensure_ascii=False).encode("utf-8") + b"\n")
+            out.write(encode(reply) + b"\n")
             out.flush()  # without this the reply may sit in a buffer until the deadline
 
 
@@ -204,7 +209,7 @@ class Handler(BaseHTTPRequestHandler):
             self.send_response(204)  # a notification: no body
             self.end_headers()
             return
-        body = json.dumps(reply, ensure_ascii=False).encode("utf-8")
+        body = encode(reply)
         self.send_response(200)
         self.send_header("Content-Type", "application/json; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
