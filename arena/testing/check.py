@@ -152,7 +152,7 @@ async def check_agent(
     clock = clock or MonotonicClock()
     results = []
     for position in positions:
-        situation = position.build(agent.name, int(timeout_s * 1000))
+        situation = position.build(agent.name, max(1, int(timeout_s * 1000)))
         for note in situation.notifications:
             await _notify(agent, note, timeout_s, clock)
         result = await _ask(agent, position, situation.request, timeout_s, clock, rules)
