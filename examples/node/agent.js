@@ -198,6 +198,9 @@ function serveHttp(port) {
       res.end(body);
     });
   });
+  // The arena keeps its connection open between messages, and other seats may think for
+  // a while: keep idle connections longer than Node's default of 5 seconds.
+  server.keepAliveTimeout = 120000;
   server.listen(port, "127.0.0.1", () => {
     log(`listening on http://127.0.0.1:${server.address().port}/`);
   });
