@@ -1,25 +1,597 @@
 """A program in any language as an agent: JSON lines on its stdin and stdout.
 
-(Being written for issue 8: see the helper's notes.)
+One process per seat per match, started without a shell in a session of its own (so
+that closing it also ends the children an ``npm start`` leaves). Every message the seat
+may see goes to its stdin as one line; a request's reply is the next line of its stdout
+that answers it. What the program writes to stderr is logged with the seat named, a
+bounded number of lines per process.
+
+Replies are matched as a sequential program gives them: each request written is owed
+one line. A line naming a ``request_id`` answers that request; a line naming none
+answers the oldest request still owed. So a reply that comes after its deadline is
+discarded as stale (counted in :attr:`SubprocessAgent.stale_replies`) even when the
+next request is already out, and never taken for the next one. A crash is a fault of
+the request waiting; the next message starts the program again (this round's DEAL and
+BOTTOM_CARDS first), at most ``max_restarts`` times.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+import contextlib
+import contextvars
+import os
+import shutil
+import signal
+from collections import deque
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
 
-from arena.agents.remote import RemoteAgent
+from arena.agents.lines import LineSplitter, LineTooLong
+from arena.agents.remote import RemoteAgent, reply_request_id
+from arena.errors import AgentReplyError, AgentStartError, ConfigError
+from arena.logs import get_logger
 
-__all__ = ["SubprocessAgent"]
+__all__ = ["DEFAULT_MAX_LINE_BYTES", "SubprocessAgent"]
+
+log = get_logger(__name__)
+
+DEFAULT_MAX_LINE_BYTES: Final = 1024 * 1024
+"""A reply line longer than this is a ``truncated`` fault (a request is a few KB)."""
+
+_READ_CHUNK: Final = 64 * 1024
+_STDERR_LINE_BYTES: Final = 16 * 1024
+_STDERR_TEXT_CHARS: Final = 1000
+_STDERR_LOGGED_LINES: Final = 500
+"""stderr lines logged per process; the rest are counted (a chatty program cannot
+flood the log)."""
+_STDERR_TAIL_LINES: Final = 20
+_DISCARDS_LOGGED: Final = 100
+"""Discarded stdout lines logged per process (a program may print junk without end)."""
+_MAX_OWED: Final = 1000
+_EXIT_WAIT_S: Final = 1.0
+"""After its stdout ends, how long a program gets to exit before it is killed."""
+_KILL_GRACE_S: Final = 1.0
+_EXAMPLE: Final = '["node", "bot.js"]'
+_INTERPRETERS: Final = {
+    ".py": "python3",
+    ".js": "node",
+    ".mjs": "node",
+    ".cjs": "node",
+    ".rb": "ruby",
+    ".sh": "sh",
+    ".pl": "perl",
+    ".php": "php",
+    ".lua": "lua",
+}
+
+
+class _Run:
+    """One start of the program: the process, its two readers, the requests it owes."""
+
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        self.proc = proc
+        self.pid = proc.pid
+        self.owed: deque[str | None] = deque(maxlen=_MAX_OWED)
+        """Request ids written and not yet answered, oldest first."""
+        self.tail: deque[str] = deque(maxlen=_STDERR_TAIL_LINES)
+        self.stderr_seen = 0
+        self.discards = 0
+        self.dead = False
+        """Its stdout ended or a write failed: it answers nothing more."""
+        self.quiet = True
+        """No warning when it exits: it is starting (open says why) or being closed."""
+        self.exit_code: int | None = None
+        self.exit_reason = ""
+        """Set once its end is known: how it ended and its last stderr lines."""
+        self.readers: list[asyncio.Task[None]] = []
 
 
 class SubprocessAgent(RemoteAgent):
-    """One program per seat per match, one JSON message a line each way."""
+    """One program per seat per match, one JSON message a line each way.
 
-    def __init__(self, name: str, **options: Any) -> None:
+    Options (the seat's ``options`` in the config): ``command`` (required, a list: the
+    program and its arguments, no shell), ``cwd``, ``env`` (added to the inherited
+    environment), ``max_line_bytes``, ``max_restarts``, ``startup_s`` (how long
+    :meth:`open` watches for a program that exits at once), ``close_timeout_s``.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        command: Sequence[str] | None = None,
+        cwd: str | os.PathLike[str] | None = None,
+        env: Mapping[str, str] | None = None,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        max_restarts: int = 3,
+        startup_s: float = 0.3,
+        close_timeout_s: float = 2.0,
+        **options: Any,
+    ) -> None:
         super().__init__(name, **options)
+        self.command = _command_option(command)
+        self.cwd = _cwd_option(cwd)
+        self.env = {"PYTHONUNBUFFERED": "1", **_env_option(env)}
+        """What is added to the inherited environment. PYTHONUNBUFFERED: a Python program
+        block-buffers a pipe, and its replies would never arrive."""
+        self._environ = {**os.environ, **self.env}
+        self.program = _find_program(self.command[0], self.cwd, self._environ)
+        self.max_line_bytes = _int_option("max_line_bytes", max_line_bytes, 256, 2**30)
+        self.max_restarts = _int_option("max_restarts", max_restarts, 0, 100)
+        self.startup_s = _seconds_option("startup_s", startup_s, allow_zero=True)
+        self.close_timeout_s = _seconds_option("close_timeout_s", close_timeout_s)
+        self.restarts = 0
+        """Times the program was started again after it died."""
+        self.stale_replies = 0
+        """stdout lines discarded: late replies, replies to other requests, unasked lines."""
+        self.stderr_lines = 0
+        """stderr lines the program wrote (logged or not)."""
+        self._run: _Run | None = None
+        self._started = False
+        """Started at least once since open/close: a new start is then a restart."""
+        self._deaths = 0
+        self._last_exit = ""
+        self._pending: tuple[str | None, asyncio.Future[bytes]] | None = None
+
+    @property
+    def pid(self) -> int | None:
+        """The running program's process id (None when none runs)."""
+        return self._run.pid if self._run is not None and not self._run.dead else None
+
+    # --- lifecycle ----------------------------------------------------------------------
+
+    async def open(self) -> None:
+        """Start the program and watch it ``startup_s``: one that exits at once is an
+        AgentStartError with its exit code and last stderr lines, before the match."""
+        if self._run is not None:
+            if not self._run.dead:
+                return
+            await self._stop(self._run)
+        run = await self._spawn()
+        self._run, self._started = run, True
+        if self.startup_s > 0:
+            done, _ = await asyncio.wait(run.readers[:1], timeout=self.startup_s)
+            if done:
+                self._run, self._started = None, False
+                await self._stop(run)
+                how = _how_it_ended(run.exit_code, at_once=True)
+                raise AgentStartError(f"the program {how}{_stderr_text(run.tail, start=True)}")
+        run.quiet = False
+
+    async def close(self) -> None:
+        """End the program: EOF on its stdin, then SIGTERM, then SIGKILL to its group."""
+        run, self._run, self._started = self._run, None, False
+        if run is not None:
+            await self._stop(run)
+
+    # --- messages -----------------------------------------------------------------------
 
     async def deliver(self, line: bytes) -> None:
-        raise NotImplementedError
+        """Write a notification; a program that cannot take it misses it (logged)."""
+        try:
+            run = await self._ready(line)
+        except AgentReplyError as exc:
+            log.debug("agent_notification_dropped", agent=self.name, reason=exc.detail)
+            return
+        if not await self._write(run, line):
+            log.debug("agent_notification_dropped", agent=self.name, reason="the pipe broke")
 
     async def exchange(self, line: bytes, request_id: str | None) -> bytes | str:
-        raise NotImplementedError
+        """Write a request and wait for the line that answers it (the table's deadline
+        cancels the wait; the program still owes that reply, and it is discarded)."""
+        run = await self._ready(line)
+        future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+        pending = (request_id, future)
+        self._pending = pending  # before the write: the reply may come at once
+        run.owed.append(request_id)
+        try:
+            if not await self._write(run, line) or run.exit_reason:
+                # it died: its stdout reader says how, and fails the request with that
+                await asyncio.wait(run.readers[:1], timeout=_EXIT_WAIT_S * 2)
+                if not future.done():
+                    reason = run.exit_reason or "the program stopped reading its stdin"
+                    future.set_exception(AgentReplyError("agent_error", reason))
+            return await future
+        finally:
+            if self._pending is pending:
+                self._pending = None
+            if future.done() and not future.cancelled():
+                future.exception()  # retrieved: no "never retrieved" noise after a cancel
+
+    async def _ready(self, line: bytes) -> _Run:
+        """The running program; started (again) if need be, with this round's DEAL and
+        BOTTOM_CARDS written first unless ``line`` is one of them. AgentReplyError
+        (``agent_error``) when it cannot run."""
+        run = self._run
+        if run is not None and not run.dead:
+            return run
+        if run is not None:  # it died: let its reader finish saying how, then reap it
+            await asyncio.wait(run.readers[:1], timeout=_EXIT_WAIT_S * 2)
+            self._run = None
+            await self._stop(run)
+            self._deaths += 1
+            self._last_exit = run.exit_reason or "the program stopped"
+        restart = self._started
+        if restart:
+            if self.restarts >= self.max_restarts:
+                raise AgentReplyError(
+                    "agent_error",
+                    f"{self._last_exit}; it crashed {self._deaths} times and is not "
+                    f"restarted again (max_restarts = {self.max_restarts})",
+                )
+            self.restarts += 1
+            log.warning(
+                "agent_process_restarted",
+                agent=self.name,
+                restarts=self.restarts,
+                max_restarts=self.max_restarts,
+            )
+        self._started = True
+        try:
+            run = await self._spawn()
+        except AgentStartError as exc:
+            self._deaths += 1
+            self._last_exit = str(exc)
+            raise AgentReplyError("agent_error", str(exc)) from exc
+        self._run = run
+        run.quiet = False
+        if restart:
+            for earlier in self.round_messages:
+                if earlier is not line and not await self._write(run, earlier):
+                    break
+        return run
+
+    async def _write(self, run: _Run, line: bytes) -> bool:
+        """Write one line; False if the program is gone (it is then marked dead)."""
+        stdin = run.proc.stdin
+        if run.dead or stdin is None:
+            return False
+        try:
+            stdin.write(line + b"\n")
+            await stdin.drain()
+        except (BrokenPipeError, ConnectionResetError):
+            run.dead = True
+            return False
+        return True
+
+    # --- reading ------------------------------------------------------------------------
+
+    async def _read_stdout(self, run: _Run) -> None:
+        stream = run.proc.stdout
+        assert stream is not None
+        splitter = LineSplitter(self.max_line_bytes)
+        try:
+            while True:
+                data = await stream.read(_READ_CHUNK)
+                for item in splitter.feed(data) if data else splitter.end():
+                    self._take(run, item)
+                if not data:
+                    break
+        except Exception:  # a request must never wait on a reader that is gone
+            log.exception("agent_stdout_reader_failed", agent=self.name, pid=run.pid)
+        await self._ended(run)
+
+    def _take(self, run: _Run, item: bytes | LineTooLong) -> None:
+        """Route one stdout line: the answer to the request waiting, or discarded."""
+        pending = self._pending
+        if pending is not None and (pending[1].done() or run is not self._run):
+            pending = None
+        answered = reply_request_id(item) if isinstance(item, bytes) else None
+        waiting_for = None if pending is None else pending[0]
+        owner: str | None
+        if answered is not None:
+            owner, why = answered, "it names another request"
+            if answered in run.owed:
+                run.owed.remove(answered)
+                why = "late"
+        elif run.owed:
+            owner, why = run.owed.popleft(), "late"  # a sequential program answers in order
+        elif pending is not None:
+            owner, why = pending[0], ""
+        else:
+            owner, why = None, "nothing was asked"
+        if pending is None or owner != waiting_for:
+            self._discard(run, item, owner, waiting_for, why)
+            return
+        if isinstance(item, LineTooLong):
+            pending[1].set_exception(
+                AgentReplyError(
+                    "truncated",
+                    f"a line longer than {item.limit} bytes (max_line_bytes); the rest of "
+                    "it up to its newline was dropped",
+                )
+            )
+        else:
+            pending[1].set_result(item)
+
+    def _discard(
+        self,
+        run: _Run,
+        item: bytes | LineTooLong,
+        answers: str | None,
+        waiting_for: str | None,
+        why: str,
+    ) -> None:
+        self.stale_replies += 1
+        run.discards += 1
+        if run.discards <= _DISCARDS_LOGGED:
+            text = (
+                item[:200].decode("utf-8", "replace")
+                if isinstance(item, bytes)
+                else f"[a line over {item.limit} bytes]"
+            )
+            log.info(
+                "stale_reply_discarded",
+                agent=self.name,
+                pid=run.pid,
+                why=why,
+                answers=answers,
+                waiting_for=waiting_for,
+                line=text,
+            )
+
+    async def _read_stderr(self, run: _Run) -> None:
+        stream = run.proc.stderr
+        assert stream is not None
+        splitter = LineSplitter(_STDERR_LINE_BYTES)
+        while True:
+            data = await stream.read(_READ_CHUNK)
+            for item in splitter.feed(data) if data else splitter.end():
+                self._stderr_line(run, item)
+            if not data:
+                break
+        if run.stderr_seen > _STDERR_LOGGED_LINES:
+            log.info(
+                "agent_stderr_summary",
+                agent=self.name,
+                pid=run.pid,
+                lines=run.stderr_seen,
+                not_logged=run.stderr_seen - _STDERR_LOGGED_LINES,
+            )
+
+    def _stderr_line(self, run: _Run, item: bytes | LineTooLong) -> None:
+        if isinstance(item, bytes):
+            text = item.decode("utf-8", "replace")
+        else:
+            text = f"[a line over {item.limit} bytes, not kept]"
+        if len(text) > _STDERR_TEXT_CHARS:
+            text = text[:_STDERR_TEXT_CHARS] + "…"
+        run.tail.append(text)
+        run.stderr_seen += 1
+        self.stderr_lines += 1
+        if run.stderr_seen <= _STDERR_LOGGED_LINES:
+            log.info("agent_stderr", agent=self.name, pid=run.pid, line=text)
+        elif run.stderr_seen == _STDERR_LOGGED_LINES + 1:
+            log.warning(
+                "agent_stderr_suppressed",
+                agent=self.name,
+                pid=run.pid,
+                logged=_STDERR_LOGGED_LINES,
+                hint="its further stderr lines are counted, not logged",
+            )
+
+    async def _ended(self, run: _Run) -> None:
+        """Its stdout ended: the program is gone. Say how, and fail the request waiting."""
+        run.dead = True
+        proc = run.proc
+        if not await _exited_within(proc, _EXIT_WAIT_S) and proc.returncode is None:
+            _signal_group(run, signal.SIGKILL)  # it closed its stdout but runs on
+            await _exited_within(proc, _EXIT_WAIT_S)
+        await asyncio.wait(run.readers[1:], timeout=0.5)  # its last stderr lines
+        run.exit_code = proc.returncode
+        run.exit_reason = f"the program {_how_it_ended(run.exit_code)}{_stderr_text(run.tail)}"
+        pending = self._pending
+        if pending is not None and not pending[1].done() and run is self._run:
+            pending[1].set_exception(AgentReplyError("agent_error", run.exit_reason))
+        if not run.quiet:
+            log.warning(
+                "agent_process_exited",
+                agent=self.name,
+                pid=run.pid,
+                code=run.exit_code,
+                stderr_tail=list(run.tail)[-5:],
+            )
+
+    # --- processes ----------------------------------------------------------------------
+
+    async def _spawn(self) -> _Run:
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                self.program,
+                *self.command[1:],
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                cwd=self.cwd,
+                env=self._environ,
+                start_new_session=True,
+            )
+        except PermissionError as exc:
+            raise AgentStartError(
+                f"cannot run {self.program!r}: permission denied ({exc.strerror})"
+            ) from exc
+        except FileNotFoundError as exc:
+            raise AgentStartError(
+                f"cannot run {self.program!r} in {self.cwd!r}: {exc.strerror}"
+            ) from exc
+        except OSError as exc:
+            raise AgentStartError(f"cannot run {self.program!r}: {exc}") from exc
+        run = _Run(proc)
+        # the readers outlive the call that started them: no table or round context
+        empty = contextvars.Context()
+        run.readers = [
+            asyncio.create_task(self._read_stdout(run), context=empty),
+            asyncio.create_task(self._read_stderr(run), context=contextvars.Context()),
+        ]
+        log.info("agent_process_started", agent=self.name, pid=run.pid, command=self.command)
+        return run
+
+    async def _stop(self, run: _Run) -> None:
+        """End one run: EOF, ``close_timeout_s``, SIGTERM, a grace, SIGKILL; whatever is
+        left of its process group is killed, its readers cancelled. Cancelled (the
+        table's deadline), it kills at once."""
+        run.quiet = True
+        run.dead = True
+        proc = run.proc
+        try:
+            if proc.stdin is not None and not proc.stdin.is_closing():
+                proc.stdin.close()
+            if not await _exited_within(proc, self.close_timeout_s):
+                _signal_group(run, signal.SIGTERM)
+                if not await _exited_within(proc, min(_KILL_GRACE_S, self.close_timeout_s)):
+                    _signal_group(run, signal.SIGKILL)
+                    if not await _exited_within(proc, _EXIT_WAIT_S * 5):
+                        log.warning("agent_process_not_reaped", agent=self.name, pid=run.pid)
+            _signal_group(run, signal.SIGKILL)  # children it left behind
+        except asyncio.CancelledError:
+            _signal_group(run, signal.SIGKILL)
+            raise
+        finally:
+            for reader in run.readers:
+                reader.cancel()
+            await asyncio.gather(*run.readers, return_exceptions=True)
+            transport = getattr(proc, "_transport", None)  # closed already, unless a
+            if transport is not None:  # stray process still holds a pipe
+                transport.close()
+
+
+async def _exited_within(proc: asyncio.subprocess.Process, seconds: float) -> bool:
+    """Whether the process ended (and its pipes closed) within ``seconds``."""
+    try:
+        async with asyncio.timeout(seconds):
+            await proc.wait()
+    except TimeoutError:
+        return False
+    return True
+
+
+def _signal_group(run: _Run, sig: signal.Signals) -> None:
+    """Signal the program's process group (its session: the program and its children)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(run.pid, sig)
+
+
+def _how_it_ended(code: int | None, *, at_once: bool = False) -> str:
+    when = " at once" if at_once else ""
+    if code is None:
+        return f"closed its stdout{when}"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = str(-code)
+        return f"was killed by signal {name}{when}"
+    return f"exited{when} with code {code}"
+
+
+def _stderr_text(tail: deque[str], *, start: bool = False) -> str:
+    """The last stderr lines for a message: where a crash usually says why."""
+    if not tail:
+        return "; it wrote nothing to stderr" if start else " (nothing on stderr)"
+    last = " | ".join(list(tail)[-5 if start else -3 :])
+    if len(last) > 500:
+        last = "…" + last[-500:]
+    return f"; its last stderr lines: {last}" if start else f" (last stderr: {last})"
+
+
+# --- options ----------------------------------------------------------------------------
+
+
+def _command_option(command: object) -> list[str]:
+    if command is None:
+        raise ConfigError(
+            f"options.command is required: the program and its arguments, such as {_EXAMPLE}"
+        )
+    if isinstance(command, str):
+        raise ConfigError(
+            f"options.command must be a list of strings such as {_EXAMPLE} (it is run "
+            "without a shell), got a string"
+        )
+    if not isinstance(command, list | tuple) or not command:
+        got = "an empty list" if isinstance(command, list | tuple) else type(command).__name__
+        raise ConfigError(
+            f"options.command must be a list of strings such as {_EXAMPLE}, got {got}"
+        )
+    for index, part in enumerate(command):
+        if not isinstance(part, str) or not part or "\0" in part:
+            raise ConfigError(f"options.command[{index}] must be a non-empty string, got {part!r}")
+    return list(command)
+
+
+def _cwd_option(cwd: object) -> str:
+    if cwd is None:
+        return os.getcwd()
+    if not isinstance(cwd, str | os.PathLike):
+        raise ConfigError(f"options.cwd must be a folder's path, got {type(cwd).__name__}")
+    folder = os.path.abspath(os.fspath(cwd))
+    if not os.path.isdir(folder):
+        problem = "is not a folder" if os.path.exists(folder) else "does not exist"
+        raise ConfigError(f"options.cwd: {os.fspath(cwd)!r} {problem}")
+    return folder
+
+
+def _env_option(env: object) -> dict[str, str]:
+    if env is None:
+        return {}
+    if not isinstance(env, Mapping):
+        raise ConfigError(
+            f'options.env must be a table of strings such as {{ DEBUG = "1" }}, '
+            f"got {type(env).__name__}"
+        )
+    for key, value in env.items():
+        if not isinstance(key, str) or not key or "=" in key or "\0" in key:
+            raise ConfigError(f"options.env: {key!r} is not a variable name")
+        if not isinstance(value, str) or "\0" in value:
+            raise ConfigError(f"options.env.{key} must be a string, got {value!r}")
+    return dict(env)
+
+
+def _int_option(name: str, value: object, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ConfigError(f"options.{name} must be an integer from {low} to {high}, got {value!r}")
+    return value
+
+
+def _seconds_option(name: str, value: object, *, allow_zero: bool = False) -> float:
+    number = float(value) if isinstance(value, int | float) and not isinstance(value, bool) else -1
+    if not (0 <= number <= 600) or (number == 0 and not allow_zero):
+        least = "from 0" if allow_zero else "above 0"
+        raise ConfigError(f"options.{name} must be seconds, {least} to 600, got {value!r}")
+    return number
+
+
+def _find_program(name: str, cwd: str, environ: Mapping[str, str]) -> str:
+    """The program's path, as the process will find it: on PATH (relative entries
+    taken from ``cwd``), or a path with a slash, relative to ``cwd``."""
+    if os.sep in name or (os.altsep and os.altsep in name):
+        path = os.path.normpath(os.path.join(cwd, name))
+        if not os.path.exists(path):
+            raise ConfigError(f"options.command: program {name!r} not found (looked in {cwd})")
+        if os.path.isdir(path) or not os.access(path, os.X_OK):
+            what = "a folder" if os.path.isdir(path) else "not executable"
+            raise ConfigError(
+                f"options.command: {name!r} is {what}{_interpreter_hint(name, cwd, found=True)}"
+            )
+        return path
+    search = environ.get("PATH", os.defpath)
+    search = os.pathsep.join(os.path.join(cwd, entry) for entry in search.split(os.pathsep))
+    found = shutil.which(name, path=search)
+    if found is None:
+        raise ConfigError(
+            f"options.command: program {name!r} not found on PATH{_interpreter_hint(name, cwd)}"
+        )
+    return os.path.normpath(found)
+
+
+def _interpreter_hint(name: str, cwd: str, *, found: bool = False) -> str:
+    interpreter = _INTERPRETERS.get(os.path.splitext(name)[1].lower())
+    if interpreter is not None:
+        return (
+            f' (a script is run by its interpreter: put it first, as ["{interpreter}", "{name}"])'
+        )
+    if found:
+        return " (make it executable, or put its interpreter first)"
+    if os.path.isfile(os.path.join(cwd, name)):
+        return f" (to run the file {name!r} in {cwd}, write './{name}')"
+    return ""

@@ -1,0 +1,158 @@
+"""A stdio agent for the subprocess tests: standard library only, run with sys.executable.
+
+It reads one JSON message a line on stdin and answers each request with one line on
+stdout. ``--mode`` picks a behaviour, good or one of the ways a program goes wrong:
+
+- ``good``: legal moves (bid 0 if offered, else the lowest bid; never double; pass
+  when following; the lowest single card when leading).
+- ``crash``: exit with code 3 on its ``--crash-on``-th PLAY_REQUEST (with ``--once
+  FILE``: only if FILE does not exist yet, and FILE is created).
+- ``garbage``: answer every request with text that is not JSON.
+- ``silent``: never answer, ignore SIGTERM and the end of stdin, and start a child
+  that does the same (``--pid-file`` gets both process ids).
+- ``flood``: answer the first ``--count`` requests with a 10 MB line, then a stream of
+  junk lines naming other requests, then good answers.
+- ``late``: answer the first request ``--delay`` seconds late with a move that is bad
+  for any request, then answer on time.
+- ``exit``: write a line to stderr and exit at once with code 3.
+- ``chatty``: write ``--count`` lines to stderr at start (one of them very long), then
+  play good moves.
+
+``--no-echo`` leaves ``request_id`` out of the replies; ``--record FILE`` appends every
+message received, with this process's id, as a JSON line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from typing import Any
+
+RANKS = {"J": 11, "Q": 12, "K": 13, "A": 14, "2": 15}
+
+
+def rank(card: str) -> int:
+    """A canonical card's rank, 3..17."""
+    if card == "小王":
+        return 16
+    if card == "大王":
+        return 17
+    text = card[1:]
+    return RANKS.get(text) or int(text)
+
+
+def good_reply(message: dict[str, Any]) -> dict[str, Any]:
+    """A legal answer to a request."""
+    kind = message["type"]
+    reply: dict[str, Any] = {"player_id": message["player_id"]}
+    if kind == "BID_REQUEST":
+        offered = message["available_bids"]
+        reply.update(type="BID_RESPONSE", bid=0 if 0 in offered else min(offered))
+    elif kind == "DOUBLE_REQUEST":
+        reply.update(type="DOUBLE_RESPONSE", double=False)
+    elif message["is_free_play"]:
+        lowest = min(message["hand"], key=rank)
+        reply.update(type="PLAY_RESPONSE", action="PLAY", cards=[lowest])
+    else:
+        reply.update(type="PLAY_RESPONSE", action="PASS", cards=[])
+    return reply
+
+
+def send(text: str) -> None:
+    """One line on stdout (UTF-8, whatever the locale), flushed."""
+    sys.stdout.buffer.write(text.encode() + b"\n")
+    sys.stdout.buffer.flush()
+
+
+def silent_forever(pid_file: str | None) -> None:
+    """Read everything, answer nothing, outlive EOF and SIGTERM, with a child alike."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(600)",
+        ]
+    )
+    if pid_file:  # written whole, then moved into place: a reader never sees half
+        with open(pid_file + ".part", "w") as f:
+            f.write(f"{os.getpid()} {child.pid}\n")
+        os.replace(pid_file + ".part", pid_file)
+    for _ in sys.stdin.buffer:
+        pass
+    time.sleep(600)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--mode", default="good")
+    parser.add_argument("--crash-on", type=int, default=1)
+    parser.add_argument("--once")
+    parser.add_argument("--count", type=int, default=1)
+    parser.add_argument("--delay", type=float, default=0.0)
+    parser.add_argument("--no-echo", action="store_true")
+    parser.add_argument("--record")
+    parser.add_argument("--pid-file")
+    args = parser.parse_args()
+    mode = args.mode
+    if mode == "exit":
+        print("bot: cannot load the model weights", file=sys.stderr)
+        return 3
+    if mode == "silent":
+        silent_forever(args.pid_file)
+        return 0
+    if mode == "chatty":
+        for n in range(args.count):
+            print(f"bot: thinking out loud {n}", file=sys.stderr)
+        print("x" * 5000, file=sys.stderr)
+        sys.stderr.flush()
+    requests = plays = 0
+    for raw in sys.stdin.buffer:
+        message = json.loads(raw)
+        if args.record:
+            with open(args.record, "a") as f:
+                f.write(json.dumps({"pid": os.getpid(), "message": message}) + "\n")
+        if not message["type"].endswith("_REQUEST"):
+            continue
+        requests += 1
+        reply = good_reply(message)
+        if not args.no_echo:
+            reply["request_id"] = message["request_id"]
+        if message["type"] == "PLAY_REQUEST":
+            plays += 1
+            crash = mode == "crash" and plays == args.crash_on
+            if crash and (args.once is None or not os.path.exists(args.once)):
+                if args.once is not None:
+                    open(args.once, "w").close()
+                print("bot: crashing on purpose", file=sys.stderr, flush=True)
+                return 3
+        if mode == "garbage":
+            send("I think I will play the three of hearts")
+            continue
+        if mode == "flood" and requests <= args.count:
+            sys.stdout.buffer.write(b"x" * (10 * 1024 * 1024 + 7) + b"\n")
+            for n in range(500):
+                send(json.dumps({"type": "PLAY_RESPONSE", "request_id": f"junk-{n}"}))
+            continue
+        if mode == "late" and requests == 1:
+            time.sleep(args.delay)
+            # bad for any request: a play of a card twice (and a bid request wants a bid)
+            reply = {
+                "type": "PLAY_RESPONSE",
+                "player_id": message["player_id"],
+                "action": "PLAY",
+                "cards": ["大王", "大王"],
+            }
+            if not args.no_echo:
+                reply["request_id"] = message["request_id"]
+        send(json.dumps(reply, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
