@@ -266,6 +266,53 @@ async def test_a_late_answer_is_never_taken_for_the_next_request(
     assert requests[0]["request_id"] == requests[1]["request_id"]  # the retry
 
 
+# --- TLS ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def certificate(tmp_path: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 (made with the openssl command)."""
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    command = (
+        "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1"
+        " -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1"
+    )
+    subprocess.run(
+        [*command.split(), "-keyout", str(key), "-out", str(cert)],
+        check=True,
+        capture_output=True,
+    )
+    return cert, key
+
+
+async def test_a_certificate_nobody_trusts_is_refused_and_a_trusted_one_is_used(
+    serve: StartServer,
+    tmp_path: Path,
+    certificate: tuple[Path, Path],
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # TLS verification is always on: a self-signed certificate fails every message...
+    cert, key = certificate
+    server = serve("--mode", "good", "--tls", str(cert), str(key))
+    url = server.url.replace("http://", "https://")
+    settings = TableSettings(max_retries=0, max_failed_decisions=1)
+    played = await play_with(tmp_path, HttpAgent("Alpha", url=url), settings=settings)
+    assert played.faults() == {**NO_FAULTS, "agent_error": 1, "fallback": 1}
+    [detail] = [
+        e["detail"] for e in _events(caplog, "agent_reply_rejected") if e["agent"] == "Alpha"
+    ]
+    assert detail.startswith(f"cannot reach {url}: ConnectError: ")
+    assert "CERTIFICATE_VERIFY_FAILED" in detail
+    assert not server.messages()
+
+    # ...and is used once trusted, the way httpx trusts a private CA: SSL_CERT_FILE.
+    monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+    played = await play_with(tmp_path, HttpAgent("Alpha", url=url))
+    assert played.faults() == NO_FAULTS
+    assert server.messages()
+
+
 # --- the bearer token -------------------------------------------------------------------
 
 

@@ -15,9 +15,10 @@ late       answers its first request after --late-s seconds (marked "late", with
 status500  answers HTTP 500
 crash      exits (no answer) on request number --crash-after
 
-Other switches: ``--log FILE`` appends one JSON line per message received (its type,
-match, table, round, request_id, whether it carried the expected token, a
-REPLY_REJECTED's reason and detail, and the headers User-Agent, Content-Type and X-Team);
+Other switches: ``--tls CERT KEY`` serves HTTPS; ``--log FILE`` appends one JSON line per
+message received (its type, match, table, round, request_id, whether it carried the
+expected token, a REPLY_REJECTED's reason and detail, and the headers User-Agent,
+Content-Type and X-Team);
 ``--notify-body`` answers notifications with 200 and a body that is not JSON (an agent
 must ignore it); ``--illegal-first-play`` answers the first PLAY_REQUEST with a card not
 in the hand. When the environment variable EXPECTED_TOKEN is set, a message without
@@ -30,6 +31,7 @@ import argparse
 import contextlib
 import json
 import os
+import ssl
 import sys
 import threading
 import time
@@ -153,6 +155,12 @@ class Handler(BaseHTTPRequestHandler):
             log.write(json.dumps(entry, ensure_ascii=False) + "\n")
 
 
+class Server(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """One line, not a traceback: a client refusing the certificate hangs up."""
+        print(f"connection failed: {sys.exc_info()[1]!r}", file=sys.stderr)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument(
@@ -165,9 +173,17 @@ def main() -> None:
     parser.add_argument("--late-s", type=float, default=2.0)
     parser.add_argument("--notify-body", action="store_true")
     parser.add_argument("--illegal-first-play", action="store_true")
-    Handler.options = parser.parse_args()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    parser.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"))
+    Handler.options = options = parser.parse_args()
+    server = Server(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
+    if options.tls:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(*options.tls)
+        # the handshake happens in the connection's thread, not in the accepting one
+        server.socket = context.wrap_socket(
+            server.socket, server_side=True, do_handshake_on_connect=False
+        )
     print(server.server_address[1], flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         server.serve_forever()
