@@ -13,6 +13,7 @@ huge       answers a 10 MB body, then holds the connection open without ending i
 late       answers its first request after --late-s seconds (marked "late", with no
            request_id), every later one at once
 status500  answers HTTP 500
+empty      answers 204, no body
 crash      exits (no answer) on request number --crash-after
 
 Other switches: ``--tls CERT KEY`` serves HTTPS; ``--log FILE`` appends one JSON line per
@@ -123,6 +124,8 @@ class Handler(BaseHTTPRequestHandler):
                 self.wfile.write(block)
             self.wfile.flush()
             time.sleep(60)
+        elif mode == "empty":
+            self.send(204, b"")
         elif mode == "status500":
             self.send(500, b"internal trouble:\n the bot fell over")
         elif mode == "late" and number == 1:
@@ -166,7 +169,7 @@ def main() -> None:
     parser.add_argument(
         "--mode",
         default="good",
-        choices=["good", "garbage", "hang", "huge", "late", "status500", "crash"],
+        choices=["good", "garbage", "hang", "huge", "late", "status500", "empty", "crash"],
     )
     parser.add_argument("--log")
     parser.add_argument("--crash-after", type=int, default=3)
