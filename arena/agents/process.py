@@ -233,6 +233,7 @@ class SubprocessAgent(RemoteAgent):
         except AgentStartError as exc:
             self._deaths += 1
             self._last_exit = str(exc)
+            log.warning("agent_process_start_failed", agent=self.name, reason=str(exc))
             raise AgentReplyError("agent_error", str(exc)) from exc
         self._run = run
         run.quiet = False
