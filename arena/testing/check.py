@@ -97,11 +97,8 @@ class AgentCheckReport:
         return tuple(result for result in self.results if not result.ok)
 
     def result(self, position: str) -> PositionResult:
-        """The result of the position of that name."""
-        for result in self.results:
-            if result.position == position:
-                return result
-        raise KeyError(position)
+        """The result of the position of that name (a KeyError if it was not asked)."""
+        return {result.position: result for result in self.results}[position]
 
     def summary(self) -> str:
         """One line: ``passed: 12 of 12 positions legal and on time``, or what failed."""

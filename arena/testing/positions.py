@@ -84,11 +84,8 @@ class Position:
 
 
 def position_named(name: str) -> Position:
-    """The position of that name (KeyError listing the names if there is none)."""
-    for position in POSITIONS:
-        if position.name == name:
-            return position
-    raise KeyError(f"no position {name!r}; positions: {', '.join(p.name for p in POSITIONS)}")
+    """The position of that name (a KeyError, as from a dict, if there is none)."""
+    return {position.name: position for position in POSITIONS}[name]
 
 
 # --- building a position -------------------------------------------------------------
