@@ -533,3 +533,53 @@ def test_an_agent_that_cannot_start_is_one_clear_error_and_is_closed(
 def test_agent_check_is_listed_with_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([]) == 2
     assert "agent check" in capsys.readouterr().err
+
+
+# --- a program in another process: a subprocess seat ------------------------------------
+
+STDIO_PROGRAM = """
+import json
+import sys
+
+for line in sys.stdin:
+    message = json.loads(line)
+    kind = message["type"]
+    reply = {"player_id": message.get("player_id"), "request_id": message.get("request_id")}
+    if kind == "BID_REQUEST":
+        offered = message["available_bids"]
+        reply.update(type="BID_RESPONSE", bid=0 if 0 in offered else min(offered))
+    elif kind == "DOUBLE_REQUEST":
+        reply.update(type="DOUBLE_RESPONSE", double=False)
+    elif kind == "PLAY_REQUEST":
+        if message["is_free_play"]:  # the hand comes sorted, lowest first
+            reply.update(type="PLAY_RESPONSE", action="PLAY", cards=[message["hand"][0]])
+        else:
+            reply.update(type="PLAY_RESPONSE", action="PASS")
+    else:
+        continue  # a notification: no reply
+    print(json.dumps(reply, ensure_ascii=False), flush=True)
+"""
+
+
+def test_a_subprocess_seat_is_checked_like_any_other(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    program = tmp_path / "lowest.py"
+    program.write_text(STDIO_PROGRAM, encoding="utf-8")
+    command = json.dumps([sys.executable, str(program)], ensure_ascii=False)
+    config = write_config(tmp_path, [])
+    config.write_text(
+        config.read_text(encoding="utf-8")
+        + f'[[seats]]\nname = "Prog"\ntype = "subprocess"\noptions = {{ command = {command} }}\n'
+        + '[[seats]]\nname = "Beta"\n[[seats]]\nname = "Gamma"\n',
+        encoding="utf-8",
+    )
+    assert main(["agent", "check", str(config), "--seat", "Prog", "--json"]) == 0, (
+        capsys.readouterr()
+    )
+    (seat,) = json.loads(capsys.readouterr().out)["seats"]
+    assert seat["type"] == "subprocess"
+    verdicts = {r["position"]: (r["verdict"], r["detail"]) for r in seat["results"]}
+    assert verdicts["long_hand_lead"] == ("legal", "SINGLE(♠3)")
+    assert verdicts["bid_fixed_landlord"] == ("legal", "bid 1")
+    assert all(r["reply"].startswith('{"player_id": "Prog"') for r in seat["results"])
