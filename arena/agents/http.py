@@ -126,7 +126,7 @@ class HttpAgent(RemoteAgent):
         try:
             async with self._pool().stream("POST", self.url, content=line) as response:
                 if not response.is_success:
-                    excerpt, _ = await _read(response, 4 * _EXCERPT_CHARS)
+                    excerpt, _ = await _read(response, 4 * _EXCERPT_CHARS, skip_long=False)
                     raise AgentReplyError(
                         "agent_error",
                         f"HTTP {response.status_code} from {self.where}: {_excerpt(excerpt)}",
@@ -141,14 +141,17 @@ class HttpAgent(RemoteAgent):
         return body
 
 
-async def _read(response: httpx.Response, cap: int) -> tuple[bytes, bool]:
+async def _read(
+    response: httpx.Response, cap: int, *, skip_long: bool = True
+) -> tuple[bytes, bool]:
     """At most ``cap`` bytes of the body, read as they come, and whether there was more.
 
     A flood is cut off at the cap (the response is then closed with its connection,
-    never read to its end); a declared length over the cap is not read at all.
+    never read to its end); a declared length over the cap is not read at all, unless
+    the start of the body is wanted (``skip_long=False``: an error page's excerpt).
     """
     declared = response.headers.get("Content-Length", "")
-    if declared.isascii() and declared.isdigit() and int(declared) > cap:
+    if skip_long and declared.isascii() and declared.isdigit() and int(declared) > cap:
         return b"", True
     chunks: list[bytes] = []
     size = 0

@@ -12,7 +12,7 @@ hang       never answers
 huge       answers a 10 MB body, then holds the connection open without ending it
 late       answers its first request after --late-s seconds (marked "late", with no
            request_id), every later one at once
-status500  answers HTTP 500
+status500  answers HTTP 500 with a 5 kB error page
 empty      answers 204, no body
 crash      exits (no answer) on request number --crash-after
 
@@ -127,7 +127,7 @@ class Handler(BaseHTTPRequestHandler):
         elif mode == "empty":
             self.send(204, b"")
         elif mode == "status500":
-            self.send(500, b"internal trouble:\n the bot fell over")
+            self.send(500, b"internal trouble:\n the bot fell over" + b" " * 5000 + b"(end)")
         elif mode == "late" and number == 1:
             time.sleep(self.options.late_s)
             reply = answer(message, illegal_play=False, comment="late")
