@@ -1,0 +1,221 @@
+"""The example agents of ``examples/``: real programs, real pipes and sockets, real matches.
+
+Specification (issue 8, "For agent developers"): a Python and a Node.js agent, each
+runnable over stdin/stdout or as a small HTTP server, each playing legal moves without
+the arena's code. Here each one plays whole matches at two tables at once as a
+``subprocess`` seat and as an ``http`` seat with no fault of any kind, the replay
+verifies, the configs shipped beside them run as the docs say, and each passes
+``arena agent check``. The Node.js example needs ``node`` on the PATH: CI installs it,
+and a machine without it fails here, loudly, rather than skipping.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.cli import main
+from arena.config import parse_config
+from arena.replay import ReplayWriter, load_replay, verify_round
+from arena.runner import run_arena
+from arena.table import FAULT_CATEGORIES
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLES = REPO / "examples"
+SCRIPTS = {"python": EXAMPLES / "python" / "agent.py", "node": EXAMPLES / "node" / "agent.js"}
+SEAT_NAMES = {"python": "MyPython", "node": "MyNode"}
+"""The example's seat in the config shipped beside it."""
+
+NO_FAULTS = dict.fromkeys(FAULT_CATEGORIES, 0)
+SEED = 2024
+ROUNDS = 3
+TABLES = 2
+
+
+def node_program() -> str:
+    """The ``node`` on the PATH; without one the test fails and says what to install."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail(
+            "node is not on the PATH: the Node.js example agent (examples/node/agent.js) is "
+            "tested by running it; install Node.js 18 or newer"
+        )
+    return node
+
+
+def example_command(language: str) -> list[str]:
+    """How to start the example, with absolute paths: any working folder will do."""
+    program = sys.executable if language == "python" else node_program()
+    return [program, str(SCRIPTS[language])]
+
+
+@pytest.fixture(params=["python", "node"])
+def language(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+@pytest.fixture
+def served(language: str, tmp_path: Path) -> Iterator[str]:
+    """The example running as an HTTP server on a free loopback port: its URL.
+
+    Waits until the server accepts connections, and stops it after the test.
+    """
+    port = free_port()
+    log = tmp_path / f"{language}-server.log"
+    with log.open("wb") as stderr:
+        server = subprocess.Popen(
+            [*example_command(language), "--http", str(port)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+        )
+    try:
+        wait_until_listening(server, port, log)
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def wait_until_listening(server: subprocess.Popen[bytes], port: int, log: Path) -> None:
+    deadline = time.monotonic() + 20  # a cold Node.js start on a loaded machine is slow
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            pytest.fail(f"the example's server exited ({server.returncode}): {log.read_text()}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return
+        except OSError:
+            time.sleep(0.05)
+    pytest.fail(f"the example's server did not listen on port {port}: {log.read_text()}")
+
+
+def arena_config(seat_type: str, options: dict[str, Any]) -> dict[str, Any]:
+    """The example in seat 0 against two built-in bots, two tables at once."""
+    return {
+        "match": {"rounds": ROUNDS, "tables": TABLES, "seed": SEED},
+        # generous: a good answer takes milliseconds, but the machine may be loaded
+        "table": {"decision_timeout_s": 10.0, "pace_s": 0.0},
+        "seats": [
+            {"name": "Example", "type": seat_type, "options": options},
+            {"name": "Beta", "type": "heuristic"},
+            {"name": "Gamma", "type": "greedy"},
+        ],
+    }
+
+
+async def play_and_verify(config_data: dict[str, Any], replay: Path) -> None:
+    """Play the configured match: no fault for the example, every round re-checks."""
+    config = parse_config(config_data)
+    writer = ReplayWriter(replay)
+    try:
+        summaries = await run_arena(config, seed=SEED, replay=writer)
+    finally:
+        writer.close()
+    assert [s.table for s in summaries] == [f"t{i + 1}" for i in range(TABLES)]
+    for summary in summaries:
+        assert summary.faults["Example"] == NO_FAULTS, summary.table
+        assert len(summary.rounds) == ROUNDS
+        assert sum(summary.totals.values()) == 0
+    rounds = load_replay(replay).rounds
+    assert len(rounds) == ROUNDS * TABLES
+    for recorded in rounds:
+        verify_round(recorded)
+
+
+async def test_an_example_plays_clean_matches_as_a_subprocess_seat(
+    language: str, tmp_path: Path
+) -> None:
+    options = {"command": example_command(language)}
+    await play_and_verify(arena_config("subprocess", options), tmp_path / "r.jsonl")
+
+
+async def test_an_example_plays_clean_matches_as_an_http_seat(served: str, tmp_path: Path) -> None:
+    # both tables post to the one server at once
+    await play_and_verify(arena_config("http", {"url": served}), tmp_path / "r.jsonl")
+
+
+def test_the_config_beside_an_example_plays_as_the_docs_say(
+    language: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # `arena play --config examples/<language>/arena.toml --no-live`, from the repository's root
+    if language == "node":
+        node_program()
+    monkeypatch.chdir(REPO)
+    record = tmp_path / "r.jsonl"
+    config = f"examples/{language}/arena.toml"
+    assert main(["play", "--config", config, "--no-live", "--record", str(record)]) == 0
+    rounds = load_replay(record).rounds
+    assert rounds
+    for recorded in rounds:
+        verify_round(recorded)
+    lines = capsys.readouterr().out.splitlines()
+    seat = SEAT_NAMES[language]
+    assert any(seat in line for line in lines)
+    # a fault is a "✗ seat: ..." line, and the match ends with "seat: N faults (...)"
+    assert [line for line in lines if seat in line and ("✗" in line or "fault" in line)] == []
+
+
+def test_an_example_passes_arena_agent_check_as_a_subprocess_seat(
+    language: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if language == "node":
+        node_program()
+    monkeypatch.chdir(REPO)
+    config = f"examples/{language}/arena.toml"
+    code = main(["agent", "check", config, "--seat", SEAT_NAMES[language], "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert_passed(report, code, SEAT_NAMES[language])
+
+
+def test_an_example_passes_arena_agent_check_as_an_http_seat(
+    served: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "arena.toml"
+    config.write_text(
+        "[[seats]]\n"
+        'name = "Served"\n'
+        'type = "http"\n'
+        f'options.url = "{served}"\n'
+        "timeout_s = 10.0\n"
+        '[[seats]]\nname = "Beta"\n'
+        '[[seats]]\nname = "Gamma"\n',
+        encoding="utf-8",
+    )
+    code = main(["agent", "check", str(config), "--seat", "Served", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert_passed(report, code, "Served")
+
+
+def assert_passed(report: dict[str, Any], code: int, seat: str) -> None:
+    """Every position legal and on time, and the command says so by its exit status."""
+    [checked] = report["seats"]
+    assert checked["agent"] == seat
+    verdicts = {r["position"]: (r["verdict"], r["detail"]) for r in checked["results"]}
+    assert all(verdict == "legal" for verdict, _ in verdicts.values()), verdicts
+    assert len(verdicts) >= 12
+    assert report["passed"] is True
+    assert code == 0
