@@ -27,9 +27,8 @@ class LineSplitter:
     :class:`LineTooLong` markers, in the order they came."""
 
     def __init__(self, max_line_bytes: int) -> None:
-        if max_line_bytes < 1:
-            raise ValueError(f"max_line_bytes must be at least 1, got {max_line_bytes}")
         self.max_line_bytes = max_line_bytes
+        """At least 1 (the agent's option check makes sure)."""
         self._partial = bytearray()
         self._dropping = False
         """Inside a line already reported as too long: drop bytes up to its newline."""

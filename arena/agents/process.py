@@ -52,6 +52,8 @@ _MAX_OWED: Final = 1000
 _EXIT_WAIT_S: Final = 1.0
 """After its stdout ends, how long a program gets to exit before it is killed."""
 _KILL_GRACE_S: Final = 1.0
+_TERM: Final = int(signal.SIGTERM)
+_KILL: Final = int(getattr(signal, "SIGKILL", signal.SIGTERM))  # no SIGKILL on Windows
 _EXAMPLE: Final = '["node", "bot.js"]'
 _INTERPRETERS: Final = {
     ".py": "python3",
@@ -377,7 +379,7 @@ class SubprocessAgent(RemoteAgent):
         run.dead = True
         proc = run.proc
         if not await _exited_within(proc, _EXIT_WAIT_S) and proc.returncode is None:
-            _signal_group(run, signal.SIGKILL)  # it closed its stdout but runs on
+            _signal_group(run, _KILL)  # it closed its stdout but runs on
             await _exited_within(proc, _EXIT_WAIT_S)
         await asyncio.wait(run.readers[1:], timeout=0.5)  # its last stderr lines
         run.exit_code = proc.returncode
@@ -439,14 +441,14 @@ class SubprocessAgent(RemoteAgent):
             if proc.stdin is not None and not proc.stdin.is_closing():
                 proc.stdin.close()
             if not await _exited_within(proc, self.close_timeout_s):
-                _signal_group(run, signal.SIGTERM)
+                _signal_group(run, _TERM)
                 if not await _exited_within(proc, min(_KILL_GRACE_S, self.close_timeout_s)):
-                    _signal_group(run, signal.SIGKILL)
+                    _signal_group(run, _KILL)
                     if not await _exited_within(proc, _EXIT_WAIT_S * 5):
                         log.warning("agent_process_not_reaped", agent=self.name, pid=run.pid)
-            _signal_group(run, signal.SIGKILL)  # children it left behind
+            _signal_group(run, _KILL)  # children it left behind
         except asyncio.CancelledError:
-            _signal_group(run, signal.SIGKILL)
+            _signal_group(run, _KILL)
             raise
         finally:
             for reader in run.readers:
@@ -467,10 +469,16 @@ async def _exited_within(proc: asyncio.subprocess.Process, seconds: float) -> bo
     return True
 
 
-def _signal_group(run: _Run, sig: signal.Signals) -> None:
-    """Signal the program's process group (its session: the program and its children)."""
+def _signal_group(run: _Run, sig: int) -> None:
+    """Signal the program's process group (its session: the program and its children);
+    where there are no process groups (Windows), the program alone."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(run.pid, sig)
+        if hasattr(os, "killpg"):
+            os.killpg(run.pid, sig)
+        elif run.proc.returncode is None and sig == _KILL:
+            run.proc.kill()
+        elif run.proc.returncode is None:
+            run.proc.terminate()
 
 
 def _how_it_ended(code: int | None, *, at_once: bool = False) -> str:
