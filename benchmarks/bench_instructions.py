@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import re
 import shutil
 import subprocess
@@ -64,7 +65,10 @@ def count(configuration: str, rounds: int) -> int:
         configuration,
         str(rounds),
     ]
-    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    # A fixed hash seed: with a random one, set and dict layouts (and so the counts of the
+    # two runs that are subtracted) vary from run to run by tens of thousands a round.
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    done = subprocess.run(command, capture_output=True, text=True, check=True, env=env)
     found = _COLLECTED.search(done.stderr)
     if found is None:
         raise RuntimeError(f"callgrind printed no count:\n{done.stderr[-2000:]}")

@@ -233,7 +233,7 @@ async def test_heuristic_doubles_only_with_a_strong_hand() -> None:
 
 
 def test_builtin_agent_names() -> None:
-    assert set(BUILTIN_AGENTS) == {"random", "greedy", "heuristic", "human"}
+    assert set(BUILTIN_AGENTS) == {"random", "greedy", "heuristic", "human", "subprocess", "http"}
     assert agent_class("random") is RandomAgent
     assert agent_class("greedy") is GreedyAgent
     assert agent_class("heuristic") is HeuristicAgent

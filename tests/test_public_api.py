@@ -38,9 +38,12 @@ def test_the_engine_exports_the_names_others_depend_on() -> None:
 def test_the_protocols_speed_internals_are_not_public() -> None:
     """trusted/trusted_fields skip validation through pydantic's slots: arena-only tools."""
     protocol = importlib.import_module("protocol")
-    assert {"trusted", "trusted_fields"} & {*protocol.__all__, *vars(protocol)} == set()
+    assert {"adopt_fields", "trusted", "trusted_fields"} & {
+        *protocol.__all__,
+        *vars(protocol),
+    } == set()
     private = importlib.import_module("protocol._trusted")
-    assert private.__all__ == ["trusted", "trusted_fields"]
+    assert private.__all__ == ["adopt_fields", "trusted", "trusted_fields"]
 
 
 def test_protocol_never_imports_arena() -> None:

@@ -138,6 +138,7 @@ class Table:
         self._seq = 0
         self._request_seq = 0
         self._last_action_at = float("-inf")
+        self._setup_dump: tuple[Rules, TableSettings, dict[str, Any], dict[str, Any]] | None = None
         self.views = SeatViews(self.names)
         self.match_id: str | None = None
         """Names the current match in every message (``start_match`` sets it)."""
@@ -191,8 +192,7 @@ class Table:
                     "round": round_no,
                     "seed": seed,
                     "players": list(self.names),
-                    "rules": self.rules.model_dump(mode="json"),
-                    "settings": self.settings.model_dump(mode="json"),
+                    **self._dumped_setup(),
                     "first_bidder": first_bidder,
                     "landlord": landlord,
                     "call_score": call_score,
@@ -743,6 +743,19 @@ class Table:
                 self.recorder.message(direction, seat, message, elapsed_ms, late=True)
             else:
                 self.recorder.message(direction, seat, message, elapsed_ms)
+
+    def _dumped_setup(self) -> dict[str, dict[str, Any]]:
+        """The rules and settings as JSON-ready dicts for a round header: dumped once per
+        table (both are frozen; dumping them cost as much as a dozen turns), copied for
+        each round so that no recorder can change another round's."""
+        cached = self._setup_dump
+        if cached is None or cached[0] is not self.rules or cached[1] is not self.settings:
+            rules, settings = (
+                self.rules.model_dump(mode="json"),
+                self.settings.model_dump(mode="json"),
+            )
+            cached = self._setup_dump = (self.rules, self.settings, rules, settings)
+        return {"rules": dict(cached[2]), "settings": dict(cached[3])}
 
     def _time_limit_ms(self, seat: int) -> int:
         return int(self.seats[seat].timeout_s * 1000)

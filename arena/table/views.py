@@ -24,7 +24,7 @@ from protocol import (
     PlayRequest,
     RoundResult,
 )
-from protocol._trusted import trusted, trusted_fields
+from protocol._trusted import adopt_fields, trusted, trusted_fields
 
 __all__ = ["SeatViews"]
 
@@ -135,10 +135,12 @@ class SeatViews:
         names = self.names
         key = (seat, landlord, rnd.call_score, time_limit_ms)
         fixed = self._play_fixed.get(key)
+        build = adopt_fields  # the same keys as the first request of the round, checked
         if fixed is None:
             fixed = self._play_fixed[key] = self._fixed_play_fields(
                 rnd, seat, landlord, time_limit_ms
             )
+            build = trusted_fields
         hands = rnd.hands
         last = rnd.last_play
         fields = {
@@ -159,7 +161,7 @@ class SeatViews:
             "multiplier": 2 ** (rnd.bombs + rnd.rockets + rnd.grabs + rnd.gift_doubles),
             "request_id": request_id,
         }
-        request = trusted_fields(ListedPlayRequest, fields)
+        request = build(ListedPlayRequest, fields)
         attach_moves(request, rnd.moves)
         return request
 
