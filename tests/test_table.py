@@ -17,6 +17,7 @@ import contextlib
 import io
 import itertools
 import re
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -276,6 +277,30 @@ async def test_failing_notify_and_close_do_not_stop_the_table() -> None:
     assert table.faults("Deaf").total == 0
     assert deaf.closed
     assert other.closed
+
+
+async def test_agents_close_together_and_get_longer_than_a_short_decision_deadline(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A program asked to exit may take a moment: a 0.1 s decision deadline must not cut
+    its close short, and the three closes run at once, not one after another."""
+    steps: list[str] = []
+
+    def slow_close(name: str) -> Callable[[], Awaitable[None]]:
+        async def close() -> None:
+            steps.append(f"{name} starts")
+            await asyncio.sleep(0.4)
+            steps.append(f"{name} ends")
+
+        return close
+
+    agents = [FakeAgent(n, close=slow_close(n)) for n in ("A", "B", "C")]
+    table, _ = seat_table(*agents, timeouts=[0.1, 0.1, 0.1])
+    await table.close()
+
+    assert steps[:3] == ["A starts", "B starts", "C starts"]
+    assert sorted(steps[3:]) == ["A ends", "B ends", "C ends"]
+    assert "agent_close_timed_out" not in caplog.text
 
 
 # ─── fallbacks and stand-ins ────────────────────────────────────────────────────────────

@@ -11,10 +11,11 @@ safe points: between two turns, never while an agent is deciding.
 from __future__ import annotations
 
 import asyncio
+import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from types import CoroutineType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import structlog
 
@@ -73,6 +74,9 @@ _ACCEPTED: dict[type[Message], tuple[type[Message], ...]] = {
     DoubleResponse: (DoubleResponse,),
     PlayResponse: (PlayResponse, MoveReply),
 }
+
+CLOSE_ALLOWANCE_S: Final = 10.0
+"""The least time an agent gets to close (a program to exit) at the end of a match."""
 
 SafePoint = Callable[["Table", Round], Awaitable[None]]
 """Called between turns (the gift hook): may change the round through its effect hooks."""
@@ -245,9 +249,26 @@ class Table:
             raise AgentStartError(f"{where} could not start: {type(exc).__name__}: {exc}") from exc
 
     async def close(self) -> None:
-        """Close every agent (errors are logged, not raised); sinks belong to the caller."""
-        for seat in self.seats:
-            await self._listen(seat, seat.agent, "close")
+        """Close every agent, all at once (errors are logged, not raised); sinks belong to
+        the caller.
+
+        Each close gets the seat's decision deadline or ``CLOSE_ALLOWANCE_S``, whichever
+        is longer: a program asked to exit may take a moment, and one that will not is
+        killed by its agent within that time.
+        """
+        await asyncio.gather(*(self._close(seat) for seat in self.seats))
+
+    async def _close(self, seat: _Seat) -> None:
+        try:
+            async with asyncio.timeout(max(seat.timeout_s, CLOSE_ALLOWANCE_S)):
+                closing = seat.agent.close()
+                if inspect.isawaitable(closing):  # a plain method is tolerated, as elsewhere
+                    await closing
+        except TimeoutError:
+            log.warning("agent_close_timed_out", seat=seat.index, agent=seat.name)
+        except Exception as exc:
+            log.warning("agent_close_failed", seat=seat.index, agent=seat.name, error=repr(exc))
+            log.debug("agent_close_raised", seat=seat.index, agent=seat.name, exc_info=exc)
 
     # --- one turn -----------------------------------------------------------------------
 
