@@ -31,8 +31,13 @@ landlord): the requests carry the rest."""
 
 def wire_bytes(message: Message) -> bytes:
     """A message as one line of compact UTF-8 JSON, every field written (``null`` too),
-    no newline inside: the form ``arena schema`` describes."""
-    return orjson.dumps(message.model_dump(mode="json"))
+    in the order ``arena schema`` lists them (``type`` first), no newline inside.
+
+    (The table builds messages from merged parts, so their own field order varies; a
+    person reading an agent's input should not have to hunt for ``type``.)
+    """
+    dumped = message.model_dump(mode="json")
+    return orjson.dumps({name: dumped[name] for name in type(message).model_fields})
 
 
 def reply_request_id(reply: bytes | str) -> str | None:
