@@ -8,6 +8,8 @@ agent with an injected ``prompt``.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -230,6 +232,28 @@ async def test_heuristic_doubles_only_with_a_strong_hand() -> None:
 
 
 # ─── registry ───────────────────────────────────────────────────────────────────────────
+
+
+def test_a_seat_types_dependencies_load_only_when_a_seat_uses_it() -> None:
+    """A match of scripted bots never imports the HTTP client: besides start-up time,
+    its objects made each full garbage collection, and so each round, slower."""
+    probe = (
+        "import sys, asyncio\n"
+        "from arena.config import parse_config\n"
+        "from arena.runner import run_arena\n"
+        "import arena.cli, arena.replay\n"
+        "config = parse_config({'match': {'rounds': 1}, 'table': {'pace_s': 0.0}})\n"
+        "asyncio.run(run_arena(config, seed=1))\n"
+        "print(sorted(m for m in ('httpx', 'arena.agents.http', 'arena.agents.process')"
+        " if m in sys.modules))\n"
+        "from arena.agents import agent_class\n"
+        "agent_class('http')\n"
+        "print('httpx' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.split("\n")[:2] == ["[]", "True"]
 
 
 def test_builtin_agent_names() -> None:
