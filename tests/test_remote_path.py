@@ -12,15 +12,20 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from arena.agents import HeuristicAgent
 from arena.agents.remote import RemoteAgent, reply_request_id, wire_bytes
+from arena.errors import AgentReplyError
 from arena.replay import ReplayWriter, load_replay, verify_round
 from arena.table import Table, play_match
+from arena.table.calls import as_reply
 from protocol import (
     BidRequest,
     DoubleRequest,
     Message,
     PlayRequest,
+    PlayResponse,
     json_schemas,
     parse_message,
     to_json,
@@ -100,6 +105,21 @@ async def test_a_reply_that_is_not_json_is_refused_recorded_and_the_match_goes_o
     assert "JSON" in rejected[0]["detail"]
     [recorded] = load_replay(tmp_path / "r.jsonl").rounds
     verify_round(recorded)
+
+
+def test_a_reply_that_is_not_json_is_quoted_in_the_rejection() -> None:
+    """A stray print on stdout or prose from a model: its author sees what was said."""
+    with pytest.raises(AgentReplyError) as raised:
+        as_reply(b"thinking about it...\n", PlayResponse)
+    assert raised.value.detail == (
+        "expected a PLAY_RESPONSE as JSON, got 'thinking about it...' (not JSON)"
+    )
+    with pytest.raises(AgentReplyError) as raised:
+        as_reply('{"type": "PLAY_RESPONSE", "action": PASS}', PlayResponse)
+    assert raised.value.detail.startswith(
+        'expected a PLAY_RESPONSE as JSON, got \'{"type": "PLAY_RESPONSE", "action": PASS}\' '
+        "(broken JSON: Expecting value: line 1"
+    )
 
 
 def test_a_stale_reply_is_told_by_its_request_id() -> None:

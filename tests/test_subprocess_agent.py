@@ -291,14 +291,18 @@ async def test_a_program_printing_garbage_is_counted_unparsable_and_replaced(
 
 
 async def test_a_program_that_never_answers_times_out_and_is_killed_at_close(
-    tmp_path: Path,
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
+    caplog.set_level(logging.WARNING)
     pids = tmp_path / "pids"
     agent = bot("A", "--mode", "silent", "--pid-file", str(pids), close_timeout_s=0.3)
     settings = TableSettings(max_retries=0, max_failed_decisions=2)
     summary = await play(tmp_path, seated(agent), timeout_s=0.5, settings=settings)
 
     faults(summary, "A", timeout=2, fallback=2)
+    # the usual cause of a program that never answers (no flush) is named, once
+    [silent] = events(caplog, "agent_silent_on_stdout")
+    assert "flush" in silent["hint"]
     program, child = read_pids(pids)
     # it ignores SIGTERM and the end of its stdin, and so does its child
     assert wait_gone(program)
@@ -379,6 +383,30 @@ async def test_a_program_that_exits_at_once_cannot_start(tmp_path: Path) -> None
     assert "exited at once with code 3" in message
     assert "cannot load the model weights" in message
     assert agent.pid is None
+
+
+async def test_a_program_that_cannot_start_shows_the_first_and_last_lines_of_its_stderr(
+    tmp_path: Path,
+) -> None:
+    """Node's "Cannot find module" and a Rust panic come first, a Python traceback's
+    reason comes last, and launchers print a dozen lines around them: both ends show."""
+    script = tmp_path / "noisy.py"
+    script.write_text(
+        "import sys\n"
+        "print('Error: Cannot find module bott.js', file=sys.stderr)\n"
+        "for n in range(30):\n"
+        "    print(f'    at frame {n}', file=sys.stderr)\n"
+        "print('Node.js v20', file=sys.stderr)\n"
+        "sys.exit(1)\n"
+    )
+    agent = SubprocessAgent("A", command=[sys.executable, str(script)], startup_s=5)
+    with pytest.raises(AgentStartError) as raised:
+        await agent.open()
+    message = str(raised.value)
+    assert "its stderr: Error: Cannot find module bott.js |     at frame 0" in message
+    assert "| … |" in message
+    assert message.endswith("at frame 29 | Node.js v20")
+    assert "frame 10 " not in message
 
 
 def exiting_config(tmp_path: Path) -> Path:

@@ -46,6 +46,7 @@ _STDERR_LOGGED_LINES: Final = 500
 """stderr lines logged per process; the rest are counted (a chatty program cannot
 flood the log)."""
 _STDERR_TAIL_LINES: Final = 20
+_STDERR_HEAD_LINES: Final = 5
 _DISCARDS_LOGGED: Final = 100
 """Discarded stdout lines logged per process (a program may print junk without end)."""
 _MAX_OWED: Final = 1000
@@ -76,9 +77,13 @@ class _Run:
         self.pid = proc.pid
         self.owed: deque[str | None] = deque(maxlen=_MAX_OWED)
         """Request ids written and not yet answered, oldest first."""
+        self.head: list[str] = []
+        """Its first stderr lines: where a panic or a launcher's error says why."""
         self.tail: deque[str] = deque(maxlen=_STDERR_TAIL_LINES)
         self.stderr_seen = 0
         self.discards = 0
+        self.stdout_lines = 0
+        self.silence_noted = False
         self.dead = False
         """Its stdout ended or a write failed: it answers nothing more."""
         self.quiet = True
@@ -158,7 +163,7 @@ class SubprocessAgent(RemoteAgent):
                 self._run, self._started = None, False
                 await self._stop(run)
                 how = _how_it_ended(run.exit_code, at_once=True)
-                raise AgentStartError(f"the program {how}{_stderr_text(run.tail, start=True)}")
+                raise AgentStartError(f"the program {how}{_stderr_text(run, start=True)}")
         run.quiet = False
 
     async def close(self) -> None:
@@ -195,6 +200,17 @@ class SubprocessAgent(RemoteAgent):
                     reason = run.exit_reason or "the program stopped reading its stdin"
                     future.set_exception(AgentReplyError("agent_error", reason))
             return await future
+        except asyncio.CancelledError:  # the table's deadline
+            if not run.stdout_lines and not run.silence_noted:
+                run.silence_noted = True  # the usual cause, named once
+                log.warning(
+                    "agent_silent_on_stdout",
+                    agent=self.name,
+                    pid=run.pid,
+                    hint="the program has written no line on stdout yet: does it flush "
+                    "stdout after each reply?",
+                )
+            raise
         finally:
             if self._pending is pending:
                 self._pending = None
@@ -277,6 +293,7 @@ class SubprocessAgent(RemoteAgent):
 
     def _take(self, run: _Run, item: bytes | LineTooLong) -> None:
         """Route one stdout line: the answer to the request waiting, or discarded."""
+        run.stdout_lines += 1
         pending = self._pending
         if pending is not None and (pending[1].done() or run is not self._run):
             pending = None
@@ -284,7 +301,12 @@ class SubprocessAgent(RemoteAgent):
         waiting_for = None if pending is None else pending[0]
         owner: str | None
         if answered is not None:
-            owner, why = answered, "it names another request"
+            owner = answered
+            why = (
+                "it names another request"
+                if pending is not None
+                else "its request was answered or given up already"
+            )
             if answered in run.owed:
                 run.owed.remove(answered)
                 why = "late"
@@ -361,6 +383,8 @@ class SubprocessAgent(RemoteAgent):
         if len(text) > _STDERR_TEXT_CHARS:
             text = text[:_STDERR_TEXT_CHARS] + "…"
         run.tail.append(text)
+        if len(run.head) < _STDERR_HEAD_LINES:
+            run.head.append(text)
         run.stderr_seen += 1
         self.stderr_lines += 1
         if run.stderr_seen <= _STDERR_LOGGED_LINES:
@@ -383,7 +407,7 @@ class SubprocessAgent(RemoteAgent):
             await _exited_within(proc, _EXIT_WAIT_S)
         await asyncio.wait(run.readers[1:], timeout=0.5)  # its last stderr lines
         run.exit_code = proc.returncode
-        run.exit_reason = f"the program {_how_it_ended(run.exit_code)}{_stderr_text(run.tail)}"
+        run.exit_reason = f"the program {_how_it_ended(run.exit_code)}{_stderr_text(run)}"
         pending = self._pending
         if pending is not None and not pending[1].done() and run is self._run:
             pending[1].set_exception(AgentReplyError("agent_error", run.exit_reason))
@@ -494,14 +518,22 @@ def _how_it_ended(code: int | None, *, at_once: bool = False) -> str:
     return f"exited{when} with code {code}"
 
 
-def _stderr_text(tail: deque[str], *, start: bool = False) -> str:
-    """The last stderr lines for a message: where a crash usually says why."""
-    if not tail:
+def _stderr_text(run: _Run, *, start: bool = False) -> str:
+    """The program's stderr for a message, its first lines and its last: a Python
+    traceback ends with why, a Rust panic or Node's "Cannot find module" begins with it.
+    A program that failed to start gets more of it than a crash's rejection, whose
+    detail an agent receives (at most 500 characters)."""
+    seen = run.stderr_seen
+    if not seen:
         return "; it wrote nothing to stderr" if start else " (nothing on stderr)"
-    last = " | ".join(list(tail)[-5 if start else -3 :])
-    if len(last) > 500:
-        last = "…" + last[-500:]
-    return f"; its last stderr lines: {last}" if start else f" (last stderr: {last})"
+    head_n, tail_n, budget = (5, 5, 900) if start else (2, 3, 300)
+    if seen <= head_n + tail_n:
+        lines = list(run.tail)[-seen:]  # all of them: the tail holds more than this
+    else:
+        lines = [*run.head[:head_n], "…", *list(run.tail)[-tail_n:]]
+    width = max(60, budget // len(lines))
+    shown = " | ".join(line if len(line) <= width else line[: width - 1] + "…" for line in lines)
+    return f"; its stderr: {shown}" if start else f" (stderr: {shown})"
 
 
 # --- options ----------------------------------------------------------------------------

@@ -213,10 +213,15 @@ def _coerce(reply: object, expected: type[R]) -> R:
     if reply is None or blank or (isinstance(reply, Mapping) and not reply):
         raise AgentReplyError("empty", f"expected a {wanted}, got {reply!r}")
     if isinstance(reply, str | bytes):
+        text = reply
         try:
-            reply = json.loads(reply)
+            reply = json.loads(text)
         except ValueError as exc:
-            raise AgentReplyError("unparsable", f"expected a {wanted} as JSON: {exc}") from exc
+            looks_like_json = text.lstrip()[:1] in ("{", b"{", "[", b"[")
+            why = f"broken JSON: {exc}" if looks_like_json else "not JSON"
+            raise AgentReplyError(
+                "unparsable", f"expected a {wanted} as JSON, got {_quoted(text)} ({why})"
+            ) from exc
     if isinstance(reply, Mapping):
         if "type" in reply and reply["type"] != wanted:
             raise AgentReplyError("unparsable", f"expected a {wanted}, got type {reply['type']!r}")
@@ -230,3 +235,12 @@ def _coerce(reply: object, expected: type[R]) -> R:
         got = getattr(reply, "type", type(reply).__name__)
         raise AgentReplyError("unparsable", f"expected a {wanted}, got a {got}")
     raise AgentReplyError("unparsable", f"expected a {wanted}, got a Python {type(reply).__name__}")
+
+
+def _quoted(text: str | bytes, limit: int = 60) -> str:
+    """The start of a reply that is not JSON, quoted: what the agent said, so its author
+    sees the stray print or the prose at once."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    shown = text.strip()
+    return repr(shown if len(shown) <= limit else shown[:limit] + "…")
