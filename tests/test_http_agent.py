@@ -27,8 +27,9 @@ import pytest
 from arena.agents import HeuristicAgent
 from arena.agents.http import HttpAgent
 from arena.agents.registry import create_agent
+from arena.cli import main
 from arena.config import parse_config
-from arena.errors import ConfigError
+from arena.errors import AgentStartError, ConfigError
 from arena.logs import EVENT_ATTRIBUTE
 from arena.replay import ReplayWriter, load_replay, verify_round
 from arena.runner import run_arena
@@ -433,3 +434,58 @@ async def test_extra_headers_go_with_the_agents_own(serve: StartServer, tmp_path
         assert message["X-Team"] == "blue"
         assert message["Content-Type"] == "application/json; charset=utf-8"
         assert message["User-Agent"].startswith("ddz-arena/")
+
+
+# --- a server that is not there ---------------------------------------------------------
+
+
+def _closed_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+async def test_a_server_that_is_not_running_cannot_start(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    agent = HttpAgent("A", url=f"http://127.0.0.1:{_closed_port()}/play")
+    with pytest.raises(AgentStartError) as raised:
+        await agent.open()
+    await agent.close()
+    assert str(raised.value).startswith(f"cannot reach {agent.where}: ")
+    assert "is the agent's server running?" in str(raised.value)
+
+
+async def test_behind_a_proxy_the_server_is_not_probed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Through a proxy the arena cannot tell a server from the proxy: the match finds out."""
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{_closed_port()}")
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    agent = HttpAgent("A", url="http://agents.example:8765/")
+    await agent.open()
+    await agent.close()
+
+
+def test_arena_play_and_agent_check_stop_before_the_match_when_the_server_is_down(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    config = tmp_path / "arena.toml"
+    config.write_text(
+        '[[seats]]\nname = "A"\n'
+        f'[[seats]]\nname = "B"\ntype = "http"\noptions.url = "http://127.0.0.1:{_closed_port()}/"\n'
+        '[[seats]]\nname = "C"\n'
+    )
+    for argv in (
+        ["play", "--config", str(config), "--no-live"],
+        ["agent", "check", str(config), "--seat", "B"],
+    ):
+        capsys.readouterr()
+        assert main(argv) == 2
+        [line] = capsys.readouterr().err.splitlines()
+        assert "seat 1 ('B') could not start: cannot reach http://127.0.0.1:" in line

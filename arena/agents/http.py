@@ -18,7 +18,10 @@ nowhere else (not into logs, error details, replays or the agent's repr).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
+import urllib.request
 from collections.abc import Mapping
 from importlib import metadata
 from typing import Any, Final
@@ -26,7 +29,7 @@ from typing import Any, Final
 import httpx
 
 from arena.agents.remote import RemoteAgent
-from arena.errors import AgentReplyError, ConfigError
+from arena.errors import AgentReplyError, AgentStartError, ConfigError
 
 __all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "HttpAgent"]
 
@@ -39,6 +42,9 @@ _EXCERPT_CHARS: Final = 200
 _BACKSTOP: Final = httpx.Timeout(3600.0, connect=60.0)
 """httpx's own timeout: never shorter than the longest deadline a table may set (3600 s),
 so the table's deadline is what ends a call; it only frees a connection nobody waits on."""
+
+_PROBE_S: Final = 5.0
+"""How long :meth:`HttpAgent.open` waits for a TCP connection to the server."""
 
 _OWN_HEADERS: Final = frozenset({"authorization", "content-type", "content-length", "host"})
 """Headers the agent sets itself: ``options.headers`` may not replace them."""
@@ -91,8 +97,27 @@ class HttpAgent(RemoteAgent):
         return f"{type(self).__name__}(name={self.name!r}, url={self.where!r})"
 
     async def open(self) -> None:
-        """Create the connection pool before the match (the first message would, too)."""
+        """Create the connection pool, and check before the match that something listens
+        at the URL's host and port: a server that is not running, or a wrong port, is
+        an AgentStartError naming the seat, not a match of faults. (Only the TCP
+        connection is tried, and not through a proxy: a message is the only thing the
+        protocol lets the arena send.)"""
         self._pool()
+        url = httpx.URL(self.url)
+        if _proxied(url):
+            return
+        port = url.port or (443 if url.scheme == "https" else 80)
+        try:
+            async with asyncio.timeout(_PROBE_S):
+                _, writer = await asyncio.open_connection(url.host, port)
+        except (OSError, TimeoutError) as exc:
+            why = "no answer" if isinstance(exc, TimeoutError) else exc.strerror or str(exc)
+            raise AgentStartError(
+                f"cannot reach {self.where}: {why} (is the agent's server running?)"
+            ) from exc
+        writer.close()
+        with contextlib.suppress(OSError):
+            await writer.wait_closed()
 
     async def close(self) -> None:
         """Close the connection pool; a later message would open a new one."""
@@ -175,6 +200,15 @@ def _reason(exc: httpx.RequestError) -> str:
     text = str(exc).strip()
     kind = type(exc).__name__
     return f"{kind}: {text}" if text else kind
+
+
+def _proxied(url: httpx.URL) -> bool:
+    """Whether httpx would go through a proxy from the environment for this URL (as it
+    does by default): the server itself is then not for the arena to probe."""
+    proxies = urllib.request.getproxies()
+    if not (proxies.get(url.scheme) or proxies.get("all")):
+        return False
+    return not urllib.request.proxy_bypass(url.host)
 
 
 def _checked_url(url: object) -> str:
