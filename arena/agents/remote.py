@@ -70,10 +70,14 @@ class RemoteAgent(BaseAgent):
         super().__init__(name, seed=seed, rules=rules, **options)
         self.round_messages: list[bytes] = []
         """This round's DEAL and BOTTOM_CARDS as sent, for a program restarted mid-round."""
+        self.table_id: str | None = None
+        """The table of the last message sent (every message names it): for log lines,
+        where several tables' seats share a name."""
 
     async def notify(self, message: Message) -> None:
         """Send a notification (DEAL, BOTTOM_CARDS, REPLY_REJECTED, results); no reply."""
         line = wire_bytes(message)
+        self.table_id = getattr(message, "table_id", None) or self.table_id
         kind = message.type
         if kind in ROUND_OPENERS:
             if kind == "DEAL":
@@ -85,14 +89,17 @@ class RemoteAgent(BaseAgent):
     # protocol's return types describe what the table ends up with).
     async def bid(self, request: BidRequest) -> Any:
         """Send a BID_REQUEST; the reply's text."""
+        self.table_id = request.table_id or self.table_id
         return await self.exchange(wire_bytes(request), request.request_id)
 
     async def double(self, request: DoubleRequest) -> Any:
         """Send a DOUBLE_REQUEST; the reply's text."""
+        self.table_id = request.table_id or self.table_id
         return await self.exchange(wire_bytes(request), request.request_id)
 
     async def play(self, request: PlayRequest) -> Any:
         """Send a PLAY_REQUEST; the reply's text."""
+        self.table_id = request.table_id or self.table_id
         return await self.exchange(wire_bytes(request), request.request_id)
 
     @abstractmethod
