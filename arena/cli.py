@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import json
+import signal
 import sys
 from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any, Final, NoReturn
 
 import structlog
 
@@ -243,6 +245,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         _say(log_format, "interrupted", "interrupted", level="warning")
         return 130
+    except asyncio.CancelledError as exc:
+        if exc.args != (_SIGTERM,):
+            raise
+        _say(log_format, "terminated", "terminated", level="warning")
+        return 143
+
+
+_SIGTERM: Final = "SIGTERM"
+
+
+def stop_on_sigterm() -> None:
+    """Let SIGTERM (a service manager, ``timeout``, a CI runner cancelling a job) stop
+    the running command as Ctrl-C does: the main task is cancelled, so every agent is
+    closed and every program it started is ended, where SIGTERM's default would kill
+    the arena alone and leave those programs running. Call it inside the command's
+    coroutine; ``main`` turns the cancellation into exit status 143."""
+    task = asyncio.current_task()
+    if task is None:
+        return
+    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+        # no signal handlers on Windows' loop, or off the main thread
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel, _SIGTERM)
 
 
 def _effective_config(args: argparse.Namespace) -> tuple[ArenaConfig, bool]:
@@ -284,6 +308,7 @@ def _play(args: argparse.Namespace) -> int:
     sink = LiveConsoleSink(fault_hint=hint) if live else PlainConsoleSink(fault_hint=hint)
 
     async def run() -> None:
+        stop_on_sigterm()
         try:
             try:  # every agent is built, or its seat named, before the match is announced
                 tables = build_tables(config, seed=seed, sinks=[sink], replay=replay)

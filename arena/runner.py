@@ -13,7 +13,7 @@ from arena.errors import AgentStartError
 from arena.replay import ReplayWriter
 from arena.table import MatchSummary, Table, derive_seed, play_match
 
-__all__ = ["build_tables", "new_seed", "open_tables", "play_tables", "run_arena"]
+__all__ = ["build_tables", "close_tables", "new_seed", "open_tables", "play_tables", "run_arena"]
 
 
 def new_seed() -> int:
@@ -80,13 +80,17 @@ async def open_tables(tables: Sequence[Table]) -> None:
     """Start every table's agents (programs, connections) before the match.
 
     An agent that cannot start raises :class:`~arena.errors.AgentStartError` naming its
-    table and seat; every table is then closed, so no program is left running.
+    table and seat; every table is then closed, so no program is left running. So they
+    are when the start is interrupted (Ctrl-C while a program starts).
     """
-    outcomes = await asyncio.gather(*(t.open() for t in tables), return_exceptions=True)
+    try:
+        outcomes = await asyncio.gather(*(t.open() for t in tables), return_exceptions=True)
+    except BaseException:
+        await close_tables(tables)
+        raise
     failures = [o for o in outcomes if isinstance(o, BaseException)]
     if failures:
-        for table in tables:
-            await table.close()
+        await close_tables(tables)
         for failure in failures:
             if not isinstance(failure, AgentStartError):
                 raise failure
@@ -107,8 +111,7 @@ async def play_tables(tables: Sequence[Table], *, rounds: int, seed: int) -> lis
             return_exceptions=True,
         )
     finally:
-        for table in tables:
-            await table.close()
+        await close_tables(tables)
     failures = [o for o in outcomes if isinstance(o, Exception)]
     if failures:
         raise ExceptionGroup("tables crashed", failures)
@@ -116,3 +119,9 @@ async def play_tables(tables: Sequence[Table], *, rounds: int, seed: int) -> lis
         if isinstance(outcome, BaseException):
             raise outcome
     return [o for o in outcomes if isinstance(o, MatchSummary)]
+
+
+async def close_tables(tables: Sequence[Table]) -> None:
+    """Close every table's agents, all tables at once: a program that will not exit
+    costs its close allowance once, not once per table."""
+    await asyncio.gather(*(table.close() for table in tables))
