@@ -49,6 +49,22 @@ def test_a_fault_counts_the_retries_left_in_good_english(left: int, words: str) 
 
 
 @pytest.mark.parametrize(
+    ("category", "words"),
+    [
+        ("timeout", "no reply in time"),
+        ("empty", "empty reply"),
+        ("unparsable", "unreadable reply"),
+        ("truncated", "reply too long"),
+        ("agent_error", "agent failed"),
+    ],
+)
+def test_a_fault_says_what_went_wrong_in_words(category: str, words: str) -> None:
+    """Not "timeout reply" for a reply that never came (a newcomer's trial)."""
+    line = describe(event("fault", {"category": category, "retries_left": 1}))
+    assert line == f"[t1 r1] ✗ Ann: {words} (1 retry left)"
+
+
+@pytest.mark.parametrize(
     ("data", "words"),
     [
         ({"bid": 1, "mode": "grab", "grab": False}, "calls the landlord (叫地主)"),
@@ -251,7 +267,7 @@ async def test_the_first_fault_of_each_match_says_where_the_detail_is() -> None:
     hinted = [line for line in faults if line.endswith(" — details in the log")]
     assert len(faults) > 4
     assert [line.split()[0] for line in hinted] == ["[t1", "[t2"]
-    assert hinted[0] == "[t1 r1] ✗ B: agent_error reply (2 retries left) — details in the log"
+    assert hinted[0] == "[t1 r1] ✗ B: agent failed (2 retries left) — details in the log"
 
 
 async def test_the_live_board_leaves_the_faults_below_the_final_board() -> None:

@@ -325,8 +325,8 @@ def test_play_with_a_broken_agent_points_to_the_log_and_sums_up_its_faults(
     argv = ["play", "--no-live", "--rounds", "2", "--seed", "3", "--config", str(path)]
     assert main([*argv, "--log-level", level]) == 0
     lines = capsys.readouterr().out.splitlines()
-    faults = [line for line in lines if "✗ B: agent_error reply" in line]
-    assert faults[0].endswith(f"reply (2 retries left) — {hint}")
+    faults = [line for line in lines if "✗ B: agent failed" in line]
+    assert faults[0].endswith(f"agent failed (2 retries left) — {hint}")
     assert not any(hint in line for line in faults[1:])  # once a match, not every line
     assert lines[-2].startswith("[t1 r2] match over: ")
     assert lines[-1].startswith("[t1 r2] B: ")

@@ -17,7 +17,7 @@ import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO, Any, Final
 
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
@@ -39,6 +39,16 @@ _EMOTION_FACES = {
     "sad": "😢",
     "taunting": "😏",
 }
+
+_FAULT_WORDS: Final = {
+    "timeout": "no reply in time",
+    "empty": "empty reply",
+    "unparsable": "unreadable reply",
+    "truncated": "reply too long",
+    "illegal": "illegal reply",
+    "agent_error": "agent failed",
+}
+"""What a rejected reply's category means, said on the board (the log has the detail)."""
 
 
 def _bid_words(data: Mapping[str, Any]) -> str:
@@ -97,7 +107,8 @@ def describe(event: Event) -> str | None:
     if kind == "fault":
         retries = d["retries_left"]
         left = "1 retry" if retries == 1 else f"{retries} retries"
-        return f"{tag} ✗ {who}: {d['category']} reply ({left} left)"
+        said = _FAULT_WORDS.get(d["category"], f"{d['category']} reply")
+        return f"{tag} ✗ {who}: {said} ({left} left)"
     if kind == "seat_replaced":
         return f"{tag} {who} is replaced by a {d['by']} stand-in: {d['reason']}"
     if kind == "round_result":
