@@ -792,7 +792,7 @@ async def test_the_plain_view_describes_faults_and_stand_ins() -> None:
     )
     await play_match(table, rounds=1, seed=2)
     text = stream.getvalue()
-    assert "✗ Crash: agent_error" in text
+    assert "✗ Crash: agent failed" in text
     assert "Crash is replaced by a heuristic stand-in" in text
     assert "match over" in text
 

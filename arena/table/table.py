@@ -267,7 +267,7 @@ class Table:
         except TimeoutError:
             log.warning("agent_close_timed_out", seat=seat.index, agent=seat.name)
         except Exception as exc:
-            log.warning("agent_close_failed", seat=seat.index, agent=seat.name, error=repr(exc))
+            log.warning("agent_close_failed", seat=seat.index, agent=seat.name, error=_said(exc))
             log.debug("agent_close_raised", seat=seat.index, agent=seat.name, exc_info=exc)
 
     # --- one turn -----------------------------------------------------------------------
@@ -556,7 +556,7 @@ class Table:
             log.warning(f"agent_{method}_timed_out", seat=state.index, agent=agent.name)
         except Exception as exc:
             log.warning(
-                f"agent_{method}_failed", seat=state.index, agent=agent.name, error=repr(exc)
+                f"agent_{method}_failed", seat=state.index, agent=agent.name, error=_said(exc)
             )
             log.debug(f"agent_{method}_raised", seat=state.index, agent=agent.name, exc_info=exc)
 
@@ -789,6 +789,15 @@ class Table:
         if isinstance(seat_or_name, int):
             return seat_or_name
         return self.names.index(seat_or_name)
+
+
+def _said(exc: BaseException) -> str:
+    """An exception for a log line: the arena's own errors by their message (they say
+    what went wrong), anything else with its type, which its message may need."""
+    if isinstance(exc, AgentReplyError):
+        return exc.detail
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _late(elapsed: float, timeout: float) -> str:
