@@ -174,6 +174,12 @@ def _problems(exc: ValidationError, data: Any) -> list[tuple[str, str]]:
             meant.update((*loc[:-1], name) for name in close)
         elif error["type"] == "value_error":
             message = str(error["ctx"]["error"])  # without pydantic's "Value error, "
+        elif error["type"].endswith("_type") and isinstance(error.get("input"), str):
+            # strict config: "2" or "true" in quotes is text, the commonest TOML slip
+            fix = "true or false" if error["type"] == "bool_type" else "it"
+            message += f" (got {error['input']!r}: write {fix} without quotes)"
+        elif error["type"].endswith("_type") and isinstance(error.get("input"), int | float):
+            message += f" (got {error['input']!r})"
         found.append((loc, message))
     return [
         (".".join(str(part) for part in loc) or "(top level)", message)

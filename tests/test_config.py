@@ -106,6 +106,22 @@ def test_a_float_setting_refuses_nan_infinity_and_text(
     assert f"{section}.{key}: " in message
 
 
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        ('[table]\nauto_pass = "yes"', "(got 'yes': write true or false without quotes)"),
+        ('[table]\nmax_retries = "3"', "(got '3': write it without quotes)"),
+        ('[table]\ndecision_timeout_s = "2.5"', "(got '2.5': write it without quotes)"),
+        ("[table]\nauto_pass = 1", "(got 1)"),
+    ],
+)
+def test_a_value_of_the_wrong_type_is_quoted_with_the_fix(
+    tmp_path: Path, line: str, said: str
+) -> None:
+    """The commonest TOML slip is a number or a boolean in quotes."""
+    assert error_of(write(tmp_path, line + "\n")).endswith(said)
+
+
 def test_a_seat_is_strict_too(tmp_path: Path) -> None:
     path = write(tmp_path, SEATS.replace('name = "B"', 'name = "B"\ntimeout_s = "10"'))
     assert "seats.1.timeout_s (seat 'B'): " in error_of(path)
