@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import contextlib
 import gc
+import inspect
 import json
 import signal
 import sys
@@ -477,12 +478,16 @@ time, detail), then a summary line. Verdicts:
   illegal    well formed, but the rules forbid it (the detail says why)
   malformed  not the reply asked for: not JSON, a wrong field, another seat's
              player_id or another request's request_id
-  late       no reply within the seat's deadline (timeout_s, or [table]
-             decision_timeout_s), or one that came after it
+  late       a reply after the seat's deadline (timeout_s, or [table]
+             decision_timeout_s): the check waits the deadline again (at most 10 s
+             more) to say how late, then gives up ("no reply within ...")
   error      the agent raised, or its program or server failed
+A program that writes lines answering no request (a reply to a notification, two
+replies to one request, a line before any request) fails with "extra lines: ...".
 
-Exit status: 0 when every position of every seat checked is legal and on time; 1 when
-any is not; 2 for a usage or config error, or an agent that cannot start.
+Exit status: 0 when every position of every seat checked is legal and on time and no
+line came extra; 1 when not; 2 for a usage or config error, or an agent that cannot
+start.
 """
 
 
@@ -507,9 +512,10 @@ def _agent_check(args: argparse.Namespace) -> int:
                     print(f"== seat {index}: {seat.name} ({seat.type}), deadline {timeout:g} s")
                     print(report.as_text(), flush=True)
         finally:
-            for (_, seat), agent in zip(seats, agents, strict=True):
-                timeout = seat.effective_timeout_s or config.table.decision_timeout_s
-                await _close_quietly(agent, timeout)
+            deadlines = [
+                seat.effective_timeout_s or config.table.decision_timeout_s for _, seat in seats
+            ]
+            await asyncio.gather(*map(_close_quietly, agents, deadlines))
         return reports
 
     reports = asyncio.run(run())
@@ -563,9 +569,10 @@ async def _check_seat(
 ) -> AgentCheckReport:
     """Start the agent (as a table does: AgentStartError names the seat), then check it."""
     from arena.errors import AgentStartError
-    from arena.testing import check_agent
+    from arena.testing import check_agent, stale_replies_of
 
     where = f"seat {index} ({agent.name!r})"
+    before = stale_replies_of(agent)  # lines a program writes as it starts count as extra
     opener = getattr(agent, "open", None)
     if opener is not None:
         try:
@@ -574,20 +581,31 @@ async def _check_seat(
             raise AgentStartError(f"{where} could not start: {exc}") from exc
         except Exception as exc:  # an agent author's bug in open()
             raise AgentStartError(f"{where} could not start: {type(exc).__name__}: {exc}") from exc
-    return await check_agent(agent, timeout_s=timeout_s, rules=config.rules)
+    return await check_agent(
+        agent, timeout_s=timeout_s, rules=config.rules, stale_replies_before=before
+    )
 
 
 async def _close_quietly(agent: Any, timeout_s: float) -> None:
-    """Close an agent under its deadline, as a table does: a failure is logged, not raised."""
+    """Close an agent as a table does: within the seat's deadline or CLOSE_ALLOWANCE_S,
+    whichever is longer (a program asked to exit may take a moment); a failure is logged,
+    not raised."""
     from arena.logs import get_logger
+    from arena.table.table import CLOSE_ALLOWANCE_S
 
+    log = get_logger(__name__)
+    name = getattr(agent, "name", None)
+    allowed = max(timeout_s, CLOSE_ALLOWANCE_S)
     try:
-        async with asyncio.timeout(timeout_s):
-            await agent.close()
+        async with asyncio.timeout(allowed):
+            closing = agent.close()
+            if inspect.isawaitable(closing):
+                await closing
+    except TimeoutError:
+        log.warning("agent_close_timed_out", agent=name, seconds=allowed)
     except Exception as exc:
-        get_logger(__name__).warning(
-            "agent_close_failed", agent=getattr(agent, "name", None), error=repr(exc)
-        )
+        error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        log.warning("agent_close_failed", agent=name, error=error)
 
 
 def _schema(args: argparse.Namespace) -> int:

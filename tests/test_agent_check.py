@@ -274,7 +274,7 @@ async def test_a_broken_agent_fails_and_each_position_says_why() -> None:
             "illegal",
             "card 'J': no card of that rank left in the hand",
         ),
-        "follow_four_with_two": ("late", "no reply within the 1.5 s deadline"),
+        "follow_four_with_two": ("late", "no reply within 3 s (the deadline is 1.5 s)"),
         "forced_pass": ("malformed", "unparsable: player_id 'Somebody' is not this seat's 'Bad'"),
         "lead_after_passes": ("illegal", "PASS: cannot pass when leading a new trick"),
         "last_cards": ("error", "agent_error: RuntimeError: lost my cards"),
@@ -286,7 +286,7 @@ async def test_a_broken_agent_fails_and_each_position_says_why() -> None:
         assert got[name][0] == verdict, (name, got[name])
         assert words in got[name][1], (name, got[name])
     late = report.result("follow_four_with_two")
-    assert 1.4 < late.elapsed_s < 10  # cancelled at the deadline, not after the 30 s sleep
+    assert 2.9 < late.elapsed_s < 10  # waited the deadline twice, not the 30 s sleep
     assert late.reply is None
     assert report.summary() == (
         "Bad: FAILED: 11 of 12 positions (error 1, illegal 6, late 1, malformed 3)"
@@ -316,6 +316,47 @@ async def test_a_reply_after_the_deadline_is_late_by_how_much_even_if_legal() ->
     assert result.elapsed_s >= 0.5
     assert result.reply is not None  # the reply came, but too late to count
     assert not report.passed
+
+
+class SleepyWire(RemoteAgent):
+    """A remote agent (it awaits, as a pipe or a socket does) that answers PASS after
+    ``delay`` seconds."""
+
+    def __init__(self, name: str, delay: float) -> None:
+        super().__init__(name)
+        self.delay = delay
+
+    async def deliver(self, line: bytes) -> None:
+        pass
+
+    async def exchange(self, line: bytes, request_id: str | None) -> bytes:
+        await asyncio.sleep(self.delay)
+        reply = PlayResponse(player_id=self.name, action="PASS", request_id=request_id)
+        return to_json(reply).encode()
+
+
+async def test_an_awaiting_agent_that_answers_late_is_told_how_late() -> None:
+    report = await check_agent(
+        SleepyWire("Slow", delay=1.6), timeout_s=1.0, positions=[position_named("forced_pass")]
+    )
+    (result,) = report.results
+    assert result.verdict == "late"  # a legal PASS, but after the deadline
+    assert result.detail.startswith("the reply came after 1.")
+    assert "s past the 1 s deadline" in result.detail
+    assert 1.5 < result.elapsed_s < 2.0
+    assert result.reply is not None
+    assert '"PASS"' in result.reply
+    assert report.summary() == "Slow: FAILED: 1 of 1 positions (late 1)"
+
+
+async def test_an_awaiting_agent_is_given_up_after_twice_its_deadline() -> None:
+    report = await check_agent(
+        SleepyWire("Hung", delay=30), timeout_s=1.0, positions=[position_named("forced_pass")]
+    )
+    (result,) = report.results
+    assert (result.verdict, result.detail) == ("late", "no reply within 2 s (the deadline is 1 s)")
+    assert 1.9 < result.elapsed_s < 10
+    assert result.reply is None
 
 
 class RetryAgent(HeuristicAgent):
@@ -561,6 +602,21 @@ for line in sys.stdin:
 """
 
 
+def stdio_config(folder: Path, mode: str, deadline: float = 2.0) -> Path:
+    """A config whose seat "Prog" runs STDIO_BOT in ``mode``."""
+    program = folder / "bot.py"
+    program.write_text(STDIO_BOT, encoding="utf-8")
+    command = json.dumps([sys.executable, str(program), mode], ensure_ascii=False)
+    config = folder / "arena.toml"
+    config.write_text(
+        f"[table]\ndecision_timeout_s = {deadline}\n"
+        f'[[seats]]\nname = "Prog"\ntype = "subprocess"\noptions = {{ command = {command} }}\n'
+        '[[seats]]\nname = "Beta"\n[[seats]]\nname = "Gamma"\n',
+        encoding="utf-8",
+    )
+    return config
+
+
 def test_a_subprocess_seat_is_checked_like_any_other(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -583,3 +639,155 @@ def test_a_subprocess_seat_is_checked_like_any_other(
     assert verdicts["long_hand_lead"] == ("legal", "SINGLE(♠3)")
     assert verdicts["bid_fixed_landlord"] == ("legal", "bid 1")
     assert all(r["reply"].startswith('{"player_id": "Prog"') for r in seat["results"])
+
+
+STDIO_BOT = (
+    STDIO_PROGRAM.replace(
+        "for line in sys.stdin:",
+        """import os
+import time
+
+mode = sys.argv[1]
+if mode == "hello":
+    print("hello, I am ready", flush=True)
+for line in sys.stdin:""",
+    ).replace(
+        "    else:\n        continue  # a notification: no reply\n",
+        """    else:
+        if mode == "ack":
+            print('{"ack": true}', flush=True)
+        continue
+    if mode.startswith("late:") and message["round_no"] == int(mode.split(":")[2]):
+        time.sleep(float(mode.split(":")[1]))
+    if mode == "double":
+        print(json.dumps(reply), flush=True)
+""",
+    )
+    + """
+if mode.startswith("exit_slowly:"):  # asked to exit (stdin closed): take a moment
+    time.sleep(float(mode.split(":")[1]))
+    with open(mode.split(":", 2)[2], "w") as done:
+        done.write("exited cleanly")
+"""
+)
+
+
+def test_a_program_that_takes_a_moment_to_exit_is_let_exit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    marker = tmp_path / "exited"
+    config = stdio_config(tmp_path, f"exit_slowly:1.5:{marker}", deadline=1.0)
+    assert main(["agent", "check", str(config), "--seat", "Prog"]) == 0
+    captured = capsys.readouterr()
+    assert "Prog: passed: 12 of 12 positions legal and on time" in captured.out
+    assert marker.read_text(encoding="utf-8") == "exited cleanly"  # not killed at 1 s
+    assert "agent_close" not in captured.err
+
+
+CLOSE_FAILS = """
+from arena.agents import HeuristicAgent
+
+
+class ClosesBadly(HeuristicAgent):
+    async def close(self):
+        raise RuntimeError("disk full")
+"""
+
+
+def test_a_failed_close_is_logged_with_its_message(
+    user_folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (user_folder / "t8closebots.py").write_text(CLOSE_FAILS, encoding="utf-8")
+    config = write_config(
+        user_folder, [("Alpha", "t8closebots:ClosesBadly"), ("Beta", "greedy"), ("C", "random")]
+    )
+    assert main(["agent", "check", str(config), "--seat", "Alpha"]) == 0
+    err = capsys.readouterr().err
+    assert "agent_close_failed" in err
+    assert "RuntimeError: disk full" in err
+    assert "RuntimeError(" not in err
+
+
+@pytest.mark.parametrize(
+    ("mode", "extra"),
+    [
+        pytest.param("double", 13, id="two-replies-to-each-request"),
+        pytest.param("ack", 22, id="a-reply-to-each-notification"),
+        pytest.param("hello", 1, id="a-line-before-any-request"),
+    ],
+)
+def test_a_program_writing_lines_that_answer_no_request_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], mode: str, extra: int
+) -> None:
+    config = stdio_config(tmp_path, mode)
+    assert main(["agent", "check", str(config), "--seat", "Prog", "--json"]) == 1
+    (seat,) = json.loads(capsys.readouterr().out)["seats"]
+    if mode != "ack":  # an ack may come after the request and be taken as its answer
+        assert all(r["verdict"] == "legal" for r in seat["results"])
+    assert seat["passed"] is False
+    assert seat["extra_lines"] == extra
+    (problem,) = seat["problems"]
+    assert problem.startswith(f"the program wrote {extra} line")
+    assert "answered no request: a reply to a notification, two replies to one request" in problem
+
+    assert main(["agent", "check", str(config), "--seat", "Prog"]) == 1
+    out = capsys.readouterr().out
+    assert f"extra lines: the program wrote {extra} line" in out
+    summary = out.rstrip().splitlines()[-1]
+    assert summary.startswith("Prog: FAILED: ")
+    assert summary.endswith(f"{extra} extra line{'s' if extra > 1 else ''}")
+
+
+def test_a_good_program_has_no_extra_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = stdio_config(tmp_path, "plain")
+    assert main(["agent", "check", str(config), "--seat", "Prog", "--json"]) == 0
+    (seat,) = json.loads(capsys.readouterr().out)["seats"]
+    assert (seat["passed"], seat["extra_lines"], seat["problems"]) == (True, 0, [])
+
+
+async def test_a_late_reply_of_a_program_is_measured_and_is_no_extra_line(tmp_path: Path) -> None:
+    from arena.agents.process import SubprocessAgent
+
+    round_no = position_named("forced_pass").round_no
+    program = tmp_path / "bot.py"
+    program.write_text(STDIO_BOT, encoding="utf-8")
+    agent = SubprocessAgent(
+        name="Prog", command=[sys.executable, str(program), f"late:2.4:{round_no}"]
+    )
+    await agent.open()
+    try:
+        report = await check_agent(agent, timeout_s=1.5)
+    finally:
+        await agent.close()
+    late = report.result("forced_pass")
+    assert late.verdict == "late"
+    assert late.detail.startswith("the reply came after 2.")
+    assert "past the 1.5 s deadline" in late.detail
+    assert report.extra_lines == 0  # the late reply was the answer, not a stray line
+    assert [r.position for r in report.failures] == ["forced_pass"]
+
+
+async def test_a_reply_after_the_check_gave_up_is_no_extra_line(tmp_path: Path) -> None:
+    from arena.agents.process import SubprocessAgent
+
+    first, then = position_named("forced_pass"), position_named("lead_after_passes")
+    program = tmp_path / "bot.py"
+    program.write_text(STDIO_BOT, encoding="utf-8")
+    agent = SubprocessAgent(
+        name="Prog", command=[sys.executable, str(program), f"late:3.75:{first.round_no}"]
+    )
+    await agent.open()
+    try:
+        report = await check_agent(agent, timeout_s=1.5, positions=[first, then])
+    finally:
+        await agent.close()
+    given_up = report.result("forced_pass")
+    assert (given_up.verdict, given_up.detail) == (
+        "late",
+        "no reply within 3 s (the deadline is 1.5 s)",
+    )
+    assert report.result("lead_after_passes").verdict == "legal"
+    assert agent.stale_replies == 1  # that reply came, and was thrown away ...
+    assert report.extra_lines == 0  # ... as a late one, not an extra line

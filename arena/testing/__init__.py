@@ -7,9 +7,22 @@ For agent authors in Python::
     assert report.passed
 
 ``arena agent check CONFIG`` runs the same check on each seat of a config.
+
+What an agent may report: an ``int`` attribute ``stale_replies`` (:data:`STALE_REPLIES`),
+the lines it received that answered no request and threw away (a program's reply to a
+notification, a second reply to one request, a line before any request). When it grows
+during the check, the report fails with ``extra_lines``: in a match such a line can be
+taken as the answer to the next request. ``SubprocessAgent`` keeps this count.
 """
 
-from arena.testing.check import AgentCheckReport, PositionResult, check_agent
+from arena.testing.check import (
+    LATE_GRACE_MAX_S,
+    STALE_REPLIES,
+    AgentCheckReport,
+    PositionResult,
+    check_agent,
+    stale_replies_of,
+)
 from arena.testing.judge import VERDICTS, Judgement, Verdict, judge_reply
 from arena.testing.positions import (
     MATCH_ID,
@@ -21,8 +34,10 @@ from arena.testing.positions import (
 )
 
 __all__ = [
+    "LATE_GRACE_MAX_S",
     "MATCH_ID",
     "POSITIONS",
+    "STALE_REPLIES",
     "TABLE_ID",
     "VERDICTS",
     "AgentCheckReport",
@@ -34,4 +49,5 @@ __all__ = [
     "check_agent",
     "judge_reply",
     "position_named",
+    "stale_replies_of",
 ]

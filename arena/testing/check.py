@@ -1,21 +1,31 @@
 """Running the hard positions through one agent, timed as the table times it.
 
-Each request goes through :func:`~arena.table.calls.run_call` under the seat's deadline,
-on a real clock, exactly as a table calls an agent: a call that awaits is cancelled at
-the deadline, and a reply that comes after it (from an agent that blocked) is late
-however it got there. Notifications go out as the table sends them, under the same
+Each request goes through :func:`~arena.table.calls.run_call` on a real clock, as a
+table calls an agent, with one difference: a table cancels a call at the seat's
+deadline, but the check lets it run a while longer (the deadline again, at most
+:data:`LATE_GRACE_MAX_S` more) so that a reply that comes late is measured ("0.35 s past
+the 2 s deadline"). A late reply is late however it got there, never judged legal; each
+position is still asked once. Notifications go out as the table sends them, under the
 deadline, and a failure there is logged, never fatal. An agent in another program (a
 ``subprocess`` or ``http`` seat) is called the same way: its methods return the reply's
 text, which the judge reads as the table does.
+
+An agent may report the lines it received that answered no request (a reply to a
+notification, a second reply to one request, lines before any request) as an ``int``
+attribute named ``stale_replies`` (:data:`STALE_REPLIES`; ``SubprocessAgent`` keeps
+one). If that count grows during the check, beyond the replies that may be late ones to
+calls given up, the report fails with ``extra_lines``: in a match such a line can be
+taken as the answer to the next request.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from arena.agents.base import Agent
 from arena.engine import DEFAULT_RULES, Rules
@@ -32,7 +42,14 @@ from protocol import (
     ReplyRejected,
 )
 
-__all__ = ["AgentCheckReport", "PositionResult", "check_agent"]
+__all__ = [
+    "LATE_GRACE_MAX_S",
+    "STALE_REPLIES",
+    "AgentCheckReport",
+    "PositionResult",
+    "check_agent",
+    "stale_replies_of",
+]
 
 log = get_logger(__name__)
 
@@ -41,6 +58,17 @@ _REPLY_SHOWN = 300
 
 _METHODS = {"BID_REQUEST": "bid", "DOUBLE_REQUEST": "double", "PLAY_REQUEST": "play"}
 """The agent method that answers each request."""
+
+LATE_GRACE_MAX_S: Final = 10.0
+"""How long past the deadline the check still waits for a reply, at most: it waits the
+deadline again, up to this, so a late reply is measured and the check stays bounded."""
+
+STALE_REPLIES: Final = "stale_replies"
+"""The optional ``int`` attribute in which an agent counts the lines it received that
+answered no request (and so threw away)."""
+
+_SETTLE_S: Final = 0.2
+"""After the last position, how long lines still on their way get to be counted."""
 
 _ON_PURPOSE = (
     "rejected on purpose by arena agent check, to see a retry: answer the same request again"
@@ -80,16 +108,33 @@ class PositionResult:
 
 @dataclass(frozen=True, slots=True)
 class AgentCheckReport:
-    """Every position's result for one agent; :attr:`passed` when all were legal."""
+    """Every position's result for one agent; :attr:`passed` when all were legal and the
+    agent sent nothing that answered no request."""
 
     agent: str
     timeout_s: float
     results: tuple[PositionResult, ...]
+    extra_lines: int | None = None
+    """Lines the agent sent during the check that answered no request (None: the agent
+    does not count them, see :data:`STALE_REPLIES`)."""
 
     @property
     def passed(self) -> bool:
-        """Whether every position got a legal answer on time."""
-        return all(result.ok for result in self.results)
+        """Whether every position got a legal answer on time, and no line came extra."""
+        return all(result.ok for result in self.results) and not self.extra_lines
+
+    @property
+    def problems(self) -> tuple[str, ...]:
+        """What failed besides the positions, in words (empty when nothing did)."""
+        if not self.extra_lines:
+            return ()
+        count = self.extra_lines
+        lines = "line that" if count == 1 else "lines that"
+        return (
+            f"the program wrote {count} {lines} answered no request: a reply to a "
+            "notification, two replies to one request, or a line before any request? In "
+            "a match such a line can be taken as the answer to the next request",
+        )
 
     @property
     def failures(self) -> tuple[PositionResult, ...]:
@@ -105,13 +150,18 @@ class AgentCheckReport:
         total = len(self.results)
         if self.passed:
             return f"{self.agent}: passed: {total} of {total} positions legal and on time"
-        counts = Counter(result.verdict for result in self.failures)
-        kinds = ", ".join(f"{verdict} {count}" for verdict, count in sorted(counts.items()))
-        return f"{self.agent}: FAILED: {len(self.failures)} of {total} positions ({kinds})"
+        parts = []
+        if self.failures:
+            counts = Counter(result.verdict for result in self.failures)
+            kinds = ", ".join(f"{verdict} {count}" for verdict, count in sorted(counts.items()))
+            parts.append(f"{len(self.failures)} of {total} positions ({kinds})")
+        if self.extra_lines:
+            parts.append(f"{self.extra_lines} extra line{'' if self.extra_lines == 1 else 's'}")
+        return f"{self.agent}: FAILED: {'; '.join(parts)}"
 
     def as_text(self) -> str:
-        """A table for people: one line per position (name, verdict, time, detail), then
-        the summary line."""
+        """A table for people: one line per position (name, verdict, time, detail), a line
+        for each other problem (``extra lines: ...``), then the summary line."""
         width = max((len(result.position) for result in self.results), default=8)
         lines = [f"{'position':<{width}}  {'verdict':<9}  {'time':>7}  detail"]
         for result in self.results:
@@ -119,6 +169,7 @@ class AgentCheckReport:
                 f"{result.position:<{width}}  {result.verdict:<9}  "
                 f"{result.elapsed_s:>6.3f}s  {result.detail}"
             )
+        lines.extend(f"extra lines: {problem}" for problem in self.problems)
         lines.append(self.summary())
         return "\n".join(lines)
 
@@ -129,6 +180,8 @@ class AgentCheckReport:
             "timeout_s": self.timeout_s,
             "passed": self.passed,
             "results": [result.to_dict() for result in self.results],
+            "extra_lines": self.extra_lines,
+            "problems": list(self.problems),
         }
 
 
@@ -139,27 +192,51 @@ async def check_agent(
     rules: Rules = DEFAULT_RULES,
     positions: Sequence[Position] = POSITIONS,
     clock: Clock | None = None,
+    stale_replies_before: int | None = None,
 ) -> AgentCheckReport:
     """Ask ``agent`` every position once (the retry position twice) and judge each reply.
 
     ``timeout_s`` is the seat's deadline; ``rules`` decide which plays are legal (the
     positions themselves are the same under every rule variant). The agent is neither
-    opened nor closed here: the caller owns its lifecycle.
+    opened nor closed here: the caller owns its lifecycle. ``stale_replies_before`` is
+    :func:`stale_replies_of` the agent before it was opened, so that lines a program
+    writes as it starts count as extra too (default: the count as the check begins).
     """
     clock = clock or MonotonicClock()
+    before = stale_replies_of(agent) if stale_replies_before is None else stale_replies_before
     results = []
+    given_up = 0  # calls that got no reply: their replies may still come, and be discarded
     for position in positions:
         situation = position.build(agent.name, max(1, int(timeout_s * 1000)))
         for note in situation.notifications:
             await _notify(agent, note, timeout_s, clock)
         result = await _ask(agent, position, situation.request, timeout_s, clock, rules)
+        given_up += _unanswered(result)
         if position.retry:
             await _notify(agent, _rejection(situation.request, result), timeout_s, clock)
             again = await _ask(agent, position, situation.request, timeout_s, clock, rules)
+            given_up += _unanswered(again)
             first = f"first answer {result.verdict}, rejected"
             result = _with_detail(again, f"{again.detail} (retry; {first})")
         results.append(result)
-    return AgentCheckReport(agent.name, timeout_s, tuple(results))
+    extra = None
+    if before is not None:
+        await asyncio.sleep(_SETTLE_S)  # a second reply to the last request may be on its way
+        after = stale_replies_of(agent)
+        if after is not None:
+            extra = max(0, after - before - given_up)
+    return AgentCheckReport(agent.name, timeout_s, tuple(results), extra)
+
+
+def stale_replies_of(agent: object) -> int | None:
+    """The agent's count of lines that answered no request (:data:`STALE_REPLIES`), or
+    None when it keeps none."""
+    count = getattr(agent, STALE_REPLIES, None)
+    return count if isinstance(count, int) and not isinstance(count, bool) else None
+
+
+def _unanswered(result: PositionResult) -> int:
+    return 1 if result.verdict == "late" and result.reply is None else 0
 
 
 async def _ask(
@@ -170,14 +247,18 @@ async def _ask(
     clock: Clock,
     rules: Rules,
 ) -> PositionResult:
-    """One request, timed and judged as the table would."""
+    """One request, timed and judged as the table would; a call that awaits may run past
+    the deadline (:data:`LATE_GRACE_MAX_S`) so that a late reply is measured."""
+    patience = timeout_s + min(timeout_s, LATE_GRACE_MAX_S)
     started = clock.now()
     reply: object = None
     try:
         call = getattr(agent, _METHODS[request.type])(request)
-        reply = await run_call(call, timeout_s=timeout_s, clock=clock, timing=CallTiming())
+        reply = await run_call(call, timeout_s=patience, clock=clock, timing=CallTiming())
     except TimeoutError:
-        judgement = Judgement("late", f"no reply within the {timeout_s:g} s deadline")
+        judgement = Judgement(
+            "late", f"no reply within {patience:g} s (the deadline is {timeout_s:g} s)"
+        )
     except AgentReplyError as exc:
         judgement = Judgement("error", f"{exc.category}: {exc.detail}")
     except Exception as exc:  # the agent's own bug, as the table counts it
@@ -211,7 +292,8 @@ async def _notify(agent: Agent, message: Message, timeout_s: float, clock: Clock
     except TimeoutError:
         log.warning("agent_notify_timed_out", agent=agent.name, message=message.type)
     except Exception as exc:
-        log.warning("agent_notify_failed", agent=agent.name, message=message.type, error=repr(exc))
+        error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        log.warning("agent_notify_failed", agent=agent.name, message=message.type, error=error)
 
 
 def _rejection(request: Request, first: PositionResult) -> ReplyRejected:
