@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import difflib
 import gc
 import inspect
 import json
@@ -497,11 +498,17 @@ def _agent_check(args: argparse.Namespace) -> int:
     if args.seat is not None:
         seats = [(index, seat) for index, seat in seats if seat.name == args.seat]
         if not seats:
-            names = ", ".join(seat.name for seat in config.seats)
-            raise UsageError(f"--seat {args.seat!r}: no such seat in {args.config}; seats: {names}")
+            names = [seat.name for seat in config.seats]
+            close = difflib.get_close_matches(args.seat, names, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise UsageError(
+                f"--seat {args.seat!r}: no such seat in {args.config}{hint}; "
+                f"seats: {', '.join(names)}"
+            )
     agents = _checked_agents(args.config, config, [index for index, _ in seats])
 
     async def run() -> list[AgentCheckReport]:
+        stop_on_sigterm()
         reports = []
         try:
             for (index, seat), agent in zip(seats, agents, strict=True):

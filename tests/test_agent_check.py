@@ -531,6 +531,8 @@ def test_an_unknown_seat_is_a_usage_error_listing_the_seats(
     assert captured.out == ""
     assert "--seat 'Delta': no such seat" in captured.err
     assert "seats: Alpha, Beta, Gamma" in captured.err
+    assert main(["agent", "check", str(config), "--seat", "alpha"]) == 2
+    assert "(did you mean 'Alpha'?)" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
