@@ -12,9 +12,14 @@ verifies, and the faults are counted by kind.
 from __future__ import annotations
 
 import ast
+import asyncio
 import json
 import logging
+import os
+import signal
+import subprocess
 import sys
+import textwrap
 import time
 import tomllib
 from pathlib import Path
@@ -234,7 +239,7 @@ async def test_a_program_never_opened_starts_with_its_first_message(tmp_path: Pa
 async def test_a_crash_mid_round_is_a_fault_and_the_restarted_program_gets_the_deal_again(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.WARNING)
+    caplog.set_level(logging.INFO, logger="arena.agents.process")
     record = tmp_path / "received.jsonl"
     args = ["--mode", "crash", "--crash-on", "2", "--once", str(tmp_path / "crashed")]
     agent = bot("A", *args, "--record", str(record))
@@ -258,8 +263,12 @@ async def test_a_crash_mid_round_is_a_fault_and_the_restarted_program_gets_the_d
     assert later[3]["type"] == "PLAY_REQUEST"
     assert later[3]["request_id"] == rejected["request_id"]  # the same question again
     [exited] = events(caplog, "agent_process_exited")
-    assert (exited["agent"], exited["code"]) == ("A", 3)
-    assert len(events(caplog, "agent_process_restarted")) == 1
+    assert (exited["agent"], exited["code"], exited["table"]) == ("A", 3, "t1")
+    [restarted] = events(caplog, "agent_process_restarted")
+    assert restarted["table"] == "t1"  # several tables' seats may share a name
+    [said] = [e for e in events(caplog, "agent_stderr") if "crashing" in e["line"]]
+    assert (said["agent"], said["table"], said["pid"]) == ("A", "t1", first)
+    assert events(caplog, "agent_process_started")[-1]["table"] == "t1"
 
 
 async def test_a_program_that_keeps_crashing_is_restarted_max_restarts_times_then_replaced(
@@ -342,6 +351,125 @@ async def test_a_late_reply_is_never_taken_for_the_next_request(tmp_path: Path, 
     # discarded, and every later reply answers its own request
     faults(summary, "A", timeout=1, fallback=1)
     assert agent.stale_replies == 1
+
+
+@pytest.mark.parametrize("echo", [False, True], ids=["no-request-id", "request-id"])
+async def test_a_program_that_skips_one_reply_times_out_once_and_answers_the_rest(
+    tmp_path: Path, echo: bool
+) -> None:
+    # the retry's answer comes while the skipped attempt is still owed a line: it
+    # answers the request (both attempts), and every later reply its own request
+    agent = bot("A", "--mode", "skip", "--count", "2", *([] if echo else ["--no-echo"]))
+    summary = await play(tmp_path, seated(agent), rounds=2, timeout_s=1.0)
+    faults(summary, "A", timeout=1)
+    assert agent.stale_replies == 0
+
+
+def bid_request(request_id: str) -> bytes:
+    """A BID_REQUEST line as far as the test program reads it."""
+    message = {"type": "BID_REQUEST", "player_id": "A", "available_bids": [0, 1]}
+    return json.dumps({**message, "request_id": request_id}).encode()
+
+
+async def test_an_attempt_never_answered_is_forgotten_after_the_grace(tmp_path: Path) -> None:
+    """A late reply is expected ``late_reply_grace_s`` after the deadline; after that,
+    the next request written is owed the next line (no retry of the same request here
+    to line the program up again)."""
+    agent = bot("A", "--mode", "skip", "--count", "1", "--no-echo")
+    agent.late_reply_grace_s = 0.2
+    await agent.open()
+    try:
+        with pytest.raises(TimeoutError):
+            async with asyncio.timeout(0.5):
+                await agent.exchange(bid_request("r1"), "r1")
+        await asyncio.sleep(0.4)  # the grace passes
+        async with asyncio.timeout(10):
+            reply = await agent.exchange(bid_request("r2"), "r2")
+        assert json.loads(reply) == {"player_id": "A", "type": "BID_RESPONSE", "bid": 0}
+        assert agent.stale_replies == 0
+    finally:
+        await agent.close()
+
+
+async def test_a_reply_naming_a_request_never_sent_is_refused_at_once_as_unparsable(
+    tmp_path: Path,
+) -> None:
+    record = tmp_path / "received.jsonl"
+    agent = bot("A", "--mode", "wrong-id", "--record", str(record))
+    settings = TableSettings(max_retries=1, max_failed_decisions=2)
+    summary = await play(tmp_path, seated(agent), timeout_s=3.0, settings=settings)
+    faults(summary, "A", unparsable=4, fallback=2)  # never a timeout
+    assert agent.stale_replies == 0
+    rejected = [m for _, m in received(record) if m["type"] == "REPLY_REJECTED"]
+    assert rejected[0]["reason"] == "unparsable"
+    assert "answers another request" in rejected[0]["detail"]
+    assert f"'bogus-{rejected[0]['request_id']}'" in rejected[0]["detail"]
+
+
+async def test_a_crash_is_seen_when_a_child_of_the_program_holds_its_stdout(
+    tmp_path: Path,
+) -> None:
+    child_pid = tmp_path / "child"
+    args = ["--mode", "orphan", "--crash-on", "2", "--once", str(tmp_path / "crashed")]
+    agent = bot("A", *args, "--pid-file", str(child_pid))
+    settings = TableSettings(max_retries=1, max_failed_decisions=2)
+    summary = await play(tmp_path, seated(agent), timeout_s=3.0, settings=settings)
+    # a fault of its own kind, at once, and the program started again: no timeouts
+    faults(summary, "A", agent_error=1)
+    assert agent.restarts == 1
+    [child] = map(int, child_pid.read_text().split())
+    assert wait_gone(child)  # its process group was killed
+
+
+async def test_a_program_that_closes_its_stdout_is_told_so_not_that_it_was_killed(
+    tmp_path: Path,
+) -> None:
+    record = tmp_path / "received.jsonl"
+    args = ["--mode", "close-stdout", "--crash-on", "2", "--once", str(tmp_path / "closed")]
+    agent = bot("A", *args, "--record", str(record))
+    summary = await play(tmp_path, seated(agent), timeout_s=5.0)
+    faults(summary, "A", agent_error=1)
+    [rejected] = [m for _, m in received(record) if m["type"] == "REPLY_REJECTED"]
+    assert rejected["detail"].startswith("the program closed its stdout (so it was stopped)")
+    assert "SIGKILL" not in rejected["detail"]
+
+
+LEAVER = """
+import asyncio, sys
+from arena.agents.process import SubprocessAgent
+
+async def main() -> None:
+    agent = SubprocessAgent("A", command=sys.argv[1:])
+    await agent.open()
+    print(agent.pid, flush=True)
+    await asyncio.sleep(0.2)
+
+asyncio.run(main())  # the agent is never closed
+"""
+
+
+def test_programs_left_running_are_killed_when_the_arena_exits(tmp_path: Path) -> None:
+    """A second Ctrl-C during cleanup, or any other way out that skips close(): the
+    program (which ignores SIGTERM and the end of its stdin) and its child end too."""
+    pids = tmp_path / "pids"
+    command = [sys.executable, str(BOT), "--mode", "silent", "--pid-file", str(pids)]
+    leaver = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(LEAVER), *command],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    program, child = read_pids(pids)
+    try:
+        assert leaver.returncode == 0, leaver.stderr
+        assert int(leaver.stdout) == program
+        assert wait_gone(program)
+        assert wait_gone(child)
+    finally:
+        for pid in (program, child):
+            if not gone(pid):
+                os.kill(pid, signal.SIGKILL)
 
 
 async def test_stderr_is_logged_with_the_seat_named_and_bounded(

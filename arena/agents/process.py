@@ -6,23 +6,37 @@ may see goes to its stdin as one line; a request's reply is the next line of its
 that answers it. What the program writes to stderr is logged with the seat named, a
 bounded number of lines per process.
 
-Replies are matched as a sequential program gives them: each request written is owed
-one line. A line naming a ``request_id`` answers that request; a line naming none
-answers the oldest request still owed. So a reply that comes after its deadline is
-discarded as stale (counted in :attr:`SubprocessAgent.stale_replies`) even when the
-next request is already out, and never taken for the next one. A crash is a fault of
-the request waiting; the next message starts the program again (this round's DEAL and
-BOTTOM_CARDS first), at most ``max_restarts`` times.
+Replies are matched as a sequential program gives them: each request attempt written
+is owed one line. A line naming a ``request_id`` answers that request (every attempt of
+it: a retry has the same id); a line naming none answers the oldest attempt still owed.
+So a reply that comes after its deadline is discarded as stale (counted in
+:attr:`SubprocessAgent.stale_replies`) even when the next request is already out, and
+never taken for the next one. A late reply to an attempt may be taken as the answer to
+the retry of the same request (the same question): once one is taken, the other
+attempts of that request are owed nothing more. An attempt given up at its deadline is
+owed ``late_reply_grace_s`` more; after that it is forgotten when the next request is
+written, so a program that never answered it lines up again. A line naming a request
+that was written earlier but is no longer waited for is stale; one naming a request
+never written is handed to the request waiting (the table refuses it as unparsable: it
+answers another request).
+
+A crash is a fault of the request waiting, seen when the program's stdout ends or its
+own process exits (a child it started may hold stdout open: the program's process group
+is then killed); the next message starts the program again (this round's DEAL and
+BOTTOM_CARDS first), at most ``max_restarts`` times. Every program's process group is
+killed when the arena exits, whatever way it exits.
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import contextvars
 import os
 import shutil
 import signal
+import time
 from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
@@ -50,6 +64,12 @@ _STDERR_HEAD_LINES: Final = 5
 _DISCARDS_LOGGED: Final = 100
 """Discarded stdout lines logged per process (a program may print junk without end)."""
 _MAX_OWED: Final = 1000
+_MAX_WRITTEN: Final = 1000
+"""Request ids remembered as written (a reply naming one is stale, not a wrong id)."""
+LATE_REPLY_GRACE_S: Final = 5.0
+"""How long after its deadline an attempt's late reply is still expected."""
+_WATCH_S: Final = 0.25
+"""How often a run checks that its program's own process still runs."""
 _EXIT_WAIT_S: Final = 1.0
 """After its stdout ends, how long a program gets to exit before it is killed."""
 _KILL_GRACE_S: Final = 1.0
@@ -69,14 +89,42 @@ _INTERPRETERS: Final = {
 }
 
 
+_RUNNING: set[int] = set()
+"""Process groups of the programs started and not yet reaped."""
+
+
+def _kill_leftovers() -> None:
+    """At exit, kill every program still running: a second Ctrl-C during cleanup, or
+    any path that skips close(), must not leave programs behind."""
+    for group in list(_RUNNING):
+        with contextlib.suppress(OSError):
+            os.killpg(group, _KILL)
+    _RUNNING.clear()
+
+
+if hasattr(os, "killpg"):
+    atexit.register(_kill_leftovers)
+
+
+class _Owed:
+    """One request attempt written and not yet answered."""
+
+    __slots__ = ("expired_at", "request_id")
+
+    def __init__(self, request_id: str | None) -> None:
+        self.request_id = request_id
+        self.expired_at: float | None = None
+        """When its wait was given up (the table's deadline), on the monotonic clock."""
+
+
 class _Run:
-    """One start of the program: the process, its two readers, the requests it owes."""
+    """One start of the program: the process, its readers, the requests it owes."""
 
     def __init__(self, proc: asyncio.subprocess.Process) -> None:
         self.proc = proc
         self.pid = proc.pid
-        self.owed: deque[str | None] = deque(maxlen=_MAX_OWED)
-        """Request ids written and not yet answered, oldest first."""
+        self.owed: deque[_Owed] = deque(maxlen=_MAX_OWED)
+        """Request attempts written and not yet answered, oldest first."""
         self.head: list[str] = []
         """Its first stderr lines: where a panic or a launcher's error says why."""
         self.tail: deque[str] = deque(maxlen=_STDERR_TAIL_LINES)
@@ -84,6 +132,8 @@ class _Run:
         self.discards = 0
         self.stdout_lines = 0
         self.silence_noted = False
+        self.closed_stdout = False
+        """It closed its stdout but ran on, and was killed for it."""
         self.dead = False
         """Its stdout ended or a write failed: it answers nothing more."""
         self.quiet = True
@@ -92,6 +142,8 @@ class _Run:
         self.exit_reason = ""
         """Set once its end is known: how it ended and its last stderr lines."""
         self.readers: list[asyncio.Task[None]] = []
+        """Its stdout reader, then its stderr reader."""
+        self.watcher: asyncio.Task[None] | None = None
 
 
 class SubprocessAgent(RemoteAgent):
@@ -140,6 +192,10 @@ class SubprocessAgent(RemoteAgent):
         self._deaths = 0
         self._last_exit = ""
         self._pending: tuple[str | None, asyncio.Future[bytes]] | None = None
+        self._written: dict[str, None] = {}
+        """The last request ids written, oldest first."""
+        self.late_reply_grace_s = LATE_REPLY_GRACE_S
+        """How long after its deadline an attempt's late reply is still expected."""
 
     @property
     def pid(self) -> int | None:
@@ -191,7 +247,14 @@ class SubprocessAgent(RemoteAgent):
         future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
         pending = (request_id, future)
         self._pending = pending  # before the write: the reply may come at once
-        run.owed.append(request_id)
+        self._forget_expired(run)
+        owed = _Owed(request_id)
+        run.owed.append(owed)
+        if request_id is not None:
+            self._written.pop(request_id, None)
+            self._written[request_id] = None
+            if len(self._written) > _MAX_WRITTEN:
+                del self._written[next(iter(self._written))]
         try:
             if not await self._write(run, line) or run.exit_reason:
                 # it died: its stdout reader says how, and fails the request with that
@@ -201,11 +264,13 @@ class SubprocessAgent(RemoteAgent):
                     future.set_exception(AgentReplyError("agent_error", reason))
             return await future
         except asyncio.CancelledError:  # the table's deadline
+            owed.expired_at = time.monotonic()
             if not run.stdout_lines and not run.silence_noted:
                 run.silence_noted = True  # the usual cause, named once
                 log.warning(
                     "agent_silent_on_stdout",
                     agent=self.name,
+                    table=self.table_id,
                     pid=run.pid,
                     hint="the program has written no line on stdout yet: does it flush "
                     "stdout after each reply?",
@@ -216,6 +281,16 @@ class SubprocessAgent(RemoteAgent):
                 self._pending = None
             if future.done() and not future.cancelled():
                 future.exception()  # retrieved: no "never retrieved" noise after a cancel
+
+    def _forget_expired(self, run: _Run) -> None:
+        """Forget the attempts given up more than ``late_reply_grace_s`` ago: their late
+        replies are no longer expected (a program that never answered one lines up)."""
+        if not any(owed.expired_at is not None for owed in run.owed):
+            return
+        since = time.monotonic() - self.late_reply_grace_s
+        kept = [o for o in run.owed if o.expired_at is None or o.expired_at >= since]
+        run.owed.clear()
+        run.owed.extend(kept)
 
     async def _ready(self, line: bytes) -> _Run:
         """The running program; started (again) if need be, with this round's DEAL and
@@ -242,6 +317,7 @@ class SubprocessAgent(RemoteAgent):
             log.warning(
                 "agent_process_restarted",
                 agent=self.name,
+                table=self.table_id,
                 restarts=self.restarts,
                 max_restarts=self.max_restarts,
             )
@@ -297,23 +373,26 @@ class SubprocessAgent(RemoteAgent):
         pending = self._pending
         if pending is not None and (pending[1].done() or run is not self._run):
             pending = None
-        answered = reply_request_id(item) if isinstance(item, bytes) else None
+        named = reply_request_id(item) if isinstance(item, bytes) else None
         waiting_for = None if pending is None else pending[0]
         owner: str | None
-        if answered is not None:
-            owner = answered
-            why = (
-                "it names another request"
-                if pending is not None
-                else "its request was answered or given up already"
-            )
-            if answered in run.owed:
-                run.owed.remove(answered)
-                why = "late"
+        why = "late"
+        if named is not None and named in self._written:
+            owner = named
+            if any(owed.request_id == named for owed in run.owed):
+                _drop_owed(run, named)  # it answers every attempt of that request
+            else:
+                why = "its request was answered or given up already"
+        elif named is not None and pending is not None:
+            # it names no request ever sent: an answer all the same (the table refuses it)
+            _pop_owed(run, waiting_for)
+            owner = waiting_for
+        elif named is not None:
+            owner, why = named, "it names no request that was sent, and none is waiting"
         elif run.owed:
-            owner, why = run.owed.popleft(), "late"  # a sequential program answers in order
+            owner = _pop_owed(run, waiting_for)  # a sequential program answers in order
         elif pending is not None:
-            owner, why = pending[0], ""
+            owner = waiting_for
         else:
             owner, why = None, "nothing was asked"
         if pending is None or owner != waiting_for:
@@ -349,6 +428,7 @@ class SubprocessAgent(RemoteAgent):
             log.info(
                 "stale_reply_discarded",
                 agent=self.name,
+                table=self.table_id,
                 pid=run.pid,
                 why=why,
                 answers=answers,
@@ -388,7 +468,7 @@ class SubprocessAgent(RemoteAgent):
         run.stderr_seen += 1
         self.stderr_lines += 1
         if run.stderr_seen <= _STDERR_LOGGED_LINES:
-            log.info("agent_stderr", agent=self.name, pid=run.pid, line=text)
+            log.info("agent_stderr", agent=self.name, table=self.table_id, pid=run.pid, line=text)
         elif run.stderr_seen == _STDERR_LOGGED_LINES + 1:
             log.warning(
                 "agent_stderr_suppressed",
@@ -403,11 +483,17 @@ class SubprocessAgent(RemoteAgent):
         run.dead = True
         proc = run.proc
         if not await _exited_within(proc, _EXIT_WAIT_S) and proc.returncode is None:
-            _signal_group(run, _KILL)  # it closed its stdout but runs on
+            run.closed_stdout = True  # it closed its stdout but runs on
+            _signal_group(run, _KILL)
             await _exited_within(proc, _EXIT_WAIT_S)
         await asyncio.wait(run.readers[1:], timeout=0.5)  # its last stderr lines
         run.exit_code = proc.returncode
-        run.exit_reason = f"the program {_how_it_ended(run.exit_code)}{_stderr_text(run)}"
+        how = (
+            "closed its stdout (so it was stopped)"
+            if run.closed_stdout
+            else _how_it_ended(run.exit_code)
+        )
+        run.exit_reason = f"the program {how}{_stderr_text(run)}"
         pending = self._pending
         if pending is not None and not pending[1].done() and run is self._run:
             pending[1].set_exception(AgentReplyError("agent_error", run.exit_reason))
@@ -415,8 +501,10 @@ class SubprocessAgent(RemoteAgent):
             log.warning(
                 "agent_process_exited",
                 agent=self.name,
+                table=self.table_id,
                 pid=run.pid,
                 code=run.exit_code,
+                how=how,
                 stderr_tail=list(run.tail)[-5:],
             )
 
@@ -444,15 +532,37 @@ class SubprocessAgent(RemoteAgent):
             ) from exc
         except OSError as exc:
             raise AgentStartError(f"cannot run {self.program!r}: {exc}") from exc
+        if hasattr(os, "killpg"):
+            _RUNNING.add(proc.pid)
         run = _Run(proc)
         # the readers outlive the call that started them: no table or round context
-        empty = contextvars.Context()
         run.readers = [
-            asyncio.create_task(self._read_stdout(run), context=empty),
+            asyncio.create_task(self._read_stdout(run), context=contextvars.Context()),
             asyncio.create_task(self._read_stderr(run), context=contextvars.Context()),
         ]
-        log.info("agent_process_started", agent=self.name, pid=run.pid, command=self.command)
+        run.watcher = asyncio.create_task(self._watch(run), context=contextvars.Context())
+        log.info(
+            "agent_process_started",
+            agent=self.name,
+            table=self.table_id,
+            pid=run.pid,
+            command=self.command,
+        )
         return run
+
+    async def _watch(self, run: _Run) -> None:
+        """Until its stdout ends, check that the program's own process runs: asyncio
+        sees an end only once every pipe is closed, and a child left behind may hold
+        stdout open. When the program has exited, its process group is killed, so its
+        stdout ends and the crash is handled as any other (:meth:`_ended`)."""
+        reader = run.readers[0]
+        while not reader.done():
+            await asyncio.wait([reader], timeout=_WATCH_S)
+            if run.proc.returncode is not None and not reader.done():
+                await asyncio.wait([reader], timeout=0.1)  # its stdout ends with it
+                if not reader.done():
+                    _signal_group(run, _KILL)  # its leftover children hold the pipes
+                return
 
     async def _stop(self, run: _Run) -> None:
         """End one run: EOF, ``close_timeout_s``, SIGTERM, a grace, SIGKILL; whatever is
@@ -475,12 +585,33 @@ class SubprocessAgent(RemoteAgent):
             _signal_group(run, _KILL)
             raise
         finally:
-            for reader in run.readers:
-                reader.cancel()
-            await asyncio.gather(*run.readers, return_exceptions=True)
+            tasks = [*run.readers, *([run.watcher] if run.watcher is not None else [])]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            if proc.returncode is not None:
+                _RUNNING.discard(run.pid)  # reaped, and its group killed
             transport = getattr(proc, "_transport", None)  # closed already, unless a
             if transport is not None:  # stray process still holds a pipe
                 transport.close()
+
+
+def _pop_owed(run: _Run, waiting_for: str | None) -> str | None:
+    """Take the oldest attempt owed for a line that names no request; when it is the
+    request waiting, its other attempts are owed nothing more. Its request id."""
+    if not run.owed:
+        return None
+    owner = run.owed.popleft().request_id
+    if owner is not None and owner == waiting_for:
+        _drop_owed(run, owner)
+    return owner
+
+
+def _drop_owed(run: _Run, request_id: str) -> None:
+    """The request is answered: none of its attempts is owed a line any more."""
+    kept = [owed for owed in run.owed if owed.request_id != request_id]
+    run.owed.clear()
+    run.owed.extend(kept)
 
 
 async def _exited_within(proc: asyncio.subprocess.Process, seconds: float) -> bool:

@@ -10,13 +10,20 @@ stdout. ``--mode`` picks a behaviour, good or one of the ways a program goes wro
 - ``garbage``: answer every request with text that is not JSON.
 - ``silent``: never answer, ignore SIGTERM and the end of stdin, and start a child
   that does the same (``--pid-file`` gets both process ids).
-- ``flood``: answer the first ``--count`` requests with a 10 MB line, then a stream of
-  junk lines naming other requests, then good answers.
+- ``flood``: answer the first request well, the next ``--count`` with a 10 MB line and
+  then a stream of junk lines naming the first request (answered long ago), then good
+  answers.
 - ``late``: answer the first request ``--delay`` seconds late with a move that is bad
   for any request, then answer on time.
 - ``exit``: write a line to stderr and exit at once with code 3.
 - ``chatty``: write ``--count`` lines to stderr at start (one of them very long), then
   play good moves.
+- ``skip``: leave its ``--count``-th request unanswered, answer the others.
+- ``wrong-id``: name a request that was never sent (``bogus-`` and the request's id).
+- ``orphan``: on its ``--crash-on``-th PLAY_REQUEST start a child that holds stdout
+  open (its id to ``--pid-file``), then exit with code 3 (``--once`` as for crash).
+- ``close-stdout``: on its ``--crash-on``-th PLAY_REQUEST close stdout and run on,
+  reading stdin (``--once`` as for crash).
 
 ``--no-echo`` leaves ``request_id`` out of the replies; ``--record FILE`` appends every
 message received, with this process's id, as a JSON line.
@@ -88,6 +95,15 @@ def silent_forever(pid_file: str | None) -> None:
     time.sleep(600)
 
 
+def hold_stdout(pid_file: str | None) -> None:
+    """Start a child that inherits stdout and sleeps (as a worker a program forks)."""
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    if pid_file:
+        with open(pid_file + ".part", "w") as f:
+            f.write(f"{child.pid}\n")
+        os.replace(pid_file + ".part", pid_file)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--mode", default="good")
@@ -112,6 +128,7 @@ def main() -> int:
         print("x" * 5000, file=sys.stderr)
         sys.stderr.flush()
     requests = plays = 0
+    first_id = None
     for raw in sys.stdin.buffer:
         message = json.loads(raw)
         if args.record:
@@ -120,24 +137,37 @@ def main() -> int:
         if not message["type"].endswith("_REQUEST"):
             continue
         requests += 1
+        first_id = first_id or message["request_id"]
         reply = good_reply(message)
         if not args.no_echo:
             reply["request_id"] = message["request_id"]
+        if mode == "wrong-id":
+            reply["request_id"] = f"bogus-{message['request_id']}"
         if message["type"] == "PLAY_REQUEST":
             plays += 1
-            crash = mode == "crash" and plays == args.crash_on
+            crash = mode in ("crash", "orphan", "close-stdout") and plays == args.crash_on
             if crash and (args.once is None or not os.path.exists(args.once)):
                 if args.once is not None:
                     open(args.once, "w").close()
+                if mode == "close-stdout":
+                    os.close(1)
+                    for _ in sys.stdin.buffer:
+                        pass
+                    time.sleep(600)
+                if mode == "orphan":
+                    hold_stdout(args.pid_file)
                 print("bot: crashing on purpose", file=sys.stderr, flush=True)
                 return 3
+        if mode == "skip" and requests == args.count:
+            continue
         if mode == "garbage":
             send("I think I will play the three of hearts")
             continue
-        if mode == "flood" and requests <= args.count:
+        if mode == "flood" and 1 < requests <= args.count + 1:
             sys.stdout.buffer.write(b"x" * (10 * 1024 * 1024 + 7) + b"\n")
-            for n in range(500):
-                send(json.dumps({"type": "PLAY_RESPONSE", "request_id": f"junk-{n}"}))
+            junk = json.dumps({"type": "PLAY_RESPONSE", "request_id": first_id})
+            for _ in range(500):
+                send(junk)
             continue
         if mode == "late" and requests == 1:
             time.sleep(args.delay)
