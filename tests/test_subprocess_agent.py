@@ -353,16 +353,28 @@ async def test_a_late_reply_is_never_taken_for_the_next_request(tmp_path: Path, 
     assert agent.stale_replies == 1
 
 
-@pytest.mark.parametrize("echo", [False, True], ids=["no-request-id", "request-id"])
-async def test_a_program_that_skips_one_reply_times_out_once_and_answers_the_rest(
-    tmp_path: Path, echo: bool
+async def test_a_program_echoing_request_id_that_skips_one_reply_times_out_once(
+    tmp_path: Path,
 ) -> None:
-    # the retry's answer comes while the skipped attempt is still owed a line: it
-    # answers the request (both attempts), and every later reply its own request
-    agent = bot("A", "--mode", "skip", "--count", "2", *([] if echo else ["--no-echo"]))
+    # the retry's answer names the request: it answers both attempts, and every later
+    # reply its own request
+    agent = bot("A", "--mode", "skip", "--count", "2")
     summary = await play(tmp_path, seated(agent), rounds=2, timeout_s=1.0)
     faults(summary, "A", timeout=1)
     assert agent.stale_replies == 0
+
+
+async def test_a_late_reply_taken_for_the_retry_leaves_the_retrys_own_reply_owed(
+    tmp_path: Path,
+) -> None:
+    """No request_id: the late reply to the first attempt (a bad one) is taken for the
+    second; the program's reply to the second then answers the third, and its reply to
+    the third (0.1 s later: the next request is out by then) is discarded, never taken
+    for the next request."""
+    agent = bot("A", "--mode", "late", "--delay", "1.3", "--pace", "0.1", "--no-echo")
+    summary = await play(tmp_path, seated(agent), rounds=2, timeout_s=1.0)
+    faults(summary, "A", timeout=1, unparsable=1)  # a PLAY_RESPONSE for the bid
+    assert agent.stale_replies == 1
 
 
 def bid_request(request_id: str) -> bytes:

@@ -8,17 +8,18 @@ bounded number of lines per process.
 
 Replies are matched as a sequential program gives them: each request attempt written
 is owed one line. A line naming a ``request_id`` answers that request (every attempt of
-it: a retry has the same id); a line naming none answers the oldest attempt still owed.
-So a reply that comes after its deadline is discarded as stale (counted in
+it: a retry has the same id, so a program that echoes ids and skipped one reply lines
+up at once); a line naming none answers the oldest attempt still owed, one attempt. So
+a reply that comes after its deadline is discarded as stale (counted in
 :attr:`SubprocessAgent.stale_replies`) even when the next request is already out, and
 never taken for the next one. A late reply to an attempt may be taken as the answer to
-the retry of the same request (the same question): once one is taken, the other
-attempts of that request are owed nothing more. An attempt given up at its deadline is
-owed ``late_reply_grace_s`` more; after that it is forgotten when the next request is
-written, so a program that never answered it lines up again. A line naming a request
-that was written earlier but is no longer waited for is stale; one naming a request
-never written is handed to the request waiting (the table refuses it as unparsable: it
-answers another request).
+the retry of the same request (the same question). A program that echoes no id and
+skips a reply cannot be told from one a reply behind: each of its later decisions
+times out once (its retry is answered), unless an attempt given up at its deadline is
+``late_reply_grace_s`` old when the next request is written: it is then forgotten.
+A line naming a request that was written earlier but is no longer waited for is stale;
+one naming a request never written is handed to the request waiting (the table refuses
+it as unparsable: it answers another request).
 
 A crash is a fault of the request waiting, seen when the program's stdout ends or its
 own process exits (a child it started may hold stdout open: the program's process group
@@ -385,12 +386,12 @@ class SubprocessAgent(RemoteAgent):
                 why = "its request was answered or given up already"
         elif named is not None and pending is not None:
             # it names no request ever sent: an answer all the same (the table refuses it)
-            _pop_owed(run, waiting_for)
+            _pop_owed(run)
             owner = waiting_for
         elif named is not None:
             owner, why = named, "it names no request that was sent, and none is waiting"
         elif run.owed:
-            owner = _pop_owed(run, waiting_for)  # a sequential program answers in order
+            owner = _pop_owed(run)  # a sequential program answers in order
         elif pending is not None:
             owner = waiting_for
         else:
@@ -596,15 +597,14 @@ class SubprocessAgent(RemoteAgent):
                 transport.close()
 
 
-def _pop_owed(run: _Run, waiting_for: str | None) -> str | None:
-    """Take the oldest attempt owed for a line that names no request; when it is the
-    request waiting, its other attempts are owed nothing more. Its request id."""
-    if not run.owed:
-        return None
-    owner = run.owed.popleft().request_id
-    if owner is not None and owner == waiting_for:
-        _drop_owed(run, owner)
-    return owner
+def _pop_owed(run: _Run) -> str | None:
+    """Take the oldest attempt owed, for a line that names no request; its request id.
+
+    Only that attempt: a program answers every line it reads, so after a late reply
+    taken for the retry of its request, the retry's own reply is still to come (were it
+    forgotten, that reply would be taken for the next request, and every later one
+    would answer the request before)."""
+    return run.owed.popleft().request_id if run.owed else None
 
 
 def _drop_owed(run: _Run, request_id: str) -> None:

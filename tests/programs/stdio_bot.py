@@ -14,7 +14,7 @@ stdout. ``--mode`` picks a behaviour, good or one of the ways a program goes wro
   then a stream of junk lines naming the first request (answered long ago), then good
   answers.
 - ``late``: answer the first request ``--delay`` seconds late with a move that is bad
-  for any request, then answer on time.
+  for any request, then answer on time (each ``--pace`` seconds after its request).
 - ``exit``: write a line to stderr and exit at once with code 3.
 - ``chatty``: write ``--count`` lines to stderr at start (one of them very long), then
   play good moves.
@@ -111,6 +111,7 @@ def main() -> int:
     parser.add_argument("--once")
     parser.add_argument("--count", type=int, default=1)
     parser.add_argument("--delay", type=float, default=0.0)
+    parser.add_argument("--pace", type=float, default=0.0)
     parser.add_argument("--no-echo", action="store_true")
     parser.add_argument("--record")
     parser.add_argument("--pid-file")
@@ -180,6 +181,8 @@ def main() -> int:
             }
             if not args.no_echo:
                 reply["request_id"] = message["request_id"]
+        elif mode == "late":
+            time.sleep(args.pace)
         send(json.dumps(reply, ensure_ascii=False))
     return 0
 
