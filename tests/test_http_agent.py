@@ -459,8 +459,9 @@ async def test_a_server_that_is_not_running_cannot_start(
     with pytest.raises(AgentStartError) as raised:
         await agent.open()
     await agent.close()
-    assert str(raised.value).startswith(f"cannot reach {agent.where}: ")
-    assert "is the agent's server running?" in str(raised.value)
+    assert str(raised.value) == (
+        f"cannot reach {agent.where}: Connection refused (is the agent's server running?)"
+    )
 
 
 async def test_behind_a_proxy_the_server_is_not_probed(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import socket
 import urllib.request
 from collections.abc import Mapping
 from importlib import metadata
@@ -111,10 +112,8 @@ class HttpAgent(RemoteAgent):
             async with asyncio.timeout(_PROBE_S):
                 _, writer = await asyncio.open_connection(url.host, port)
         except (OSError, TimeoutError) as exc:
-            why = "no answer" if isinstance(exc, TimeoutError) else exc.strerror or str(exc)
-            raise AgentStartError(
-                f"cannot reach {self.where}: {why} (is the agent's server running?)"
-            ) from exc
+            why = _why_not_connected(exc)
+            raise AgentStartError(f"cannot reach {self.where}: {why}") from exc
         writer.close()
         with contextlib.suppress(OSError):
             await writer.wait_closed()
@@ -200,6 +199,17 @@ def _reason(exc: httpx.RequestError) -> str:
     text = str(exc).strip()
     kind = type(exc).__name__
     return f"{kind}: {text}" if text else kind
+
+
+def _why_not_connected(exc: OSError) -> str:
+    """``Connection refused``, not asyncio's ``Connect call failed ('127.0.0.1', 8765)``."""
+    if isinstance(exc, TimeoutError):
+        return f"no answer within {_PROBE_S:g} s (is the host right?)"
+    if isinstance(exc, socket.gaierror):
+        return f"the host name does not resolve ({exc.strerror})"
+    if exc.errno is not None and exc.errno > 0:
+        return f"{os.strerror(exc.errno)} (is the agent's server running?)"
+    return exc.strerror or str(exc) or type(exc).__name__
 
 
 def _proxied(url: httpx.URL) -> bool:
