@@ -35,7 +35,6 @@ import atexit
 import contextlib
 import contextvars
 import os
-import shutil
 import signal
 import time
 from collections import deque
@@ -43,8 +42,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from arena.agents.lines import LineSplitter, LineTooLong
+from arena.agents.process_options import (
+    command_option,
+    cwd_option,
+    env_option,
+    find_program,
+    int_option,
+    seconds_option,
+)
 from arena.agents.remote import RemoteAgent, reply_request_id
-from arena.errors import AgentReplyError, AgentStartError, ConfigError
+from arena.errors import AgentReplyError, AgentStartError
 from arena.logs import get_logger
 
 __all__ = ["DEFAULT_MAX_LINE_BYTES", "SubprocessAgent"]
@@ -76,18 +83,6 @@ _EXIT_WAIT_S: Final = 1.0
 _KILL_GRACE_S: Final = 1.0
 _TERM: Final = int(signal.SIGTERM)
 _KILL: Final = int(getattr(signal, "SIGKILL", signal.SIGTERM))  # no SIGKILL on Windows
-_EXAMPLE: Final = '["node", "bot.js"]'
-_INTERPRETERS: Final = {
-    ".py": "python3",
-    ".js": "node",
-    ".mjs": "node",
-    ".cjs": "node",
-    ".rb": "ruby",
-    ".sh": "sh",
-    ".pl": "perl",
-    ".php": "php",
-    ".lua": "lua",
-}
 
 
 _RUNNING: set[int] = set()
@@ -170,17 +165,17 @@ class SubprocessAgent(RemoteAgent):
         **options: Any,
     ) -> None:
         super().__init__(name, **options)
-        self.command = _command_option(command)
-        self.cwd = _cwd_option(cwd)
-        self.env = {"PYTHONUNBUFFERED": "1", **_env_option(env)}
+        self.command = command_option(command)
+        self.cwd = cwd_option(cwd)
+        self.env = {"PYTHONUNBUFFERED": "1", **env_option(env)}
         """What is added to the inherited environment. PYTHONUNBUFFERED: a Python program
         block-buffers a pipe, and its replies would never arrive."""
         self._environ = {**os.environ, **self.env}
-        self.program = _find_program(self.command[0], self.cwd, self._environ)
-        self.max_line_bytes = _int_option("max_line_bytes", max_line_bytes, 256, 2**30)
-        self.max_restarts = _int_option("max_restarts", max_restarts, 0, 100)
-        self.startup_s = _seconds_option("startup_s", startup_s, allow_zero=True)
-        self.close_timeout_s = _seconds_option("close_timeout_s", close_timeout_s)
+        self.program = find_program(self.command[0], self.cwd, self._environ)
+        self.max_line_bytes = int_option("max_line_bytes", max_line_bytes, 256, 2**30)
+        self.max_restarts = int_option("max_restarts", max_restarts, 0, 100)
+        self.startup_s = seconds_option("startup_s", startup_s, allow_zero=True)
+        self.close_timeout_s = seconds_option("close_timeout_s", close_timeout_s)
         self.restarts = 0
         """Times the program was started again after it died."""
         self.stale_replies = 0
@@ -665,105 +660,3 @@ def _stderr_text(run: _Run, *, start: bool = False) -> str:
     width = max(60, budget // len(lines))
     shown = " | ".join(line if len(line) <= width else line[: width - 1] + "…" for line in lines)
     return f"; its stderr: {shown}" if start else f" (stderr: {shown})"
-
-
-# --- options ----------------------------------------------------------------------------
-
-
-def _command_option(command: object) -> list[str]:
-    if command is None:
-        raise ConfigError(
-            f"options.command is required: the program and its arguments, such as {_EXAMPLE}"
-        )
-    if isinstance(command, str):
-        raise ConfigError(
-            f"options.command must be a list of strings such as {_EXAMPLE} (it is run "
-            "without a shell), got a string"
-        )
-    if not isinstance(command, list | tuple) or not command:
-        got = "an empty list" if isinstance(command, list | tuple) else type(command).__name__
-        raise ConfigError(
-            f"options.command must be a list of strings such as {_EXAMPLE}, got {got}"
-        )
-    for index, part in enumerate(command):
-        if not isinstance(part, str) or not part or "\0" in part:
-            raise ConfigError(f"options.command[{index}] must be a non-empty string, got {part!r}")
-    return list(command)
-
-
-def _cwd_option(cwd: object) -> str:
-    if cwd is None:
-        return os.getcwd()
-    if not isinstance(cwd, str | os.PathLike):
-        raise ConfigError(f"options.cwd must be a folder's path, got {type(cwd).__name__}")
-    folder = os.path.abspath(os.fspath(cwd))
-    if not os.path.isdir(folder):
-        problem = "is not a folder" if os.path.exists(folder) else "does not exist"
-        raise ConfigError(f"options.cwd: {os.fspath(cwd)!r} {problem}")
-    return folder
-
-
-def _env_option(env: object) -> dict[str, str]:
-    if env is None:
-        return {}
-    if not isinstance(env, Mapping):
-        raise ConfigError(
-            f'options.env must be a table of strings such as {{ DEBUG = "1" }}, '
-            f"got {type(env).__name__}"
-        )
-    for key, value in env.items():
-        if not isinstance(key, str) or not key or "=" in key or "\0" in key:
-            raise ConfigError(f"options.env: {key!r} is not a variable name")
-        if not isinstance(value, str) or "\0" in value:
-            raise ConfigError(f"options.env.{key} must be a string, got {value!r}")
-    return dict(env)
-
-
-def _int_option(name: str, value: object, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise ConfigError(f"options.{name} must be an integer from {low} to {high}, got {value!r}")
-    return value
-
-
-def _seconds_option(name: str, value: object, *, allow_zero: bool = False) -> float:
-    number = float(value) if isinstance(value, int | float) and not isinstance(value, bool) else -1
-    if not (0 <= number <= 600) or (number == 0 and not allow_zero):
-        least = "from 0" if allow_zero else "above 0"
-        raise ConfigError(f"options.{name} must be seconds, {least} to 600, got {value!r}")
-    return number
-
-
-def _find_program(name: str, cwd: str, environ: Mapping[str, str]) -> str:
-    """The program's path, as the process will find it: on PATH (relative entries
-    taken from ``cwd``), or a path with a slash, relative to ``cwd``."""
-    if os.sep in name or (os.altsep and os.altsep in name):
-        path = os.path.normpath(os.path.join(cwd, name))
-        if not os.path.exists(path):
-            raise ConfigError(f"options.command: program {name!r} not found (looked in {cwd})")
-        if os.path.isdir(path) or not os.access(path, os.X_OK):
-            what = "a folder" if os.path.isdir(path) else "not executable"
-            raise ConfigError(
-                f"options.command: {name!r} is {what}{_interpreter_hint(name, cwd, found=True)}"
-            )
-        return path
-    search = environ.get("PATH", os.defpath)
-    search = os.pathsep.join(os.path.join(cwd, entry) for entry in search.split(os.pathsep))
-    found = shutil.which(name, path=search)
-    if found is None:
-        raise ConfigError(
-            f"options.command: program {name!r} not found on PATH{_interpreter_hint(name, cwd)}"
-        )
-    return os.path.normpath(found)
-
-
-def _interpreter_hint(name: str, cwd: str, *, found: bool = False) -> str:
-    interpreter = _INTERPRETERS.get(os.path.splitext(name)[1].lower())
-    if interpreter is not None:
-        return (
-            f' (a script is run by its interpreter: put it first, as ["{interpreter}", "{name}"])'
-        )
-    if found:
-        return " (make it executable, or put its interpreter first)"
-    if os.path.isfile(os.path.join(cwd, name)):
-        return f" (to run the file {name!r} in {cwd}, write './{name}')"
-    return ""
