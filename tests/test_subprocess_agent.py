@@ -383,22 +383,21 @@ def bid_request(request_id: str) -> bytes:
     return json.dumps({**message, "request_id": request_id}).encode()
 
 
-async def test_an_attempt_never_answered_is_forgotten_after_the_grace(tmp_path: Path) -> None:
-    """A late reply is expected ``late_reply_grace_s`` after the deadline; after that,
-    the next request written is owed the next line (no retry of the same request here
-    to line the program up again)."""
-    agent = bot("A", "--mode", "skip", "--count", "1", "--no-echo")
-    agent.late_reply_grace_s = 0.2
+async def test_a_reply_late_by_far_is_never_taken_for_a_later_request(tmp_path: Path) -> None:
+    """However late, an in-order program's reply answers the attempt it was written
+    for: a first answer held up 1.5 s (deadline 0.3 s) arrives while the next request
+    waits, and is discarded; the next line answers that request."""
+    agent = bot("A", "--mode", "late", "--delay", "1.5", "--no-echo")
     await agent.open()
     try:
         with pytest.raises(TimeoutError):
-            async with asyncio.timeout(0.5):
+            async with asyncio.timeout(0.3):
                 await agent.exchange(bid_request("r1"), "r1")
-        await asyncio.sleep(0.4)  # the grace passes
+        await asyncio.sleep(0.6)  # long past r1's deadline; the program still stalls
         async with asyncio.timeout(10):
             reply = await agent.exchange(bid_request("r2"), "r2")
         assert json.loads(reply) == {"player_id": "A", "type": "BID_RESPONSE", "bid": 0}
-        assert agent.stale_replies == 0
+        assert agent.stale_replies == 1  # the answer to r1, discarded
     finally:
         await agent.close()
 

@@ -15,8 +15,8 @@ a reply that comes after its deadline is discarded as stale (counted in
 never taken for the next one. A late reply to an attempt may be taken as the answer to
 the retry of the same request (the same question). A program that echoes no id and
 skips a reply cannot be told from one a reply behind: each of its later decisions
-times out once (its retry is answered), unless an attempt given up at its deadline is
-``late_reply_grace_s`` old when the next request is written: it is then forgotten.
+times out once (its retry is answered). Owed attempts are never forgotten for being
+old: a program that stalls for a minute and then answers in order lines up again.
 A line naming a request that was written earlier but is no longer waited for is stale;
 one naming a request never written is handed to the request waiting (the table refuses
 it as unparsable: it answers another request).
@@ -36,7 +36,6 @@ import contextlib
 import contextvars
 import os
 import signal
-import time
 from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
@@ -74,8 +73,6 @@ _DISCARDS_LOGGED: Final = 100
 _MAX_OWED: Final = 1000
 _MAX_WRITTEN: Final = 1000
 """Request ids remembered as written (a reply naming one is stale, not a wrong id)."""
-LATE_REPLY_GRACE_S: Final = 5.0
-"""How long after its deadline an attempt's late reply is still expected."""
 _WATCH_S: Final = 0.25
 """How often a run checks that its program's own process still runs."""
 _EXIT_WAIT_S: Final = 1.0
@@ -105,12 +102,10 @@ if hasattr(os, "killpg"):
 class _Owed:
     """One request attempt written and not yet answered."""
 
-    __slots__ = ("expired_at", "request_id")
+    __slots__ = ("request_id",)
 
     def __init__(self, request_id: str | None) -> None:
         self.request_id = request_id
-        self.expired_at: float | None = None
-        """When its wait was given up (the table's deadline), on the monotonic clock."""
 
 
 class _Run:
@@ -190,8 +185,6 @@ class SubprocessAgent(RemoteAgent):
         self._pending: tuple[str | None, asyncio.Future[bytes]] | None = None
         self._written: dict[str, None] = {}
         """The last request ids written, oldest first."""
-        self.late_reply_grace_s = LATE_REPLY_GRACE_S
-        """How long after its deadline an attempt's late reply is still expected."""
 
     @property
     def pid(self) -> int | None:
@@ -243,9 +236,7 @@ class SubprocessAgent(RemoteAgent):
         future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
         pending = (request_id, future)
         self._pending = pending  # before the write: the reply may come at once
-        self._forget_expired(run)
-        owed = _Owed(request_id)
-        run.owed.append(owed)
+        run.owed.append(_Owed(request_id))
         if request_id is not None:
             self._written.pop(request_id, None)
             self._written[request_id] = None
@@ -260,7 +251,6 @@ class SubprocessAgent(RemoteAgent):
                     future.set_exception(AgentReplyError("agent_error", reason))
             return await future
         except asyncio.CancelledError:  # the table's deadline
-            owed.expired_at = time.monotonic()
             if not run.stdout_lines and not run.silence_noted:
                 run.silence_noted = True  # the usual cause, named once
                 log.warning(
@@ -277,16 +267,6 @@ class SubprocessAgent(RemoteAgent):
                 self._pending = None
             if future.done() and not future.cancelled():
                 future.exception()  # retrieved: no "never retrieved" noise after a cancel
-
-    def _forget_expired(self, run: _Run) -> None:
-        """Forget the attempts given up more than ``late_reply_grace_s`` ago: their late
-        replies are no longer expected (a program that never answered one lines up)."""
-        if not any(owed.expired_at is not None for owed in run.owed):
-            return
-        since = time.monotonic() - self.late_reply_grace_s
-        kept = [o for o in run.owed if o.expired_at is None or o.expired_at >= since]
-        run.owed.clear()
-        run.owed.extend(kept)
 
     async def _ready(self, line: bytes) -> _Run:
         """The running program; started (again) if need be, with this round's DEAL and
