@@ -130,9 +130,9 @@ def as_dict(request: PlayRequest) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("reply", "category", "words"),
     [
-        (None, "empty", "got None"),
-        ("", "empty", "got ''"),
-        ({}, "empty", "got {}"),
+        (None, "empty", "got nothing (None)"),
+        ("", "empty", "got an empty reply"),
+        ({}, "empty", "got an empty object {}"),
         (42, "unparsable", "got a Python int"),
         (["♠3"], "unparsable", "got a Python list"),
         ("not json", "unparsable", "JSON"),
@@ -143,7 +143,7 @@ def as_dict(request: PlayRequest) -> dict[str, Any]:
             "expected a PLAY_RESPONSE, got type 'BID_RESPONSE'",
         ),
         ('{"type": "PLAY", "cards": ["3"]}', "unparsable", "got type 'PLAY'"),
-        ('["♠3"]', "unparsable", "got a Python list"),
+        ('["♠3"]', "unparsable", "got a JSON list"),
         (BidResponse(player_id="A", bid=0), "unparsable", "got a BID_RESPONSE"),
     ],
     ids=[

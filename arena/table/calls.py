@@ -209,9 +209,13 @@ def check_addressed(reply: Reply, request: Request) -> None:
 
 def _coerce(reply: object, expected: type[R]) -> R:
     wanted = _WIRE_NAMES.get(expected, expected.__name__)
-    blank = isinstance(reply, str | bytes) and not reply.strip()
-    if reply is None or blank or (isinstance(reply, Mapping) and not reply):
-        raise AgentReplyError("empty", f"expected a {wanted}, got {reply!r}")
+    if reply is None:
+        raise AgentReplyError("empty", f"expected a {wanted}, got nothing (None)")
+    if isinstance(reply, str | bytes) and not reply.strip():
+        raise AgentReplyError("empty", f"expected a {wanted}, got an empty reply")
+    if isinstance(reply, Mapping) and not reply:
+        raise AgentReplyError("empty", f"expected a {wanted}, got an empty object {{}}")
+    from_text = isinstance(reply, str | bytes)
     if isinstance(reply, str | bytes):
         text = reply
         try:
@@ -234,7 +238,17 @@ def _coerce(reply: object, expected: type[R]) -> R:
     if isinstance(reply, Message):
         got = getattr(reply, "type", type(reply).__name__)
         raise AgentReplyError("unparsable", f"expected a {wanted}, got a {got}")
+    if from_text:  # JSON, but no object: null, a number, a string, a list
+        raise AgentReplyError("unparsable", f"expected a {wanted}, got {_json_kind(reply)}")
     raise AgentReplyError("unparsable", f"expected a {wanted}, got a Python {type(reply).__name__}")
+
+
+def _json_kind(value: object) -> str:
+    """What JSON that is no object holds, in JSON's words (for an agent in any language)."""
+    if value is None or isinstance(value, bool):
+        return f"JSON {json.dumps(value)}"
+    kinds = {int: "number", float: "number", str: "string", list: "list"}
+    return f"a JSON {kinds.get(type(value), type(value).__name__)}"
 
 
 def _quoted(text: str | bytes, limit: int = 60) -> str:
