@@ -205,6 +205,7 @@ async def test_every_message_the_seat_may_see_arrives_and_notification_bodies_ar
         pytest.param("huge", {}, 3.0, "truncated", id="10-MB-body"),
         pytest.param("good", {"max_response_bytes": 40}, 3.0, "truncated", id="over-own-cap"),
         pytest.param("status500", {}, 3.0, "agent_error", id="HTTP-500"),
+        pytest.param("redirect", {}, 3.0, "agent_error", id="redirect-not-followed"),
         pytest.param("empty", {}, 3.0, "empty", id="no-body"),
     ],
 )
@@ -230,6 +231,10 @@ async def test_a_misbehaving_server_is_counted_by_kind_and_replaced_by_a_stand_i
     assert len(details) == 4
     if mode == "status500":
         assert details[0] == (f"HTTP 500 from {server.url}: internal trouble: the bot fell over")
+    if mode == "redirect":
+        assert details[0] == (
+            f"HTTP 307 from {server.url} (redirects are not followed): (empty body)"
+        )
     if category == "truncated":
         cap = options.get("max_response_bytes", 1 << 20)
         assert details[0] == f"the response body is over {cap} bytes"
@@ -248,7 +253,9 @@ async def test_a_server_that_dies_mid_round_is_an_agent_error_then_a_stand_in(
     rejected = [
         e["detail"] for e in _events(caplog, "agent_reply_rejected") if e["agent"] == "Alpha"
     ]
-    assert all(d.startswith(f"cannot reach {server.url}: ") for d in rejected)
+    # it died while answering: reached, the exchange broke off; then nobody listens
+    assert rejected[0].startswith(f"the exchange with {server.url} failed: ")
+    assert all(d.startswith(f"cannot reach {server.url}: ") for d in rejected[1:])
     assert any("ConnectError" in d for d in rejected)
     failed = _events(caplog, "agent_notify_failed")  # the next round's DEAL, and so on
     assert failed

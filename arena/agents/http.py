@@ -151,14 +151,20 @@ class HttpAgent(RemoteAgent):
             async with self._pool().stream("POST", self.url, content=line) as response:
                 if not response.is_success:
                     excerpt, _ = await _read(response, 4 * _EXCERPT_CHARS, skip_long=False)
+                    moved = " (redirects are not followed)" if response.is_redirect else ""
                     raise AgentReplyError(
                         "agent_error",
-                        f"HTTP {response.status_code} from {self.where}: {_excerpt(excerpt)}",
+                        f"HTTP {response.status_code} from {self.where}{moved}: "
+                        f"{_excerpt(excerpt)}",
                     )
                 body, over = await _read(response, cap)
-        except httpx.RequestError as exc:
+        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
             raise AgentReplyError(
                 "agent_error", f"cannot reach {self.where}: {_reason(exc)}"
+            ) from exc
+        except httpx.RequestError as exc:  # reached, but the exchange broke off
+            raise AgentReplyError(
+                "agent_error", f"the exchange with {self.where} failed: {_reason(exc)}"
             ) from exc
         if reply and over:
             raise AgentReplyError("truncated", f"the response body is over {cap} bytes")

@@ -258,8 +258,8 @@ class SubprocessAgent(RemoteAgent):
                     agent=self.name,
                     table=self.table_id,
                     pid=run.pid,
-                    hint="the program has written no line on stdout yet: does it flush "
-                    "stdout after each reply?",
+                    hint="the program has written no line on stdout yet: unless it is "
+                    "only slow, does it flush stdout after each reply?",
                 )
             raise
         finally:
@@ -286,7 +286,7 @@ class SubprocessAgent(RemoteAgent):
             if self.restarts >= self.max_restarts:
                 raise AgentReplyError(
                     "agent_error",
-                    f"{self._last_exit}; it crashed {self._deaths} times and is not "
+                    f"{self._last_exit}; it crashed {_times(self._deaths)} and is not "
                     f"restarted again (max_restarts = {self.max_restarts})",
                 )
             self.restarts += 1
@@ -640,3 +640,7 @@ def _stderr_text(run: _Run, *, start: bool = False) -> str:
     width = max(60, budget // len(lines))
     shown = " | ".join(line if len(line) <= width else line[: width - 1] + "…" for line in lines)
     return f"; its stderr: {shown}" if start else f" (stderr: {shown})"
+
+
+def _times(count: int) -> str:
+    return "once" if count == 1 else f"{count} times"

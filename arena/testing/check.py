@@ -291,6 +291,8 @@ async def _notify(agent: Agent, message: Message, timeout_s: float, clock: Clock
         await run_call(agent.notify(message), timeout_s=timeout_s, clock=clock, timing=CallTiming())
     except TimeoutError:
         log.warning("agent_notify_timed_out", agent=agent.name, message=message.type)
+    except AgentReplyError as exc:  # a transport's own words
+        log.warning("agent_notify_failed", agent=agent.name, message=message.type, error=exc.detail)
     except Exception as exc:
         error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         log.warning("agent_notify_failed", agent=agent.name, message=message.type, error=error)

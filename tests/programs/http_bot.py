@@ -15,6 +15,7 @@ late       answers its first request after --late-s seconds (marked "late", with
 status500  answers HTTP 500 with a 5 kB error page
 empty      answers 204, no body
 crash      exits (no answer) on request number --crash-after
+redirect   answers 307 to another path (an agent must not follow it)
 
 Other switches: ``--tls CERT KEY`` serves HTTPS; ``--log FILE`` appends one JSON line per
 message received (its type, match, table, round, request_id, whether it carried the
@@ -127,6 +128,11 @@ class Handler(BaseHTTPRequestHandler):
             time.sleep(60)
         elif mode == "empty":
             self.send(204, b"")
+        elif mode == "redirect":
+            self.send_response(307)
+            self.send_header("Location", "/elsewhere")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
         elif mode == "status500":
             self.send(500, b"internal trouble:\n the bot fell over" + b" " * 5000 + b"(end)")
         elif mode == "late" and number == 1:
@@ -170,7 +176,17 @@ def main() -> None:
     parser.add_argument(
         "--mode",
         default="good",
-        choices=["good", "garbage", "hang", "huge", "late", "status500", "empty", "crash"],
+        choices=[
+            "good",
+            "garbage",
+            "hang",
+            "huge",
+            "late",
+            "status500",
+            "empty",
+            "crash",
+            "redirect",
+        ],
     )
     parser.add_argument("--log")
     parser.add_argument("--crash-after", type=int, default=3)
