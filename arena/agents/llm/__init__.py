@@ -1,0 +1,1 @@
+"""Language-model seats (issue 9): prompts, reply extraction, provider presets."""

@@ -1,0 +1,371 @@
+"""A language model's text turned into the reply message the table expects.
+
+A model is asked only for what it decides (``{"bid": 1}``, ``{"double": true}``,
+``{"action": "PLAY", "cards": [...], "hand_type": "PAIR"}`` or ``{"action": "PASS"}``,
+plus an optional ``comment``, ``emotion`` and ``strategy_hint``). The adapter fills
+``type``, ``player_id`` and ``request_id`` from the request itself, so a model's own
+values for those never cost it a move.
+
+Reading is lenient where a provider has no structured output: ``<think>`` blocks and code
+fences are stripped and the LAST JSON object in the text wins (a model often writes an
+example first and its answer last). What can be repaired without guessing the model's
+intent is repaired and noted in :attr:`Extracted.repairs`, so a chatty model never loses
+a legal move; anything else is left for the protocol to refuse, with its own words.
+
+Repairs (each one unambiguous):
+
+- ``comment`` / ``strategy_hint`` over 200 characters: cut to 200, ending in "…"; one
+  that is not a string is dropped.
+- ``emotion``: matched without case (``"Happy"``); an unknown value or a non-string is
+  dropped (the face is decoration, the move is not).
+- keys the protocol does not know are dropped (it refuses extra fields).
+- ``type``, ``player_id``, ``request_id``: replaced by the request's.
+- ``action``: matched without case and spaces (``"pass"`` → ``"PASS"``).
+- ``hand_type``: matched without case, spaces or hyphens as underscores (``"pair"``,
+  ``"triple with single"``); an empty or unknown name is dropped, so the engine reads the
+  cards its default way (the cards must still be legal).
+- ``bid``: a string holding one digit 0..3 (``"2"``) becomes that integer. Floats, booleans
+  and words are left to be refused.
+- ``double``: the strings ``"true"`` / ``"false"`` (any case) become booleans. ``1``/``0``
+  and ``"yes"``/``"no"`` are left to be refused.
+- ``cards``: ``null`` becomes ``[]``; one string is split into tokens at commas, or at
+  spaces when it has no comma (``"3 3 4"``, ``"10,J,Q"``), the joker names ``small joker``
+  / ``big joker`` / ``black joker`` / ``red joker`` kept whole; the integers 3..10 become
+  their rank (``3`` → ``"3"``: the same card whether read as a rank number or a face).
+  Other integers (11 could be J by rank number or nothing) are left to be refused.
+
+Not repaired, on purpose: a ``PASS`` that carries cards (did the model mean to play
+them?), a ``PLAY`` without cards, a ``hand_type`` that contradicts ``action``, a missing
+``bid`` / ``double`` / ``action``. The protocol refuses them as ``unparsable`` and the
+table's retry shows the model the reason.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final, Generic, TypeVar, overload
+
+from arena.errors import AgentReplyError
+from protocol import (
+    BidRequest,
+    BidResponse,
+    DoubleRequest,
+    DoubleResponse,
+    Emotion,
+    HandType,
+    Message,
+    PlayRequest,
+    PlayResponse,
+    ProtocolError,
+    parse_message,
+)
+
+__all__ = [
+    "MAX_TEXT",
+    "Extracted",
+    "extract_reply",
+    "last_json_object",
+    "strip_fences",
+    "strip_reasoning",
+]
+
+#: The protocol's cap on ``comment`` and ``strategy_hint``.
+MAX_TEXT: Final = 200
+#: How many complete ``{...}`` candidates are tried, the latest first: bounds the work on
+#: pathological text (thousands of nested braces) while any real answer is among them.
+_MAX_CANDIDATES: Final = 64
+_QUOTE_LIMIT: Final = 60
+
+_REPLY_CLASS: Final[dict[type[Message], type[Message]]] = {
+    BidRequest: BidResponse,
+    DoubleRequest: DoubleResponse,
+    PlayRequest: PlayResponse,
+}
+_DECISION_KEYS: Final[dict[type[Message], frozenset[str]]] = {
+    BidResponse: frozenset({"bid"}),
+    DoubleResponse: frozenset({"double"}),
+    PlayResponse: frozenset({"action", "cards", "hand_type"}),
+}
+_TEXT_KEYS: Final = ("comment", "strategy_hint")
+_FILLED_KEYS: Final = ("type", "player_id", "request_id")
+_COMMON_KEYS: Final = frozenset({*_TEXT_KEYS, "emotion", *_FILLED_KEYS})
+
+_THINK_BLOCK: Final = re.compile(r"<(think|thinking)>.*?</\1>", re.IGNORECASE | re.DOTALL)
+_THINK_CLOSE: Final = re.compile(r"</(?:think|thinking)>", re.IGNORECASE)
+_THINK_OPEN: Final = re.compile(r"<(?:think|thinking)>", re.IGNORECASE)
+_FENCE_LINE: Final = re.compile(r"^[ \t]*```[\w+-]*[ \t]*$", re.MULTILINE)
+_CARD_WORDS: Final = re.compile(r"(?:small|big|black|red)\s+joker|[^\s,]+", re.IGNORECASE)
+_EMOTIONS: Final = {emotion.value: emotion.value for emotion in Emotion}
+_HAND_TYPES: Final = {kind.value for kind in HandType}
+
+
+#: The reply class that answers a request: BidResponse for a BidRequest, and so on.
+R = TypeVar("R", BidResponse, DoubleResponse, PlayResponse)
+
+
+@dataclass(frozen=True, slots=True)
+class Extracted(Generic[R]):
+    """A usable reply, the JSON object it came from, and what was repaired on the way.
+
+    ``repairs`` are short notes ("comment cut from 312 to 200 characters") for the
+    decision's accounting and the replay; empty when the model's object was used as is.
+    """
+
+    reply: R
+    found: dict[str, Any]
+    repairs: tuple[str, ...] = field(default=())
+
+
+def strip_reasoning(text: str) -> str:
+    """The text without its reasoning: ``<think>…</think>`` (or ``<thinking>``) blocks.
+
+    A reasoning model's thoughts often hold JSON-like drafts that are not its answer. A
+    close tag without an open one (some chat templates open the block themselves) drops
+    everything before it; an open tag never closed (a model cut off while thinking) drops
+    everything after it.
+    """
+    text = _THINK_BLOCK.sub("", text)
+    closes = list(_THINK_CLOSE.finditer(text))
+    if closes:
+        text = text[closes[-1].end() :]
+    opened = _THINK_OPEN.search(text)
+    if opened:
+        text = text[: opened.start()]
+    return text
+
+
+def strip_fences(text: str) -> str:
+    """The text without Markdown code-fence lines (```` ```json ```` and ```` ``` ````)."""
+    return _FENCE_LINE.sub("", text)
+
+
+def _scan(text: str) -> tuple[list[tuple[int, int]], int | None]:
+    """Every balanced ``{...}`` span (start, end) in order of its end, and where the last
+    object still open at the end of the text starts (None when all are closed).
+
+    Strings are tracked only inside braces: quotes in prose mean nothing to JSON.
+    """
+    spans: list[tuple[int, int]] = []
+    opened: list[int] = []
+    in_string = False
+    escaped = False
+    for index, char in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == "{":
+            opened.append(index)
+        elif not opened:
+            continue
+        elif char == '"':
+            in_string = True
+        elif char == "}":
+            spans.append((opened.pop(), index + 1))
+    return spans, (opened[-1] if opened else None)
+
+
+def _last_object(text: str) -> tuple[dict[str, Any] | None, int, int | None]:
+    """The last complete JSON object, where it ends, and where an unclosed one starts."""
+    spans, unclosed = _scan(text)
+    for start, end in reversed(spans[-_MAX_CANDIDATES:]):
+        try:
+            value = json.loads(text[start:end])
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(value, dict):
+            return value, end, unclosed
+    return None, -1, unclosed
+
+
+def last_json_object(text: str) -> dict[str, Any] | None:
+    """The last JSON object in ``text`` that parses (an outer one over those inside it).
+
+    Braces and quotes inside JSON strings are respected; a ``{...}`` that is not JSON (a
+    set in prose, single quotes) is skipped, so the object before it may win.
+    """
+    return _last_object(text)[0]
+
+
+@overload
+def extract_reply(
+    text: str, request: BidRequest, *, cut_off: bool = False
+) -> Extracted[BidResponse]: ...
+@overload
+def extract_reply(
+    text: str, request: DoubleRequest, *, cut_off: bool = False
+) -> Extracted[DoubleResponse]: ...
+@overload
+def extract_reply(
+    text: str, request: PlayRequest, *, cut_off: bool = False
+) -> Extracted[PlayResponse]: ...
+def extract_reply(
+    text: str, request: BidRequest | DoubleRequest | PlayRequest, *, cut_off: bool = False
+) -> Extracted[BidResponse] | Extracted[DoubleResponse] | Extracted[PlayResponse]:
+    """The reply to ``request`` that a model's output ``text`` holds.
+
+    ``cut_off``: the provider stopped for the token limit (OpenAI ``finish_reason ==
+    "length"``, Anthropic ``stop_reason == "max_tokens"``). Then a text with no complete
+    answer, or one that ends inside an unfinished object, is ``truncated``, so the retry
+    can ask for a shorter answer.
+
+    Raises :class:`AgentReplyError`: ``empty`` (no text), ``truncated``, or
+    ``unparsable`` (no JSON object, or one the protocol refuses after the safe repairs).
+    """
+    expected = _REPLY_CLASS.get(type(request))
+    if expected is None:
+        raise TypeError(f"not a request a model answers: {type(request).__name__}")
+    wanted = expected.model_fields["type"].default
+    if not text.strip():
+        raise AgentReplyError("empty", f"expected a {wanted}, got an empty reply")
+    answer = strip_fences(strip_reasoning(text))
+    found, end, unclosed = _last_object(answer)
+    if cut_off and (found is None or (unclosed is not None and unclosed >= end)):
+        where = "while reasoning" if not answer.strip() else "before its answer was complete"
+        raise AgentReplyError(
+            "truncated",
+            f"the model hit its output limit {where}; the text ends {_quoted(text, end=True)}",
+        )
+    if found is None:
+        if not answer.strip():
+            why = "only reasoning (<think>), no answer after it"
+        else:
+            why = f"no JSON object in {_quoted(answer)}"
+        raise AgentReplyError("unparsable", f"expected a {wanted} as a JSON object: {why}")
+    repairs: list[str] = []
+    fields = _repaired(found, expected, request, repairs)
+    fields["type"] = wanted
+    fields["player_id"] = request.player_id
+    fields["request_id"] = request.request_id
+    try:
+        reply = parse_message(fields, expect=expected)
+    except ProtocolError as exc:
+        raise AgentReplyError("unparsable", f"expected a {wanted}: {exc}") from exc
+    notes = tuple(repairs)
+    if isinstance(reply, BidResponse):
+        return Extracted(reply=reply, found=found, repairs=notes)
+    if isinstance(reply, DoubleResponse):
+        return Extracted(reply=reply, found=found, repairs=notes)
+    assert isinstance(reply, PlayResponse)
+    return Extracted(reply=reply, found=found, repairs=notes)
+
+
+def _repaired(
+    found: Mapping[str, Any],
+    expected: type[Message],
+    request: BidRequest | DoubleRequest | PlayRequest,
+    repairs: list[str],
+) -> dict[str, Any]:
+    """The model's object with the safe repairs made, each noted in ``repairs``."""
+    known = _DECISION_KEYS[expected] | _COMMON_KEYS
+    unknown = sorted(key for key in found if key not in known)
+    if unknown:
+        repairs.append(f"dropped unknown keys: {', '.join(unknown)}")
+    fields = {key: value for key, value in found.items() if key in known}
+    wanted = expected.model_fields["type"].default
+    if fields.get("type", wanted) != wanted:
+        repairs.append(f"type {fields['type']!r} replaced by {wanted!r}")
+    for key, own in (("player_id", request.player_id), ("request_id", request.request_id)):
+        if key in fields and fields[key] != own:
+            repairs.append(f"{key} {fields[key]!r} replaced by the request's")
+    for key in _TEXT_KEYS:
+        _repair_text(fields, key, repairs)
+    _repair_emotion(fields, repairs)
+    if expected is BidResponse:
+        _repair_bid(fields, repairs)
+    elif expected is DoubleResponse:
+        _repair_double(fields, repairs)
+    else:
+        _repair_play(fields, repairs)
+    return fields
+
+
+def _repair_text(fields: dict[str, Any], key: str, repairs: list[str]) -> None:
+    value = fields.get(key)
+    if value is None:
+        return
+    if not isinstance(value, str):
+        del fields[key]
+        repairs.append(f"dropped {key}: not a string")
+    elif len(value) > MAX_TEXT:
+        fields[key] = value[: MAX_TEXT - 1] + "…"
+        repairs.append(f"{key} cut from {len(value)} to {MAX_TEXT} characters")
+
+
+def _repair_emotion(fields: dict[str, Any], repairs: list[str]) -> None:
+    value = fields.get("emotion")
+    if value is None:
+        return
+    emotion = _EMOTIONS.get(value.strip().lower()) if isinstance(value, str) else None
+    if emotion is None:
+        del fields["emotion"]
+        repairs.append(f"dropped unknown emotion {_quoted(str(value))}")
+    elif emotion != value:
+        fields["emotion"] = emotion
+        repairs.append(f"emotion {value!r} read as {emotion!r}")
+
+
+def _repair_bid(fields: dict[str, Any], repairs: list[str]) -> None:
+    value = fields.get("bid")
+    if isinstance(value, str) and value.strip() in ("0", "1", "2", "3"):
+        fields["bid"] = int(value)
+        repairs.append(f"bid {value!r} read as {int(value)}")
+
+
+def _repair_double(fields: dict[str, Any], repairs: list[str]) -> None:
+    value = fields.get("double")
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        fields["double"] = value.strip().lower() == "true"
+        repairs.append(f"double {value!r} read as {fields['double']}")
+
+
+def _repair_play(fields: dict[str, Any], repairs: list[str]) -> None:
+    action = fields.get("action")
+    upper = action.strip().upper() if isinstance(action, str) else None
+    if upper in ("PLAY", "PASS") and action != upper:
+        fields["action"] = upper
+        repairs.append(f"action {action!r} read as {upper!r}")
+    hand_type = fields.get("hand_type")
+    if hand_type is not None:
+        name = (
+            re.sub(r"[\s-]+", "_", hand_type.strip()).upper() if isinstance(hand_type, str) else ""
+        )
+        if name in _HAND_TYPES:
+            if name != hand_type:
+                fields["hand_type"] = name
+                repairs.append(f"hand_type {hand_type!r} read as {name!r}")
+        else:
+            del fields["hand_type"]
+            repairs.append(f"dropped unknown hand_type {_quoted(str(hand_type))}")
+    if "cards" not in fields:
+        return
+    cards = fields["cards"]
+    if cards is None:
+        fields["cards"] = []
+        repairs.append("cards null read as []")
+    elif isinstance(cards, str):
+        tokens = cards.split(",") if "," in cards else _CARD_WORDS.findall(cards)
+        fields["cards"] = [token.strip() for token in tokens if token.strip()]
+        repairs.append(f"cards {_quoted(cards)} read as a list of {len(fields['cards'])}")
+    elif isinstance(cards, list) and any(_small_rank(card) for card in cards):
+        fields["cards"] = [str(card) if _small_rank(card) else card for card in cards]
+        repairs.append("card numbers 3..10 read as ranks")
+
+
+def _small_rank(card: object) -> bool:
+    """An integer card whose meaning is the same as a rank number and as a face."""
+    return isinstance(card, int) and not isinstance(card, bool) and 3 <= card <= 10
+
+
+def _quoted(text: str, *, end: bool = False) -> str:
+    """A short quote of ``text`` (its start, or with ``end`` its end) for a detail."""
+    shown = " ".join(text.split())
+    if len(shown) > _QUOTE_LIMIT:
+        shown = "…" + shown[-_QUOTE_LIMIT:] if end else shown[:_QUOTE_LIMIT] + "…"
+    return repr(shown)
