@@ -1,0 +1,285 @@
+"""Prompts for language-model seats, built from template files shipped with the package.
+
+The wording lives in ``templates/<language>/`` (``system.txt``, ``play.txt``, ``bid.txt``,
+``double.txt``, ``reply_*.txt``, ``retry.txt`` and ``phrases.json``), read with
+``importlib.resources`` and filled with :class:`string.Template`, so a translation or a
+better phrasing is a text edit, not a code change. A prompt holds a short rules summary,
+the seat and its side, the request message itself as the wire has it, facts derived from
+it (:mod:`arena.agents.llm.facts`), the legal moves if asked, and the reply format: only
+what the model decides (the adapter fills ``player_id`` and ``request_id``).
+Pure: no I/O beyond reading the templates once.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from dataclasses import dataclass
+from functools import cache
+from importlib.resources import files
+from string import Template
+from typing import Literal, TypeAlias
+
+from arena.agents.llm.facts import AnyAskRequest, Facts, facts_of, rank_counts_text
+from arena.agents.reading import legal_for
+from arena.agents.remote import wire_bytes
+from arena.engine import CARDS_BY_TEXT, DEFAULT_RULES, Rules
+from protocol import BidRequest, DoubleRequest, Emotion, PlayRequest, ReplyRejected
+
+__all__ = [
+    "LANGUAGES",
+    "MAX_LISTED_MOVES",
+    "Language",
+    "LegalMoves",
+    "Prompt",
+    "build_prompt",
+    "estimate_tokens",
+    "retry_text",
+    "template_text",
+]
+
+Language: TypeAlias = Literal["zh", "en"]
+LegalMoves: TypeAlias = Literal["none", "summary", "full"]
+LANGUAGES: tuple[Language, ...] = ("zh", "en")
+#: The most legal moves a ``full`` list shows; a 20-card lead can have thousands.
+MAX_LISTED_MOVES = 40
+
+
+def estimate_tokens(text: str) -> int:
+    """A rough token count: one per non-ASCII character, one per four ASCII characters.
+
+    Chinese characters are about one token each in the common tokenizers, suit symbols
+    (♠♥♦♣) one or two; English and JSON run near four characters a token. An estimate
+    for sizing prompts and budgets, not a bill: providers report the real usage.
+    """
+    ascii_chars = sum(1 for ch in text if ch < "\x80")
+    return math.ceil(ascii_chars / 4) + (len(text) - ascii_chars)
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """What a chat API needs: a system text and a user text."""
+
+    system: str
+    user: str
+
+    @property
+    def chars(self) -> int:
+        """Characters in both texts."""
+        return len(self.system) + len(self.user)
+
+    @property
+    def tokens(self) -> int:
+        """Estimated tokens in both texts (:func:`estimate_tokens`)."""
+        return estimate_tokens(self.system) + estimate_tokens(self.user)
+
+
+@cache
+def template_text(language: Language, name: str) -> str:
+    """The text of one shipped template file (``templates/<language>/<name>``)."""
+    if language not in LANGUAGES:
+        raise ValueError(f"language must be one of {', '.join(LANGUAGES)}, not {language!r}")
+    resource = files("arena.agents.llm").joinpath("templates", language, name)
+    return resource.read_text(encoding="utf-8").rstrip("\n")
+
+
+@cache
+def _phrases(language: Language) -> dict[str, str]:
+    loaded: dict[str, str] = json.loads(template_text(language, "phrases.json"))
+    return loaded
+
+
+def _fill(language: Language, name: str, **fields: object) -> str:
+    return Template(template_text(language, name)).substitute(fields)
+
+
+def _phrase(language: Language, key: str, **fields: object) -> str:
+    return Template(_phrases(language)[key]).substitute(fields)
+
+
+_EMOTIONS = "/".join(e.value for e in Emotion)
+
+
+def _cards_text(cards: tuple[str, ...] | list[str], language: Language) -> str:
+    return " ".join(cards) if cards else _phrase(language, "none")
+
+
+def _by_rank(cards: tuple[str, ...]) -> str:
+    return rank_counts_text(Counter(CARDS_BY_TEXT[c].rank for c in cards))
+
+
+def _facts_lines(facts: Facts, language: Language) -> str:
+    p = _phrases(language)
+    lines = [_phrase(language, "fact_hand", count=len(facts.hand), cards=_by_rank(facts.hand))]
+    if facts.remaining:
+        order = facts.seat_order or tuple(facts.remaining)
+        shown = []
+        for name in order:
+            tag = (
+                f" ({p['fact_you']})"
+                if name == facts.me
+                else f" ({p['fact_partner']})"
+                if name in facts.teammates
+                else ""
+            )
+            role = f" {p['landlord']}" if name == facts.landlord else ""
+            shown.append(f"{name}{role}{tag} {facts.remaining.get(name, '?')}")
+        lines.append(_phrase(language, "fact_cards_left", players=", ".join(shown)))
+    if facts.is_free_play:
+        lines.append(p["fact_lead"])
+    elif facts.last_play is not None:
+        last = facts.last_play
+        side = p["fact_partner"] if last.by_teammate else p["fact_opponent"]
+        lines.append(
+            _phrase(
+                language,
+                "fact_last_play",
+                player=last.player,
+                side=side,
+                hand_type=last.hand_type,
+                cards=" ".join(last.cards),
+            )
+        )
+    if facts.kind == "PLAY_REQUEST":
+        if facts.played:
+            lines.append(
+                _phrase(
+                    language, "fact_played", count=len(facts.played), cards=_by_rank(facts.played)
+                )
+            )
+        else:
+            lines.append(p["fact_played_none"])
+    if facts.landlord_holds:
+        lines.append(_phrase(language, "fact_landlord_holds", cards=" ".join(facts.landlord_holds)))
+    lines.append(
+        _phrase(
+            language,
+            "fact_unseen",
+            count=facts.unseen_total,
+            cards=rank_counts_text(facts.unseen),
+        )
+    )
+    return "\n".join(lines)
+
+
+def _legal_text(
+    request: PlayRequest, legal_moves: LegalMoves, rules: Rules, language: Language, cap: int
+) -> str:
+    if legal_moves == "none":
+        return ""
+    moves = legal_for(request, rules)
+    may_pass = not request.is_free_play
+    p = _phrases(language)
+    if legal_moves == "summary":
+        counts = Counter(m.type.value for m in moves)
+        parts = [f"{kind} {n}" for kind, n in counts.items()]
+        if may_pass:
+            parts.append(p["legal_pass"])
+        return _phrase(language, "legal_summary", counts=", ".join(parts)) + "\n"
+    total = len(moves) + may_pass
+    lines = [_phrase(language, "legal_full", count=total)]
+    if may_pass:
+        lines.append(f"- {p['legal_pass']}")
+    shown = moves[: max(0, cap - may_pass)]
+    lines.extend(f"- {m.type.value}: {' '.join(m.card_strings)}" for m in shown)
+    left_out = total - len(shown) - may_pass
+    if left_out > 0:
+        lines.append(_phrase(language, "legal_more", count=left_out))
+    return "\n".join(lines) + "\n"
+
+
+def _system(language: Language, persona: str | None, rules: Rules) -> str:
+    variants = "".join(
+        _phrases(language)[f"variant_{name}"]
+        for name in ("loose_wings", "four_with_pair", "quadplex_as_bomb")
+        if getattr(rules, name)
+    )
+    return _fill(
+        language,
+        "system.txt",
+        persona=_phrase(language, "persona", persona=persona) if persona else "",
+        bidding=_phrases(language)[f"bidding_{rules.bidding}"],
+        variants=variants,
+    )
+
+
+def build_prompt(
+    request: AnyAskRequest,
+    *,
+    language: Language = "zh",
+    persona: str | None = None,
+    legal_moves: LegalMoves = "none",
+    rules: Rules = DEFAULT_RULES,
+    max_moves: int = MAX_LISTED_MOVES,
+) -> Prompt:
+    """The system and user texts asking a model to answer ``request``.
+
+    ``legal_moves`` (PLAY_REQUEST only): ``none``, ``summary`` (counts per hand type) or
+    ``full`` (the moves themselves, at most ``max_moves``, saying how many were left out).
+    """
+    system = _system(language, persona, rules)
+    p = _phrases(language)
+    facts = facts_of(request)
+    wire = wire_bytes(request).decode()
+    reply = _fill(language, f"reply_{_KINDS[request.type]}.txt", emotions=_EMOTIONS)
+    common = {
+        "me": request.player_id,
+        "request": wire,
+        "facts": _facts_lines(facts, language),
+        "reply_format": reply,
+    }
+    if isinstance(request, PlayRequest):
+        teammate = (
+            _phrase(language, "teammate", teammate=", ".join(request.teammates))
+            if request.teammates
+            else p["no_teammate"]
+            if request.role == "landlord"
+            else ""
+        )
+        user = _fill(
+            language,
+            "play.txt",
+            role=p[request.role],
+            teammate=teammate,
+            legal_moves=_legal_text(request, legal_moves, rules, language, max_moves),
+            **common,
+        )
+    elif isinstance(request, BidRequest):
+        user = _fill(
+            language,
+            "bid.txt",
+            mode=p[f"mode_{request.mode}"],
+            choices=", ".join(str(b) for b in request.available_bids),
+            **common,
+        )
+    else:
+        assert isinstance(request, DoubleRequest)
+        user = _fill(
+            language,
+            "double.txt",
+            role=p[facts.role or "farmer"],
+            landlord=request.landlord,
+            what=p[f"what_{request.kind}"],
+            **common,
+        )
+    return Prompt(system=system, user=user)
+
+
+_KINDS = {"PLAY_REQUEST": "play", "BID_REQUEST": "bid", "DOUBLE_REQUEST": "double"}
+
+
+def retry_text(rejected: ReplyRejected, *, language: Language = "zh") -> str:
+    """The follow-up message after a REPLY_REJECTED: the reason and detail, and what to do.
+
+    A ``truncated`` reply is asked to come back much shorter.
+    """
+    advice = "advice_truncated" if rejected.reason == "truncated" else "advice"
+    return _fill(
+        language,
+        "retry.txt",
+        reason=rejected.reason,
+        detail=rejected.detail,
+        advice=_phrases(language)[advice],
+        retries_left=rejected.retries_left,
+    )

@@ -1,0 +1,316 @@
+"""Prompts for language-model seats: derived facts, template files, sizes, retry text."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from importlib.resources import files
+
+import pytest
+
+from arena.agents import HeuristicAgent
+from arena.agents.llm.facts import facts_of
+from arena.agents.llm.prompts import (
+    LANGUAGES,
+    Language,
+    build_prompt,
+    estimate_tokens,
+    retry_text,
+)
+from arena.agents.reading import legal_for
+from arena.engine import DECK, Rules
+from arena.table import Table, play_match
+from protocol import (
+    BidRequest,
+    BidResponse,
+    DoubleRequest,
+    DoubleResponse,
+    PlayRequest,
+    PlayResponse,
+    ReplyRejected,
+    parse_message,
+)
+
+AnyAsk = BidRequest | DoubleRequest | PlayRequest
+NAMES = ("DeepSeek-V3", "Claude-Sonnet", "GPT-4o")  # realistic, longish seat names
+
+
+class _Capturing(HeuristicAgent):
+    """A scripted bot that keeps every request it is asked."""
+
+    def __init__(self, name: str, requests: list[AnyAsk]) -> None:
+        super().__init__(name, seed=1)
+        self.requests = requests
+
+    async def bid(self, request: BidRequest) -> BidResponse:
+        self.requests.append(request)
+        return await super().bid(request)
+
+    async def double(self, request: DoubleRequest) -> DoubleResponse:
+        self.requests.append(request)
+        return await super().double(request)
+
+    async def play(self, request: PlayRequest) -> PlayResponse:
+        self.requests.append(request)
+        return await super().play(request)
+
+
+async def _capture(matches: int) -> list[AnyAsk]:
+    requests: list[AnyAsk] = []
+    for seed in range(matches):
+        agents = [_Capturing(name, requests) for name in NAMES]
+        await play_match(Table(agents), rounds=3, seed=seed)
+    return requests
+
+
+@pytest.fixture(scope="module")
+def real_requests() -> list[AnyAsk]:
+    return asyncio.run(_capture(20))
+
+
+def _landlord_play(history: list[dict[str, object]] | None = None) -> PlayRequest:
+    return PlayRequest.model_validate(
+        {
+            "player_id": "A",
+            "hand": ["♠3", "♥3", "♠9", "♥Q", "大王"],
+            "is_free_play": False,
+            "last_play": {"player": "B", "type": "SINGLE", "cards": ["♠5"], "main_rank": 5},
+            "play_history": history
+            or [
+                {"player": "A", "action": "PLAY", "type": "PAIR", "cards": ["♠4", "♥4"]},
+                {"player": "B", "action": "PASS", "type": None, "cards": []},
+                {"player": "C", "action": "PASS", "type": None, "cards": []},
+                {"player": "A", "action": "PLAY", "type": "SINGLE", "cards": ["♦K"]},
+                {"player": "B", "action": "PLAY", "type": "SINGLE", "cards": ["♠5"]},
+            ],
+            "remaining_cards": {"A": 5, "B": 15, "C": 17},
+            "role": "landlord",
+            "teammates": [],
+            "landlord": "A",
+            "bottom_cards": ["♦K", "♥Q", "大王"],
+            "seat_order": ["A", "B", "C"],
+        }
+    )
+
+
+def _farmer_play() -> PlayRequest:
+    return PlayRequest.model_validate(
+        {
+            "player_id": "B",
+            "hand": ["♠6", "♥6", "♦6", "♠7", "♠8", "♠J"],
+            "is_free_play": False,
+            "last_play": {"player": "C", "type": "PAIR", "cards": ["♠10", "♥10"], "main_rank": 10},
+            "play_history": [
+                {"player": "A", "action": "PLAY", "type": "SINGLE", "cards": ["♥Q"]},
+                {"player": "B", "action": "PASS", "type": None, "cards": []},
+                {"player": "C", "action": "PLAY", "type": "PAIR", "cards": ["♠10", "♥10"]},
+            ],
+            "remaining_cards": {"A": 19, "B": 6, "C": 15},
+            "role": "farmer",
+            "teammates": ["C"],
+            "landlord": "A",
+            "bottom_cards": ["♦K", "♥Q", "大王"],
+            "seat_order": ["A", "B", "C"],
+            "request_id": "t1-1-9",
+        }
+    )
+
+
+# ─── facts ─────────────────────────────────────────────────────────────────────────────
+
+
+def test_landlord_facts_count_bottom_cards_as_its_own() -> None:
+    facts = facts_of(_landlord_play())
+    assert facts.role == "landlord"
+    assert facts.teammates == ()
+    assert facts.played == ("♠4", "♥4", "♠5", "♦K")
+    assert facts.landlord_holds == ()  # its own hand: nothing to tell
+    # 54 - 5 in hand - 4 played; the bottom ♥Q and 大王 are in the hand, ♦K was played
+    assert facts.unseen_total == 54 - 5 - 4
+    assert facts.unseen[3] == 2
+    assert facts.unseen[4] == 2
+    assert facts.unseen[17] == 0
+    assert facts.unseen[13] == 3
+    assert facts.unseen[12] == 3
+    assert facts.last_play is not None
+    assert facts.last_play.player == "B"
+    assert facts.last_play.hand_type == "SINGLE"
+    assert facts.last_play.cards == ("♠5",)
+    assert not facts.last_play.by_teammate
+
+
+def test_farmer_facts_see_the_bottom_cards_the_landlord_still_holds() -> None:
+    facts = facts_of(_farmer_play())
+    assert facts.role == "farmer"
+    assert facts.teammates == ("C",)
+    # ♥Q (a bottom card) was played; ♦K and 大王 are still in the landlord's hand
+    assert facts.landlord_holds == ("♦K", "大王")
+    assert facts.unseen_total == 54 - 6 - 3 - 2
+    assert facts.unseen[17] == 0
+    assert facts.unseen[16] == 1
+    assert facts.unseen[6] == 1
+    assert facts.unseen[10] == 2
+    assert facts.last_play is not None
+    assert facts.last_play.by_teammate
+    assert facts.remaining == {"A": 19, "B": 6, "C": 15}
+
+
+def test_bid_and_double_facts() -> None:
+    hand = [c.text for c in DECK[:17]]
+    bid = BidRequest(player_id="A", current_highest_bid=0, available_bids=[1, 2, 3, 0], hand=hand)
+    facts = facts_of(bid)
+    assert facts.unseen_total == 37
+    assert facts.role is None
+    assert facts.played == ()
+    double = DoubleRequest(
+        player_id="B", kind="double", landlord="A", call_score=2,
+        bottom_cards=["小王", "大王", "♠2"], hand=hand,
+    )  # fmt: skip
+    facts = facts_of(double)
+    assert facts.role == "farmer"
+    assert facts.landlord_holds == ("♠2", "小王", "大王")
+    assert facts.unseen_total == 54 - 17 - 3
+    assert facts.unseen[16] == 0
+
+
+def test_unseen_counts_match_the_hidden_hands_in_real_rounds(real_requests: list[AnyAsk]) -> None:
+    plays = [r for r in real_requests if isinstance(r, PlayRequest)]
+    assert len(plays) > 300
+    for request in plays:
+        facts = facts_of(request)
+        others = sum(n for name, n in request.remaining_cards.items() if name != request.player_id)
+        assert facts.unseen_total == others - len(facts.landlord_holds)
+        assert len(facts.played) + sum(request.remaining_cards.values()) == 54
+
+
+# ─── prompts ───────────────────────────────────────────────────────────────────────────
+
+
+def _request_line(text: str, kind: str) -> str:
+    lines = [line for line in text.splitlines() if line.startswith('{"type":"' + kind)]
+    assert len(lines) == 1
+    return lines[0]
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_prompt_holds_the_request_verbatim_and_the_facts(language: Language) -> None:
+    request = _farmer_play()
+    prompt = build_prompt(request, language=language, persona="Old Wang", legal_moves="none")
+    line = _request_line(prompt.user, "PLAY_REQUEST")
+    assert parse_message(line) == request
+    assert "Old Wang" in prompt.system
+    assert "♦K 大王" in prompt.user  # the bottom cards the landlord still holds
+    assert "C" in prompt.user
+    assert "PAIR ♠10 ♥10" in prompt.user
+    assert "6x3" in prompt.user  # the hand by rank
+    assert "PAIR: " not in prompt.user  # no legal moves unless asked
+    assert '"action"' in prompt.user
+    assert '"player_id"' not in prompt.user.split(line)[1]
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_bid_and_double_prompts(language: Language, real_requests: list[AnyAsk]) -> None:
+    bid = next(r for r in real_requests if isinstance(r, BidRequest))
+    double = next(r for r in real_requests if isinstance(r, DoubleRequest))
+    for request, reply_field in ((bid, '"bid"'), (double, '"double"')):
+        prompt = build_prompt(request, language=language)
+        assert parse_message(_request_line(prompt.user, request.type)) == request
+        assert reply_field in prompt.user
+    assert ", ".join(map(str, bid.available_bids)) in build_prompt(bid, language=language).user
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_legal_moves_full_and_summary(language: Language) -> None:
+    request = _landlord_play()
+    full = build_prompt(request, language=language, legal_moves="full").user
+    moves = legal_for(request)
+    assert len(moves) == 3  # ♠9, ♥Q, 大王 beat the ♠5
+    for move in moves:
+        assert f"- {move.type.value}: {' '.join(move.card_strings)}" in full
+    assert "\n- PASS" in full
+    summary = build_prompt(request, language=language, legal_moves="summary").user
+    assert "SINGLE: " not in summary
+    assert "SINGLE 3" in summary
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_full_list_is_capped_and_says_how_many_are_left_out(language: Language) -> None:
+    hand = [c.text for c in DECK[:20]]
+    request = PlayRequest(
+        player_id="A", hand=hand, is_free_play=True, last_play=None,
+        remaining_cards={"A": 20, "B": 17, "C": 17}, role="landlord", landlord="A",
+    )  # fmt: skip
+    total = len(legal_for(request))
+    assert total > 40
+    text = build_prompt(request, language=language, legal_moves="full", max_moves=10).user
+    assert sum(1 for line in text.splitlines() if line.startswith("- ") and ": ♠" in line) == 10
+    assert str(total - 10) in text
+    assert str(total) in text
+
+
+def test_rule_variants_and_bidding_reach_the_system_text() -> None:
+    request = _farmer_play()
+    plain = build_prompt(request, language="en").system
+    varied = build_prompt(request, language="en", rules=Rules(quadplex_as_bomb=True)).system
+    assert "Variant" not in plain
+    assert "Variant" in varied
+    grab = build_prompt(request, language="zh", rules=Rules(bidding="grab")).system
+    assert "抢地主" in grab
+
+
+def test_templates_are_shipped_and_found_as_package_resources() -> None:
+    root = files("arena.agents.llm").joinpath("templates")
+    for language in LANGUAGES:
+        folder = root.joinpath(language)
+        for name in ("system.txt", "play.txt", "bid.txt", "double.txt", "retry.txt"):
+            assert folder.joinpath(name).read_text(encoding="utf-8").strip()
+        phrases = json.loads(folder.joinpath("phrases.json").read_text(encoding="utf-8"))
+        assert {"fact_unseen", "legal_more", "advice_truncated"} <= set(phrases)
+    with pytest.raises(ValueError, match="language"):
+        build_prompt(_farmer_play(), language="fr")  # type: ignore[arg-type]
+
+
+# ─── sizes ─────────────────────────────────────────────────────────────────────────────
+
+
+def test_token_estimate() -> None:
+    assert estimate_tokens("abcdefgh") == 2
+    assert estimate_tokens("你好") == 2
+    assert estimate_tokens("ab你") == 2
+
+
+def test_play_prompts_without_legal_moves_stay_under_1500_tokens(
+    real_requests: list[AnyAsk],
+) -> None:
+    sizes: dict[tuple[str, str], int] = {}
+    for request in real_requests:
+        for language in LANGUAGES:
+            tokens = build_prompt(request, language=language).tokens
+            key = (request.type, language)
+            sizes[key] = max(sizes.get(key, 0), tokens)
+    longest = max(len(r.play_history) for r in real_requests if isinstance(r, PlayRequest))
+    assert longest > 40  # late-round requests with a long history are among them
+    assert sizes[("PLAY_REQUEST", "en")] < 1500
+    assert sizes[("PLAY_REQUEST", "zh")] < 1500
+    assert sizes[("BID_REQUEST", "zh")] < 700
+    assert sizes[("DOUBLE_REQUEST", "en")] < 700
+
+
+# ─── retry ─────────────────────────────────────────────────────────────────────────────
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_retry_text_names_reason_and_detail(language: Language) -> None:
+    rejected = ReplyRejected(
+        player_id="A", request_type="PLAY_REQUEST", reason="illegal",
+        detail="♠3 ♠4 ♠5 ♠6 ♠8 is not a valid combination", retries_left=2,
+    )  # fmt: skip
+    text = retry_text(rejected, language=language)
+    assert "illegal" in text
+    assert "♠3 ♠4 ♠5 ♠6 ♠8 is not a valid combination" in text
+    assert "2" in text
+    cut = rejected.model_copy(update={"reason": "truncated", "detail": "over 4096 bytes"})
+    short = retry_text(cut, language=language)
+    assert "truncated" in short
+    assert "over 4096 bytes" in short
+    assert short != text.replace("illegal", "truncated")  # asks for a shorter answer
