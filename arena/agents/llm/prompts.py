@@ -25,6 +25,7 @@ from arena.agents.llm.facts import AnyAskRequest, Facts, facts_of, rank_counts_t
 from arena.agents.reading import legal_for
 from arena.agents.remote import wire_bytes
 from arena.engine import CARDS_BY_TEXT, DEFAULT_RULES, Rules
+from arena.errors import ConfigError
 from protocol import BidRequest, DoubleRequest, Emotion, PlayRequest, ReplyRejected
 
 __all__ = [
@@ -79,7 +80,7 @@ class Prompt:
 def template_text(language: Language, name: str) -> str:
     """The text of one shipped template file (``templates/<language>/<name>``)."""
     if language not in LANGUAGES:
-        raise ValueError(f"language must be one of {', '.join(LANGUAGES)}, not {language!r}")
+        raise ConfigError(f"language must be one of {', '.join(LANGUAGES)}, not {language!r}")
     resource = files("arena.agents.llm").joinpath("templates", language, name)
     return resource.read_text(encoding="utf-8").rstrip("\n")
 
