@@ -230,7 +230,7 @@ def test_legal_moves_full_and_summary(language: Language) -> None:
     assert "\n- PASS" in full
     summary = build_prompt(request, language=language, legal_moves="summary").user
     assert "SINGLE: " not in summary
-    assert "SINGLE 3" in summary
+    assert "SINGLE ×3" in summary
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

@@ -174,7 +174,7 @@ def _legal_text(
     p = _phrases(language)
     if legal_moves == "summary":
         counts = Counter(m.type.value for m in moves)
-        parts = [f"{kind} {n}" for kind, n in counts.items()]
+        parts = [f"{kind} ×{n}" for kind, n in counts.items()]  # "SINGLE 2" read as a card
         if may_pass:
             parts.append(p["legal_pass"])
         return _phrase(language, "legal_summary", counts=", ".join(parts)) + "\n"
