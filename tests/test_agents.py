@@ -257,7 +257,15 @@ def test_a_seat_types_dependencies_load_only_when_a_seat_uses_it() -> None:
 
 
 def test_builtin_agent_names() -> None:
-    assert set(BUILTIN_AGENTS) == {"random", "greedy", "heuristic", "human", "subprocess", "http"}
+    assert set(BUILTIN_AGENTS) == {
+        "random",
+        "greedy",
+        "heuristic",
+        "human",
+        "subprocess",
+        "http",
+        "openai",
+    }
     assert agent_class("random") is RandomAgent
     assert agent_class("greedy") is GreedyAgent
     assert agent_class("heuristic") is HeuristicAgent

@@ -44,6 +44,7 @@ BUILTIN_AGENTS: Final[dict[str, str]] = {
     "human": "arena.agents.human:HumanAgent",
     "subprocess": "arena.agents.process:SubprocessAgent",
     "http": "arena.agents.http:HttpAgent",
+    "openai": "arena.agents.llm.openai_seat:OpenAIAgent",
 }
 """The built-in agent types, each the ``module:Class`` of its class. A class is imported
 when a seat first names its type: a seat type's dependencies (an HTTP client, a model

@@ -1,0 +1,508 @@
+"""The ``openai`` seat: the real openai SDK against a loopback Chat Completions server.
+
+The fake (tests/fake_providers.py) answers as a model would: a ``respond`` function reads
+the request JSON out of the prompt and answers a legal decision, or a script answers
+what a test needs (garbage, a cut-off reply, an error status). Matches are real tables.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fake_providers import FakeOpenAI, Fault, RecordedRequest, Reply
+
+from arena.agents.llm.openai_seat import OpenAIAgent, close_clients
+from arena.agents.registry import create_agent
+from arena.engine import CARDS_BY_TEXT
+from arena.errors import AgentReplyError, ConfigError
+from arena.replay import ReplayWriter, load_replay, verify_round
+from arena.table import Table, play_match
+from arena.testing import check_agent
+from protocol import (
+    BidRequest,
+    DoubleRequest,
+    Message,
+    PlayRequest,
+    PlayResponse,
+    ReplyRejected,
+    parse_message,
+)
+
+KEY = "sk-seat-test-0123456789"
+KEY_ENV = "ARENA_TEST_OPENAI_KEY"
+
+
+def request_in(recorded: RecordedRequest) -> dict[str, Any]:
+    """The request message the prompt quotes (the last user message holds it first)."""
+    for message in recorded.body["messages"]:
+        if message["role"] != "user":
+            continue
+        text: str = message["content"]
+        for kind in ("PLAY_REQUEST", "BID_REQUEST", "DOUBLE_REQUEST"):
+            start = text.find(f'{{"type":"{kind}"')
+            if start >= 0:
+                found, _ = json.JSONDecoder().raw_decode(text[start:])
+                assert isinstance(found, dict)
+                return found
+    raise AssertionError("no request JSON in the prompt")
+
+
+def legal_answer(request: dict[str, Any]) -> dict[str, Any]:
+    """A legal decision: lowest bid, no double, PASS when following, lowest single leading."""
+    message = parse_message(request)
+    if isinstance(message, BidRequest):
+        offered = message.available_bids
+        return {"bid": 0 if 0 in offered else min(offered)}
+    if isinstance(message, DoubleRequest):
+        return {"double": False}
+    assert isinstance(message, PlayRequest)
+    if not message.is_free_play:
+        return {"action": "PASS"}
+    lowest = min(message.hand, key=lambda card: CARDS_BY_TEXT[card].rank)
+    return {"action": "PLAY", "cards": [lowest], "hand_type": "SINGLE"}
+
+
+def legal_model(recorded: RecordedRequest) -> Reply:
+    return Reply(text=json.dumps(legal_answer(request_in(recorded))))
+
+
+@pytest.fixture
+def key_env(monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv(KEY_ENV, KEY)
+    return KEY_ENV
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI(api_key=KEY, respond=legal_model) as fake:
+        yield fake
+
+
+@pytest.fixture(autouse=True)
+async def shared_clients() -> AsyncIterator[None]:
+    yield
+    await close_clients()
+
+
+def seat(server: FakeOpenAI, name: str = "GPT", **options: Any) -> OpenAIAgent:
+    options.setdefault("api_key_env", KEY_ENV)
+    options.setdefault("structured", "none")
+    return OpenAIAgent(name, model="gpt-test", base_url=server.base_url, **options)
+
+
+LAST_PLAY: dict[str, Any] = {"player": "B", "type": "SINGLE", "cards": ["♠4"], "main_rank": 4}
+
+
+def play_request(**fields: Any) -> PlayRequest:
+    base: dict[str, Any] = {
+        "type": "PLAY_REQUEST",
+        "player_id": "GPT",
+        "hand": ["♠3", "♥3", "♠5", "小王"],
+        "is_free_play": True,
+        "last_play": None,
+        "remaining_cards": {"GPT": 4, "B": 17, "C": 17},
+        "role": "landlord",
+        "request_id": "t1-1-9",
+    }
+    message = parse_message({**base, **fields})
+    assert isinstance(message, PlayRequest)
+    return message
+
+
+async def test_a_model_that_answers_legally_plays_a_whole_match(
+    server: FakeOpenAI, key_env: str, tmp_path: Path
+) -> None:
+    agents = [seat(server, n) for n in ("A", "B", "C")]
+    writer = ReplayWriter(tmp_path / "r.jsonl")
+    table = Table(agents, recorder=writer.for_table("t1"), timeouts=[5, 5, 5])
+    await table.open()
+    try:
+        summary = await play_match(table, rounds=1, seed=11)
+    finally:
+        await table.close()
+        writer.close()
+    for name in ("A", "B", "C"):
+        assert sum(summary.faults[name].values()) == 0, summary.faults
+    assert sum(summary.totals.values()) == 0
+    [recorded] = load_replay(tmp_path / "r.jsonl").rounds
+    verify_round(recorded)
+    assert len(server.requests) > 20
+    first = server.requests[0].body
+    assert [m["role"] for m in first["messages"]] == ["system", "user"]
+    assert "response_format" not in first
+    assert "temperature" not in first
+    assert KEY not in (tmp_path / "r.jsonl").read_text(encoding="utf-8")
+
+
+async def test_a_refused_answer_is_retried_in_the_same_conversation_at_a_table(
+    server: FakeOpenAI, key_env: str
+) -> None:
+    """The first request of a match is a bid; a PLAY answer to it is refused."""
+    wrong = '{"action": "PASS"}'
+    server.script(Reply(text=wrong))
+    rejections: list[ReplyRejected] = []
+
+    class Watched(OpenAIAgent):
+        async def notify(self, message: Message) -> None:
+            if isinstance(message, ReplyRejected):
+                rejections.append(message)
+            await super().notify(message)
+
+    agents = [
+        Watched(n, model="gpt-test", base_url=server.base_url, api_key_env=KEY_ENV)
+        for n in ("A", "B", "C")
+    ]
+    table = Table(agents, timeouts=[5, 5, 5])
+    await table.open()
+    try:
+        summary = await play_match(table, rounds=1, seed=11)
+    finally:
+        await table.close()
+    [rejection] = rejections
+    assert rejection.reason == "unparsable"
+    assert summary.faults[rejection.player_id]["unparsable"] == 1
+    assert summary.faults[rejection.player_id]["fallback"] == 0
+    first, second, third = (r.body for r in server.requests[:3])
+    assert request_in(server.requests[0])["type"] == "BID_REQUEST"
+    assert [m["role"] for m in second["messages"]] == ["system", "user", "assistant", "user"]
+    assert second["messages"][:2] == first["messages"]
+    assert second["messages"][2] == {"role": "assistant", "content": wrong}
+    retry = second["messages"][3]["content"]
+    assert "unparsable" in retry
+    assert rejection.detail in retry
+    assert [m["role"] for m in third["messages"]] == ["system", "user"]  # a new request
+
+
+async def test_an_illegal_play_then_a_legal_one_after_the_rejection(
+    server: FakeOpenAI, key_env: str
+) -> None:
+    agent = seat(server, "GPT", language="en")
+    await agent.open()
+    request = play_request()
+    bad = '{"action": "PLAY", "cards": ["J"], "hand_type": "SINGLE"}'
+    server.script(Reply(text=bad), Reply(text='{"action": "PLAY", "cards": ["3", "3"]}'))
+    first = await agent.play(request)
+    assert (first.action, first.cards, first.request_id) == ("PLAY", ["J"], "t1-1-9")
+    detail = "card 'J': no card of that rank left in the hand"
+    await agent.notify(
+        ReplyRejected(
+            player_id="GPT",
+            request_type="PLAY_REQUEST",
+            request_id="t1-1-9",
+            reason="illegal",
+            detail=detail,
+            retries_left=2,
+        )
+    )
+    second = await agent.play(request)
+    assert second.cards == ["3", "3"]
+    messages = server.requests[1].body["messages"]
+    assert messages[:2] == server.requests[0].body["messages"]
+    assert messages[2] == {"role": "assistant", "content": bad}
+    assert messages[3]["role"] == "user"
+    assert "(illegal)" in messages[3]["content"]
+    assert detail in messages[3]["content"]
+    assert "Tries left: 2" in messages[3]["content"]
+    # a rejection of another request does not continue this conversation
+    await agent.notify(
+        ReplyRejected(
+            player_id="GPT",
+            request_type="PLAY_REQUEST",
+            request_id="t1-1-8",
+            reason="illegal",
+            detail=detail,
+            retries_left=1,
+        )
+    )
+    await agent.play(request)
+    assert len(server.requests[2].body["messages"]) == 2
+
+
+async def test_garbage_text_is_unparsable(server: FakeOpenAI, key_env: str) -> None:
+    agent = seat(server)
+    server.script(Reply(text="I think I will play my threes, they look good."))
+    with pytest.raises(AgentReplyError) as caught:
+        await agent.play(play_request())
+    assert caught.value.category == "unparsable"
+    assert "no JSON object" in caught.value.detail
+
+
+async def test_an_answer_after_think_is_accepted(server: FakeOpenAI, key_env: str) -> None:
+    agent = seat(server)
+    server.script(
+        Reply(
+            text='<think>maybe {"action": "PASS"}? no, lead low.</think>\n'
+            '{"action": "PLAY", "cards": ["♠3"]}'
+        )
+    )
+    reply = await agent.play(play_request())
+    assert (reply.action, reply.cards) == ("PLAY", ["♠3"])
+
+
+async def test_a_reply_cut_off_at_the_token_limit_is_truncated(
+    server: FakeOpenAI, key_env: str
+) -> None:
+    agent = seat(server, max_tokens=20)
+    server.script(Reply(text='{"action": "PLAY", "cards": ["♠3", "♥3"], "comm', finish="length"))
+    with pytest.raises(AgentReplyError) as caught:
+        await agent.play(play_request())
+    assert caught.value.category == "truncated"
+    assert server.requests[0].body["max_tokens"] == 20
+
+
+async def test_reasoning_text_is_kept_on_the_agent_not_in_the_reply(
+    server: FakeOpenAI, key_env: str
+) -> None:
+    agent = seat(server)
+    server.script(Reply(text='{"action": "PASS"}', reasoning="they hold the rocket"))
+    reply = await agent.play(play_request(is_free_play=False, last_play=LAST_PLAY))
+    assert reply.action == "PASS"
+    assert agent.last_reasoning == "they hold the rocket"
+    assert "rocket" not in reply.model_dump_json()
+
+
+async def test_a_bad_key_is_an_agent_error_and_the_key_leaks_nowhere(
+    key_env: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    with FakeOpenAI(api_key="the-right-one", respond=legal_model) as server:
+        agent = seat(server)
+        server.script(Fault(401, f"Incorrect API key provided: {KEY}.", code="invalid_api_key"))
+        with pytest.raises(AgentReplyError) as caught:
+            await agent.play(play_request())
+        agents = [seat(server, n) for n in ("A", "B", "C")]
+        writer = ReplayWriter(tmp_path / "r.jsonl")
+        table = Table(agents, recorder=writer.for_table("t1"), timeouts=[5, 5, 5])
+        await table.open()
+        try:
+            summary = await play_match(table, rounds=1, seed=4)
+        finally:
+            await table.close()
+            writer.close()
+        sent = [r.headers["authorization"] for r in server.requests]
+    assert caught.value.category == "agent_error"
+    detail = caught.value.detail
+    assert detail.startswith("openai model 'gpt-test': HTTP 401 Incorrect API key provided")
+    assert KEY not in detail
+    assert KEY not in str(caught.value)
+    assert set(sent) == {f"Bearer {KEY}"}  # the key was sent, so there was one to leak
+    assert all(summary.faults[n]["agent_error"] > 0 for n in ("A", "B", "C"))
+    assert KEY not in (tmp_path / "r.jsonl").read_text(encoding="utf-8")
+    assert "HTTP 401" in (tmp_path / "r.jsonl").read_text(encoding="utf-8")
+    assert caplog.records
+    for record in caplog.records:
+        assert KEY not in record.getMessage()
+        assert KEY not in repr(record.__dict__)
+    assert KEY not in caplog.text
+    assert KEY not in repr(agent)
+
+
+async def test_a_400_names_the_parameter(key_env: str) -> None:
+    with FakeOpenAI(api_key=KEY, unsupported={"temperature"}) as server:
+        agent = seat(server, temperature=0.7)
+        with pytest.raises(AgentReplyError) as caught:
+            await agent.play(play_request())
+    assert caught.value.category == "agent_error"
+    assert caught.value.detail.startswith("openai model 'gpt-test': HTTP 400 Unsupported")
+    assert caught.value.detail.endswith("(param: temperature)")
+
+
+async def test_an_unreachable_server_is_an_agent_error(key_env: str) -> None:
+    with FakeOpenAI(api_key=KEY) as server:
+        url = server.base_url
+    agent = OpenAIAgent("GPT", model="m", base_url=url, api_key_env=KEY_ENV)
+    with pytest.raises(AgentReplyError) as caught:
+        await agent.play(play_request())
+    assert caught.value.category == "agent_error"
+    assert caught.value.detail.startswith(f"cannot reach openai at {url}")
+
+
+async def test_the_deadline_cancels_the_call_and_the_next_one_works(
+    server: FakeOpenAI, key_env: str
+) -> None:
+    agent = seat(server)
+    server.script(Reply(text='{"action": "PASS"}', delay_s=3.0), Reply(text='{"action": "PASS"}'))
+    request = play_request(is_free_play=False, last_play=LAST_PLAY)
+    with pytest.raises(TimeoutError):
+        async with asyncio.timeout(0.3):
+            await agent.play(request)
+    reply = await agent.play(request)
+    assert reply.action == "PASS"
+    # the cancelled call left no answer behind to continue from
+    assert len(server.requests[1].body["messages"]) == 2
+
+
+async def test_a_missing_key_variable_is_a_config_error_naming_it(
+    server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ARENA_NO_SUCH_KEY", raising=False)
+    with pytest.raises(ConfigError) as caught:
+        create_agent(
+            "openai",
+            "GPT",
+            options={"model": "gpt-test", "api_key_env": "ARENA_NO_SUCH_KEY"},
+            seat_key="seats.0",
+        )
+    message = str(caught.value)
+    assert message.startswith("seats.0.options (seat 'GPT'): ")
+    assert "ARENA_NO_SUCH_KEY" in message
+    monkeypatch.setenv("ARENA_NO_SUCH_KEY", "  ")
+    with pytest.raises(ConfigError, match="ARENA_NO_SUCH_KEY"):
+        create_agent("openai", "GPT", options={"model": "m", "api_key_env": "ARENA_NO_SUCH_KEY"})
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(ConfigError, match="OPENAI_API_KEY"):
+        create_agent("openai", "GPT", options={"model": "m"})
+    monkeypatch.delenv("DEEPSEEK_API_KEY", raising=False)
+    with pytest.raises(ConfigError, match="DEEPSEEK_API_KEY"):
+        create_agent("openai", "GPT", options={"model": "m", "provider": "deepseek"})
+
+
+def test_a_local_preset_needs_no_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    agent = create_agent("openai", "Local", options={"model": "qwen3", "provider": "ollama"})
+    assert isinstance(agent, OpenAIAgent)
+    assert agent.base_url == "http://localhost:11434/v1"
+    assert agent.structured == "json_object"
+
+
+@pytest.mark.parametrize(
+    ("options", "words"),
+    [
+        ({}, "options.model is required"),
+        ({"model": "m", "provider": "deepseak"}, "did you mean 'deepseek'?"),
+        ({"model": "m", "provider": "anthropic"}, "use type = 'anthropic'"),
+        ({"model": "m", "structured": "tools"}, "tools are not supported yet"),
+        ({"model": "m", "structured": "xml"}, "options.structured must be one of"),
+        ({"model": "m", "provider": "zhipu", "structured": "json_schema"}, "not supported by"),
+        ({"model": "m", "temperature": 3}, "options.temperature"),
+        ({"model": "m", "temperature": True}, "options.temperature"),
+        ({"model": "m", "max_tokens": 0}, "options.max_tokens"),
+        ({"model": "m", "reasoning_effort": "max"}, "options.reasoning_effort"),
+        ({"model": "m", "language": "fr"}, "options.language"),
+        ({"model": "m", "legal_moves": "all"}, "options.legal_moves"),
+        ({"model": "m", "persona": 3}, "options.persona"),
+        ({"model": "m", "base_url": "api.example.com"}, "options.base_url"),
+        ({"model": "m", "api_key_env": ""}, "options.api_key_env"),
+        ({"model": "m", "budget": 3}, "got unknown options: budget"),
+    ],
+)
+def test_options_are_checked_when_the_seat_is_built(
+    options: dict[str, Any], words: str, key_env: str
+) -> None:
+    options = {"api_key_env": key_env, **options}
+    with pytest.raises(ConfigError) as caught:
+        create_agent("openai", "GPT", options=options, seat_key="seats.2")
+    assert str(caught.value).startswith("seats.2.")
+    assert words in str(caught.value)
+    assert KEY not in str(caught.value)
+
+
+async def test_a_long_comment_is_trimmed_and_the_moves_still_play(
+    server: FakeOpenAI, key_env: str, tmp_path: Path
+) -> None:
+    def chatty(recorded: RecordedRequest) -> Reply:
+        answer = legal_answer(request_in(recorded))
+        return Reply(text=json.dumps({**answer, "comment": "哈" * 300, "emotion": "Happy"}))
+
+    server.respond = chatty
+    agents = [seat(server, n) for n in ("A", "B", "C")]
+    writer = ReplayWriter(tmp_path / "r.jsonl")
+    table = Table(agents, recorder=writer.for_table("t1"), timeouts=[5, 5, 5])
+    await table.open()
+    try:
+        summary = await play_match(table, rounds=1, seed=2)
+    finally:
+        await table.close()
+        writer.close()
+    assert all(sum(summary.faults[n].values()) == 0 for n in ("A", "B", "C"))
+    [recorded] = load_replay(tmp_path / "r.jsonl").rounds
+    verify_round(recorded)
+    text = (tmp_path / "r.jsonl").read_text(encoding="utf-8")
+    assert "哈" * 199 + "…" in text
+    assert "哈" * 200 not in text
+    assert '"emotion":"happy"' in text.replace(" ", "")
+
+
+@pytest.mark.parametrize("structured", ["json_schema", "json_object"])
+async def test_structured_output_is_asked_for(
+    server: FakeOpenAI, key_env: str, structured: str
+) -> None:
+    agent = seat(server, structured=structured, temperature=0.2, reasoning_effort="low")
+    bid = parse_message(
+        {
+            "type": "BID_REQUEST",
+            "player_id": "GPT",
+            "current_highest_bid": 0,
+            "available_bids": [0, 1, 2, 3],
+            "request_id": "t1-1-1",
+        }
+    )
+    assert isinstance(bid, BidRequest)
+    assert (await agent.bid(bid)).bid == 0
+    await agent.play(play_request())
+    bid_body, play_body = (r.body for r in server.requests)
+    assert bid_body["temperature"] == 0.2
+    assert bid_body["reasoning_effort"] == "low"
+    if structured == "json_object":
+        assert bid_body["response_format"] == {"type": "json_object"}
+        return
+    bid_format, play_format = bid_body["response_format"], play_body["response_format"]
+    assert bid_format["type"] == "json_schema"
+    bid_schema = bid_format["json_schema"]["schema"]
+    assert set(bid_schema["properties"]) == {"bid", "comment", "emotion", "strategy_hint"}
+    assert bid_schema["required"] == list(bid_schema["properties"])
+    assert bid_schema["additionalProperties"] is False
+    play_schema = play_format["json_schema"]["schema"]
+    assert set(play_schema["properties"]) == {
+        "action",
+        "cards",
+        "hand_type",
+        "comment",
+        "emotion",
+        "strategy_hint",
+    }
+    assert play_schema["properties"]["action"]["enum"] == ["PLAY", "PASS"]
+
+
+async def test_a_strict_schema_answer_with_nulls_plays(server: FakeOpenAI, key_env: str) -> None:
+    agent = seat(server, structured="json_schema")
+    server.script(
+        Reply(
+            text=json.dumps(
+                {
+                    "action": "PLAY",
+                    "cards": ["♠3", "♥3"],
+                    "hand_type": "PAIR",
+                    "comment": None,
+                    "emotion": None,
+                    "strategy_hint": None,
+                }
+            )
+        )
+    )
+    reply = await agent.play(play_request())
+    assert isinstance(reply, PlayResponse)
+    assert (reply.cards, reply.hand_type, reply.comment) == (["♠3", "♥3"], "PAIR", None)
+
+
+async def test_agent_check_positions_are_all_legal(server: FakeOpenAI, key_env: str) -> None:
+    agent = seat(server, "Bot", legal_moves="summary")
+    await agent.open()
+    try:
+        report = await check_agent(agent, timeout_s=5)
+    finally:
+        await agent.close()
+    assert report.passed, report.as_text()
+    retried = [r for r in server.requests if len(r.body["messages"]) == 4]
+    assert len(retried) == 1  # retry_after_rejection continues its conversation
+
+
+def test_the_registry_names_the_openai_type(key_env: str) -> None:
+    agent = create_agent("openai", "GPT", options={"model": "m", "api_key_env": key_env})
+    assert isinstance(agent, OpenAIAgent)
+    assert repr(agent) == "OpenAIAgent(name='GPT', provider='openai', model='m')"
