@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from arena.agents.inprocess import ListedPlayRequest
 from arena.agents.llm.extract import (
     Extracted,
     extract_reply,
@@ -92,6 +93,14 @@ def test_plain_json_play() -> None:
     assert result.reply.hand_type == "PAIR"
     assert result.repairs == ()
     assert result.found == {"action": "PLAY", "cards": ["♠10", "10"], "hand_type": "PAIR"}
+
+
+def test_a_request_as_the_table_hands_it_in_process_is_answered_too() -> None:
+    """The table gives in-process agents a PlayRequest subclass carrying its legal moves."""
+    listed = ListedPlayRequest.model_validate(PLAY.model_dump())
+    got = extract_reply('{"action": "PASS"}', listed)
+    assert type(got.reply) is PlayResponse
+    assert got.reply.action == "PASS"
 
 
 def test_bid_and_double_replies_are_their_own_messages() -> None:

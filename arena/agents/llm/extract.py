@@ -218,7 +218,9 @@ def extract_reply(
     Raises :class:`AgentReplyError`: ``empty`` (no text), ``truncated``, or
     ``unparsable`` (no JSON object, or one the protocol refuses after the safe repairs).
     """
-    expected = _REPLY_CLASS.get(type(request))
+    # isinstance, not the exact class: the table hands in-process agents a subclass of
+    # PlayRequest that carries its legal moves
+    expected = next((r for q, r in _REPLY_CLASS.items() if isinstance(request, q)), None)
     if expected is None:
         raise TypeError(f"not a request a model answers: {type(request).__name__}")
     wanted = expected.model_fields["type"].default

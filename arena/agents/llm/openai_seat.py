@@ -19,7 +19,7 @@ import asyncio
 import os
 import re
 import weakref
-from typing import Any, Final, Literal, TypeAlias, TypeVar, cast, get_args
+from typing import Any, Final, Literal, TypeAlias, cast, get_args
 
 import openai
 from openai.types.chat import ChatCompletionMessageParam
@@ -267,15 +267,15 @@ class OpenAIAgent(BaseAgent):
 
     async def bid(self, request: BidRequest) -> BidResponse:
         text, cut_off = await self._ask(request)
-        return extract_reply(text, _plain(request, BidRequest), cut_off=cut_off).reply
+        return extract_reply(text, request, cut_off=cut_off).reply
 
     async def double(self, request: DoubleRequest) -> DoubleResponse:
         text, cut_off = await self._ask(request)
-        return extract_reply(text, _plain(request, DoubleRequest), cut_off=cut_off).reply
+        return extract_reply(text, request, cut_off=cut_off).reply
 
     async def play(self, request: PlayRequest) -> PlayResponse:
         text, cut_off = await self._ask(request)
-        return extract_reply(text, _plain(request, PlayRequest), cut_off=cut_off).reply
+        return extract_reply(text, request, cut_off=cut_off).reply
 
     async def _ask(self, request: AskRequest) -> tuple[str, bool]:
         """The model's text for this request (a continued conversation on a retry), and
@@ -375,18 +375,6 @@ class OpenAIAgent(BaseAgent):
         if self._api_key:
             text = text.replace(self._api_key, "***")
         return _SECRET_LIKE.sub(r"\1-***", text)
-
-
-Q = TypeVar("Q", BidRequest, DoubleRequest, PlayRequest)
-
-
-def _plain(request: Q, kind: type[Q]) -> Q:
-    """The request as its plain message class: the table gives in-process agents a
-    subclass (a PLAY_REQUEST with its legal moves listed), which extract_reply looks up
-    by exact type."""
-    if type(request) is kind:
-        return request
-    return kind.model_construct(_fields_set=request.model_fields_set, **dict(request))
 
 
 def _url(value: object) -> str:
