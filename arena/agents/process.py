@@ -99,23 +99,14 @@ if hasattr(os, "killpg"):
     atexit.register(_kill_leftovers)
 
 
-class _Owed:
-    """One request attempt written and not yet answered."""
-
-    __slots__ = ("request_id",)
-
-    def __init__(self, request_id: str | None) -> None:
-        self.request_id = request_id
-
-
 class _Run:
     """One start of the program: the process, its readers, the requests it owes."""
 
     def __init__(self, proc: asyncio.subprocess.Process) -> None:
         self.proc = proc
         self.pid = proc.pid
-        self.owed: deque[_Owed] = deque(maxlen=_MAX_OWED)
-        """Request attempts written and not yet answered, oldest first."""
+        self.owed: deque[str | None] = deque(maxlen=_MAX_OWED)
+        """The request ids of attempts written and not yet answered, oldest first."""
         self.head: list[str] = []
         """Its first stderr lines: where a panic or a launcher's error says why."""
         self.tail: deque[str] = deque(maxlen=_STDERR_TAIL_LINES)
@@ -236,7 +227,7 @@ class SubprocessAgent(RemoteAgent):
         future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
         pending = (request_id, future)
         self._pending = pending  # before the write: the reply may come at once
-        run.owed.append(_Owed(request_id))
+        run.owed.append(request_id)
         if request_id is not None:
             self._written.pop(request_id, None)
             self._written[request_id] = None
@@ -355,7 +346,7 @@ class SubprocessAgent(RemoteAgent):
         why = "late"
         if named is not None and named in self._written:
             owner = named
-            if any(owed.request_id == named for owed in run.owed):
+            if named in run.owed:
                 _drop_owed(run, named)  # it answers every attempt of that request
             else:
                 why = "its request was answered or given up already"
@@ -579,12 +570,12 @@ def _pop_owed(run: _Run) -> str | None:
     taken for the retry of its request, the retry's own reply is still to come (were it
     forgotten, that reply would be taken for the next request, and every later one
     would answer the request before)."""
-    return run.owed.popleft().request_id if run.owed else None
+    return run.owed.popleft() if run.owed else None
 
 
 def _drop_owed(run: _Run, request_id: str) -> None:
     """The request is answered: none of its attempts is owed a line any more."""
-    kept = [owed for owed in run.owed if owed.request_id != request_id]
+    kept = [owed for owed in run.owed if owed != request_id]
     run.owed.clear()
     run.owed.extend(kept)
 
