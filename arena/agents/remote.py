@@ -89,16 +89,17 @@ class RemoteAgent(BaseAgent):
     # protocol's return types describe what the table ends up with).
     async def bid(self, request: BidRequest) -> Any:
         """Send a BID_REQUEST; the reply's text."""
-        self.table_id = request.table_id or self.table_id
-        return await self.exchange(wire_bytes(request), request.request_id)
+        return await self._ask(request)
 
     async def double(self, request: DoubleRequest) -> Any:
         """Send a DOUBLE_REQUEST; the reply's text."""
-        self.table_id = request.table_id or self.table_id
-        return await self.exchange(wire_bytes(request), request.request_id)
+        return await self._ask(request)
 
     async def play(self, request: PlayRequest) -> Any:
         """Send a PLAY_REQUEST; the reply's text."""
+        return await self._ask(request)
+
+    async def _ask(self, request: BidRequest | DoubleRequest | PlayRequest) -> bytes | str:
         self.table_id = request.table_id or self.table_id
         return await self.exchange(wire_bytes(request), request.request_id)
 
