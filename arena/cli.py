@@ -7,7 +7,6 @@ import asyncio
 import contextlib
 import difflib
 import gc
-import inspect
 import json
 import signal
 import sys
@@ -575,44 +574,21 @@ async def _check_seat(
     agent: Any, index: int, timeout_s: float, config: ArenaConfig
 ) -> AgentCheckReport:
     """Start the agent (as a table does: AgentStartError names the seat), then check it."""
-    from arena.errors import AgentStartError
+    from arena.agents.lifecycle import open_agent
     from arena.testing import check_agent, stale_replies_of
 
-    where = f"seat {index} ({agent.name!r})"
     before = stale_replies_of(agent)  # lines a program writes as it starts count as extra
-    opener = getattr(agent, "open", None)
-    if opener is not None:
-        try:
-            await opener()
-        except AgentStartError as exc:
-            raise AgentStartError(f"{where} could not start: {exc}") from exc
-        except Exception as exc:  # an agent author's bug in open()
-            raise AgentStartError(f"{where} could not start: {type(exc).__name__}: {exc}") from exc
+    await open_agent(agent, f"seat {index} ({agent.name!r})")
     return await check_agent(
         agent, timeout_s=timeout_s, rules=config.rules, stale_replies_before=before
     )
 
 
 async def _close_quietly(agent: Any, timeout_s: float) -> None:
-    """Close an agent as a table does: within the seat's deadline or CLOSE_ALLOWANCE_S,
-    whichever is longer (a program asked to exit may take a moment); a failure is logged,
-    not raised."""
-    from arena.logs import get_logger
-    from arena.table.table import CLOSE_ALLOWANCE_S
+    """Close an agent as a table does (a failure is logged, not raised)."""
+    from arena.agents.lifecycle import close_agent
 
-    log = get_logger(__name__)
-    name = getattr(agent, "name", None)
-    allowed = max(timeout_s, CLOSE_ALLOWANCE_S)
-    try:
-        async with asyncio.timeout(allowed):
-            closing = agent.close()
-            if inspect.isawaitable(closing):
-                await closing
-    except TimeoutError:
-        log.warning("agent_close_timed_out", agent=name, seconds=allowed)
-    except Exception as exc:
-        error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-        log.warning("agent_close_failed", agent=name, error=error)
+    await close_agent(agent, timeout_s, agent=getattr(agent, "name", None))
 
 
 def _schema(args: argparse.Namespace) -> int:

@@ -25,6 +25,7 @@ they never end a match. Misuse by calling code raises the builtin Python would (
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TypeAlias
 
 from protocol.cards import CardNotationError
@@ -42,6 +43,8 @@ __all__ = [
     "InvalidCardError",
     "ReplyFault",
     "SetupError",
+    "error_text",
+    "raise_start_failures",
 ]
 
 
@@ -95,6 +98,26 @@ class AgentReplyError(AgentError):
 class AgentStartError(AgentError):
     """An agent could not start before the match (a program that is missing or exits at
     once, a server that cannot be reached): the message names the seat and why."""
+
+
+def error_text(exc: BaseException) -> str:
+    """An exception for a log line: an agent's unusable reply by its detail (it says what
+    went wrong), anything else with its type, which its message may need."""
+    if isinstance(exc, AgentReplyError):
+        return exc.detail
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def raise_start_failures(failures: Sequence[BaseException]) -> None:
+    """Raise what starting agents ran into, if anything: an unexpected exception as
+    itself, else one :class:`AgentStartError` naming every seat that could not start."""
+    if not failures:
+        return
+    for failure in failures:
+        if not isinstance(failure, AgentStartError):
+            raise failure
+    raise AgentStartError("\n".join(str(f) for f in failures))
 
 
 class AgentTimeoutError(AgentError, TimeoutError):

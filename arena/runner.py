@@ -9,7 +9,7 @@ from typing import Any
 
 from arena.agents.registry import create_agent
 from arena.config import ArenaConfig
-from arena.errors import AgentStartError
+from arena.errors import raise_start_failures
 from arena.replay import ReplayWriter
 from arena.table import MatchSummary, Table, derive_seed, play_match
 
@@ -91,10 +91,7 @@ async def open_tables(tables: Sequence[Table]) -> None:
     failures = [o for o in outcomes if isinstance(o, BaseException)]
     if failures:
         await close_tables(tables)
-        for failure in failures:
-            if not isinstance(failure, AgentStartError):
-                raise failure
-        raise AgentStartError("\n".join(str(f) for f in failures))
+        raise_start_failures(failures)
 
 
 async def play_tables(tables: Sequence[Table], *, rounds: int, seed: int) -> list[MatchSummary]:

@@ -11,16 +11,16 @@ safe points: between two turns, never while an agent is deciding.
 from __future__ import annotations
 
 import asyncio
-import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from types import CoroutineType
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
 from arena.agents.base import Agent
 from arena.agents.inprocess import MoveReply, move_of
+from arena.agents.lifecycle import close_agent, open_agent
 from arena.agents.registry import create_agent
 from arena.engine import (
     DEFAULT_RULES,
@@ -36,7 +36,13 @@ from arena.engine import (
     TrickWon,
     resolve_cards,
 )
-from arena.errors import AgentReplyError, AgentStartError, ConfigError, IllegalActionError
+from arena.errors import (
+    AgentReplyError,
+    ConfigError,
+    IllegalActionError,
+    error_text,
+    raise_start_failures,
+)
 from arena.logs import get_logger
 from arena.table.calls import CallTiming, R, as_reply, check_addressed, resume_call, run_call
 from arena.table.clock import Clock, MonotonicClock
@@ -74,9 +80,6 @@ _ACCEPTED: dict[type[Message], tuple[type[Message], ...]] = {
     DoubleResponse: (DoubleResponse,),
     PlayResponse: (PlayResponse, MoveReply),
 }
-
-CLOSE_ALLOWANCE_S: Final = 10.0
-"""The least time an agent gets to close (a program to exit) at the end of a match."""
 
 SafePoint = Callable[["Table", Round], Awaitable[None]]
 """Called between turns (the gift hook): may change the round through its effect hooks."""
@@ -144,8 +147,6 @@ class Table:
         self._last_action_at = float("-inf")
         self._setup_dump: tuple[Rules, TableSettings, dict[str, Any], dict[str, Any]] | None = None
         self.views = SeatViews(self.names)
-        self.match_id: str | None = None
-        """Names the current match in every message (``start_match`` sets it)."""
         self.views.new_match(None, table_id)
         self.totals = [0, 0, 0]
         """Running scores of the three seats in the current match."""
@@ -160,8 +161,13 @@ class Table:
         """Begin a new match: running totals start again from zero, and every message
         from now on names ``match_id`` (with this table and the round)."""
         self.totals = [0, 0, 0]
-        self.match_id = match_id
         self.views.new_match(match_id, self.table_id)
+
+    @property
+    def match_id(self) -> str | None:
+        """The current match, as every message names it (``start_match`` sets it)."""
+        match_id: str | None = self.views.context["match_id"]
+        return match_id
 
     async def play_round(
         self,
@@ -230,23 +236,10 @@ class Table:
         failures = [o for o in outcomes if isinstance(o, BaseException)]
         if failures:
             await self.close()
-            for failure in failures:
-                if not isinstance(failure, AgentStartError):
-                    raise failure
-            raise AgentStartError("\n".join(str(f) for f in failures))
+            raise_start_failures(failures)
 
     async def _open(self, seat: _Seat) -> None:
-        opener = getattr(seat.agent, "open", None)
-        if opener is None:
-            return
-        where = f"table {self.table_id} seat {seat.index} ({seat.name!r})"
-        try:
-            await opener()
-        except AgentStartError as exc:
-            raise AgentStartError(f"{where} could not start: {exc}") from exc
-        except Exception as exc:  # an agent author's bug in open()
-            log.debug("agent_open_raised", seat=seat.index, agent=seat.name, exc_info=exc)
-            raise AgentStartError(f"{where} could not start: {type(exc).__name__}: {exc}") from exc
+        await open_agent(seat.agent, f"table {self.table_id} seat {seat.index} ({seat.name!r})")
 
     async def close(self) -> None:
         """Close every agent, all at once (errors are logged, not raised); sinks belong to
@@ -256,19 +249,12 @@ class Table:
         is longer: a program asked to exit may take a moment, and one that will not is
         killed by its agent within that time.
         """
-        await asyncio.gather(*(self._close(seat) for seat in self.seats))
-
-    async def _close(self, seat: _Seat) -> None:
-        try:
-            async with asyncio.timeout(max(seat.timeout_s, CLOSE_ALLOWANCE_S)):
-                closing = seat.agent.close()
-                if inspect.isawaitable(closing):  # a plain method is tolerated, as elsewhere
-                    await closing
-        except TimeoutError:
-            log.warning("agent_close_timed_out", seat=seat.index, agent=seat.name)
-        except Exception as exc:
-            log.warning("agent_close_failed", seat=seat.index, agent=seat.name, error=_said(exc))
-            log.debug("agent_close_raised", seat=seat.index, agent=seat.name, exc_info=exc)
+        await asyncio.gather(
+            *(
+                close_agent(seat.agent, seat.timeout_s, seat=seat.index, agent=seat.name)
+                for seat in self.seats
+            )
+        )
 
     # --- one turn -----------------------------------------------------------------------
 
@@ -556,7 +542,7 @@ class Table:
             log.warning(f"agent_{method}_timed_out", seat=state.index, agent=agent.name)
         except Exception as exc:
             log.warning(
-                f"agent_{method}_failed", seat=state.index, agent=agent.name, error=_said(exc)
+                f"agent_{method}_failed", seat=state.index, agent=agent.name, error=error_text(exc)
             )
             log.debug(f"agent_{method}_raised", seat=state.index, agent=agent.name, exc_info=exc)
 
@@ -789,15 +775,6 @@ class Table:
         if isinstance(seat_or_name, int):
             return seat_or_name
         return self.names.index(seat_or_name)
-
-
-def _said(exc: BaseException) -> str:
-    """An exception for a log line: the arena's own errors by their message (they say
-    what went wrong), anything else with its type, which its message may need."""
-    if isinstance(exc, AgentReplyError):
-        return exc.detail
-    text = str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _late(elapsed: float, timeout: float) -> str:

@@ -29,7 +29,7 @@ from typing import Any, Final
 
 from arena.agents.base import Agent
 from arena.engine import DEFAULT_RULES, Rules
-from arena.errors import AgentReplyError
+from arena.errors import AgentReplyError, error_text
 from arena.logs import get_logger
 from arena.table.calls import CallTiming, Request, run_call
 from arena.table.clock import Clock, MonotonicClock
@@ -291,11 +291,10 @@ async def _notify(agent: Agent, message: Message, timeout_s: float, clock: Clock
         await run_call(agent.notify(message), timeout_s=timeout_s, clock=clock, timing=CallTiming())
     except TimeoutError:
         log.warning("agent_notify_timed_out", agent=agent.name, message=message.type)
-    except AgentReplyError as exc:  # a transport's own words
-        log.warning("agent_notify_failed", agent=agent.name, message=message.type, error=exc.detail)
-    except Exception as exc:
-        error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-        log.warning("agent_notify_failed", agent=agent.name, message=message.type, error=error)
+    except Exception as exc:  # said as the table says it
+        log.warning(
+            "agent_notify_failed", agent=agent.name, message=message.type, error=error_text(exc)
+        )
 
 
 def _rejection(request: Request, first: PositionResult) -> ReplyRejected:
