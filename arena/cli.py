@@ -168,11 +168,28 @@ def _parser() -> argparse.ArgumentParser:
     )
     replay.add_argument("file", type=Path)
     replay.add_argument("--quiet", action="store_true", help="only the verdict per round")
-    replay.add_argument(
+    instead = replay.add_mutually_exclusive_group()
+    instead.add_argument(
         "--compare",
         type=Path,
         metavar="OTHER",
         help="instead: say whether OTHER records the same match (timing fields aside)",
+    )
+    instead.add_argument(
+        "--decisions",
+        action="store_true",
+        help="instead: show each model decision (prompt, raw reply, reasoning, what was "
+        "parsed, why it was rejected, tokens, cost, latency)",
+    )
+    replay.add_argument(
+        "--full",
+        action="store_true",
+        help="with --decisions: repeat each system prompt and each retry's whole conversation",
+    )
+    replay.add_argument(
+        "--json",
+        action="store_true",
+        help="with --decisions: print one JSON document on stdout instead",
     )
     _logging_flags(replay)
 
@@ -394,6 +411,14 @@ Each round ends in one verdict line:
 Exit status: 0 when every round verifies; 1 when any round fails or the replay is
 incomplete; 2 when the file cannot be read or is no replay.
 
+--decisions shows, for each decision of a model seat in file order, the table,
+round, seat and request, then each attempt: its outcome (accepted, or the
+rejection's category and detail), tokens, cost and latency, the prompt as sent
+(a seat's system prompt once, a retry's conversation from where it grows, unless
+--full), the reasoning, the raw reply and what the table parsed from it. It ends
+with a count. --json prints the same as one JSON document. It exits 0, 1 when
+the replay holds no model decisions, 2 when it cannot be read.
+
 --compare OTHER checks determinism: two recordings of the same seed with the same
 scripted agents differ only in the timing fields (t_ms, elapsed_ms). It prints
 "same match" and exits 0, or names the first differing line in each file (table,
@@ -405,8 +430,14 @@ playing at once may interleave differently.
 def _replay(args: argparse.Namespace) -> int:
     from arena.replay import ReplayError, RoundIncomplete, load_replay, verify_round
 
+    if not args.decisions:
+        for flag in ("full", "json"):
+            if getattr(args, flag):
+                raise UsageError(f"--{flag} goes with --decisions (see arena replay --help)")
     if args.compare is not None:
         return _compare(args.file, args.compare)
+    if args.decisions:
+        return _decisions(args)
     replay = load_replay(args.file)
     if not replay.rounds:
         raise ReplayError(f"{args.file}: no rounds in this replay")
@@ -458,6 +489,44 @@ def _print_round(recorded: RecordedRound) -> None:
             continue
         if line is not None:
             print(line)
+
+
+def _decisions(args: argparse.Namespace) -> int:
+    """``arena replay --decisions``: what each model seat was asked, said and cost."""
+    from arena.replay import ReplayError, load_replay
+    from arena.replay_decisions import decisions_in, describe_decisions
+
+    replay = load_replay(args.file)
+    if not replay.rounds:
+        raise ReplayError(f"{args.file}: no rounds in this replay")
+    decisions = decisions_in(replay.rounds)
+    if args.json:
+        document = {
+            "replay": str(args.file),
+            "rounds": len(replay.rounds),
+            "decisions": [decision.to_dict() for decision in decisions],
+            "notes": replay.notes,
+        }
+        print(json.dumps(document, ensure_ascii=False, indent=2))
+    if not decisions:
+        rounds = len(replay.rounds)
+        played = f"its {rounds} rounds were" if rounds != 1 else "its one round was"
+        _say(
+            args.log_format,
+            "no_model_decisions",
+            f"no model decisions in {args.file}: {played} played by seats that do not "
+            "report their calls (only model seats do)",
+            level="warning",
+            path=str(args.file),
+            rounds=rounds,
+        )
+        return 1
+    if not args.json:
+        for line in describe_decisions(decisions, source=str(args.file), full=args.full):
+            print(line)
+        for note in replay.notes:
+            print(f"… {note}")
+    return 0
 
 
 def _compare(first: Path, second: Path) -> int:

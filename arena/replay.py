@@ -12,12 +12,18 @@ file for the organiser, never published. Lines are JSON objects with a ``kind``:
   is stored as ``{"invalid_reply": repr, "python_type": name}``; a reply that came after
   its deadline carries ``"late": true`` (it was never applied);
 - ``event``: a public event, as sinks saw it;
-- ``round_end``: the round's record (result, scores, faults, stand-ins).
+- ``decision``: one attempt of a model seat (seats whose agent reports its calls):
+  ``request_id``, ``attempt`` (from 0), ``outcome`` (``accepted`` or the rejection's
+  category), ``detail`` and ``report`` (the call: provider, model, tokens, cost,
+  ``latency_ms``, and the prompt, raw text and reasoning that only the replay keeps).
+  It follows the attempt's reply (if any) and precedes its REPLY_REJECTED; the engine
+  check passes over it (``arena replay --decisions`` shows it);
+- ``round_end``: the round's record (result, scores, faults, stand-ins, per-seat stats).
 
-The timing fields ``t_ms`` and ``elapsed_ms`` are the only ones that differ between two
-runs of the same seed with the same scripted agents; :func:`compare_replays` (``arena
-replay A --compare B``) ignores them. Checking a round against the engine is
-:func:`verify_round`, in :mod:`arena.replay_check`.
+The timing fields ``t_ms``, ``elapsed_ms`` and (at any depth) ``latency_ms`` are the only
+ones that differ between two runs of the same seed with the same scripted agents;
+:func:`compare_replays` (``arena replay A --compare B``) ignores them. Checking a round
+against the engine is :func:`verify_round`, in :mod:`arena.replay_check`.
 """
 
 from __future__ import annotations
@@ -30,7 +36,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Final
 
 import orjson
 from pydantic import BaseModel
@@ -63,7 +69,10 @@ __all__ = [
     "verify_round",
 ]
 
-TIMING_FIELDS = frozenset({"t_ms", "elapsed_ms"})
+TIMING_FIELDS = frozenset({"t_ms", "elapsed_ms", "latency_ms"})
+"""Keys that measure time, not the match: ``t_ms`` and ``elapsed_ms`` of a message line,
+``latency_ms`` wherever it is (a decision's report, a ``decision`` event, the per-seat
+stats of a round's end)."""
 
 
 class ReplayWriter:
@@ -159,6 +168,21 @@ class TableRecorder:
         """Write a public event."""
         line = {"kind": "event", "table": self._table, "event": event.to_dict()}
         self._write(_dumps(line, default=_plain, option=_NEWLINE))
+
+    def decision(self, seat: int, record: dict[str, Any]) -> None:
+        """Write one attempt of a model seat: outcome, detail and the call's full report.
+
+        Only seats whose agent reports its calls have these, so scripted tables never
+        come here.
+        """
+        line = {"kind": "decision", "table": self._table, "round": self._round, "seat": seat}
+        line.update(record)
+        try:
+            data = _dumps(line, default=_plain, option=_NEWLINE)
+        except TypeError:  # a report holding what JSON cannot: keep what is text
+            line["report"] = json.loads(json.dumps(line.get("report"), default=repr))
+            data = _dumps(line, default=_plain, option=_NEWLINE)
+        self._write(data)
 
     def round_ended(self, summary: dict[str, Any]) -> None:
         """Write the round's record."""
@@ -294,6 +318,9 @@ class _Reader:
                 return  # match-level events (match_started) belong to no round
         elif kind in ("message", "round_end"):
             table, round_no = _table_round(line["table"], line["round"])
+        elif kind == "decision":
+            table, round_no = _table_round(line["table"], line["round"])
+            _check_decision(line)
         else:
             raise ReplayError(f"{self.source}:{number}: unknown line kind {kind!r}")
         target = self.rounds.get((table, round_no))
@@ -307,6 +334,8 @@ class _Reader:
             target.events.append(line["event"])
         elif kind == "message":
             target.messages.append(line)
+        elif kind == "decision":
+            target.decisions.append(line)
         else:
             target.summary = line["summary"]
 
@@ -331,6 +360,51 @@ class _Reader:
         ):
             notes.append(f"the replay ends with a line cut off mid-write, {end}")
         return Replay(self.source, self.order, notes)
+
+
+_DECISION_FIELDS: Final = (
+    ("seat", (int,)),
+    ("attempt", (int,)),
+    ("outcome", (str,)),
+    ("detail", (str, type(None))),
+    ("report", (dict,)),
+)
+_REPORT_FIELDS: Final = (
+    ("provider", (str,)),
+    ("model", (str,)),
+    ("latency_ms", (int, float)),
+    ("input_tokens", (int,)),
+    ("output_tokens", (int,)),
+    ("reasoning_tokens", (int,)),
+    ("cost", (int, float, type(None))),
+    ("prompt", (list,)),
+)
+_REPORT_TEXTS: Final = ("raw_text", "reasoning", "error")
+"""Report fields that may be missing or None, and are text when given."""
+
+
+def _check_decision(line: dict[str, Any]) -> None:
+    """A decision line has the fields ``arena replay --decisions`` shows, of their types:
+    a checker passes over these lines, so a broken one is caught here or nowhere."""
+    for fields, where in ((_DECISION_FIELDS, line), (_REPORT_FIELDS, line["report"])):
+        if type(where) is not dict:
+            raise TypeError(f"report is {type(where).__name__}, not an object")
+        for key, types in fields:
+            value = where[key]
+            if type(value) not in types:  # exact types: True is no token count
+                prefix = "" if where is line else "report."
+                raise TypeError(f"{prefix}{key} is {value!r}")
+    if not 0 <= line["seat"] <= 2 or line["attempt"] < 0:
+        raise TypeError(f"seat {line['seat']} attempt {line['attempt']}")
+    report = line["report"]
+    for key in _REPORT_TEXTS:
+        if not isinstance(report.get(key), str | None):
+            raise TypeError(f"report.{key} is {report[key]!r}")
+    if not all(type(m) is dict for m in report["prompt"]):
+        raise TypeError("report.prompt holds something that is no message object")
+    request_id = line.get("request_id")
+    if not isinstance(request_id, str | None):
+        raise TypeError(f"request_id is {request_id!r}")
 
 
 def _table_round(table: object, round_no: object) -> tuple[str, int]:
@@ -449,7 +523,16 @@ def _table_of(line: dict[str, Any]) -> str:
 
 
 def _timeless(line: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in line.items() if k not in TIMING_FIELDS}
+    """The line without timing keys, at any depth (a report's and the stats' latency)."""
+    return {k: _timeless_value(v) for k, v in line.items() if k not in TIMING_FIELDS}
+
+
+def _timeless_value(value: Any) -> Any:
+    if type(value) is dict:
+        return _timeless(value)
+    if type(value) is list:
+        return [_timeless_value(v) for v in value]
+    return value
 
 
 def _first_difference(a: Any, b: Any, path: str = "") -> tuple[str, Any, Any] | None:

@@ -76,6 +76,10 @@ class RecordedRound:
     header: dict[str, Any]
     events: list[dict[str, Any]] = field(default_factory=list)
     messages: list[dict[str, Any]] = field(default_factory=list)
+    decisions: list[dict[str, Any]] = field(default_factory=list)
+    """A model seat's attempts (``decision`` lines: prompt, raw reply, reasoning, usage),
+    in file order. The engine check passes over them: they are what a model said, not
+    what the table did."""
     summary: dict[str, Any] | None = None
     lines: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     """Every line of the round after its round_start, with its line number, in file order."""
