@@ -16,9 +16,17 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from arena.engine import Rules
 from arena.errors import ConfigError
+from arena.table.moderation import ModerationSettings, load_hook
 from arena.table.settings import TableSettings
 
-__all__ = ["ArenaConfig", "MatchSettings", "SeatConfig", "load_config", "parse_config"]
+__all__ = [
+    "ArenaConfig",
+    "MatchSettings",
+    "ModerationSettings",
+    "SeatConfig",
+    "load_config",
+    "parse_config",
+]
 
 DEFAULT_SEATS: tuple[tuple[str, str], ...] = (
     ("Alpha", "heuristic"),
@@ -72,6 +80,8 @@ class ArenaConfig(BaseModel):
     match: MatchSettings = Field(default_factory=MatchSettings)
     rules: Rules = Field(default_factory=Rules)
     table: TableSettings = Field(default_factory=lambda: TableSettings(pace_s=0.6))
+    moderation: ModerationSettings = Field(default_factory=ModerationSettings)
+    """What viewers may read of the agents' comments and strategy hints."""
     seats: tuple[SeatConfig, SeatConfig, SeatConfig] = Field(
         default_factory=lambda: _default_seats()
     )
@@ -141,6 +151,7 @@ def parse_config(
         raise ConfigError("\n".join(problems)) from exc
     _check_agent_types(config, source)
     _check_human_seats(config, source, aliases or {})
+    _check_moderation_hook(config, source)
     return config
 
 
@@ -149,6 +160,7 @@ _SECTIONS: dict[tuple[str, ...], type[BaseModel]] = {
     ("match",): MatchSettings,
     ("rules",): Rules,
     ("table",): TableSettings,
+    ("moderation",): ModerationSettings,
     ("seats",): SeatConfig,
 }
 """The model behind each place a key can be, seat numbers left out: its known keys."""
@@ -232,3 +244,12 @@ def _check_agent_types(config: ArenaConfig, source: str) -> None:
             check_agent_class(type_name)
         except ConfigError as exc:
             raise ConfigError(f"{source}: {key}: {exc}") from exc
+
+
+def _check_moderation_hook(config: ArenaConfig, source: str) -> None:
+    """Load the moderation hook now, so a typo fails before the match starts."""
+    if config.moderation.enabled and config.moderation.hook:
+        try:
+            load_hook(config.moderation.hook)
+        except ConfigError as exc:
+            raise ConfigError(f"{source}: {exc}") from exc

@@ -421,7 +421,14 @@ async def check_conformance(
 
 
 def public_actions(events: Sequence[Any]) -> Iterator[tuple[Any, ...]]:
-    """The decisions visible in a list of events, without sequence numbers."""
+    """The decisions visible in a list of events, without sequence numbers, and without
+    the decision times in a round's stats (the one figure no seed repeats)."""
     for event in events:
         if event.type in ("bid", "double", "play", "pass", "landlord_chosen", "round_result"):
-            yield (event.type, event.round, event.seat, dict(event.data))
+            data = dict(event.data)
+            if "stats" in data:
+                data["stats"] = {
+                    player: {k: v for k, v in figures.items() if k != "latency_ms"}
+                    for player, figures in data["stats"].items()
+                }
+            yield (event.type, event.round, event.seat, data)

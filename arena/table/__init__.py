@@ -3,25 +3,32 @@
 from arena.table.events import EVENT_TYPES, Event, EventType
 from arena.table.faults import FAULT_CATEGORIES, FaultCategory, Faults
 from arena.table.match import MatchSummary, derive_seed, play_match
-from arena.table.records import Recorder, RoundRecord, public_result
+from arena.table.moderation import ModerationSettings, Moderator, build_moderator
+from arena.table.records import DecisionRecorder, Recorder, RoundRecord, public_result
 from arena.table.settings import TableSettings
+from arena.table.stats import DecisionStats
 from arena.table.table import SafePoint, Table
 from arena.table.views import SeatViews
 
 __all__ = [
     "EVENT_TYPES",
     "FAULT_CATEGORIES",
+    "DecisionRecorder",
+    "DecisionStats",
     "Event",
     "EventType",
     "FaultCategory",
     "Faults",
     "MatchSummary",
+    "ModerationSettings",
+    "Moderator",
     "Recorder",
     "RoundRecord",
     "SafePoint",
     "SeatViews",
     "Table",
     "TableSettings",
+    "build_moderator",
     "derive_seed",
     "play_match",
     "public_result",

@@ -25,6 +25,8 @@ EventType = Literal[
     "pass",
     "trick_won",
     "fault",
+    "decision",
+    "budget_spent",
     "seat_replaced",
     "round_result",
     "match_ended",

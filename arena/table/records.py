@@ -8,11 +8,17 @@ from typing import Any, Protocol
 from arena.engine import Settlement
 from arena.table.events import Event
 
-__all__ = ["Recorder", "RoundRecord", "public_result"]
+__all__ = ["DecisionRecorder", "Recorder", "RoundRecord", "public_result"]
+
+_NO_STATS: dict[str, Any] = {}
 
 
 class Recorder(Protocol):
-    """Receives everything that happens at a table, hidden information included (replays)."""
+    """Receives everything that happens at a table, hidden information included (replays).
+
+    A recorder may also have ``decision`` (see :class:`DecisionRecorder`): the table
+    looks it up once and calls it when there.
+    """
 
     def round_started(self, header: dict[str, Any]) -> None:
         """A round begins: seed, config, seats."""
@@ -36,12 +42,24 @@ class Recorder(Protocol):
         """A public event."""
 
     def round_ended(self, summary: dict[str, Any]) -> None:
-        """A round finished: its result and faults."""
+        """A round finished: its result, faults and decision figures."""
+
+
+class DecisionRecorder(Recorder, Protocol):
+    """A recorder that also files the attempts of model seats (the replay does)."""
+
+    def decision(self, seat: int, record: dict[str, Any]) -> None:
+        """One attempt of a seat whose agent reports its calls, after the reply (if any)
+        and before its rejection (if any): ``{"request_id", "attempt"`` (0-based)``,
+        "outcome"`` (``"accepted"`` or the reject reason)``, "detail"`` (why rejected, or
+        None)``, "report"`` (:meth:`CallReport.to_dict`: prompt, raw text and reasoning
+        included, so replay only)``}``."""
 
 
 @dataclass(frozen=True, slots=True)
 class RoundRecord:
-    """A finished round as a tournament stores it: result, names, faults, stand-ins."""
+    """A finished round as a tournament stores it: result, names, faults, stand-ins, and
+    each seat's decision figures (``arena.table.stats``)."""
 
     table: str
     round_no: int
@@ -50,13 +68,18 @@ class RoundRecord:
     result: Settlement
     faults: tuple[dict[str, int], dict[str, int], dict[str, int]]
     standins: tuple[int, ...]
+    stats: tuple[dict[str, Any], dict[str, Any], dict[str, Any]] = (
+        _NO_STATS,
+        _NO_STATS,
+        _NO_STATS,
+    )
 
     def score_of(self, player: str) -> int:
         """The round's score change of a player."""
         return self.result.scores[self.players.index(player)]
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready data, with scores and faults keyed by player name."""
+        """JSON-ready data, with scores, faults and stats keyed by player name."""
         return {
             "table": self.table,
             "round_no": self.round_no,
@@ -65,6 +88,7 @@ class RoundRecord:
             "scores": dict(zip(self.players, self.result.scores, strict=True)),
             "faults": dict(zip(self.players, self.faults, strict=True)),
             "standins": [self.players[s] for s in self.standins],
+            "stats": dict(zip(self.players, self.stats, strict=True)),
             "result": self.result.to_dict(),
         }
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = ["TableSettings"]
@@ -26,6 +28,11 @@ class TableSettings(BaseModel):
 
     standin: str = "heuristic"
     """Agent type of the stand-in."""
+
+    standin_for: Literal["round", "match"] = "round"
+    """How long a stand-in seated after ``max_failed_decisions`` keeps the seat: to the
+    end of the round, or of the match. An agent that says it cannot play again this match
+    (a bad key, an unknown model) always keeps its stand-in to the end of the match."""
 
     auto_pass: bool = True
     """Pass for a player who cannot beat the trick, without asking (no tokens spent)."""

@@ -22,6 +22,7 @@ from arena.agents.base import Agent
 from arena.agents.inprocess import MoveReply, move_of
 from arena.agents.lifecycle import close_agent, open_agent
 from arena.agents.registry import create_agent
+from arena.agents.reports import CallReport
 from arena.engine import (
     DEFAULT_RULES,
     BidAction,
@@ -38,6 +39,7 @@ from arena.engine import (
 )
 from arena.errors import (
     AgentReplyError,
+    AgentUnavailableError,
     ConfigError,
     IllegalActionError,
     error_text,
@@ -48,8 +50,10 @@ from arena.table.calls import CallTiming, R, as_reply, check_addressed, resume_c
 from arena.table.clock import Clock, MonotonicClock
 from arena.table.events import Event, EventType
 from arena.table.faults import Faults
+from arena.table.moderation import Moderator, default_moderator
 from arena.table.records import Recorder, RoundRecord, public_result
 from arena.table.settings import TableSettings
+from arena.table.stats import DecisionStats, DecisionTrace
 from arena.table.views import SeatViews
 from protocol import (
     BidRequest,
@@ -81,6 +85,9 @@ _ACCEPTED: dict[type[Message], tuple[type[Message], ...]] = {
     PlayResponse: (PlayResponse, MoveReply),
 }
 
+_MAX_TEXT = 200
+"""The protocol's cap on ``comment`` and ``strategy_hint``."""
+
 SafePoint = Callable[["Table", Round], Awaitable[None]]
 """Called between turns (the gift hook): may change the round through its effect hooks."""
 
@@ -94,13 +101,84 @@ class _Seat:
     faults: Faults = field(default_factory=Faults)
     round_faults: Faults = field(default_factory=Faults)
     standin: Agent | None = None
+    standin_until: str | None = None
+    """``round_end`` or ``match_end`` while a stand-in holds the seat."""
     failed_in_row: int = 0
     waits: bool = False
     """The agent has awaited before: bind log context before its calls start."""
+    reporter: Callable[[], CallReport | None] | None = None
+    """The own agent's ``take_report`` (model seats), looked up once."""
+    reporting: Callable[[], CallReport | None] | None = None
+    """``reporter`` while the own agent plays, None while a stand-in does."""
+    stats: DecisionStats = field(default_factory=DecisionStats)
+    """This round's decisions of the own agent."""
+    standin_stats: DecisionStats | None = None
+    """This round's decisions of a stand-in, once one has played (only their number is
+    kept: ``standin_decisions``)."""
+    tally: DecisionStats = field(init=False)
+    """Where the decision in hand is counted: ``stats`` or ``standin_stats``."""
+    match_stats: DecisionStats = field(default_factory=DecisionStats)
+    """Finished rounds of this match (the own agent's)."""
+    match_standin_decisions: int = 0
+
+    def __post_init__(self) -> None:
+        reporter = getattr(self.agent, "take_report", None)
+        self.reporter = self.reporting = reporter if callable(reporter) else None
+        self.tally = self.stats
 
     @property
     def active(self) -> Agent:
         return self.standin or self.agent
+
+    def seat_standin(self, standin: Agent, until: str) -> None:
+        self.standin, self.standin_until = standin, until
+        self.reporting = None
+        if self.standin_stats is None:
+            self.standin_stats = DecisionStats()
+        self.tally = self.standin_stats
+
+    def give_back(self) -> None:
+        """The own agent plays again."""
+        self.standin = self.standin_until = None
+        self.reporting = self.reporter
+        self.tally = self.stats
+
+    def fold_round(self) -> None:
+        """Add this round's counts to the match's and start the next round's from zero
+        (once a round: cheap, as scripted tables play thousands)."""
+        self.match_stats.merge(self.stats)
+        self.tally = self.stats = DecisionStats()
+        if self.standin_stats is not None:
+            self.match_standin_decisions += self.standin_stats.decisions
+            self.standin_stats = None
+            if self.standin is not None:
+                self.tally = self.standin_stats = DecisionStats()
+
+    def reset_match(self) -> None:
+        """A new match: the own agent plays, every count starts from zero."""
+        self.give_back()
+        self.failed_in_row = 0
+        self.tally = self.stats = DecisionStats()
+        self.standin_stats = None
+        self.match_stats = DecisionStats()
+        self.match_standin_decisions = 0
+
+    def stats_dict(self) -> dict[str, Any]:
+        """This round's figures, JSON-ready."""
+        standin = self.standin_stats
+        return self.stats.to_dict(0 if standin is None else standin.decisions)
+
+    def totals(self) -> DecisionStats:
+        """The match so far, this round included."""
+        total = DecisionStats()
+        total.merge(self.match_stats)
+        total.merge(self.stats)
+        return total
+
+    def standin_decisions(self, *, match: bool) -> int:
+        """Decisions stand-ins made for this seat, this round (or this match so far)."""
+        now = 0 if self.standin_stats is None else self.standin_stats.decisions
+        return now + self.match_standin_decisions if match else now
 
 
 class Table:
@@ -119,6 +197,7 @@ class Table:
         safe_points: Sequence[SafePoint] = (),
         standin_seed: int | None = None,
         clock: Clock | None = None,
+        moderator: Moderator | None = None,
     ) -> None:
         if len(agents) != 3:
             raise ConfigError(f"a table needs 3 agents, got {len(agents)}")
@@ -132,11 +211,18 @@ class Table:
         self.settings = settings or TableSettings()
         self.sinks = list(sinks)
         self.recorder = recorder
+        self._record_decision: Callable[[int, dict[str, Any]], None] | None = getattr(
+            recorder, "decision", None
+        )
+        """The recorder's optional ``decision`` method, looked up once."""
+        self.moderator = moderator if moderator is not None else default_moderator()
+        """Every agent's comment and strategy hint pass it before an event carries them."""
+        self._moderate_sync = self.moderator.synchronous
         self.safe_points = list(safe_points)
         self._standin_seed = standin_seed
         per_seat = list(timeouts) if timeouts is not None else [None, None, None]
         self.seats = [
-            _Seat(i, agent, agent.name, per_seat[i] or self.settings.decision_timeout_s)
+            _Seat(i, agent, agent.name, _seat_timeout(per_seat[i], agent, self.settings))
             for i, agent in enumerate(agents)
         ]
         self.names: tuple[str, str, str] = (names[0], names[1], names[2])
@@ -157,10 +243,19 @@ class Table:
         """All faults of a seat's agent so far."""
         return self.seats[self._seat_index(seat_or_name)].faults
 
+    def stats(self, seat_or_name: int | str) -> dict[str, Any]:
+        """A seat's decision figures in this match so far (see ``arena.table.stats``)."""
+        state = self.seats[self._seat_index(seat_or_name)]
+        return state.totals().to_dict(state.standin_decisions(match=True))
+
     def start_match(self, match_id: str | None = None) -> None:
-        """Begin a new match: running totals start again from zero, and every message
-        from now on names ``match_id`` (with this table and the round)."""
+        """Begin a new match: running totals and decision figures start again from zero,
+        every seat's own agent plays again (a stand-in seated for the rest of the last
+        match leaves), and every message from now on names ``match_id`` (with this table
+        and the round)."""
         self.totals = [0, 0, 0]
+        for state in self.seats:
+            state.reset_match()
         self.views.new_match(match_id, self.table_id)
 
     @property
@@ -182,8 +277,10 @@ class Table:
         """Play one round to its settlement and return its record."""
         self.round_no = round_no
         for seat in self.seats:
-            seat.standin = None
+            if seat.standin is not None and seat.standin_until != "match_end":
+                seat.give_back()
             seat.failed_in_row = 0
+            seat.fold_round()
             seat.round_faults = Faults()
         rnd = Round(
             self.rules,
@@ -367,7 +464,9 @@ class Table:
         """Ask until a reply applies cleanly; None when the table had to fall back.
 
         The hot path of every table: a scripted bot's call finishes in its first step,
-        which runs inline here, with no timer and no log context (see ``calls``).
+        which runs inline here, with no timer and no log context (see ``calls``), and its
+        decision is counted with two additions. A seat whose own agent reports its calls
+        (``take_report``) goes the way of :meth:`_attempt_done` after every attempt.
         """
         state = self.seats[seat]
         attempts = self.settings.max_retries + 1
@@ -375,13 +474,16 @@ class Table:
         recorder = self.recorder
         accepted = _ACCEPTED[expected]
         agent = state.standin or state.agent
+        tally = state.tally
+        trace = None if state.reporting is None else DecisionTrace()
         await self.emit("turn_started", seat, {"request": request.type, "agent": agent.name})
+        unavailable: str | None = None
         for attempt in range(attempts):  # the stand-in, if any, changes only after these
             if recorder is not None:
                 recorder.message("to_agent", seat, request, None)
             category: RejectReason
+            started = now()
             try:
-                started = now()
                 call = getattr(agent, method)(request)
                 if state.waits or type(call) is not CoroutineType:
                     reply = await self._call(state, agent, call)
@@ -399,10 +501,15 @@ class Table:
                         elapsed = now() - started
             except TimeoutError:
                 category, detail = "timeout", f"no reply within {state.timeout_s:g} s"
+                elapsed = now() - started
             except AgentReplyError as exc:
                 category, detail = exc.category, exc.detail
+                elapsed = now() - started
+                if isinstance(exc, AgentUnavailableError) and agent is state.agent:
+                    unavailable = detail
             except Exception as exc:  # an agent's bug must not stop the table
                 category, detail = "agent_error", f"{type(exc).__name__}: {exc}"
+                elapsed = now() - started
                 log.debug("agent_raised", seat=seat, agent=agent.name, exc_info=exc)
             else:
                 if type(reply) in accepted and elapsed <= state.timeout_s:
@@ -422,17 +529,104 @@ class Table:
                         category, detail = "illegal", str(exc)
                     else:
                         state.failed_in_row = 0
+                        if attempt:
+                            tally.legal_after_retry += 1
+                        else:
+                            tally.legal_first_try += 1
+                        tally.latency_s += elapsed
+                        if trace is not None:
+                            await self._attempt_done(state, request, attempt, trace, elapsed)
                         return response
                 else:
                     checked = self._unusual_reply(seat, request, expected, reply, elapsed, apply)
                     if not isinstance(checked, tuple):
                         state.failed_in_row = 0
+                        if attempt:
+                            tally.legal_after_retry += 1
+                        else:
+                            tally.legal_first_try += 1
+                        tally.latency_s += elapsed
+                        if trace is not None:
+                            await self._attempt_done(state, request, attempt, trace, elapsed)
                         return checked
                     category, detail = checked
-            retries_left = attempts - attempt - 1
+            tally.latency_s += elapsed
+            retries_left = 0 if unavailable is not None else attempts - attempt - 1
+            if trace is not None:
+                self._take_report(state, request, attempt, trace, elapsed, category, detail)
             await self._fault(seat, category, detail, retries_left, request)
-        await self._fell_back(seat)
+            if unavailable is not None:
+                break
+        tally.fell_back += 1
+        if trace is not None:
+            await self._emit_decision(state, trace, fell_back=True)
+        await self._fell_back(seat, unavailable)
         return None
+
+    async def _attempt_done(
+        self,
+        state: _Seat,
+        request: BidRequest | DoubleRequest | PlayRequest,
+        attempt: int,
+        trace: DecisionTrace,
+        elapsed: float,
+    ) -> None:
+        """A reporting seat's accepted reply: its report, then the ``decision`` event."""
+        self._take_report(state, request, attempt, trace, elapsed, None, None)
+        await self._emit_decision(state, trace, fell_back=False)
+
+    def _take_report(
+        self,
+        state: _Seat,
+        request: BidRequest | DoubleRequest | PlayRequest,
+        attempt: int,
+        trace: DecisionTrace,
+        elapsed: float,
+        category: RejectReason | None,
+        detail: str | None,
+    ) -> None:
+        """After an attempt of a reporting seat: take the agent's report of its call,
+        count its usage, and hand the whole report to the recorder (the replay)."""
+        reporter = state.reporter
+        assert reporter is not None
+        try:
+            report = reporter()
+        except Exception as exc:  # a broken report must not stop the table
+            log.warning(
+                "agent_report_failed", seat=state.index, agent=state.name, error=error_text(exc)
+            )
+            report = None
+        if report is not None and not isinstance(report, CallReport):
+            log.warning(
+                "agent_report_failed",
+                seat=state.index,
+                agent=state.name,
+                error=f"take_report returned a {type(report).__name__}, not a CallReport",
+            )
+            report = None
+        trace.add(elapsed, category, report)
+        if report is None:
+            return
+        state.tally.add_report(report)
+        record_decision = self._record_decision
+        if record_decision is not None:
+            record_decision(
+                state.index,
+                {
+                    "request_id": request.request_id,
+                    "attempt": attempt,
+                    "outcome": "accepted" if category is None else category,
+                    "detail": detail,
+                    "report": report.to_dict(),
+                },
+            )
+
+    async def _emit_decision(self, state: _Seat, trace: DecisionTrace, *, fell_back: bool) -> None:
+        """The ``decision`` event of a reporting seat, then any notice its reports gave
+        (a spent budget), before the action's event."""
+        await self.emit("decision", state.index, trace.event_data(fell_back=fell_back))
+        for notice in trace.notices:
+            await self.emit("budget_spent", state.index, notice)
 
     def _unusual_reply(
         self,
@@ -580,27 +774,30 @@ class Table:
         self._record_message("to_agent", seat, rejection, None)
         await self._listen(state, state.active, "notify", rejection)
 
-    async def _fell_back(self, seat: int) -> None:
+    async def _fell_back(self, seat: int, unavailable: str | None = None) -> None:
+        """The table decided for the seat; a stand-in takes it after too many such
+        decisions in a row (for the round or the match: ``standin_for``), or at once and
+        to the end of the match when the agent said it is ``unavailable`` (why)."""
         state = self.seats[seat]
         state.faults.add("fallback")
         state.round_faults.add("fallback")
         state.failed_in_row += 1
-        if state.standin is None and state.failed_in_row >= self.settings.max_failed_decisions:
-            state.standin = create_agent(
-                self.settings.standin,
-                state.name,
-                seed=self._standin_seed,
-                rules=self.rules,
-            )
-            log.warning("seat_replaced", seat=seat, agent=state.name, by=self.settings.standin)
-            await self.emit(
-                "seat_replaced",
-                seat,
-                {
-                    "by": self.settings.standin,
-                    "reason": f"{state.failed_in_row} failed decisions in a row",
-                },
-            )
+        if unavailable is not None:
+            log.error("agent_unavailable", seat=seat, agent=state.name, detail=unavailable[:500])
+            reason, until = unavailable[:500], "match_end"
+        elif state.standin is None and state.failed_in_row >= self.settings.max_failed_decisions:
+            reason = f"{state.failed_in_row} failed decisions in a row"
+            until = "match_end" if self.settings.standin_for == "match" else "round_end"
+        else:
+            return
+        standin = create_agent(
+            self.settings.standin, state.name, seed=self._standin_seed, rules=self.rules
+        )
+        state.seat_standin(standin, until)
+        log.warning("seat_replaced", seat=seat, agent=state.name, by=self.settings.standin)
+        await self.emit(
+            "seat_replaced", seat, {"by": self.settings.standin, "reason": reason, "until": until}
+        )
 
     def _fallback_bid(self, rnd: Round, seat: int) -> None:
         legal = rnd.legal_bids()
@@ -656,7 +853,7 @@ class Table:
     async def _finish(self, rnd: Round, round_no: int, seed: int) -> RoundRecord:
         result = rnd.result
         assert result is not None
-        names = self.names
+        names, seats = self.names, self.seats
         for seat in range(3):
             self.totals[seat] += result.scores[seat]
         record = RoundRecord(
@@ -671,6 +868,7 @@ class Table:
                 self.seats[2].round_faults.to_dict(),
             ),
             standins=tuple(i for i, s in enumerate(self.seats) if s.standin is not None),
+            stats=(seats[0].stats_dict(), seats[1].stats_dict(), seats[2].stats_dict()),
         )
         message = self.views.round_result(result, self.totals)
         for seat in range(3):
@@ -696,12 +894,29 @@ class Table:
     ) -> None:
         if response is not None:
             if response.comment:
-                data["comment"] = response.comment
+                data["comment"] = await self._moderated(seat, "comment", response.comment)
             if response.emotion:
                 data["emotion"] = response.emotion.value
+            if response.strategy_hint:
+                data["hint"] = await self._moderated(seat, "strategy_hint", response.strategy_hint)
         if self.settings.pace_s:
             await self._hold_previous_action()
         await self.emit(kind, seat, data)
+
+    async def _moderated(self, seat: int, field: str, text: str) -> str:
+        """``text`` as viewers may see it (a comment or a strategy hint); counted and
+        logged (without the text) when the moderator changed it. Text over the
+        protocol's cap (an in-process agent may build a reply unchecked) is cut first."""
+        if len(text) > _MAX_TEXT:
+            text = text[: _MAX_TEXT - 1] + "…"
+        if self._moderate_sync:
+            shown = self.moderator.filter(text)
+        else:
+            shown = await self.moderator.moderate(text, seat=seat, player=self.names[seat])
+        if shown is not text and shown != text:
+            self.seats[seat].stats.filtered += 1
+            log.info("text_filtered", seat=seat, agent=self.names[seat], field=field)
+        return shown
 
     async def _hold_previous_action(self) -> None:
         """Pacing: keep the previous action on screen for at least ``pace_s``."""
@@ -775,6 +990,17 @@ class Table:
         if isinstance(seat_or_name, int):
             return seat_or_name
         return self.names.index(seat_or_name)
+
+
+def _seat_timeout(given: float | None, agent: Agent, settings: TableSettings) -> float:
+    """A seat's deadline: its own ``timeout_s``, else its agent's preset
+    (``decision_timeout_s``, a model seat's provider timeout), else the table's."""
+    if given:
+        return given
+    preset = getattr(agent, "decision_timeout_s", None)
+    if isinstance(preset, int | float) and not isinstance(preset, bool) and preset > 0:
+        return float(preset)
+    return settings.decision_timeout_s
 
 
 def _late(elapsed: float, timeout: float) -> str:
