@@ -7,6 +7,10 @@ the arena's code. Here each one plays whole matches at two tables at once as a
 verifies, the configs shipped beside them run as the docs say, and each passes
 ``arena agent check``. The Node.js example needs ``node`` on the PATH: CI installs it,
 and a machine without it fails here, loudly, rather than skipping.
+
+``config/llm-match.toml`` (issue 9: three providers side by side) loads and builds its
+three model seats with the keys in the environment, and a missing key stops
+``arena play`` before the first deal, naming the variable and never a key.
 """
 
 from __future__ import annotations
@@ -24,9 +28,10 @@ from typing import Any
 import pytest
 
 from arena.cli import main
-from arena.config import parse_config
+from arena.config import load_config, parse_config
+from arena.errors import ConfigError
 from arena.replay import ReplayWriter, load_replay, verify_round
-from arena.runner import run_arena
+from arena.runner import build_tables, run_arena
 from arena.table import FAULT_CATEGORIES
 
 REPO = Path(__file__).resolve().parent.parent
@@ -219,3 +224,49 @@ def assert_passed(report: dict[str, Any], code: int, seat: str) -> None:
     assert len(verdicts) >= 12
     assert report["passed"] is True
     assert code == 0
+
+
+LLM_MATCH = REPO / "config" / "llm-match.toml"
+LLM_KEYS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "DEEPSEEK_API_KEY")
+
+
+def set_keys(monkeypatch: pytest.MonkeyPatch, *, missing: str | None = None) -> None:
+    """A made-up key in each variable the model-match config reads, but ``missing``."""
+    for index, variable in enumerate(LLM_KEYS):
+        if variable == missing:
+            monkeypatch.delenv(variable, raising=False)
+        else:
+            monkeypatch.setenv(variable, f"sk-test-{index}-do-not-show")
+
+
+def test_the_model_match_config_seats_three_providers(monkeypatch: pytest.MonkeyPatch) -> None:
+    set_keys(monkeypatch)
+    config = load_config(LLM_MATCH)
+    assert [seat.type for seat in config.seats] == ["openai", "anthropic", "openai"]
+    assert config.table.standin_for == "match"
+    [table] = build_tables(config, seed=1)  # builds the agents: options checked, keys read
+    agents: list[Any] = [seat.agent for seat in table.seats]
+    assert [(agent.provider.name, agent.model) for agent in agents] == [
+        ("openai", "gpt-4o-mini"),
+        ("anthropic", "claude-sonnet-4-5"),
+        ("deepseek", "deepseek-chat"),
+    ]
+    # each seat's deadline: DeepSeek's written out, the others their preset's
+    assert [seat.timeout_s for seat in table.seats] == [60.0, 60.0, 90.0]
+
+
+@pytest.mark.parametrize("missing", LLM_KEYS)
+def test_the_model_match_config_names_a_missing_key(
+    missing: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    set_keys(monkeypatch, missing=missing)
+    load_config(LLM_MATCH)  # the file itself is fine: keys are read when seats are built
+    with pytest.raises(ConfigError, match=missing):
+        build_tables(load_config(LLM_MATCH), seed=1)
+    # and as a user meets it: `arena play` stops before the first deal, exit status 2
+    monkeypatch.chdir(REPO)
+    assert main(["play", "--config", "config/llm-match.toml", "--no-live"]) == 2
+    captured = capsys.readouterr()
+    assert missing in captured.err
+    assert "do-not-show" not in captured.err + captured.out
+    assert "ROUND" not in captured.out.upper()
