@@ -11,7 +11,7 @@ from arena.agents.registry import create_agent
 from arena.config import ArenaConfig
 from arena.errors import raise_start_failures
 from arena.replay import ReplayWriter
-from arena.table import MatchSummary, Table, derive_seed, play_match
+from arena.table import MatchSummary, Table, build_moderator, derive_seed, play_match
 
 __all__ = ["build_tables", "close_tables", "new_seed", "open_tables", "play_tables", "run_arena"]
 
@@ -31,8 +31,10 @@ def build_tables(
     """One table per configured table, each with its own agent instances.
 
     Building is where an agent's constructor runs: a ConfigError names the seat's key
-    and name (``seats.1.options (seat 'Beta'): ...``); the caller adds the file.
+    and name (``seats.1.options (seat 'Beta'): ...``); the caller adds the file. Every
+    table shares the moderator of the ``[moderation]`` section.
     """
+    moderator = build_moderator(config.moderation)
     tables = []
     for index in range(config.match.tables):
         table_id = f"t{index + 1}"
@@ -57,6 +59,7 @@ def build_tables(
                 recorder=replay.for_table(table_id) if replay is not None else None,
                 timeouts=[seat.effective_timeout_s for seat in config.seats],
                 standin_seed=derive_seed(seed, table_id, "standin"),
+                moderator=moderator,
             )
         )
     return tables
