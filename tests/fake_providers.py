@@ -80,6 +80,8 @@ class Fault:
     code: str | None = None
     retry_after: str | None = None
     """The Retry-After header, as text (seconds)."""
+    retry_after_ms: str | None = None
+    """The retry-after-ms header (OpenAI and Anthropic send it besides Retry-After)."""
     delay_s: float = 0.0
 
 
@@ -130,6 +132,9 @@ class FakeProvider:
         self.default: Behaviour = default if default is not None else Reply(text="ok")
         self.respond = respond
         self.requests: list[RecordedRequest] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        """The most requests the server was answering at once."""
         self._script: deque[Behaviour] = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -253,8 +258,15 @@ class FakeProvider:
                 message = f"Unsupported parameter: '{name}' is not supported with this model."
                 return Fault(400, message, param=name, code="unsupported_parameter")
         behaviour = self._next(record)
-        if behaviour.delay_s > 0 and self._stopping.wait(behaviour.delay_s):
-            raise _Stopping
+        with self._lock:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            if behaviour.delay_s > 0 and self._stopping.wait(behaviour.delay_s):
+                raise _Stopping
+        finally:
+            with self._lock:
+                self.in_flight -= 1
         if isinstance(behaviour, Fault):
             return behaviour
         return 200, self._reply_body(record, behaviour)
@@ -297,6 +309,8 @@ class FakeProvider:
                     status, body = outcome.status, fake._error_body(outcome)
                     if outcome.retry_after is not None:
                         extra["Retry-After"] = outcome.retry_after
+                    if outcome.retry_after_ms is not None:
+                        extra["retry-after-ms"] = outcome.retry_after_ms
                 else:
                     status, body = outcome
                 data = json.dumps(body, ensure_ascii=False).encode()

@@ -20,7 +20,7 @@ from fake_providers import FakeOpenAI, Fault, RecordedRequest, Reply
 from arena.agents.llm.openai_seat import OpenAIAgent, close_clients
 from arena.agents.registry import create_agent
 from arena.engine import CARDS_BY_TEXT
-from arena.errors import AgentReplyError, ConfigError
+from arena.errors import AgentReplyError, AgentUnavailableError, ConfigError
 from arena.replay import ReplayWriter, load_replay, verify_round
 from arena.table import Table, play_match
 from arena.testing import check_agent
@@ -274,7 +274,7 @@ async def test_a_bad_key_is_an_agent_error_and_the_key_leaks_nowhere(
     with FakeOpenAI(api_key="the-right-one", respond=legal_model) as server:
         agent = seat(server)
         server.script(Fault(401, f"Incorrect API key provided: {KEY}.", code="invalid_api_key"))
-        with pytest.raises(AgentReplyError) as caught:
+        with pytest.raises(AgentUnavailableError) as caught:
             await agent.play(play_request())
         agents = [seat(server, n) for n in ("A", "B", "C")]
         writer = ReplayWriter(tmp_path / "r.jsonl")
@@ -288,7 +288,10 @@ async def test_a_bad_key_is_an_agent_error_and_the_key_leaks_nowhere(
         sent = [r.headers["authorization"] for r in server.requests]
     assert caught.value.category == "agent_error"
     detail = caught.value.detail
-    assert detail.startswith("openai model 'gpt-test': HTTP 401 Incorrect API key provided")
+    assert detail.startswith(
+        "seat 'GPT': openai model 'gpt-test': HTTP 401 Incorrect API key provided"
+    )
+    assert detail.endswith(f"(the key in {KEY_ENV})")
     assert KEY not in detail
     assert KEY not in str(caught.value)
     assert set(sent) == {f"Bearer {KEY}"}  # the key was sent, so there was one to leak
@@ -303,14 +306,23 @@ async def test_a_bad_key_is_an_agent_error_and_the_key_leaks_nowhere(
     assert KEY not in repr(agent)
 
 
-async def test_a_400_names_the_parameter(key_env: str) -> None:
+async def test_a_400_for_an_unsupported_parameter_makes_the_seat_unavailable(
+    key_env: str,
+) -> None:
     with FakeOpenAI(api_key=KEY, unsupported={"temperature"}) as server:
         agent = seat(server, temperature=0.7)
-        with pytest.raises(AgentReplyError) as caught:
+        with pytest.raises(AgentUnavailableError) as caught:
             await agent.play(play_request())
+        report = agent.take_report()
+    assert len(server.requests) == 1  # never retried: it would fail the same way
     assert caught.value.category == "agent_error"
-    assert caught.value.detail.startswith("openai model 'gpt-test': HTTP 400 Unsupported")
+    assert caught.value.detail.startswith(
+        "seat 'GPT': openai model 'gpt-test': HTTP 400 Unsupported"
+    )
     assert caught.value.detail.endswith("(param: temperature)")
+    assert report is not None
+    assert report.error == caught.value.detail
+    assert report.provider_retries == 0
 
 
 async def test_an_unreachable_server_is_an_agent_error(key_env: str) -> None:
@@ -319,8 +331,12 @@ async def test_an_unreachable_server_is_an_agent_error(key_env: str) -> None:
     agent = OpenAIAgent("GPT", model="m", base_url=url, api_key_env=KEY_ENV)
     with pytest.raises(AgentReplyError) as caught:
         await agent.play(play_request())
+    assert type(caught.value) is AgentReplyError  # the server may come back: not benched
     assert caught.value.category == "agent_error"
     assert caught.value.detail.startswith(f"cannot reach openai at {url}")
+    report = agent.take_report()
+    assert report is not None
+    assert report.provider_retries == 2  # a refused connection is retried twice only
 
 
 async def test_the_deadline_cancels_the_call_and_the_next_one_works(
@@ -376,7 +392,7 @@ def test_a_local_preset_needs_no_key(monkeypatch: pytest.MonkeyPatch) -> None:
         ({}, "options.model is required"),
         ({"model": "m", "provider": "deepseak"}, "did you mean 'deepseek'?"),
         ({"model": "m", "provider": "anthropic"}, "use type = 'anthropic'"),
-        ({"model": "m", "structured": "tools"}, "tools are not supported yet"),
+        ({"model": "m", "provider": "zhipu", "structured": "tools"}, "not supported by"),
         ({"model": "m", "structured": "xml"}, "options.structured must be one of"),
         ({"model": "m", "provider": "zhipu", "structured": "json_schema"}, "not supported by"),
         ({"model": "m", "temperature": 3}, "options.temperature"),
@@ -388,7 +404,17 @@ def test_a_local_preset_needs_no_key(monkeypatch: pytest.MonkeyPatch) -> None:
         ({"model": "m", "persona": 3}, "options.persona"),
         ({"model": "m", "base_url": "api.example.com"}, "options.base_url"),
         ({"model": "m", "api_key_env": ""}, "options.api_key_env"),
-        ({"model": "m", "budget": 3}, "got unknown options: budget"),
+        ({"model": "m", "budget": 3}, "options.budget must be a table"),
+        ({"model": "m", "budget": {"tokens": 0}}, "options.budget.tokens"),
+        ({"model": "m", "budget": {"then": "standin"}}, "options.budget needs a limit"),
+        ({"model": "m", "budget": {"tokens": 9, "when": 1}}, "unknown keys: when"),
+        ({"model": "m", "budget": {"cost": 1.0}}, "options.budget.cost needs options.prices"),
+        ({"model": "m", "budget": {"tokens": 9, "then": "m"}}, "the seat's own model"),
+        ({"model": "m", "prices": {"input": 1}}, "options.prices.output is required"),
+        ({"model": "m", "prices": {"input": -1, "output": 1}}, "options.prices.input"),
+        ({"model": "m", "concurrency": 0}, "options.concurrency"),
+        ({"model": "m", "provider": "deepseek", "reasoning_effort": "low"}, "not accepted"),
+        ({"model": "m", "colour": "red"}, "got unknown options: colour"),
     ],
 )
 def test_options_are_checked_when_the_seat_is_built(

@@ -45,6 +45,7 @@ BUILTIN_AGENTS: Final[dict[str, str]] = {
     "subprocess": "arena.agents.process:SubprocessAgent",
     "http": "arena.agents.http:HttpAgent",
     "openai": "arena.agents.llm.openai_seat:OpenAIAgent",
+    "anthropic": "arena.agents.llm.anthropic_seat:AnthropicAgent",
 }
 """The built-in agent types, each the ``module:Class`` of its class. A class is imported
 when a seat first names its type: a seat type's dependencies (an HTTP client, a model

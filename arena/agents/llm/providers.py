@@ -66,6 +66,10 @@ class Preset:
     """Every mode a seat may choose with its ``structured`` option for this provider."""
     reasoning_effort: bool
     """The server accepts OpenAI's ``reasoning_effort`` parameter (some models only)."""
+    concurrency: int
+    """Calls at once per base URL and key (a seat's ``concurrency`` option overrides):
+    high for cloud APIs, whose rate limits are per minute; low for a local server,
+    which answers one request at a time per model anyway."""
     reasoning_text: str | None
     """Where reasoning text comes back: a message field (``reasoning_content``,
     ``reasoning``), ``thinking`` (Anthropic content blocks) or None (not returned)."""
@@ -97,6 +101,7 @@ _PRESETS: tuple[Preset, ...] = (
         structured="json_schema",
         structured_modes=("json_schema", "json_object", "tools", "none"),
         reasoning_effort=True,
+        concurrency=64,
         reasoning_text=None,
         docs="https://platform.openai.com/docs/api-reference/chat",
         note="Reasoning models take tens of seconds at high effort: hence 60 s.",
@@ -116,6 +121,7 @@ _PRESETS: tuple[Preset, ...] = (
         structured="json_object",
         structured_modes=("json_object", "tools", "none"),
         reasoning_effort=False,
+        concurrency=64,
         reasoning_text="reasoning_content",
         docs="https://api-docs.deepseek.com/guides/json_mode",
         note="deepseek-reasoner thinks before answering and is slow under load.",
@@ -137,6 +143,7 @@ _PRESETS: tuple[Preset, ...] = (
         structured="json_object",
         structured_modes=("json_schema", "json_object", "tools", "none"),
         reasoning_effort=False,
+        concurrency=64,
         reasoning_text="reasoning_content",
         docs="https://help.aliyun.com/zh/model-studio/compatibility-of-openai-with-dashscope",
         note="International accounts: base_url https://dashscope-intl.aliyuncs.com/compatible-mode/v1.",
@@ -155,6 +162,7 @@ _PRESETS: tuple[Preset, ...] = (
         structured="json_object",
         structured_modes=("json_object", "tools", "none"),
         reasoning_effort=False,
+        concurrency=64,
         reasoning_text="reasoning_content",
         docs="https://platform.moonshot.cn/docs/api/chat",
         note="International accounts: base_url https://api.moonshot.ai/v1.",
@@ -175,6 +183,7 @@ _PRESETS: tuple[Preset, ...] = (
         structured="json_object",
         structured_modes=("json_object", "none"),
         reasoning_effort=False,
+        concurrency=64,
         reasoning_text="reasoning_content",
         docs="https://docs.bigmodel.cn/api-reference",
         note="The version segment is v4, not v1; z.ai accounts use https://api.z.ai/api/paas/v4.",
@@ -195,6 +204,7 @@ _PRESETS: tuple[Preset, ...] = (
         structured="none",
         structured_modes=("json_schema", "json_object", "tools", "none"),
         reasoning_effort=False,
+        concurrency=64,
         reasoning_text="reasoning",
         docs="https://openrouter.ai/docs/api-reference/overview",
         note="Model names carry the vendor: 'openai/gpt-4o-mini', 'deepseek/deepseek-chat'.",
@@ -213,6 +223,7 @@ _PRESETS: tuple[Preset, ...] = (
         structured="json_object",
         structured_modes=("json_schema", "json_object", "tools", "none"),
         reasoning_effort=False,
+        concurrency=4,
         reasoning_text="reasoning",
         docs="https://github.com/ollama/ollama/blob/main/docs/openai.md",
         note="Local: no key; the first request also loads the model into memory.",
@@ -232,6 +243,7 @@ _PRESETS: tuple[Preset, ...] = (
         structured="json_schema",
         structured_modes=("json_schema", "json_object", "tools", "none"),
         reasoning_effort=False,
+        concurrency=64,
         reasoning_text="reasoning_content",
         docs="https://docs.vllm.ai/en/latest/serving/openai_compatible_server.html",
         note="Local: no key unless started with --api-key (then set the seat's api_key_env).",
@@ -251,6 +263,7 @@ _PRESETS: tuple[Preset, ...] = (
         structured="tools",
         structured_modes=("tools", "none"),
         reasoning_effort=False,
+        concurrency=64,
         reasoning_text="thinking",
         docs="https://docs.anthropic.com/en/api/messages",
         note="Thinking budget via the seat's thinking option; max_tokens is required.",

@@ -1,0 +1,173 @@
+"""The ``anthropic`` seat type: a Claude model behind the Anthropic Messages API.
+
+The reply's shape is a forced tool: one tool whose ``input_schema`` is the reply schema,
+and ``tool_choice = {"type": "tool", "name": ...}``, so the model answers by calling it
+and its input is the reply. ``structured = "none"`` asks for JSON in plain text instead.
+
+Extended thinking (``thinking_budget``): Anthropic refuses a forced ``tool_choice``
+together with thinking, so a thinking seat offers the tool with ``tool_choice = auto``
+and reads either the tool's input or, when the model answers in text, the JSON in its
+text (the prompt asks for JSON either way). Thinking text goes to the report (the
+replay) only. Thinking also fixes the temperature, so ``temperature`` and
+``thinking_budget`` cannot be combined.
+
+Everything but the call itself is :class:`~arena.agents.llm.seat.ModelSeat`'s. This
+module is the only one that imports ``anthropic``; the registry imports it lazily.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, ClassVar, Final
+
+import anthropic
+
+from arena.agents.llm.faults import ProviderFault, fault_from_sdk
+from arena.agents.llm.options import check_count
+from arena.agents.llm.providers import ApiKind, Structured
+from arena.agents.llm.schema import AskRequest, decision_schema
+from arena.agents.llm.seat import Completion, Conversation, ModelSeat, think_text
+from arena.agents.reports import Usage
+from arena.engine import DEFAULT_RULES, Rules
+from arena.errors import ConfigError
+
+__all__ = ["DEFAULT_MAX_TOKENS", "MIN_THINKING_BUDGET", "AnthropicAgent"]
+
+DEFAULT_MAX_TOKENS: Final = 1024
+"""Anthropic requires ``max_tokens``; a decision needs far fewer (plus any thinking)."""
+MIN_THINKING_BUDGET: Final = 1024
+"""The smallest ``budget_tokens`` Anthropic accepts."""
+
+
+class AnthropicAgent(ModelSeat):
+    """A seat played by a model through the Anthropic Messages API.
+
+    Options: those of :class:`~arena.agents.llm.seat.ModelSeat` (``model``,
+    ``provider`` default ``anthropic``, ``base_url``, ``api_key_env`` default
+    ``ANTHROPIC_API_KEY``, ``temperature``, ``max_tokens`` default 1024 (the thinking
+    budget + 1024 with thinking), ``structured`` ``tools`` / ``none``, ``language``,
+    ``persona``, ``legal_moves``, ``prices``, ``budget``, ``concurrency``) and
+    ``thinking_budget`` (tokens, at least 1024: extended thinking).
+    """
+
+    api: ClassVar[ApiKind] = "anthropic"
+    type_name: ClassVar[str] = "Anthropic"
+    seat_structured: ClassVar[tuple[Structured, ...]] = ("tools", "none")
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        seed: int | None = None,
+        rules: Rules = DEFAULT_RULES,
+        thinking_budget: object = None,
+        **options: Any,
+    ) -> None:
+        super().__init__(name, seed=seed, rules=rules, **options)
+        self.thinking_budget = check_count(thinking_budget, "thinking_budget", MIN_THINKING_BUDGET)
+        if self.thinking_budget is None:
+            self.max_tokens = self.max_tokens or DEFAULT_MAX_TOKENS
+            return
+        if self.temperature is not None:
+            raise ConfigError(
+                "options.temperature cannot be set with options.thinking_budget: "
+                "Anthropic's extended thinking fixes the temperature"
+            )
+        if self.max_tokens is None:
+            self.max_tokens = self.thinking_budget + DEFAULT_MAX_TOKENS
+        elif self.max_tokens <= self.thinking_budget:
+            raise ConfigError(
+                f"options.max_tokens ({self.max_tokens}) must be more than "
+                f"options.thinking_budget ({self.thinking_budget}): thinking counts toward it"
+            )
+
+    def _make_client(self) -> anthropic.AsyncAnthropic:
+        # max_retries=0: the retries are the seat's, within the decision's deadline.
+        return anthropic.AsyncAnthropic(
+            base_url=self.base_url, api_key=self._api_key, max_retries=0
+        )
+
+    def _fault(self, exc: BaseException) -> ProviderFault | None:
+        return fault_from_sdk(exc, anthropic.APIStatusError, anthropic.APIConnectionError)
+
+    def _rejection_turn(self, answer: Completion, text: str) -> dict[str, Any]:
+        if answer.tool_call_id is not None:  # a tool_use must be answered by its result
+            result = {
+                "type": "tool_result",
+                "tool_use_id": answer.tool_call_id,
+                "content": text,
+                "is_error": True,
+            }
+            return {"role": "user", "content": [result]}
+        return {"role": "user", "content": text}
+
+    async def _complete(
+        self, client: Any, model: str, conversation: Conversation, request: AskRequest
+    ) -> Completion:
+        arguments: dict[str, Any] = {
+            "model": model,
+            "max_tokens": self.max_tokens,
+            "system": conversation.system,
+            "messages": conversation.messages,
+        }
+        if self.temperature is not None:
+            arguments["temperature"] = self.temperature
+        if self.thinking_budget is not None:
+            arguments["thinking"] = {"type": "enabled", "budget_tokens": self.thinking_budget}
+        tool_name = None
+        if self.structured == "tools":
+            tool_name, schema = decision_schema(request, strict=False)
+            arguments["tools"] = [
+                {"name": tool_name, "description": "Give your decision.", "input_schema": schema}
+            ]
+            # a forced tool and thinking do not combine: the model may then answer in text
+            arguments["tool_choice"] = (
+                {"type": "auto"}
+                if self.thinking_budget is not None
+                else {"type": "tool", "name": tool_name}
+            )
+        message = await client.messages.create(**arguments)
+        return _read(message, tool_name)
+
+
+def _read(message: Any, tool_name: str | None) -> Completion:
+    """The reply text (the tool's input as JSON, else the text), thinking apart, and
+    the assistant turn as the API wants it back."""
+    texts: list[str] = []
+    thoughts: list[str] = []
+    tool_input: str | None = None
+    tool_id: str | None = None
+    turn: list[dict[str, Any]] = []
+    for block in message.content:
+        kind = getattr(block, "type", None)
+        if kind == "thinking":
+            thoughts.append(block.thinking)
+            signed = {"thinking": block.thinking, "signature": block.signature}
+            turn.append({"type": "thinking", **signed})
+        elif kind == "redacted_thinking":
+            turn.append({"type": "redacted_thinking", "data": block.data})
+        elif kind == "text":
+            texts.append(block.text)
+            turn.append({"type": "text", "text": block.text})
+        elif kind == "tool_use" and tool_input is None and block.name == tool_name:
+            tool_input = json.dumps(block.input, ensure_ascii=False)
+            tool_id = block.id
+            called = {"id": block.id, "name": block.name, "input": block.input}
+            turn.append({"type": "tool_use", **called})
+    text = "".join(texts)
+    usage = message.usage
+    return Completion(
+        text=tool_input if tool_input is not None else text,
+        cut_off=message.stop_reason == "max_tokens",
+        usage=Usage(
+            input_tokens=(usage.input_tokens or 0)
+            + (getattr(usage, "cache_creation_input_tokens", None) or 0)
+            + (getattr(usage, "cache_read_input_tokens", None) or 0),
+            output_tokens=usage.output_tokens or 0,
+        )
+        if usage is not None
+        else None,
+        reasoning="\n\n".join(thoughts) or think_text(text),
+        turn=[{"role": "assistant", "content": turn}] if turn else [],
+        tool_call_id=tool_id,
+    )

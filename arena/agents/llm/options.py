@@ -1,0 +1,193 @@
+"""Checking a model seat's options, and the prices and budget they set.
+
+Every check raises a :class:`~arena.errors.ConfigError` that names the option
+(``options.temperature must be ...``), so a mistake is found when the seat is built,
+before the match, and the registry adds the seat's key to the message. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from arena.agents.reports import Usage
+from arena.errors import ConfigError
+
+__all__ = [
+    "STANDIN",
+    "Budget",
+    "Prices",
+    "check_choice",
+    "check_count",
+    "check_number",
+    "check_text",
+    "check_url",
+    "parse_budget",
+    "parse_prices",
+]
+
+STANDIN: Final = "standin"
+"""``budget.then`` for "give the seat to its stand-in" (anything else names a model)."""
+
+
+def check_url(value: object) -> str:
+    """An http(s) base URL, without its trailing slash."""
+    if not isinstance(value, str) or not re.match(r"https?://[^/\s]+", value):
+        raise ConfigError(
+            f"options.base_url must be an http(s) URL such as 'https://api.example.com/v1', "
+            f"not {value!r}"
+        )
+    return value.rstrip("/")
+
+
+def check_number(value: object, option: str, low: float, high: float) -> float | None:
+    """A number within ``[low, high]``, or None when not given."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
+        raise ConfigError(
+            f"options.{option} must be a number from {low:g} to {high:g}, not {value!r}"
+        )
+    return float(value)
+
+
+def check_count(value: object, option: str, least: int = 1) -> int | None:
+    """A whole number of at least ``least``, or None when not given."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise ConfigError(
+            f"options.{option} must be a whole number of at least {least}, not {value!r}"
+        )
+    return value
+
+
+def check_choice(value: object, option: str, choices: Sequence[str]) -> str:
+    """One of ``choices``."""
+    if value not in choices:
+        raise ConfigError(f"options.{option} must be one of {', '.join(choices)}, not {value!r}")
+    assert isinstance(value, str)
+    return value
+
+
+def check_text(value: object, option: str) -> str | None:
+    """Text, or None when not given or empty."""
+    if value is not None and not isinstance(value, str):
+        raise ConfigError(f"options.{option} must be text, not {type(value).__name__}")
+    return value or None
+
+
+@dataclass(frozen=True, slots=True)
+class Prices:
+    """What a million input and output tokens cost (output includes reasoning tokens,
+    as both OpenAI and Anthropic bill them)."""
+
+    input: float
+    output: float
+    currency: str = "USD"
+
+    def cost(self, usage: Usage) -> float:
+        """The cost of one call's tokens."""
+        return (usage.input_tokens * self.input + usage.output_tokens * self.output) / 1e6
+
+
+def _table(value: object, option: str, keys: tuple[str, ...]) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        example = ", ".join(f"{k} = ..." for k in keys)
+        raise ConfigError(f"options.{option} must be a table such as {{{example}}}, not {value!r}")
+    unknown = sorted(str(k) for k in value if k not in keys)
+    if unknown:
+        raise ConfigError(
+            f"options.{option} has unknown keys: {', '.join(unknown)} (it takes: {', '.join(keys)})"
+        )
+    return value
+
+
+def _amount(value: object, option: str) -> float:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or value < 0
+        or not math.isfinite(value)
+    ):
+        raise ConfigError(f"options.{option} must be a number of at least 0, not {value!r}")
+    return float(value)
+
+
+def parse_prices(value: object) -> Prices | None:
+    """``{input = 0.15, output = 0.6, currency = "USD"}``: per million tokens."""
+    if value is None:
+        return None
+    found = _table(value, "prices", ("input", "output", "currency"))
+    for key in ("input", "output"):
+        if key not in found:
+            raise ConfigError(f"options.prices.{key} is required: the price per 1M {key} tokens")
+    currency = found.get("currency", "USD")
+    if not isinstance(currency, str) or not currency.strip():
+        raise ConfigError(f"options.prices.currency must be a currency code, not {currency!r}")
+    return Prices(
+        input=_amount(found["input"], "prices.input"),
+        output=_amount(found["output"], "prices.output"),
+        currency=currency.strip(),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """A match's limit on tokens and/or cost, and what happens once it is spent:
+    ``then`` is :data:`STANDIN` or the name of a cheaper model to switch to."""
+
+    tokens: int | None
+    cost: float | None
+    then: str
+
+    def spent(self, tokens: int, cost: float) -> bool:
+        """Whether this much use reaches either limit."""
+        return (self.tokens is not None and tokens >= self.tokens) or (
+            self.cost is not None and cost >= self.cost
+        )
+
+    def limits(self) -> dict[str, Any]:
+        """The limits that are set, for a notice."""
+        return {
+            key: value
+            for key, value in (("tokens", self.tokens), ("cost", self.cost))
+            if value is not None
+        }
+
+
+def parse_budget(value: object, prices: Prices | None, model: str) -> Budget | None:
+    """``{tokens = 200000, cost = 0.5, then = "standin" | "<cheaper model>"}``.
+
+    Either limit may be given (at least one); ``then`` defaults to the stand-in. A cost
+    limit needs the seat's ``prices`` (without them nothing has a cost).
+    """
+    if value is None:
+        return None
+    found = _table(value, "budget", ("tokens", "cost", "then"))
+    tokens = check_count(found.get("tokens"), "budget.tokens")
+    cost = found.get("cost")
+    if cost is not None:
+        cost = _amount(cost, "budget.cost")
+        if prices is None:
+            raise ConfigError(
+                "options.budget.cost needs options.prices = {input = ..., output = ...} "
+                "(per 1M tokens): without prices nothing has a cost"
+            )
+    if tokens is None and cost is None:
+        raise ConfigError("options.budget needs a limit: tokens = N and/or cost = X")
+    then = found.get("then", STANDIN)
+    if not isinstance(then, str) or not then.strip():
+        raise ConfigError(
+            f"options.budget.then must be {STANDIN!r} or a cheaper model's name, not {then!r}"
+        )
+    then = then.strip()
+    if then == model:
+        raise ConfigError(
+            f"options.budget.then names the seat's own model {model!r}: name a cheaper "
+            f"one, or {STANDIN!r}"
+        )
+    return Budget(tokens=tokens, cost=cost, then=then)

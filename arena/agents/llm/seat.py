@@ -1,0 +1,517 @@
+"""What every model seat shares, whatever SDK it speaks: options, key, conversation,
+provider retries, the concurrency limit, reports and the budget.
+
+The table owns the deadline, the rejections, the retries and the fallback; a seat asks
+its model once per call and returns the reply, or raises
+:class:`~arena.errors.AgentReplyError` saying why there is none. On a retry of the same
+request it continues the conversation with the model's own answer and the table's
+reason. A subclass (:mod:`~arena.agents.llm.openai_seat`,
+:mod:`~arena.agents.llm.anthropic_seat`) supplies only the provider call: building its
+client, sending the conversation, and reading the answer into a :class:`Completion`.
+
+Each call leaves a :class:`~arena.agents.reports.CallReport` for ``take_report``, also
+when it failed or the table's deadline cancelled it (then its usage is estimated from
+the prompt). The key is read from the environment once, at construction, and scrubbed
+from every text that leaves the seat.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import re
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Final, cast, get_args
+
+from arena.agents.base import BaseAgent
+from arena.agents.llm import clients
+from arena.agents.llm.extract import extract_reply
+from arena.agents.llm.faults import GaveUp, ProviderFault, with_retries
+from arena.agents.llm.options import (
+    STANDIN,
+    Budget,
+    Prices,
+    check_choice,
+    check_count,
+    check_number,
+    check_text,
+    check_url,
+    parse_budget,
+    parse_prices,
+)
+from arena.agents.llm.prompts import (
+    LANGUAGES,
+    Language,
+    LegalMoves,
+    build_prompt,
+    estimate_tokens,
+    retry_text,
+)
+from arena.agents.llm.providers import ApiKind, Preset, Structured, preset
+from arena.agents.llm.schema import AskRequest
+from arena.agents.reports import CallReport, Usage
+from arena.engine import DEFAULT_RULES, Rules
+from arena.errors import AgentReplyError, AgentUnavailableError, ConfigError
+from arena.logs import get_logger
+from protocol import (
+    BidRequest,
+    BidResponse,
+    DoubleRequest,
+    DoubleResponse,
+    Message,
+    PlayRequest,
+    PlayResponse,
+    ReplyRejected,
+)
+
+__all__ = ["Completion", "Conversation", "ModelSeat", "think_text"]
+
+log = get_logger(__name__)
+
+_LEGAL_MOVES: Final[tuple[str, ...]] = get_args(LegalMoves)
+_MAX_ERROR_TEXT: Final = 200
+_SECRET_LIKE: Final = re.compile(r"\b(sk|key)-[A-Za-z0-9_*.\-]{4,}", re.IGNORECASE)
+_THINK: Final = re.compile(r"<(think|thinking)>(.*?)</\1>", re.IGNORECASE | re.DOTALL)
+_NO_MATCH: Final = object()
+
+
+@dataclass(slots=True)
+class Completion:
+    """One answer of the provider, as the seat needs it."""
+
+    text: str
+    """The reply to read: the model's text, or a forced tool's input as JSON."""
+    cut_off: bool
+    """The provider stopped at the token limit."""
+    usage: Usage | None
+    """The provider's usage fields; None when it sent none (the seat estimates them)."""
+    reasoning: str | None = None
+    turn: list[dict[str, Any]] = field(default_factory=list)
+    """The assistant's turn as the provider wants it back, to continue after a rejection."""
+    tool_call_id: str | None = None
+    """The forced tool call's id: a rejection answers it as the tool's result."""
+
+
+class Conversation:
+    """One request's exchange with the model, kept for its retries."""
+
+    __slots__ = ("answer", "messages", "rejection", "request_id", "system")
+
+    def __init__(self, request_id: str | None, system: str, messages: list[dict[str, Any]]):
+        self.request_id = request_id
+        self.system = system
+        self.messages = messages
+        self.answer: Completion | None = None
+        self.rejection: ReplyRejected | None = None
+
+
+class ModelSeat(BaseAgent):
+    """A seat played by a language model; see the module docstring. Subclasses set the
+    class attributes and implement :meth:`_make_client`, :meth:`_complete`,
+    :meth:`_fault` and :meth:`_rejection_turn`."""
+
+    api: ClassVar[ApiKind]
+    type_name: ClassVar[str]
+    seat_structured: ClassVar[tuple[Structured, ...]]
+    """The structured modes this seat type implements."""
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        seed: int | None = None,
+        rules: Rules = DEFAULT_RULES,
+        model: object = None,
+        provider: object = None,
+        base_url: object = None,
+        api_key_env: object = None,
+        temperature: object = None,
+        max_tokens: object = None,
+        structured: object = None,
+        language: object = "zh",
+        persona: object = None,
+        legal_moves: object = "none",
+        prices: object = None,
+        budget: object = None,
+        concurrency: object = None,
+        **options: Any,
+    ) -> None:
+        super().__init__(name, seed=seed, rules=rules, **options)
+        if not isinstance(model, str) or not model.strip():
+            raise ConfigError("options.model is required: the model's name, e.g. 'gpt-4o-mini'")
+        self.model = model
+        self.provider = self._preset(self.api if provider is None else provider)
+        self.base_url = self.provider.base_url if base_url is None else check_url(base_url)
+        self.decision_timeout_s: float = self.provider.timeout_s
+        """The preset's deadline; the table uses it unless the seat sets ``timeout_s``."""
+        self.temperature = check_number(temperature, "temperature", 0.0, 2.0)
+        self.max_tokens = check_count(max_tokens, "max_tokens")
+        self.structured = self._structured(structured)
+        self.language = cast(Language, check_choice(language, "language", LANGUAGES))
+        self.persona = check_text(persona, "persona")
+        self.legal_moves = cast(LegalMoves, check_choice(legal_moves, "legal_moves", _LEGAL_MOVES))
+        self.prices: Prices | None = parse_prices(prices)
+        self.budget: Budget | None = parse_budget(budget, self.prices, model)
+        self.concurrency = check_count(concurrency, "concurrency") or self.provider.concurrency
+        self.key_variable, self._api_key = self._read_key(api_key_env)
+        self._conversation: Conversation | None = None
+        self._report: CallReport | None = None
+        self._lease: clients.Lease | None = None
+        self._rng = random.Random(seed)
+        self._match: object = _NO_MATCH
+        self._spent_tokens = 0
+        self._spent_cost = 0.0
+        self._switched_to: str | None = None
+        self._announced = False
+        self.last_reasoning: str | None = None
+        """Reasoning text of the last answer, when there was any (also in its report)."""
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(name={self.name!r}, provider={self.provider.name!r}, "
+            f"model={self.model!r})"
+        )
+
+    # --- options ------------------------------------------------------------------------
+
+    def _preset(self, name: object) -> Preset:
+        if not isinstance(name, str):
+            raise ConfigError(f"options.provider must be a provider name, not {name!r}")
+        try:
+            found = preset(name)
+        except ConfigError as exc:
+            raise ConfigError(f"options.provider: {exc}") from None
+        if found.api != self.api:
+            raise ConfigError(
+                f"options.provider {name!r} speaks the {found.api} API, not "
+                f"{self.type_name}'s: use type = {found.api!r}"
+            )
+        return found
+
+    def _structured(self, value: object) -> Structured:
+        chosen = self.provider.structured if value is None else value
+        if chosen not in self.seat_structured:
+            raise ConfigError(
+                f"options.structured must be one of {', '.join(self.seat_structured)} "
+                f"for type {self.type_name!r}, not {chosen!r}"
+            )
+        if chosen not in self.provider.structured_modes:
+            modes = [m for m in self.provider.structured_modes if m in self.seat_structured]
+            raise ConfigError(
+                f"options.structured {chosen!r} is not supported by provider "
+                f"{self.provider.name!r} (it supports: {', '.join(modes)})"
+            )
+        return chosen
+
+    def _read_key(self, api_key_env: object) -> tuple[str | None, str]:
+        """The variable and the key; a ConfigError names the variable, never a value."""
+        if api_key_env is not None and (
+            not isinstance(api_key_env, str) or not api_key_env.strip()
+        ):
+            raise ConfigError(
+                f"options.api_key_env must name an environment variable, not {api_key_env!r}"
+            )
+        variable = api_key_env if api_key_env is not None else self.provider.api_key_env
+        if variable is None:
+            assert self.provider.placeholder_key is not None
+            return None, self.provider.placeholder_key
+        key = os.environ.get(variable, "")
+        if not key.strip():
+            raise ConfigError(
+                f"the environment variable {variable} is not set or empty: it must hold "
+                f"the {self.provider.name} API key (options.api_key_env names another)"
+            )
+        return variable, key.strip()
+
+    # --- what subclasses supply ---------------------------------------------------------
+
+    def _make_client(self) -> Any:
+        """A new SDK client for this base URL and key, with ``max_retries=0``."""
+        raise NotImplementedError
+
+    async def _complete(
+        self, client: Any, model: str, conversation: Conversation, request: AskRequest
+    ) -> Completion:
+        """Send the conversation; the answer. SDK errors propagate as they are."""
+        raise NotImplementedError
+
+    def _fault(self, exc: BaseException) -> ProviderFault | None:
+        """The SDK's exception as a fault; None when it is not the SDK's."""
+        raise NotImplementedError
+
+    def _rejection_turn(self, answer: Completion, text: str) -> dict[str, Any]:
+        """The user turn that tells the model why its answer was refused."""
+        return {"role": "user", "content": text}
+
+    # --- the agent ----------------------------------------------------------------------
+
+    async def open(self) -> None:
+        """Lease (or share) the client in this event loop, before the first decision."""
+        self._client_lease()
+
+    async def close(self) -> None:
+        """Give the client back; the last seat holding it closes it."""
+        lease, self._lease = self._lease, None
+        if lease is not None:
+            await lease.release()
+
+    def take_report(self) -> CallReport | None:
+        """The report of the latest call, cleared."""
+        report, self._report = self._report, None
+        return report
+
+    async def notify(self, message: Message) -> None:
+        """Remember a rejection of the request being answered, for its retry."""
+        conversation = self._conversation
+        if (
+            isinstance(message, ReplyRejected)
+            and conversation is not None
+            and message.request_id == conversation.request_id
+        ):
+            conversation.rejection = message
+
+    async def bid(self, request: BidRequest) -> BidResponse:
+        answer = await self._ask(request)
+        return extract_reply(answer.text, request, cut_off=answer.cut_off).reply
+
+    async def double(self, request: DoubleRequest) -> DoubleResponse:
+        answer = await self._ask(request)
+        return extract_reply(answer.text, request, cut_off=answer.cut_off).reply
+
+    async def play(self, request: PlayRequest) -> PlayResponse:
+        answer = await self._ask(request)
+        return extract_reply(answer.text, request, cut_off=answer.cut_off).reply
+
+    def _client_lease(self) -> clients.Lease:
+        lease = self._lease
+        if lease is None or not lease.valid_here():
+            lease = self._lease = clients.lease(
+                self.api, self.base_url, self._api_key, self._make_client, self.concurrency
+            )
+        return lease
+
+    # --- one call -----------------------------------------------------------------------
+
+    async def _ask(self, request: AskRequest) -> Completion:
+        """The provider's answer to this request (a continued conversation on a retry),
+        with its report filed whatever happens."""
+        model, notice = self._model_for(request)
+        conversation = self._conversation_for(request)
+        report = CallReport(
+            provider=self.provider.name,
+            model=model,
+            usage=Usage(),
+            latency_ms=0.0,
+            prompt=[{"role": "system", "content": conversation.system}, *conversation.messages],
+            notice=notice,
+        )
+        self._report = report
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        deadline = started + request.time_limit_ms / 1000
+        try:
+            answer = await self._call(model, conversation, request, deadline, report)
+        except asyncio.CancelledError:  # the table's deadline: no usage came back
+            report.usage = self._usage(_estimated(report.prompt, ""))
+            raise
+        except AgentReplyError as exc:
+            report.error = exc.detail
+            raise
+        finally:
+            report.latency_ms = (loop.time() - started) * 1000
+            self._spend(report.usage)
+        report.raw_text = answer.text
+        report.reasoning = answer.reasoning
+        self.last_reasoning = answer.reasoning
+        conversation.answer = answer
+        conversation.rejection = None
+        return answer
+
+    async def _call(
+        self,
+        model: str,
+        conversation: Conversation,
+        request: AskRequest,
+        deadline: float,
+        report: CallReport,
+    ) -> Completion:
+        lease = self._client_lease()
+
+        async def attempt() -> Completion:
+            async with lease.slots:
+                try:
+                    return await self._complete(lease.client, model, conversation, request)
+                except Exception as exc:
+                    fault = self._fault(exc)
+                    if fault is None:
+                        raise
+                    raise fault from None  # the SDK's exception holds the request (the key)
+
+        def retrying(fault: ProviderFault, wait_s: float) -> None:
+            report.provider_retries += 1
+            log.info(
+                "model_call_retried",
+                agent=self.name,
+                provider=self.provider.name,
+                model=model,
+                status=fault.status,
+                wait_s=round(wait_s, 3),
+            )
+
+        try:
+            answer = await with_retries(
+                attempt, deadline=deadline, on_retry=retrying, rng=self._rng
+            )
+        except ProviderFault as fault:
+            detail = self._detail(model, fault)
+            if fault.permanent:
+                raise AgentUnavailableError(f"seat {self.name!r}: {detail}") from None
+            raise AgentReplyError("agent_error", detail) from None
+        except GaveUp as gave_up:
+            raise AgentReplyError("agent_error", self._gave_up(model, gave_up)) from None
+        usage = answer.usage or _estimated(report.prompt, answer.text)
+        report.usage = answer.usage = self._usage(usage)
+        return answer
+
+    def _usage(self, usage: Usage) -> Usage:
+        """The usage with its cost, when the seat has prices."""
+        if self.prices is not None:
+            usage.cost = self.prices.cost(usage)
+        return usage
+
+    def _detail(self, model: str, fault: ProviderFault) -> str:
+        """``openai model 'gpt-x': HTTP 400 <message> (param: temperature)``, no key."""
+        if fault.status is None:
+            why = self._scrub(fault.message)
+            return f"cannot reach {self.provider.name} at {self.base_url}: {why}"
+        message = self._scrub(fault.message)
+        if len(message) > _MAX_ERROR_TEXT:
+            message = message[: _MAX_ERROR_TEXT - 1] + "…"
+        extra = ""
+        if fault.status == 400 and fault.param:
+            extra = f" (param: {fault.param})"
+        elif fault.status in (401, 403) and self.key_variable is not None:
+            extra = f" (the key in {self.key_variable})"
+        log.debug(
+            "model_call_failed",
+            agent=self.name,
+            provider=self.provider.name,
+            model=model,
+            status=fault.status,
+        )
+        return f"{self.provider.name} model {model!r}: HTTP {fault.status} {message}{extra}"
+
+    def _gave_up(self, model: str, gave_up: GaveUp) -> str:
+        fault = gave_up.fault
+        tried = f" after {gave_up.retries} retries" if gave_up.retries else ""
+        if fault.status == 429:
+            why = f"rate limited by {self.provider.name} (HTTP 429){tried}"
+        else:
+            why = self._detail(model, fault) + tried
+        if gave_up.wait_s >= gave_up.left_s:
+            return (
+                f"{why}: retry after {gave_up.wait_s:.3g} s, more than the "
+                f"{gave_up.left_s:.3g} s left of the decision"
+            )
+        return f"{why}: gave up"
+
+    def _scrub(self, text: str) -> str:
+        """The text with the key (and anything shaped like one) masked."""
+        if self._api_key:
+            text = text.replace(self._api_key, "***")
+        return _SECRET_LIKE.sub(r"\1-***", text)
+
+    # --- the conversation ---------------------------------------------------------------
+
+    def _conversation_for(self, request: AskRequest) -> Conversation:
+        """A new conversation for a new request; on a retry, the old one with the
+        model's answer and the table's reason appended."""
+        old = self._conversation
+        if (
+            old is not None
+            and request.request_id is not None
+            and old.request_id == request.request_id
+            and old.rejection is not None
+            and old.answer is not None
+        ):
+            text = retry_text(old.rejection, language=self.language)
+            old.messages = [
+                *old.messages,
+                *old.answer.turn,
+                self._rejection_turn(old.answer, text),
+            ]
+            old.answer = None
+            return old
+        prompt = build_prompt(
+            request,
+            language=self.language,
+            persona=self.persona,
+            legal_moves=self.legal_moves,
+            rules=self.rules,
+        )
+        conversation = Conversation(
+            request.request_id, prompt.system, [{"role": "user", "content": prompt.user}]
+        )
+        self._conversation = conversation
+        return conversation
+
+    # --- the budget ---------------------------------------------------------------------
+
+    def _model_for(self, request: AskRequest) -> tuple[str, dict[str, Any] | None]:
+        """The model to call, and a notice when the budget just ran out. Raises
+        AgentUnavailableError (its report filed) when the stand-in takes over."""
+        if request.match_id != self._match:  # a new match: a fresh budget
+            self._match = request.match_id
+            self._spent_tokens, self._spent_cost = 0, 0.0
+            self._switched_to = None
+            self._announced = False
+        budget = self.budget
+        if self._switched_to is not None:
+            return self._switched_to, None
+        if budget is None or not budget.spent(self._spent_tokens, self._spent_cost):
+            return self.model, None
+        notice: dict[str, Any] | None = {
+            "kind": "budget_spent",
+            "switched_to": budget.then,
+            "spent": {"tokens": self._spent_tokens, "cost": round(self._spent_cost, 6)},
+            "limit": budget.limits(),
+        }
+        if budget.then != STANDIN:
+            self._switched_to = budget.then
+            log.info("budget_spent", agent=self.name, model=self.model, switched_to=budget.then)
+            return budget.then, notice
+        detail = (
+            f"seat {self.name!r}: budget spent: {self._spent_tokens} tokens"
+            + (f", cost {self._spent_cost:.4g}" if self.prices is not None else "")
+            + f" of {budget.limits()}"
+        )
+        if self._announced:
+            notice = None
+        self._announced = True
+        self._report = CallReport(
+            provider=self.provider.name,
+            model=self.model,
+            usage=Usage(),
+            latency_ms=0.0,
+            error=detail,
+            notice=notice,
+        )
+        raise AgentUnavailableError(detail)
+
+    def _spend(self, usage: Usage) -> None:
+        self._spent_tokens += usage.input_tokens + usage.output_tokens
+        if usage.cost is not None:
+            self._spent_cost += usage.cost
+
+
+def _estimated(prompt: list[dict[str, Any]], text: str) -> Usage:
+    """Usage worked out from the texts, for a call with no usage fields."""
+    sent = sum(estimate_tokens(str(m.get("content") or "")) for m in prompt)
+    return Usage(input_tokens=sent, output_tokens=estimate_tokens(text), estimated=True)
+
+
+def think_text(text: str) -> str | None:
+    """The ``<think>`` blocks of a text, for a provider that returns reasoning inline."""
+    found = [m.group(2).strip() for m in _THINK.finditer(text)]
+    return "\n\n".join(found) or None
