@@ -476,18 +476,20 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _print_round(recorded: RecordedRound) -> None:
-    """The round's public events as the console shows them (best effort: a line that
-    cannot be shown is skipped here and reported by the check)."""
-    from arena.sinks.console import describe
+    """The round's public events as the console shows them, a model's figures after
+    each of its actions (best effort: a line that cannot be shown is skipped here and
+    reported by the check)."""
+    from arena.sinks.console import EventLines
     from arena.table.events import Event
 
     print(f"== table {recorded.table}, round {recorded.round}, seed {recorded.header['seed']}")
+    lines = EventLines(None)
     for raw in recorded.events:
         try:
-            line = describe(Event(**raw))
+            shown = lines.lines(Event(**raw))
         except (KeyError, TypeError, ValueError, AttributeError):
             continue
-        if line is not None:
+        for line in shown:
             print(line)
 
 

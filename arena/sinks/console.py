@@ -8,26 +8,42 @@ Plain lines are for scripts, CI and ``--no-live``.
 
 Both end a match with what went wrong besides the scores: each player's faults by
 category and the rounds a stand-in played for it, so that a broken agent is not
-mistaken for a bad one.
+mistaken for a bad one; and each model seat's figures (legal at the first try, tokens,
+cost, time per decision).
+
+A model may think for a minute, so the board shows the seat to act with its seconds
+counting up (rich's own redraw thread draws them; no event is needed), a model seat's
+figures so far beside it (:mod:`arena.sinks.model_figures`), and a stand-in that plays
+for a seat until the match ends. Plain lines add to each action its decision's figures,
+or the seconds of any slow turn.
 """
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import IO, Any, Final
 
-from rich.console import Console, Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.live import Live
+from rich.measure import Measurement
 from rich.panel import Panel
 from rich.table import Table as RichTable
 from rich.text import Text
 
+from arena.sinks.model_figures import (
+    ModelTally,
+    budget_words,
+    decision_suffix,
+    replaced_words,
+    seconds,
+)
 from arena.table.events import Event
 
-__all__ = ["LiveConsoleSink", "PlainConsoleSink", "describe"]
+__all__ = ["EventLines", "LiveConsoleSink", "PlainConsoleSink", "describe"]
 
 _EMOTION_FACES = {
     "confident": "😎",
@@ -110,7 +126,9 @@ def describe(event: Event) -> str | None:
         said = _FAULT_WORDS.get(d["category"], f"{d['category']} reply")
         return f"{tag} ✗ {who}: {said} ({left} left)"
     if kind == "seat_replaced":
-        return f"{tag} {who} is replaced by a {d['by']} stand-in: {d['reason']}"
+        return f"{tag} {who} {replaced_words(d)}"
+    if kind == "budget_spent":
+        return f"{tag} {who} {budget_words(d)}"
     if kind == "round_result":
         result = d["result"]
         side = "the landlord wins" if result["landlord_won"] else "the farmers win"
@@ -127,20 +145,34 @@ def describe(event: Event) -> str | None:
 @dataclass
 class _MatchTally:
     """One table's match as far as its faults go: who a stand-in played for, in how
-    many rounds and as what, and whether the fault hint was given yet."""
+    many rounds and as what, and whether the fault hint was given yet; and each model
+    seat's figures, with the turn each seat is in (since when, and its decision)."""
 
     standin_rounds: dict[str, int] = field(default_factory=dict)
     standin_type: dict[str, str] = field(default_factory=dict)
     hinted: bool = False
+    models: dict[str, ModelTally] = field(default_factory=dict)
+    turn_started: dict[int, float] = field(default_factory=dict)
+    decided: dict[int, Mapping[str, Any]] = field(default_factory=dict)
 
 
-class _Notes:
+_ACTIONS: Final = frozenset({"bid", "double", "play", "pass"})
+
+SLOW_TURN_S: Final = 1.0
+"""A turn this long or longer is worth its seconds: on the board while the seat thinks,
+and at the end of its action's plain line (scripted seats answer in microseconds)."""
+
+
+class EventLines:
     """The lines a console shows for an event: :func:`describe`'s, the first fault of a
-    match pointing to where its detail is, and after the final scores the faults and
-    stand-ins of each player who had any (events carry them; this only adds up)."""
+    match pointing to where its detail is, an action's time (a model's figures, or the
+    seconds of any slow turn when a clock is given), and after the final scores the faults
+    and stand-ins of each player who had any and each model seat's figures (events carry
+    them; this only adds up)."""
 
-    def __init__(self, fault_hint: str | None) -> None:
+    def __init__(self, fault_hint: str | None, *, clock: Callable[[], float] | None = None) -> None:
         self._fault_hint = fault_hint
+        self._clock = clock
         self._tallies: dict[str, _MatchTally] = {}
 
     def lines(self, event: Event) -> list[str]:
@@ -149,18 +181,39 @@ class _Notes:
             self._tallies[event.table] = _MatchTally()
         tally = self._tallies.setdefault(event.table, _MatchTally())
         line = describe(event)
-        if event.type == "fault" and line is not None and self._fault_hint and not tally.hinted:
+        kind, seat = event.type, event.seat
+        if kind == "fault" and line is not None and self._fault_hint and not tally.hinted:
             tally.hinted = True
             line = f"{line} — {self._fault_hint}"
-        elif event.type == "seat_replaced" and event.player:
-            tally.standin_type[event.player] = str(event.data["by"])
-        elif event.type == "round_result":
+        elif kind == "turn_started" and seat is not None and self._clock is not None:
+            tally.turn_started[seat] = self._clock()
+        elif kind == "decision" and seat is not None:
+            tally.decided[seat] = event.data
+            if event.player:
+                tally.models.setdefault(event.player, ModelTally()).add(event.data)
+        elif kind in _ACTIONS and seat is not None and line is not None:
+            line += self._timing(tally, seat)
+        elif kind == "seat_replaced" and event.player:
+            tally.standin_type[event.player] = str(event.data.get("by", ""))
+        elif kind == "round_result":
             for player in event.data.get("standins", ()):
                 tally.standin_rounds[player] = tally.standin_rounds.get(player, 0) + 1
-        elif event.type == "match_ended":
+        elif kind == "match_ended":
             tag = f"[{event.table} r{event.round}]"
             return [*([line] if line else []), *(f"{tag} {t}" for t in _troubles(event, tally))]
         return [line] if line is not None else []
+
+    def _timing(self, tally: _MatchTally, seat: int) -> str:
+        """What an action's line adds: its decision's figures, or a slow turn's seconds."""
+        started = tally.turn_started.pop(seat, None)
+        decided = tally.decided.pop(seat, None)
+        if decided is not None:
+            return decision_suffix(decided)
+        if started is not None and self._clock is not None:
+            took = self._clock() - started
+            if took >= SLOW_TURN_S:
+                return f"  [{seconds(took)}]"
+        return ""
 
 
 def _troubles(event: Event, tally: _MatchTally) -> list[str]:
@@ -185,6 +238,9 @@ def _troubles(event: Event, tally: _MatchTally) -> list[str]:
             )
         if parts:
             lines.append(f"{player}: {'; '.join(parts)}")
+    seated = list(event.data.get("players", ()))
+    for player in sorted(tally.models, key=lambda p: seated.index(p) if p in seated else 3):
+        lines.append(tally.models[player].summary(player))
     return lines
 
 
@@ -198,9 +254,15 @@ class PlainConsoleSink:
     ``fault_hint`` is added to a match's first fault line, once: where its detail is.
     """
 
-    def __init__(self, stream: IO[str] | None = None, *, fault_hint: str | None = None) -> None:
+    def __init__(
+        self,
+        stream: IO[str] | None = None,
+        *,
+        fault_hint: str | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._stream = stream or sys.stdout
-        self._notes = _Notes(fault_hint)
+        self._notes = EventLines(fault_hint, clock=clock)
 
     async def emit(self, event: Event) -> None:
         """Print the event's lines, if it has any."""
@@ -220,6 +282,11 @@ class _SeatView:
     comment: str = ""
     emotion: str = ""
     total: int = 0
+    model: ModelTally | None = None
+    """A model seat's figures this match (from its ``decision`` events)."""
+    standin: str = ""
+    """The stand-in's type while one plays for the seat."""
+    standin_for_match: bool = False
 
 
 @dataclass
@@ -233,6 +300,8 @@ class _TableView:
     call: str = ""
     log: list[str] = field(default_factory=list)
     to_act: int | None = None
+    thinking_since: float | None = None
+    """When the seat to act was asked (its ``turn_started``), until its action."""
 
 
 _BID_LABELS = {
@@ -242,6 +311,62 @@ _BID_LABELS = {
     (True, False): "不抢",
 }
 """Grab bidding's words on the board, by (grabbing, bid)."""
+
+
+class _Ticking:
+    """``head`` and the seconds since ``since``, then ``tail``, worked out each time rich
+    draws it.
+
+    Rich's ``Live`` redraws 10 times a second from a thread of its own, so a seat's
+    thinking time counts up with no event coming (a model may think for a minute). That
+    thread reads only what this object holds, all fixed when it was made, and the clock.
+    """
+
+    def __init__(
+        self,
+        head: Text,
+        since: float,
+        clock: Callable[[], float],
+        *,
+        tail: Text | None = None,
+        alone: Text | None = None,
+    ) -> None:
+        self._head = head
+        self._tail = tail or Text()
+        self._since = since
+        self._clock = clock
+        self._alone = alone
+        """What to show while the turn is still short (None: head and tail)."""
+
+    def text(self) -> Text:
+        """The text as of now."""
+        took = self._clock() - self._since
+        if took < SLOW_TURN_S:
+            shown = self._alone if self._alone is not None else self._head + self._tail
+        else:
+            shown = self._head.copy()
+            shown.append(f" {seconds(took)}", style="bold yellow")
+            shown += self._tail
+        return _cut(shown)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield self.text()
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement.get(console, options, self.text())
+
+
+_SHORTENED: Final = frozenset({"seat", "last", "model", "says"})
+"""A board's columns that give way when a row is too wide (a long play, a stand-in's
+note, a model's figures, a comment); role, cards left and total always show."""
+
+
+def _cut(text: str | Text, style: str = "") -> Text:
+    """A cell that is cut with an ellipsis, never wrapped, whatever its column says."""
+    cell = Text(text, style=style) if isinstance(text, str) else text
+    cell.no_wrap, cell.overflow = True, "ellipsis"
+    return cell
+
 
 _PANEL_LINES = 6
 """Lines of a table's board besides its log: two borders, three seats, the trick line."""
@@ -269,16 +394,17 @@ class LiveConsoleSink:
         fault_hint: str | None = None,
     ) -> None:
         self._console = console or Console()
-        self._notes = _Notes(fault_hint)
+        self._notes = EventLines(fault_hint)  # the board shows a turn's time as it goes
         self._troubles: dict[str, list[str]] = {}
         self._tables: dict[str, _TableView] = {}
         self._log_lines = log_lines
         self._live: Live | None = None
         self._clock = clock
         self._drawn_at = 0.0
+        self._pending: asyncio.TimerHandle | None = None
 
     async def emit(self, event: Event) -> None:
-        """Update the board, and redraw it unless it was drawn a moment ago."""
+        """Update the board, and redraw it now, or at the latest a moment later."""
         view = self._tables.get(event.table)
         if view is None:
             view = self._tables[event.table] = _TableView(event.table)
@@ -294,11 +420,26 @@ class LiveConsoleSink:
             self._live.start()
             self._drawn_at = now
         elif now - self._drawn_at >= self.REDRAW_S:
+            self._redraw()
+        elif self._pending is None:
+            # Drawn a moment ago: draw this event a moment later, even if no other comes
+            # (a model seat's turn_started may be the last event for a minute).
+            wait = self.REDRAW_S - (now - self._drawn_at)
+            self._pending = asyncio.get_running_loop().call_later(wait, self._redraw)
+
+    def _redraw(self) -> None:
+        if self._pending is not None:
+            self._pending.cancel()
+            self._pending = None
+        if self._live is not None:
             self._live.update(self._render())
-            self._drawn_at = now
+            self._drawn_at = self._clock()
 
     async def close(self) -> None:
         """Leave the final board on screen, and below it each match's faults."""
+        if self._pending is not None:
+            self._pending.cancel()
+            self._pending = None
         if self._live is not None:
             self._live.update(self._render())
             self._live.stop()
@@ -313,52 +454,87 @@ class LiveConsoleSink:
     def _apply(self, view: _TableView, event: Event, line: str | None) -> None:
         d: dict[str, Any] = dict(event.data)
         seat = event.seat
-        if event.type == "match_started":
+        kind = event.type
+        if kind == "match_started":
             view.rounds = d["rounds"]
-        if event.type in ("match_started", "round_started"):
-            names = d["players"]
-            totals = {s.name: s.total for s in view.seats}
-            view.seats = [_SeatView(n, total=totals.get(n, 0)) for n in names]
+            for old in view.seats:  # a new match: its own model figures and stand-ins
+                old.model, old.standin_for_match = None, False
+        if kind in ("match_started", "round_started"):
+            self._seat_players(view, d["players"])
             view.round, view.trick, view.bottom, view.call = event.round, "", "", ""
-        if line is not None and event.type != "turn_started":
+            view.to_act = view.thinking_since = None
+        if line is not None and kind != "turn_started":
             view.log = [*view.log, line.split("] ", 1)[-1]][-self._log_lines :]
-        if seat is None or not view.seats:
+        if seat is None or not 0 <= seat < len(view.seats):
             return
         target = view.seats[seat]
-        if event.type == "turn_started":
+        if kind == "turn_started":
             view.to_act = seat
+            view.thinking_since = self._clock()
             return
-        if "comment" in d or event.type in ("play", "pass", "bid", "double"):
+        if kind in _ACTIONS and view.to_act == seat:
+            view.thinking_since = None
+        if "comment" in d or kind in _ACTIONS:
             target.comment = d.get("comment", "")
             target.emotion = _EMOTION_FACES.get(d.get("emotion", ""), "")
-        if event.type == "bid":
+        if kind in ("decision", "seat_replaced", "budget_spent"):
+            self._model_seat(target, kind, d)
+        elif kind == "bid":
             grabbing = d.get("grab")
             if grabbing is None:
                 target.last = f"bid {d['bid']}" if d["bid"] else "no bid"
             else:
                 target.last = _BID_LABELS[(grabbing, bool(d["bid"]))]
-        elif event.type == "landlord_chosen":
+        elif kind == "landlord_chosen":
             for index, other in enumerate(view.seats):
                 other.role = "地主" if index == seat else "农民"
                 other.cards = 20 if index == seat else 17
             view.bottom = " ".join(d["bottom_cards"])
             view.call = f"{d['call_score']}"
-        elif event.type == "double":
+        elif kind == "double":
             target.last = d["kind"] if d["double"] else f"no {d['kind']}"
-        elif event.type == "play":
+        elif kind == "play":
             target.last = " ".join(d["cards"])
             target.cards = d["cards_left"]
             view.trick = f"{target.name}: {' '.join(d['cards'])}  ({d['hand_type']})"
-        elif event.type == "pass":
+        elif kind == "pass":
             target.last = "pass"
-        elif event.type == "trick_won":
+        elif kind == "trick_won":
             view.trick = ""
             for other in view.seats:
                 other.last = ""
-        elif event.type == "round_result":
-            view.to_act = None
+        elif kind == "round_result":
+            view.to_act = view.thinking_since = None
             for other in view.seats:
                 other.total += d["scores"].get(other.name, 0)
+
+    @staticmethod
+    def _seat_players(view: _TableView, names: list[str]) -> None:
+        """Seat a round's players, keeping what lasts a match: totals, model figures and
+        a stand-in that plays until the match ends."""
+        before = {s.name: s for s in view.seats}
+        view.seats = []
+        for name in names:
+            seat = _SeatView(name)
+            old = before.get(name)
+            if old is not None:
+                seat.total, seat.model = old.total, old.model
+                if old.standin_for_match:
+                    seat.standin, seat.standin_for_match = old.standin, True
+            view.seats.append(seat)
+
+    @staticmethod
+    def _model_seat(target: _SeatView, kind: str, d: dict[str, Any]) -> None:
+        """A model seat's figures, its stand-in, and the model a budget switched it to."""
+        if kind == "decision":
+            if target.model is None:
+                target.model = ModelTally()
+            target.model.add(d)
+        elif kind == "seat_replaced":
+            target.standin = str(d.get("by") or "stand-in")
+            target.standin_for_match = d.get("until") == "match_end"
+        elif target.model is not None and d.get("switched_to") not in (None, "", "standin"):
+            target.model.model = str(d["switched_to"])
 
     def _render(self) -> RenderableType:
         """Boards if every table's fits with two log lines or more, else one row each."""
@@ -371,18 +547,27 @@ class LiveConsoleSink:
 
     def _board(self, view: _TableView, log_lines: int) -> Panel:
         grid = RichTable.grid(padding=(0, 2))
-        for column in ("seat", "role", "cards", "last", "says", "total"):
-            grid.add_column(column, no_wrap=True, overflow="ellipsis")
+        models = any(seat.model is not None for seat in view.seats)
+        columns = ["seat", "role", "cards", "last", "says", "total"]
+        if models:  # a column only where a model plays: scripted boards stay as they were
+            columns.insert(4, "model")
+        for column in columns:
+            # Rich shortens only columns that may wrap, widest first; the others it would
+            # cut evenly, down to nothing. So the long ones may "wrap", and their cells
+            # (texts that never wrap) are cut with an ellipsis instead.
+            grid.add_column(column, no_wrap=column not in _SHORTENED, overflow="ellipsis")
         for index, seat in enumerate(view.seats):
-            pointer = "▶ " if view.to_act == index else "  "
-            grid.add_row(
-                Text(pointer + seat.name, style="bold"),
+            cells: list[RenderableType] = [
+                self._seat_name(view, index),
                 seat.role,
                 str(seat.cards),
-                seat.last,
-                f"{seat.emotion} {seat.comment}".strip(),
+                _cut(seat.last),
+                _cut(f"{seat.emotion} {seat.comment}".strip()),
                 f"{seat.total:+d}",
-            )
+            ]
+            if models:
+                cells.insert(4, _cut(seat.model.board_text() if seat.model else "", "cyan"))
+            grid.add_row(*cells)
         header = Text(f"trick: {view.trick or '—'}    bottom: {view.bottom or '?'}")
         if view.call:
             header.append(f"    call: {view.call}")
@@ -437,8 +622,8 @@ class LiveConsoleSink:
         )
         for head, width in zip(heads, widths, strict=True):
             rows.add_column(head, width=width, no_wrap=True, overflow="ellipsis")
-        for row in cells:
-            rows.add_row(*row)
+        for view, row in zip(shown, cells, strict=True):
+            rows.add_row(*row[:5], self._last_cell(view, row[5]))
         if not hidden:
             return rows
         names = hidden[0].table if len(hidden) == 1 else f"{hidden[0].table}…{hidden[-1].table}"
@@ -450,6 +635,28 @@ class LiveConsoleSink:
             overflow="ellipsis",
         )
         return Group(rows, more)
+
+    def _seat_name(self, view: _TableView, index: int) -> RenderableType:
+        """``▶ Beta 12 s (heuristic stand-in)``: the pointer at the seat to act, its
+        thinking time counting up, and who plays for it."""
+        seat = view.seats[index]
+        thinking = view.to_act == index and view.thinking_since is not None
+        name = Text("▶ " if view.to_act == index else "  ")
+        name.append(seat.name, style="bold")
+        standin = Text()
+        if seat.standin:
+            until = " for the match" if seat.standin_for_match else ""
+            standin.append(f" ({seat.standin}{until})", style="yellow")
+        if not thinking or view.thinking_since is None:
+            return _cut(name + standin)
+        return _Ticking(name, view.thinking_since, self._clock, tail=standin)
+
+    def _last_cell(self, view: _TableView, last: Text) -> RenderableType:
+        """A table's last line, or once a turn is slow, who is thinking and for how long."""
+        if view.to_act is None or view.thinking_since is None or view.to_act >= len(view.seats):
+            return last
+        head = Text(f"{view.seats[view.to_act].name} is thinking")
+        return _Ticking(head, view.thinking_since, self._clock, alone=last)
 
     @staticmethod
     def _seat_cell(view: _TableView, index: int, *, named: bool) -> Text:

@@ -1,0 +1,143 @@
+"""What the terminal says about model seats: each seat's figures, and the events they add.
+
+A model seat's ``decision`` events (model, attempts, legal at the first try, fell back,
+tokens, cost, latency) add up per player to the headline figures viewers want: how
+often it plays legally at the first answer and what it costs so far. The board shows
+them beside the seat, a plain line adds a decision's figures to the action it led to,
+and a match's end sums them up. Events are read defensively (``.get`` with defaults): a
+field the table leaves out, or one a newer table adds, must never stop a display.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["ModelTally", "budget_words", "decision_suffix", "money", "replaced_words"]
+
+
+@dataclass
+class ModelTally:
+    """A model seat's decisions so far in a match, from its ``decision`` events."""
+
+    model: str = ""
+    decisions: int = 0
+    legal_first_try: int = 0
+    fell_back: int = 0
+    attempts: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    reasoning_tokens: int = 0
+    cost: float | None = None
+    """None while no decision had a price (a seat without ``prices``)."""
+    latency_ms: float = 0.0
+
+    def add(self, data: Mapping[str, Any]) -> None:
+        """Count one decision event's figures."""
+        self.model = str(data.get("model") or self.model)
+        self.decisions += 1
+        self.legal_first_try += bool(data.get("legal_first_try"))
+        self.fell_back += bool(data.get("fell_back"))
+        self.attempts += _int(data.get("attempts"), 1)
+        self.input_tokens += _int(data.get("input_tokens"))
+        self.output_tokens += _int(data.get("output_tokens"))
+        self.reasoning_tokens += _int(data.get("reasoning_tokens"))
+        self.latency_ms += _number(data.get("latency_ms"))
+        cost = data.get("cost")
+        if isinstance(cost, int | float) and not isinstance(cost, bool):
+            self.cost = (self.cost or 0.0) + cost
+
+    def board_text(self) -> str:
+        """``gpt-4o 7/8 legal 1st · 0.0123``: the board's column for the seat."""
+        spent = money(self.cost) if self.cost is not None else f"{_thousands(self.tokens)} tok"
+        model = self.model if len(self.model) <= 16 else f"{self.model[:15]}…"
+        return f"{model} {self.legal_first_try}/{self.decisions} legal 1st · {spent}"
+
+    @property
+    def tokens(self) -> int:
+        """Input and output tokens together."""
+        return self.input_tokens + self.output_tokens
+
+    def summary(self, player: str) -> str:
+        """The match's headline figures of one model seat, in one line."""
+        after_retry = self.decisions - self.legal_first_try - self.fell_back
+        n = self.decisions
+        parts = [
+            f"{self.legal_first_try} of {n} decision{'s' if n != 1 else ''} legal at the "
+            f"first try, {after_retry} after a retry, {self.fell_back} fell back",
+            f"{self.input_tokens:,} tokens in, {self.output_tokens:,} out"
+            + (f" ({self.reasoning_tokens:,} reasoning)" if self.reasoning_tokens else ""),
+        ]
+        if self.cost is not None:
+            parts.append(f"cost {money(self.cost)}")
+        if n:
+            parts.append(f"{self.latency_ms / n / 1000:.1f} s a decision")
+        return f"{player} ({self.model}): {'; '.join(parts)}"
+
+
+def decision_suffix(data: Mapping[str, Any]) -> str:
+    """``  [gpt-4o · 2.1 s · 2 attempts · cost 0.0012]``: a decision's figures after the
+    action line it led to."""
+    parts = [str(data.get("model") or "model")]
+    parts.append(seconds(_number(data.get("latency_ms")) / 1000))
+    attempts = _int(data.get("attempts"), 1)
+    if attempts != 1:
+        parts.append(f"{attempts} attempts")
+    cost = data.get("cost")
+    if isinstance(cost, int | float) and not isinstance(cost, bool):
+        parts.append(f"cost {money(cost)}")
+    if data.get("estimated"):
+        parts.append("tokens estimated")
+    return f"  [{' · '.join(parts)}]"
+
+
+def budget_words(data: Mapping[str, Any]) -> str:
+    """``has spent its budget (cost 0.52, 48,000 tokens): gpt-4o-mini plays on``."""
+    spent = data.get("spent")
+    shown = ""
+    if isinstance(spent, Mapping) and spent:
+        shown = " (" + ", ".join(_figure(key, value) for key, value in spent.items()) + ")"
+    switched = data.get("switched_to")
+    if not switched or switched == "standin":
+        then = "a stand-in plays on for it"
+    else:
+        then = f"{switched} plays on"
+    return f"has spent its budget{shown}: {then}"
+
+
+def replaced_words(data: Mapping[str, Any]) -> str:
+    """``is replaced by a heuristic stand-in for the rest of the match: <why>``."""
+    until = " for the rest of the match" if data.get("until") == "match_end" else ""
+    return f"is replaced by a {data.get('by', '')} stand-in{until}: {data.get('reason', '')}"
+
+
+def money(cost: float) -> str:
+    """Enough digits to tell a cheap call from a free one: 0.00021, 0.0123, 1.23."""
+    return f"{cost:.2f}" if cost >= 1 else f"{cost:.3g}"
+
+
+def seconds(value: float) -> str:
+    """``0.8 s``, ``12 s``: tenths while they matter."""
+    return f"{value:.1f} s" if value < 10 else f"{value:.0f} s"
+
+
+def _figure(key: str, value: object) -> str:
+    if key == "cost" and isinstance(value, int | float):
+        return f"cost {money(value)}"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,} {key}"
+    return f"{key} {value}"
+
+
+def _thousands(n: int) -> str:
+    return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
+
+
+def _int(value: object, default: int = 0) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
+def _number(value: object) -> float:
+    ok = isinstance(value, int | float) and not isinstance(value, bool)
+    return float(value) if ok else 0.0  # type: ignore[arg-type]
