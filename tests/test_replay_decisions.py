@@ -16,14 +16,20 @@ into them where the table would write them, so they still verify.
 from __future__ import annotations
 
 import copy
+import io
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from agents_for_tests import FakeAgent
 
+from arena.agents.reports import CallReport, Usage
 from arena.cli import main
 from arena.replay import ReplayWriter, load_replay, strip_timing, verify_round
+from arena.sinks.console import PlainConsoleSink
+from arena.table import Table, play_match
+from protocol import PlayRequest, PlayResponse
 
 SYSTEM = "You play Dou Dizhu (斗地主). Reply with one JSON object.\nRules: ..."
 
@@ -368,3 +374,97 @@ def test_decisions_and_compare_do_not_go_together(
     )
     assert code == 2
     assert "not allowed with argument" in err
+
+
+# ─── end to end: a real table, its replay, the command ──────────────────────────────────
+
+
+class ReportingAgent(FakeAgent):
+    """Plays as a greedy bot, and files a report for each call as a model seat does."""
+
+    def __init__(self, name: str, **hooks: Any) -> None:
+        super().__init__(name, **hooks)
+        self.pending: CallReport | None = None
+
+    async def _answer(self, kind: str, request: Any) -> Any:
+        reply = await super()._answer(kind, request)
+        shown = reply.model_dump_json(exclude_none=True) if reply is not None else ""
+        self.pending = CallReport(
+            provider="fakeprov",
+            model="fake-1",
+            usage=Usage(300, 20, 7, cost=0.0005),
+            latency_ms=25.0,
+            prompt=[
+                {"role": "system", "content": SYSTEM},
+                {"role": "user", "content": request.model_dump_json()},
+            ],
+            raw_text=shown,
+            reasoning=f"thinking about {kind}",
+        )
+        return reply
+
+    def take_report(self) -> CallReport | None:
+        report, self.pending = self.pending, None
+        return report
+
+
+def same_card_twice(request: PlayRequest, n: int) -> Any:
+    """The first play is the same card twice (refused as illegal), then play on."""
+    if n != 1:
+        return None
+    return PlayResponse(
+        player_id=request.player_id,
+        action="PLAY",
+        cards=[request.hand[0], request.hand[0]],
+        request_id=request.request_id,
+    )
+
+
+async def test_a_real_tables_model_decisions_read_back_check_and_show(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "model.jsonl"
+    writer = ReplayWriter(path)
+    model = ReportingAgent("Model", play=same_card_twice)
+    lines = io.StringIO()
+    table = Table(
+        [FakeAgent("A"), model, FakeAgent("C")],
+        recorder=writer.for_table("t1"),
+        sinks=[PlainConsoleSink(lines)],
+    )
+    try:
+        await play_match(table, rounds=1, seed=3)
+    finally:
+        writer.close()
+    [recorded] = load_replay(path).rounds
+    verify_round(recorded)
+    assert recorded.decisions
+    assert {d["seat"] for d in recorded.decisions} == {1}
+    events = [e for e in recorded.events if e["type"] == "decision"]
+    attempts = sum(e["data"]["attempts"] for e in events)
+    assert len(recorded.decisions) == attempts
+
+    code, out, _ = run(["replay", "--decisions", str(path)], capsys)
+    assert code == 0
+    illegal = next(block for block in out.split("\n\n") if "rejected (illegal)" in block)
+    assert "seat 1 (Model) · PLAY_REQUEST t1-1-" in illegal
+    assert "    ▸ reasoning (the replay's only" in illegal
+    assert "      thinking about play" in illegal
+    assert "  --- attempt 2: accepted" in illegal
+    assert (
+        out.rstrip()
+        .splitlines()[-1]
+        .startswith(
+            f"{path}: {len(events)} model decisions ({attempts} attempts) by 1 seat: "
+            f"{len(events) - 1} legal at the first try, 1 after a retry, 0 fell back"
+        )
+    )
+    plain = lines.getvalue().splitlines()
+    assert any(
+        line.startswith("[t1 r1] Model plays") and "  [fake-1 · " in line and " ms · " in line
+        for line in plain
+    )
+    assert plain[-1].startswith(
+        f"[t1 r1] Model (fake-1): {len(events) - 1} of {len(events)} decisions legal at the "
+        "first try, 1 after a retry, 0 fell back; "
+    )

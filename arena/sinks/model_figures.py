@@ -80,7 +80,8 @@ def decision_suffix(data: Mapping[str, Any]) -> str:
     """``  [gpt-4o · 2.1 s · 2 attempts · cost 0.0012]``: a decision's figures after the
     action line it led to."""
     parts = [str(data.get("model") or "model")]
-    parts.append(seconds(_number(data.get("latency_ms")) / 1000))
+    latency = _number(data.get("latency_ms"))
+    parts.append(f"{latency:.0f} ms" if latency < 1000 else seconds(latency / 1000))
     attempts = _int(data.get("attempts"), 1)
     if attempts != 1:
         parts.append(f"{attempts} attempts")
