@@ -38,6 +38,11 @@ __all__ = [
     "RecordedRequest",
     "Reply",
     "ToolCall",
+    "answer",
+    "legal_answer",
+    "legal_model",
+    "request_in",
+    "tool_name",
 ]
 
 JsonObject = dict[str, Any]
@@ -498,3 +503,64 @@ class FakeAnthropic(FakeProvider):
                 "message": message,
             },
         }
+
+
+# --- a model that plays legally ----------------------------------------------------------
+# For tests of model seats: the fake reads the request JSON the prompt quotes and answers
+# a legal decision, as text or as the tool call the request forces.
+
+
+def request_in(recorded: RecordedRequest) -> JsonObject:
+    """The request message the prompt quotes (the first user message holds it)."""
+    for message in recorded.body["messages"]:
+        text = message.get("content")
+        if message["role"] != "user" or not isinstance(text, str):
+            continue
+        for kind in ("PLAY_REQUEST", "BID_REQUEST", "DOUBLE_REQUEST"):
+            start = text.find(f'{{"type":"{kind}"')
+            if start >= 0:
+                found, _ = json.JSONDecoder().raw_decode(text[start:])
+                assert isinstance(found, dict)
+                return found
+    raise AssertionError("no request JSON in the prompt")
+
+
+def legal_answer(request: JsonObject) -> JsonObject:
+    """A legal decision: lowest bid, no double, PASS when following, lowest single leading."""
+    from arena.engine import CARDS_BY_TEXT
+    from protocol import BidRequest, DoubleRequest, PlayRequest, parse_message
+
+    message = parse_message(request)
+    if isinstance(message, BidRequest):
+        offered = message.available_bids
+        return {"bid": 0 if 0 in offered else min(offered)}
+    if isinstance(message, DoubleRequest):
+        return {"double": False}
+    assert isinstance(message, PlayRequest)
+    if not message.is_free_play:
+        return {"action": "PASS"}
+    lowest = min(message.hand, key=lambda card: CARDS_BY_TEXT[card].rank)
+    return {"action": "PLAY", "cards": [lowest], "hand_type": "SINGLE"}
+
+
+def tool_name(recorded: RecordedRequest) -> str | None:
+    """The name of the (first) tool the request offers, in either wire format."""
+    tools = recorded.body.get("tools")
+    if not tools:
+        return None
+    first = tools[0]
+    name = first.get("name") or first.get("function", {}).get("name")
+    return name if isinstance(name, str) else None
+
+
+def answer(recorded: RecordedRequest, decision: JsonObject, **reply: Any) -> Reply:
+    """``decision`` as the request wants it: a call of its tool, else JSON text."""
+    name = tool_name(recorded)
+    if name is not None:
+        return Reply(tool_call=ToolCall(name, decision), **reply)
+    return Reply(text=json.dumps(decision, ensure_ascii=False), **reply)
+
+
+def legal_model(recorded: RecordedRequest) -> Reply:
+    """A ``respond`` function: a legal decision for whatever the prompt asks."""
+    return answer(recorded, legal_answer(request_in(recorded)))

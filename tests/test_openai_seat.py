@@ -15,18 +15,26 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_providers import FakeOpenAI, Fault, RecordedRequest, Reply
+from fake_providers import (
+    FakeOpenAI,
+    Fault,
+    RecordedRequest,
+    Reply,
+    ToolCall,
+    legal_answer,
+    legal_model,
+    request_in,
+)
 
 from arena.agents.llm.openai_seat import OpenAIAgent, close_clients
 from arena.agents.registry import create_agent
-from arena.engine import CARDS_BY_TEXT
 from arena.errors import AgentReplyError, AgentUnavailableError, ConfigError
+from arena.logs import EVENT_ATTRIBUTE
 from arena.replay import ReplayWriter, load_replay, verify_round
 from arena.table import Table, play_match
 from arena.testing import check_agent
 from protocol import (
     BidRequest,
-    DoubleRequest,
     Message,
     PlayRequest,
     PlayResponse,
@@ -36,40 +44,6 @@ from protocol import (
 
 KEY = "sk-seat-test-0123456789"
 KEY_ENV = "ARENA_TEST_OPENAI_KEY"
-
-
-def request_in(recorded: RecordedRequest) -> dict[str, Any]:
-    """The request message the prompt quotes (the last user message holds it first)."""
-    for message in recorded.body["messages"]:
-        if message["role"] != "user":
-            continue
-        text: str = message["content"]
-        for kind in ("PLAY_REQUEST", "BID_REQUEST", "DOUBLE_REQUEST"):
-            start = text.find(f'{{"type":"{kind}"')
-            if start >= 0:
-                found, _ = json.JSONDecoder().raw_decode(text[start:])
-                assert isinstance(found, dict)
-                return found
-    raise AssertionError("no request JSON in the prompt")
-
-
-def legal_answer(request: dict[str, Any]) -> dict[str, Any]:
-    """A legal decision: lowest bid, no double, PASS when following, lowest single leading."""
-    message = parse_message(request)
-    if isinstance(message, BidRequest):
-        offered = message.available_bids
-        return {"bid": 0 if 0 in offered else min(offered)}
-    if isinstance(message, DoubleRequest):
-        return {"double": False}
-    assert isinstance(message, PlayRequest)
-    if not message.is_free_play:
-        return {"action": "PASS"}
-    lowest = min(message.hand, key=lambda card: CARDS_BY_TEXT[card].rank)
-    return {"action": "PLAY", "cards": [lowest], "hand_type": "SINGLE"}
-
-
-def legal_model(recorded: RecordedRequest) -> Reply:
-    return Reply(text=json.dumps(legal_answer(request_in(recorded))))
 
 
 @pytest.fixture
@@ -532,3 +506,133 @@ def test_the_registry_names_the_openai_type(key_env: str) -> None:
     agent = create_agent("openai", "GPT", options={"model": "m", "api_key_env": key_env})
     assert isinstance(agent, OpenAIAgent)
     assert repr(agent) == "OpenAIAgent(name='GPT', provider='openai', model='m')"
+
+
+# --- tools mode -----------------------------------------------------------------------
+
+
+async def test_tools_mode_forces_one_function_tool_and_reads_its_arguments(
+    server: FakeOpenAI, key_env: str
+) -> None:
+    agent = seat(server, structured="tools")
+    reply = await agent.play(play_request())
+    assert (reply.action, reply.cards) == ("PLAY", ["♠3"])
+    body = server.requests[0].body
+    [tool] = body["tools"]
+    assert tool["type"] == "function"
+    assert tool["function"]["name"] == "play_reply"
+    assert tool["function"]["parameters"]["properties"]["action"]["enum"] == ["PLAY", "PASS"]
+    assert body["tool_choice"] == {"type": "function", "function": {"name": "play_reply"}}
+    assert "response_format" not in body
+    report = agent.take_report()
+    assert report is not None
+    assert json.loads(report.raw_text or "") == {
+        "action": "PLAY",
+        "cards": ["♠3"],
+        "hand_type": "SINGLE",
+    }
+
+
+async def test_broken_tool_arguments_are_unparsable_and_the_retry_answers_the_tool_call(
+    server: FakeOpenAI, key_env: str
+) -> None:
+    agent = seat(server, structured="tools", language="en")
+    request = play_request()
+    broken = ToolCall("play_reply", {}, raw_arguments='{"action": "PLAY", "cards": [')
+    server.script(Reply(tool_call=broken))
+    with pytest.raises(AgentReplyError) as caught:
+        await agent.play(request)
+    assert caught.value.category == "unparsable"
+    await agent.notify(
+        ReplyRejected(
+            player_id="GPT",
+            request_type="PLAY_REQUEST",
+            request_id="t1-1-9",
+            reason="unparsable",
+            detail=caught.value.detail,
+            retries_left=1,
+        )
+    )
+    reply = await agent.play(request)
+    assert reply.action == "PLAY"
+    first, second = (r.body["messages"] for r in server.requests)
+    assert second[:2] == first
+    assistant, result = second[2:]
+    assert assistant["role"] == "assistant"
+    [call] = assistant["tool_calls"]
+    assert call["function"] == {"name": "play_reply", "arguments": broken.raw_arguments}
+    assert result["role"] == "tool"
+    assert result["tool_call_id"] == call["id"]
+    assert "(unparsable)" in result["content"]
+
+
+# --- reports --------------------------------------------------------------------------
+
+
+async def test_each_call_leaves_a_report_with_usage_cost_prompt_and_text(
+    server: FakeOpenAI, key_env: str
+) -> None:
+    agent = seat(server, prices={"input": 2.0, "output": 8.0})
+    assert agent.decision_timeout_s == 60.0  # the openai preset's
+    assert agent.take_report() is None
+    text = '<think>lead low</think>{"action": "PASS"}'
+    server.script(Reply(text=text, prompt_tokens=1000, completion_tokens=250, reasoning_tokens=200))
+    reply = await agent.play(play_request(is_free_play=False, last_play=LAST_PLAY))
+    assert reply.action == "PASS"
+    report = agent.take_report()
+    assert report is not None
+    assert agent.take_report() is None  # taking clears it
+    assert (report.provider, report.model) == ("openai", "gpt-test")
+    usage = report.usage
+    assert (usage.input_tokens, usage.output_tokens, usage.reasoning_tokens) == (1000, 250, 200)
+    assert usage.estimated is False
+    assert usage.cost == pytest.approx((1000 * 2.0 + 250 * 8.0) / 1e6)
+    assert report.prompt == server.requests[0].body["messages"]
+    assert report.raw_text == text
+    assert report.reasoning == "lead low"
+    assert report.latency_ms > 0
+    assert report.error is None
+    assert "lead low" not in reply.model_dump_json()
+    assert "prompt" not in report.public()
+
+
+async def test_a_call_cut_off_by_the_deadline_reports_estimated_usage(
+    server: FakeOpenAI, key_env: str
+) -> None:
+    agent = seat(server)
+    server.script(Reply(text='{"action": "PASS"}', delay_s=3.0))
+    with pytest.raises(TimeoutError):
+        async with asyncio.timeout(0.3):
+            await agent.play(play_request(is_free_play=False, last_play=LAST_PLAY))
+    report = agent.take_report()
+    assert report is not None
+    assert report.usage.estimated is True
+    assert report.usage.input_tokens > 100  # the prompt, estimated
+    assert report.usage.output_tokens == 0
+    assert 250 < report.latency_ms < 2000
+    assert report.raw_text is None
+
+
+async def test_the_key_is_in_no_report_error_or_log_line(
+    key_env: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    with FakeOpenAI(api_key=None) as server:  # the script's 401 quotes the key back
+        agent = seat(server)
+        server.script(
+            Fault(503, f"overloaded for {KEY}"),
+            Fault(401, f"Incorrect API key provided: {KEY}.", code="invalid_api_key"),
+        )
+        with pytest.raises(AgentUnavailableError) as caught:
+            await agent.play(play_request())
+        report = agent.take_report()
+    assert report is not None
+    assert report.error == caught.value.detail
+    assert "***" in report.error
+    assert report.provider_retries == 1
+    assert KEY not in json.dumps(report.to_dict(), ensure_ascii=False)
+    events = [getattr(r, EVENT_ATTRIBUTE, {}).get("event") for r in caplog.records]
+    assert {"model_call_retried", "model_call_failed"} <= set(events)
+    for record in caplog.records:
+        assert KEY not in record.getMessage()
+        assert KEY not in repr(record.__dict__)

@@ -110,8 +110,8 @@ class AnthropicAgent(ModelSeat):
             "system": conversation.system,
             "messages": conversation.messages,
         }
-        if self.temperature is not None:
-            arguments["temperature"] = self.temperature
+        if self.temperature is not None:  # this SDK has no argument for it; the API takes it
+            arguments["extra_body"] = {"temperature": self.temperature}
         if self.thinking_budget is not None:
             arguments["thinking"] = {"type": "enabled", "budget_tokens": self.thinking_budget}
         tool_name = None
