@@ -55,7 +55,7 @@ _PASSING: Final = frozenset({408, 409, 429})
 _KEY_STATUSES: Final = frozenset({401, 403, 404})
 _CONTENT_PARAMS: Final = frozenset({"messages", "input", "prompt", "system", "contents"})
 _PARAMETER_WORDS: Final = re.compile(
-    r"unsupported (?:parameter|value|argument)|(?:is|are) not supported"
+    r"\bunsupported\b|(?:is|are) not supported"
     r"|not supported (?:with|by|for)|does not support|doesn't support"
     r"|unknown (?:parameter|argument|field)|unrecognized (?:request )?(?:parameter|argument|field)"
     r"|extra (?:inputs|fields) (?:are )?not permitted|invalid (?:parameter|value) for",
@@ -115,9 +115,11 @@ def is_permanent(status: int, message: str, param: str | None, code: str | None)
     401/403/404 always. A 400 when it names a request parameter (OpenAI's ``param``)
     other than the conversation itself (``messages``: a prompt too long this time is not
     a prompt too long every time), when its ``code`` says ``unsupported_*`` or
-    ``invalid_parameter*``, or when its text says a parameter or value is unsupported or
-    unknown ("Unsupported parameter: 'temperature'", "does not support", "Extra inputs
-    are not permitted", ...). Any other 400 counts for its attempt only.
+    ``invalid_parameter*``, or when its text says something is unsupported or a parameter
+    unknown ("Unsupported parameter: 'temperature'", Anthropic's "temperature:
+    unsupported", "does not support", "Extra inputs are not permitted", ...). Any other
+    400 (a prompt too long this time, a malformed message) counts for its attempt only:
+    the table's retry asks again, and the seat is not benched on a guess.
     """
     if status in _KEY_STATUSES:
         return True

@@ -1,0 +1,172 @@
+"""Budgets of model seats: tokens or cost per match, then a cheaper model or the stand-in.
+
+Specification: issue 9, "A budget (tokens or cost per match), when spent, switches the
+seat to a configured cheaper model or to its stand-in, and an event says so on stream."
+The budget is checked before each call: the call that spends it still completes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import pytest
+from fake_providers import FakeOpenAI, RecordedRequest, Reply, legal_answer, request_in
+
+from arena.agents.llm.clients import close_clients
+from arena.agents.llm.openai_seat import OpenAIAgent
+from arena.errors import AgentUnavailableError
+from arena.sinks.base import CollectingSink
+from arena.table import Table, play_match
+from protocol import PlayRequest, parse_message
+
+KEY = "sk-budget-test-0123456789"
+KEY_ENV = "ARENA_TEST_BUDGET_KEY"
+LAST_PLAY: dict[str, Any] = {"player": "B", "type": "SINGLE", "cards": ["♠4"], "main_rank": 4}
+
+
+def metered(recorded: RecordedRequest) -> Reply:
+    """A legal answer that costs 100 tokens in and 10 out, every time."""
+    decision = legal_answer(request_in(recorded))
+    return Reply(text=json.dumps(decision), prompt_tokens=100, completion_tokens=10)
+
+
+@pytest.fixture(autouse=True)
+def key_env(monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv(KEY_ENV, KEY)
+    return KEY_ENV
+
+
+@pytest.fixture(autouse=True)
+async def shared_clients() -> AsyncIterator[None]:
+    yield
+    await close_clients()
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI(api_key=KEY, respond=metered) as fake:
+        yield fake
+
+
+def seat(server: FakeOpenAI, name: str = "GPT", **options: Any) -> OpenAIAgent:
+    return OpenAIAgent(
+        name,
+        model="gpt-big",
+        base_url=server.base_url,
+        api_key_env=KEY_ENV,
+        structured="none",
+        **options,
+    )
+
+
+def following(match_id: str, n: int) -> PlayRequest:
+    message = parse_message(
+        {
+            "type": "PLAY_REQUEST",
+            "player_id": "GPT",
+            "hand": ["♠3", "♥3"],
+            "is_free_play": False,
+            "last_play": LAST_PLAY,
+            "remaining_cards": {"GPT": 2, "B": 17, "C": 17},
+            "role": "landlord",
+            "request_id": f"t1-1-{n}",
+            "match_id": match_id,
+        }
+    )
+    assert isinstance(message, PlayRequest)
+    return message
+
+
+async def test_a_spent_token_budget_switches_to_the_cheaper_model_once(
+    server: FakeOpenAI,
+) -> None:
+    agent = seat(server, budget={"tokens": 200, "then": "gpt-small"})
+    notices = []
+    for n in range(4):
+        await agent.play(following("m1", n))
+        report = agent.take_report()
+        assert report is not None
+        notices.append(report.notice)
+    assert [r.model for r in server.requests] == ["gpt-big", "gpt-big", "gpt-small", "gpt-small"]
+    assert notices[:2] == [None, None]
+    assert notices[2] == {
+        "kind": "budget_spent",
+        "switched_to": "gpt-small",
+        "spent": {"tokens": 220, "cost": 0.0},
+        "limit": {"tokens": 200},
+    }
+    assert notices[3] is None
+    # a new match: a fresh budget, the configured model again
+    await agent.play(following("m2", 9))
+    assert server.requests[-1].model == "gpt-big"
+
+
+async def test_a_spent_cost_budget_hands_the_seat_to_its_stand_in(server: FakeOpenAI) -> None:
+    prices = {"input": 1000.0, "output": 5000.0}  # 0.1 + 0.05 per call
+    agent = seat(server, prices=prices, budget={"cost": 0.2})
+    await agent.play(following("m1", 1))
+    await agent.play(following("m1", 2))
+    with pytest.raises(AgentUnavailableError) as caught:
+        await agent.play(following("m1", 3))
+    assert len(server.requests) == 2  # no call once spent
+    assert caught.value.detail == (
+        "seat 'GPT': budget spent: 220 tokens, cost 0.3 of {'cost': 0.2}"
+    )
+    report = agent.take_report()
+    assert report is not None
+    assert report.error == caught.value.detail
+    assert report.notice == {
+        "kind": "budget_spent",
+        "switched_to": "standin",
+        "spent": {"tokens": 220, "cost": 0.3},
+        "limit": {"cost": 0.2},
+    }
+    with pytest.raises(AgentUnavailableError):  # said once: no second notice
+        await agent.play(following("m1", 4))
+    report = agent.take_report()
+    assert report is not None
+    assert report.notice is None
+
+
+async def test_a_call_cut_off_by_the_deadline_spends_its_estimate(server: FakeOpenAI) -> None:
+    agent = seat(server, budget={"tokens": 50})
+    server.script(Reply(text='{"action": "PASS"}', delay_s=3.0))
+    with pytest.raises(TimeoutError):
+        async with asyncio.timeout(0.3):
+            await agent.play(following("m1", 1))
+    with pytest.raises(AgentUnavailableError, match="budget spent"):
+        await agent.play(following("m1", 2))
+
+
+async def test_at_a_table_the_budget_is_announced_and_the_stand_in_takes_over(
+    server: FakeOpenAI,
+) -> None:
+    sink = CollectingSink()
+    agents = [
+        seat(server, "A", budget={"tokens": 500, "then": "gpt-small"}),
+        seat(server, "B", budget={"tokens": 500}),
+        seat(server, "C"),
+    ]
+    table = Table(agents, sinks=[sink], timeouts=[5, 5, 5])
+    await table.open()
+    try:
+        summary = await play_match(table, rounds=1, seed=7)
+    finally:
+        await table.close()
+    spent = sink.of_type("budget_spent")
+    assert len(spent) == 2  # each said once
+    assert {(e.player, e.data["switched_to"]) for e in spent} == {
+        ("A", "gpt-small"),
+        ("B", "standin"),
+    }
+    [replaced] = sink.of_type("seat_replaced")
+    assert replaced.player == "B"
+    assert replaced.data["until"] == "match_end"
+    assert replaced.data["reason"].startswith("seat 'B': budget spent: ")
+    assert summary.faults["A"]["agent_error"] == 0
+    assert summary.faults["B"]["agent_error"] == 1
+    models = {r.model for r in server.requests}
+    assert models == {"gpt-big", "gpt-small"}
