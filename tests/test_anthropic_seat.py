@@ -8,6 +8,9 @@ answers a legal decision as a call of the tool the request forces, or as a test 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +18,7 @@ from typing import Any
 import pytest
 from fake_providers import (
     FakeAnthropic,
+    FakeOpenAI,
     Fault,
     RecordedRequest,
     Reply,
@@ -36,6 +40,7 @@ from protocol import PlayRequest, ReplyRejected, parse_message
 
 KEY = "sk-ant-seat-test-0123456789"
 KEY_ENV = "ARENA_TEST_ANTHROPIC_KEY"
+OPENAI_KEY_ENV = "ARENA_TEST_OPENAI_KEY"
 LAST_PLAY: dict[str, Any] = {"player": "B", "type": "SINGLE", "cards": ["♠4"], "main_rank": 4}
 
 
@@ -316,3 +321,61 @@ def test_options_are_checked_when_the_seat_is_built(
         create_agent("anthropic", "Claude", options=options, seat_key="seats.1")
     assert str(caught.value).startswith("seats.1.")
     assert words in str(caught.value)
+
+
+def test_arena_play_with_model_seats_closes_every_client(
+    key_env: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The installed ``arena`` command, an openai and an anthropic seat on loopback fakes:
+    the match plays, and nothing is left open at the process end (dev mode shows every
+    ResourceWarning, an unclosed connection or client included)."""
+    monkeypatch.setenv(OPENAI_KEY_ENV, KEY)
+    with (
+        FakeAnthropic(api_key=KEY, respond=legal_model) as ant,
+        FakeOpenAI(api_key=KEY, respond=legal_model) as oai,
+    ):
+        config = tmp_path / "arena.toml"
+        config.write_text(
+            f"""
+[match]
+rounds = 1
+
+[[seats]]
+name = "Claude"
+type = "anthropic"
+options = {{ model = "claude-test", base_url = "{ant.base_url}", api_key_env = "{KEY_ENV}" }}
+
+[[seats]]
+name = "GPT"
+type = "openai"
+options = {{ model = "gpt-test", base_url = "{oai.base_url}", api_key_env = "{OPENAI_KEY_ENV}" }}
+
+[[seats]]
+name = "Bot"
+type = "heuristic"
+""",
+            encoding="utf-8",
+        )
+        done = subprocess.run(
+            [
+                str(Path(sys.executable).with_name("arena")),
+                "play",
+                "--no-live",
+                "--seed",
+                "5",
+                "--config",
+                str(config),
+            ],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+            env={**os.environ, "PYTHONDEVMODE": "1", "PYTHONWARNINGS": "always"},
+        )
+    assert done.returncode == 0, done.stderr
+    assert len(ant.requests) > 3
+    assert len(oai.requests) > 3
+    assert "ResourceWarning" not in done.stderr, done.stderr
+    assert "nclosed" not in done.stderr, done.stderr
+    assert KEY not in done.stdout + done.stderr
