@@ -244,6 +244,7 @@ def test_the_model_match_config_seats_three_providers(monkeypatch: pytest.Monkey
     config = load_config(LLM_MATCH)
     assert [seat.type for seat in config.seats] == ["openai", "anthropic", "openai"]
     assert config.table.standin_for == "match"
+    assert config.moderation.enabled
     [table] = build_tables(config, seed=1)  # builds the agents: options checked, keys read
     agents: list[Any] = [seat.agent for seat in table.seats]
     assert [(agent.provider.name, agent.model) for agent in agents] == [
