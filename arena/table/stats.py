@@ -91,7 +91,7 @@ class DecisionStats:
             "legal_after_retry": after,
             "fell_back": fell_back,
             "standin_decisions": standin_decisions,
-            "latency_ms": round(self.latency_s * 1000, 1),
+            "latency_ms": int(self.latency_s * 10_000 + 0.5) / 10,  # round() costs 4x this
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
             "reasoning_tokens": self.reasoning_tokens,
