@@ -146,7 +146,7 @@ def _read(message: Any, tool_name: str | None) -> Completion:
             turn.append({"type": "thinking", **signed})
         elif kind == "redacted_thinking":
             turn.append({"type": "redacted_thinking", "data": block.data})
-        elif kind == "text":
+        elif kind == "text" and block.text:  # the API refuses an empty text block back
             texts.append(block.text)
             turn.append({"type": "text", "text": block.text})
         elif kind == "tool_use" and tool_input is None and block.name == tool_name:

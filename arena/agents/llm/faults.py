@@ -35,6 +35,8 @@ __all__ = [
     "GaveUp",
     "ProviderFault",
     "backoff_s",
+    "describe",
+    "describe_gave_up",
     "fault_from_sdk",
     "is_permanent",
     "parse_retry_after",
@@ -53,6 +55,7 @@ _BASE_S: Final = 0.25
 _CAP_S: Final = 8.0
 _PASSING: Final = frozenset({408, 409, 429})
 _KEY_STATUSES: Final = frozenset({401, 403, 404})
+_MAX_ERROR_TEXT: Final = 200
 _CONTENT_PARAMS: Final = frozenset({"messages", "input", "prompt", "system", "contents"})
 _PARAMETER_WORDS: Final = re.compile(
     r"\bunsupported\b|(?:is|are) not supported"
@@ -223,3 +226,44 @@ async def with_retries(
             on_retry(fault, wait)
             retries += 1
             await asyncio.sleep(wait)
+
+
+def describe(
+    fault: ProviderFault, *, provider: str, model: str, base_url: str, key_variable: str | None
+) -> str:
+    """``openai model 'gpt-x': HTTP 400 <message> (param: temperature)``; a refused key
+    names its variable; a failed connection names the URL. Never a key (the seat has
+    scrubbed the message)."""
+    if fault.status is None:
+        return f"cannot reach {provider} at {base_url}: {fault.message}"
+    message = fault.message
+    if len(message) > _MAX_ERROR_TEXT:
+        message = message[: _MAX_ERROR_TEXT - 1] + "…"
+    extra = ""
+    if fault.status == 400 and fault.param:
+        extra = f" (param: {fault.param})"
+    elif fault.status in (401, 403) and key_variable is not None:
+        extra = f" (the key in {key_variable})"
+    return f"{provider} model {model!r}: HTTP {fault.status} {message}{extra}"
+
+
+def describe_gave_up(
+    gave_up: GaveUp, *, provider: str, model: str, base_url: str, key_variable: str | None
+) -> str:
+    """Why the retries stopped: ``rate limited by openai (HTTP 429): retry after 30 s,
+    more than the 4.2 s left of the decision``, or the last fault and ``gave up``."""
+    fault = gave_up.fault
+    tried = f" after {gave_up.retries} retries" if gave_up.retries else ""
+    if fault.status == 429:
+        why = f"rate limited by {provider} (HTTP 429){tried}"
+    else:
+        where = describe(
+            fault, provider=provider, model=model, base_url=base_url, key_variable=key_variable
+        )
+        why = where + tried
+    if gave_up.wait_s >= gave_up.left_s:
+        return (
+            f"{why}: retry after {gave_up.wait_s:.3g} s, more than the "
+            f"{gave_up.left_s:.3g} s left of the decision"
+        )
+    return f"{why}: gave up"

@@ -43,18 +43,21 @@ def reply_schema(request: AskRequest) -> dict[str, Any]:
     return {"type": "json_schema", "json_schema": {"name": name, "strict": True, "schema": schema}}
 
 
-def reply_tool(request: AskRequest) -> tuple[str, dict[str, Any]]:
-    """The ``tools`` mode's one function tool (strict reply schema as its parameters)."""
+def reply_tool(request: AskRequest, *, strict: bool) -> tuple[str, dict[str, Any]]:
+    """The ``tools`` mode's one function tool, the reply schema as its parameters.
+
+    ``strict`` (constrained decoding of the arguments) only where the provider documents
+    strict JSON schemas: elsewhere the field may be refused, and a 400 benches the seat.
+    """
     name, schema = decision_schema(request)
-    return name, {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": "Give your decision.",
-            "parameters": schema,
-            "strict": True,
-        },
+    function: dict[str, Any] = {
+        "name": name,
+        "description": "Give your decision.",
+        "parameters": schema,
     }
+    if strict:
+        function["strict"] = True
+    return name, {"type": "function", "function": function}
 
 
 class OpenAIAgent(ModelSeat):
@@ -129,7 +132,7 @@ class OpenAIAgent(ModelSeat):
         elif self.structured == "json_schema":
             arguments["response_format"] = reply_schema(request)
         elif self.structured == "tools":
-            name, tool = reply_tool(request)
+            name, tool = reply_tool(request, strict="json_schema" in self.provider.structured_modes)
             arguments["tools"] = [tool]
             arguments["tool_choice"] = {"type": "function", "function": {"name": name}}
         completion = await client.chat.completions.create(**arguments)
@@ -138,7 +141,7 @@ class OpenAIAgent(ModelSeat):
         choice = completion.choices[0]
         message = choice.message
         text = message.content or ""
-        turn: dict[str, Any] = {"role": "assistant", "content": message.content}
+        turn: dict[str, Any] = {"role": "assistant", "content": message.content or ""}
         call_id = None
         calls = [c for c in message.tool_calls or () if getattr(c, "type", None) == "function"]
         if calls:
@@ -157,7 +160,7 @@ class OpenAIAgent(ModelSeat):
             cut_off=choice.finish_reason == "length",
             usage=self._read_usage(completion),
             reasoning=self._reasoning(message) or think_text(text),
-            turn=[turn],
+            turn=[turn] if text or calls else [],  # nothing said: the retry says why
             tool_call_id=call_id,
         )
 

@@ -8,11 +8,13 @@ before the match, and the registry adds the seat's key to the message. Pure: no 
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from arena.agents.llm.providers import ApiKind, Preset, Structured, preset
 from arena.agents.reports import Usage
 from arena.errors import ConfigError
 
@@ -27,6 +29,9 @@ __all__ = [
     "check_url",
     "parse_budget",
     "parse_prices",
+    "read_key",
+    "seat_preset",
+    "seat_structured",
 ]
 
 STANDIN: Final = "standin"
@@ -191,3 +196,59 @@ def parse_budget(value: object, prices: Prices | None, model: str) -> Budget | N
             f"one, or {STANDIN!r}"
         )
     return Budget(tokens=tokens, cost=cost, then=then)
+
+
+def seat_preset(name: object, api: ApiKind, type_name: str) -> Preset:
+    """The ``provider`` option's preset, which must speak the seat type's API."""
+    if not isinstance(name, str):
+        raise ConfigError(f"options.provider must be a provider name, not {name!r}")
+    try:
+        found = preset(name)
+    except ConfigError as exc:
+        raise ConfigError(f"options.provider: {exc}") from None
+    if found.api != api:
+        raise ConfigError(
+            f"options.provider {name!r} speaks the {found.api} API, not "
+            f"{type_name}'s: use type = {found.api!r}"
+        )
+    return found
+
+
+def seat_structured(
+    value: object, found: Preset, supported: Sequence[Structured], type_name: str
+) -> Structured:
+    """The ``structured`` option (the preset's default when not given): a mode the seat
+    type implements and the provider supports."""
+    chosen = found.structured if value is None else value
+    if chosen not in supported:
+        raise ConfigError(
+            f"options.structured must be one of {', '.join(supported)} "
+            f"for type {type_name!r}, not {chosen!r}"
+        )
+    if chosen not in found.structured_modes:
+        modes = [m for m in found.structured_modes if m in supported]
+        raise ConfigError(
+            f"options.structured {chosen!r} is not supported by provider "
+            f"{found.name!r} (it supports: {', '.join(modes)})"
+        )
+    return chosen
+
+
+def read_key(api_key_env: object, found: Preset) -> tuple[str | None, str]:
+    """The key's variable and the key, from the environment (a local server's placeholder
+    when it needs none); a ConfigError names the variable, never a value."""
+    if api_key_env is not None and (not isinstance(api_key_env, str) or not api_key_env.strip()):
+        raise ConfigError(
+            f"options.api_key_env must name an environment variable, not {api_key_env!r}"
+        )
+    variable = api_key_env if api_key_env is not None else found.api_key_env
+    if variable is None:
+        assert found.placeholder_key is not None
+        return None, found.placeholder_key
+    key = os.environ.get(variable, "")
+    if not key.strip():
+        raise ConfigError(
+            f"the environment variable {variable} is not set or empty: it must hold "
+            f"the {found.name} API key (options.api_key_env names another)"
+        )
+    return variable, key.strip()

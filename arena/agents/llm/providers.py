@@ -266,7 +266,7 @@ _PRESETS: tuple[Preset, ...] = (
         concurrency=64,
         reasoning_text="thinking",
         docs="https://docs.anthropic.com/en/api/messages",
-        note="Thinking budget via the seat's thinking option; max_tokens is required.",
+        note="Extended thinking via the seat's thinking_budget option; max_tokens is required.",
     ),
 )
 

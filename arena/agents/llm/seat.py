@@ -18,7 +18,6 @@ from every text that leaves the seat.
 from __future__ import annotations
 
 import asyncio
-import os
 import random
 import re
 from dataclasses import dataclass, field
@@ -26,10 +25,16 @@ from typing import Any, ClassVar, Final, cast, get_args
 
 from arena.agents.base import BaseAgent
 from arena.agents.llm import clients
+from arena.agents.llm.budget import Spending
 from arena.agents.llm.extract import extract_reply
-from arena.agents.llm.faults import GaveUp, ProviderFault, with_retries
+from arena.agents.llm.faults import (
+    GaveUp,
+    ProviderFault,
+    describe,
+    describe_gave_up,
+    with_retries,
+)
 from arena.agents.llm.options import (
-    STANDIN,
     Budget,
     Prices,
     check_choice,
@@ -39,6 +44,9 @@ from arena.agents.llm.options import (
     check_url,
     parse_budget,
     parse_prices,
+    read_key,
+    seat_preset,
+    seat_structured,
 )
 from arena.agents.llm.prompts import (
     LANGUAGES,
@@ -48,7 +56,7 @@ from arena.agents.llm.prompts import (
     estimate_tokens,
     retry_text,
 )
-from arena.agents.llm.providers import ApiKind, Preset, Structured, preset
+from arena.agents.llm.providers import ApiKind, Structured
 from arena.agents.llm.schema import AskRequest
 from arena.agents.reports import CallReport, Usage
 from arena.engine import DEFAULT_RULES, Rules
@@ -70,10 +78,8 @@ __all__ = ["Completion", "Conversation", "ModelSeat", "think_text"]
 log = get_logger(__name__)
 
 _LEGAL_MOVES: Final[tuple[str, ...]] = get_args(LegalMoves)
-_MAX_ERROR_TEXT: Final = 200
 _SECRET_LIKE: Final = re.compile(r"\b(sk|key)-[A-Za-z0-9_*.\-]{4,}", re.IGNORECASE)
 _THINK: Final = re.compile(r"<(think|thinking)>(.*?)</\1>", re.IGNORECASE | re.DOTALL)
-_NO_MATCH: Final = object()
 
 
 @dataclass(slots=True)
@@ -141,29 +147,30 @@ class ModelSeat(BaseAgent):
         if not isinstance(model, str) or not model.strip():
             raise ConfigError("options.model is required: the model's name, e.g. 'gpt-4o-mini'")
         self.model = model
-        self.provider = self._preset(self.api if provider is None else provider)
+        self.provider = seat_preset(
+            self.api if provider is None else provider, self.api, self.type_name
+        )
         self.base_url = self.provider.base_url if base_url is None else check_url(base_url)
         self.decision_timeout_s: float = self.provider.timeout_s
         """The preset's deadline; the table uses it unless the seat sets ``timeout_s``."""
         self.temperature = check_number(temperature, "temperature", 0.0, 2.0)
         self.max_tokens = check_count(max_tokens, "max_tokens")
-        self.structured = self._structured(structured)
+        self.structured = seat_structured(
+            structured, self.provider, self.seat_structured, self.type_name
+        )
         self.language = cast(Language, check_choice(language, "language", LANGUAGES))
         self.persona = check_text(persona, "persona")
         self.legal_moves = cast(LegalMoves, check_choice(legal_moves, "legal_moves", _LEGAL_MOVES))
         self.prices: Prices | None = parse_prices(prices)
         self.budget: Budget | None = parse_budget(budget, self.prices, model)
         self.concurrency = check_count(concurrency, "concurrency") or self.provider.concurrency
-        self.key_variable, self._api_key = self._read_key(api_key_env)
+        self.key_variable, self._api_key = read_key(api_key_env, self.provider)
         self._conversation: Conversation | None = None
         self._report: CallReport | None = None
         self._lease: clients.Lease | None = None
         self._rng = random.Random(seed)
-        self._match: object = _NO_MATCH
-        self._spent_tokens = 0
-        self._spent_cost = 0.0
-        self._switched_to: str | None = None
-        self._announced = False
+        self.spending = Spending(self.budget, model, priced=self.prices is not None)
+        """This match's tokens and cost, against the budget."""
         self.last_reasoning: str | None = None
         """Reasoning text of the last answer, when there was any (also in its report)."""
 
@@ -172,57 +179,6 @@ class ModelSeat(BaseAgent):
             f"{type(self).__name__}(name={self.name!r}, provider={self.provider.name!r}, "
             f"model={self.model!r})"
         )
-
-    # --- options ------------------------------------------------------------------------
-
-    def _preset(self, name: object) -> Preset:
-        if not isinstance(name, str):
-            raise ConfigError(f"options.provider must be a provider name, not {name!r}")
-        try:
-            found = preset(name)
-        except ConfigError as exc:
-            raise ConfigError(f"options.provider: {exc}") from None
-        if found.api != self.api:
-            raise ConfigError(
-                f"options.provider {name!r} speaks the {found.api} API, not "
-                f"{self.type_name}'s: use type = {found.api!r}"
-            )
-        return found
-
-    def _structured(self, value: object) -> Structured:
-        chosen = self.provider.structured if value is None else value
-        if chosen not in self.seat_structured:
-            raise ConfigError(
-                f"options.structured must be one of {', '.join(self.seat_structured)} "
-                f"for type {self.type_name!r}, not {chosen!r}"
-            )
-        if chosen not in self.provider.structured_modes:
-            modes = [m for m in self.provider.structured_modes if m in self.seat_structured]
-            raise ConfigError(
-                f"options.structured {chosen!r} is not supported by provider "
-                f"{self.provider.name!r} (it supports: {', '.join(modes)})"
-            )
-        return chosen
-
-    def _read_key(self, api_key_env: object) -> tuple[str | None, str]:
-        """The variable and the key; a ConfigError names the variable, never a value."""
-        if api_key_env is not None and (
-            not isinstance(api_key_env, str) or not api_key_env.strip()
-        ):
-            raise ConfigError(
-                f"options.api_key_env must name an environment variable, not {api_key_env!r}"
-            )
-        variable = api_key_env if api_key_env is not None else self.provider.api_key_env
-        if variable is None:
-            assert self.provider.placeholder_key is not None
-            return None, self.provider.placeholder_key
-        key = os.environ.get(variable, "")
-        if not key.strip():
-            raise ConfigError(
-                f"the environment variable {variable} is not set or empty: it must hold "
-                f"the {self.provider.name} API key (options.api_key_env names another)"
-            )
-        return variable, key.strip()
 
     # --- what subclasses supply ---------------------------------------------------------
 
@@ -320,13 +276,33 @@ class ModelSeat(BaseAgent):
             raise
         finally:
             report.latency_ms = (loop.time() - started) * 1000
-            self._spend(report.usage)
+            self.spending.spend(report.usage)
         report.raw_text = answer.text
         report.reasoning = answer.reasoning
         self.last_reasoning = answer.reasoning
         conversation.answer = answer
         conversation.rejection = None
         return answer
+
+    def _model_for(self, request: AskRequest) -> tuple[str, dict[str, Any] | None]:
+        """The model to call and the budget's notice, if any. Raises
+        AgentUnavailableError (its report filed) when the budget hands over the seat."""
+        verdict = self.spending.check(request.match_id)
+        if verdict.notice is not None:
+            notice = verdict.notice
+            log.info("budget_spent", agent=self.name, model=self.model, to=notice["switched_to"])
+        if verdict.model is not None:
+            return verdict.model, verdict.notice
+        detail = f"seat {self.name!r}: {verdict.refusal}"
+        self._report = CallReport(
+            provider=self.provider.name,
+            model=self.model,
+            usage=Usage(),
+            latency_ms=0.0,
+            error=detail,
+            notice=verdict.notice,
+        )
+        raise AgentUnavailableError(detail)
 
     async def _call(
         self,
@@ -346,6 +322,7 @@ class ModelSeat(BaseAgent):
                     fault = self._fault(exc)
                     if fault is None:
                         raise
+                    fault.message = self._scrub(fault.message)
                     raise fault from None  # the SDK's exception holds the request (the key)
 
         def retrying(fault: ProviderFault, wait_s: float) -> None:
@@ -364,12 +341,16 @@ class ModelSeat(BaseAgent):
                 attempt, deadline=deadline, on_retry=retrying, rng=self._rng
             )
         except ProviderFault as fault:
-            detail = self._detail(model, fault)
+            detail = describe(fault, **self._where(model))
+            log.debug(
+                "model_call_failed", agent=self.name, status=fault.status, **self._where(model)
+            )
             if fault.permanent:
                 raise AgentUnavailableError(f"seat {self.name!r}: {detail}") from None
             raise AgentReplyError("agent_error", detail) from None
         except GaveUp as gave_up:
-            raise AgentReplyError("agent_error", self._gave_up(model, gave_up)) from None
+            detail = describe_gave_up(gave_up, **self._where(model))
+            raise AgentReplyError("agent_error", detail) from None
         usage = answer.usage or _estimated(report.prompt, answer.text)
         report.usage = answer.usage = self._usage(usage)
         return answer
@@ -380,41 +361,13 @@ class ModelSeat(BaseAgent):
             usage.cost = self.prices.cost(usage)
         return usage
 
-    def _detail(self, model: str, fault: ProviderFault) -> str:
-        """``openai model 'gpt-x': HTTP 400 <message> (param: temperature)``, no key."""
-        if fault.status is None:
-            why = self._scrub(fault.message)
-            return f"cannot reach {self.provider.name} at {self.base_url}: {why}"
-        message = self._scrub(fault.message)
-        if len(message) > _MAX_ERROR_TEXT:
-            message = message[: _MAX_ERROR_TEXT - 1] + "…"
-        extra = ""
-        if fault.status == 400 and fault.param:
-            extra = f" (param: {fault.param})"
-        elif fault.status in (401, 403) and self.key_variable is not None:
-            extra = f" (the key in {self.key_variable})"
-        log.debug(
-            "model_call_failed",
-            agent=self.name,
-            provider=self.provider.name,
-            model=model,
-            status=fault.status,
-        )
-        return f"{self.provider.name} model {model!r}: HTTP {fault.status} {message}{extra}"
-
-    def _gave_up(self, model: str, gave_up: GaveUp) -> str:
-        fault = gave_up.fault
-        tried = f" after {gave_up.retries} retries" if gave_up.retries else ""
-        if fault.status == 429:
-            why = f"rate limited by {self.provider.name} (HTTP 429){tried}"
-        else:
-            why = self._detail(model, fault) + tried
-        if gave_up.wait_s >= gave_up.left_s:
-            return (
-                f"{why}: retry after {gave_up.wait_s:.3g} s, more than the "
-                f"{gave_up.left_s:.3g} s left of the decision"
-            )
-        return f"{why}: gave up"
+    def _where(self, model: str) -> dict[str, Any]:
+        return {
+            "provider": self.provider.name,
+            "model": model,
+            "base_url": self.base_url,
+            "key_variable": self.key_variable,
+        }
 
     def _scrub(self, text: str) -> str:
         """The text with the key (and anything shaped like one) masked."""
@@ -455,54 +408,6 @@ class ModelSeat(BaseAgent):
         )
         self._conversation = conversation
         return conversation
-
-    # --- the budget ---------------------------------------------------------------------
-
-    def _model_for(self, request: AskRequest) -> tuple[str, dict[str, Any] | None]:
-        """The model to call, and a notice when the budget just ran out. Raises
-        AgentUnavailableError (its report filed) when the stand-in takes over."""
-        if request.match_id != self._match:  # a new match: a fresh budget
-            self._match = request.match_id
-            self._spent_tokens, self._spent_cost = 0, 0.0
-            self._switched_to = None
-            self._announced = False
-        budget = self.budget
-        if self._switched_to is not None:
-            return self._switched_to, None
-        if budget is None or not budget.spent(self._spent_tokens, self._spent_cost):
-            return self.model, None
-        notice: dict[str, Any] | None = {
-            "kind": "budget_spent",
-            "switched_to": budget.then,
-            "spent": {"tokens": self._spent_tokens, "cost": round(self._spent_cost, 6)},
-            "limit": budget.limits(),
-        }
-        if budget.then != STANDIN:
-            self._switched_to = budget.then
-            log.info("budget_spent", agent=self.name, model=self.model, switched_to=budget.then)
-            return budget.then, notice
-        detail = (
-            f"seat {self.name!r}: budget spent: {self._spent_tokens} tokens"
-            + (f", cost {self._spent_cost:.4g}" if self.prices is not None else "")
-            + f" of {budget.limits()}"
-        )
-        if self._announced:
-            notice = None
-        self._announced = True
-        self._report = CallReport(
-            provider=self.provider.name,
-            model=self.model,
-            usage=Usage(),
-            latency_ms=0.0,
-            error=detail,
-            notice=notice,
-        )
-        raise AgentUnavailableError(detail)
-
-    def _spend(self, usage: Usage) -> None:
-        self._spent_tokens += usage.input_tokens + usage.output_tokens
-        if usage.cost is not None:
-            self._spent_cost += usage.cost
 
 
 def _estimated(prompt: list[dict[str, Any]], text: str) -> Usage:

@@ -1,0 +1,90 @@
+"""A model seat's spending in the current match, against its ``budget`` option.
+
+Checked before each call, so the call that spends the budget still completes and the
+next one changes: to the cheaper model named by ``budget.then`` (once, for the rest of
+the match), or to nothing (``then = "standin"``: the seat refuses, and the table seats
+its stand-in). Either way the first such call carries a ``budget_spent`` notice, which
+the table turns into an event on stream. A new ``match_id`` in a request starts afresh.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final
+
+from arena.agents.llm.options import STANDIN, Budget
+from arena.agents.reports import Usage
+
+__all__ = ["Spending", "Verdict"]
+
+_NO_MATCH: Final = object()
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """What the next call may do: call ``model`` (None: the budget refuses, ``refusal``
+    says why), and the notice to put in its report, if any."""
+
+    model: str | None
+    notice: dict[str, Any] | None = None
+    refusal: str | None = None
+
+
+class Spending:
+    """Tokens and cost spent this match by one seat."""
+
+    __slots__ = (
+        "_announced",
+        "_budget",
+        "_match",
+        "_model",
+        "_priced",
+        "_switched",
+        "cost",
+        "tokens",
+    )
+
+    def __init__(self, budget: Budget | None, model: str, *, priced: bool) -> None:
+        self._budget = budget
+        self._model = model
+        self._priced = priced
+        self._match: object = _NO_MATCH
+        self._switched: str | None = None
+        self._announced = False
+        self.tokens = 0
+        self.cost = 0.0
+
+    def check(self, match_id: str | None) -> Verdict:
+        """The verdict before a call of the match ``match_id``."""
+        if match_id != self._match:
+            self._match = match_id
+            self.tokens, self.cost = 0, 0.0
+            self._switched = None
+            self._announced = False
+        budget = self._budget
+        if self._switched is not None:
+            return Verdict(self._switched)
+        if budget is None or not budget.spent(self.tokens, self.cost):
+            return Verdict(self._model)
+        notice = {
+            "kind": "budget_spent",
+            "switched_to": budget.then,
+            "spent": {"tokens": self.tokens, "cost": round(self.cost, 6)},
+            "limit": budget.limits(),
+        }
+        if budget.then != STANDIN:
+            self._switched = budget.then
+            return Verdict(budget.then, notice)
+        refusal = (
+            f"budget spent: {self.tokens} tokens"
+            + (f", cost {self.cost:.4g}" if self._priced else "")
+            + f" of {budget.limits()}"
+        )
+        announce, self._announced = not self._announced, True
+        return Verdict(None, notice if announce else None, refusal)
+
+    def spend(self, usage: Usage) -> None:
+        """Count one call's tokens (reasoning is part of the output) and cost."""
+        self.tokens += usage.input_tokens + usage.output_tokens
+        if usage.cost is not None:
+            self.cost += usage.cost
