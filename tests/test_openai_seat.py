@@ -31,6 +31,7 @@ from arena.agents.registry import create_agent
 from arena.errors import AgentReplyError, AgentUnavailableError, ConfigError
 from arena.logs import EVENT_ATTRIBUTE
 from arena.replay import ReplayWriter, load_replay, verify_round
+from arena.sinks.base import CollectingSink
 from arena.table import Table, play_match
 from arena.testing import check_agent
 from protocol import (
@@ -636,3 +637,25 @@ async def test_the_key_is_in_no_report_error_or_log_line(
     for record in caplog.records:
         assert KEY not in record.getMessage()
         assert KEY not in repr(record.__dict__)
+
+
+async def test_at_a_table_a_call_past_the_deadline_is_reported_estimated(
+    server: FakeOpenAI, key_env: str
+) -> None:
+    """The first request of the match (a bid) answers after the seat's deadline: the
+    table cancels it, and its decision event says the usage was estimated."""
+    server.script(Reply(text='{"bid": 0}', delay_s=3.0))
+    sink = CollectingSink()
+    agents = [seat(server, n) for n in ("A", "B", "C")]
+    table = Table(agents, sinks=[sink], timeouts=[0.5, 0.5, 0.5])
+    await table.open()
+    try:
+        summary = await play_match(table, rounds=1, seed=11)
+    finally:
+        await table.close()
+    first = sink.of_type("decision")[0]
+    assert first.data["faults"] == ["timeout"]
+    assert first.data["estimated"] is True
+    assert first.data["input_tokens"] > 100
+    assert first.data["attempts"] == 2  # the retry answered
+    assert summary.faults[first.player]["timeout"] == 1
