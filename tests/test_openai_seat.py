@@ -658,4 +658,5 @@ async def test_at_a_table_a_call_past_the_deadline_is_reported_estimated(
     assert first.data["estimated"] is True
     assert first.data["input_tokens"] > 100
     assert first.data["attempts"] == 2  # the retry answered
+    assert first.player is not None
     assert summary.faults[first.player]["timeout"] == 1
