@@ -253,7 +253,8 @@ async def test_a_bad_key_is_an_agent_error_and_the_key_leaks_nowhere(
             await agent.play(play_request())
         agents = [seat(server, n) for n in ("A", "B", "C")]
         writer = ReplayWriter(tmp_path / "r.jsonl")
-        table = Table(agents, recorder=writer.for_table("t1"), timeouts=[5, 5, 5])
+        sink = CollectingSink()
+        table = Table(agents, recorder=writer.for_table("t1"), sinks=[sink], timeouts=[5, 5, 5])
         await table.open()
         try:
             summary = await play_match(table, rounds=1, seed=4)
@@ -262,6 +263,13 @@ async def test_a_bad_key_is_an_agent_error_and_the_key_leaks_nowhere(
             writer.close()
         sent = [r.headers["authorization"] for r in server.requests]
     assert caught.value.category == "agent_error"
+    # at the table: each seat asked once, refused, benched for the rest of the match
+    assert len(sent) == 1 + 3
+    replaced = sink.of_type("seat_replaced")
+    assert sorted(e.player or "" for e in replaced) == ["A", "B", "C"]
+    assert all(e.data["until"] == "match_end" for e in replaced)
+    assert all(KEY_ENV in e.data["reason"] and KEY not in e.data["reason"] for e in replaced)
+    assert all(summary.faults[n]["agent_error"] == 1 for n in ("A", "B", "C"))
     detail = caught.value.detail
     assert detail.startswith(
         "seat 'GPT': openai model 'gpt-test': HTTP 401 Incorrect API key provided"
@@ -270,7 +278,6 @@ async def test_a_bad_key_is_an_agent_error_and_the_key_leaks_nowhere(
     assert KEY not in detail
     assert KEY not in str(caught.value)
     assert set(sent) == {f"Bearer {KEY}"}  # the key was sent, so there was one to leak
-    assert all(summary.faults[n]["agent_error"] > 0 for n in ("A", "B", "C"))
     assert KEY not in (tmp_path / "r.jsonl").read_text(encoding="utf-8")
     assert "HTTP 401" in (tmp_path / "r.jsonl").read_text(encoding="utf-8")
     assert caplog.records
@@ -279,6 +286,7 @@ async def test_a_bad_key_is_an_agent_error_and_the_key_leaks_nowhere(
         assert KEY not in repr(record.__dict__)
     assert KEY not in caplog.text
     assert KEY not in repr(agent)
+    assert KEY not in json.dumps([e._asdict() for e in sink.events], ensure_ascii=False)
 
 
 async def test_a_400_for_an_unsupported_parameter_makes_the_seat_unavailable(
