@@ -228,7 +228,19 @@ async def test_a_reply_cut_off_at_the_token_limit_is_truncated(
     with pytest.raises(AgentReplyError) as caught:
         await agent.play(play_request())
     assert caught.value.category == "truncated"
-    assert server.requests[0].body["max_tokens"] == 20
+    assert server.requests[0].body["max_completion_tokens"] == 20  # OpenAI's own name
+    other = OpenAIAgent(
+        "Q",
+        model="m",
+        provider="qwen",
+        base_url=server.base_url,
+        api_key_env=KEY_ENV,
+        structured="none",
+        max_tokens=20,
+    )
+    server.script(Reply(text='{"action": "PASS"}'))
+    await other.play(play_request(player_id="Q", is_free_play=False, last_play=LAST_PLAY))
+    assert server.requests[1].body["max_tokens"] == 20  # the compatible servers' name
 
 
 async def test_reasoning_text_is_kept_on_the_agent_not_in_the_reply(

@@ -124,7 +124,7 @@ class OpenAIAgent(ModelSeat):
         if self.temperature is not None:
             arguments["temperature"] = self.temperature
         if self.max_tokens is not None:
-            arguments["max_tokens"] = self.max_tokens
+            arguments[self.provider.max_tokens_field] = self.max_tokens
         if self.reasoning_effort is not None:
             arguments["reasoning_effort"] = self.reasoning_effort
         if self.structured == "json_object":

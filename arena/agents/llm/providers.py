@@ -76,6 +76,10 @@ class Preset:
     docs: str
     """The public page the values were taken from."""
     note: str
+    max_tokens_field: str = "max_tokens"
+    """The request field a seat's ``max_tokens`` option goes in: OpenAI's own API wants
+    ``max_completion_tokens`` (its reasoning models refuse ``max_tokens`` with a 400);
+    the compatible servers document ``max_tokens``."""
     # Invariants (default among the modes; a key variable or a placeholder, not both) are
     # checked by tests/test_fake_providers.py, as this table is our own data.
 
@@ -105,6 +109,7 @@ _PRESETS: tuple[Preset, ...] = (
         reasoning_text=None,
         docs="https://platform.openai.com/docs/api-reference/chat",
         note="Reasoning models take tens of seconds at high effort: hence 60 s.",
+        max_tokens_field="max_completion_tokens",
     ),
     # https://api-docs.deepseek.com/ ("base_url https://api.deepseek.com", /v1 also
     # accepted), JSON Output guide (response_format json_object; the prompt must contain
