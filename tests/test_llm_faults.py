@@ -348,3 +348,22 @@ def test_presets_give_the_default_concurrency(key_env: str) -> None:
     local = OpenAIAgent("L", model="m", provider="ollama")
     assert local.concurrency == 4
     assert OpenAIAgent("C", model="m", api_key_env=key_env).concurrency == 64
+
+
+async def test_anything_else_the_call_raises_is_an_agent_error_without_the_key(
+    oai: FakeOpenAI,
+) -> None:
+    class Odd(OpenAIAgent):
+        async def _complete(self, *args: Any) -> Any:
+            raise ValueError(f"the reply could not be read (sent with {KEY})")
+
+    agent = Odd("GPT", model="gpt-test", base_url=oai.base_url, api_key_env=KEY_ENV)
+    with pytest.raises(AgentReplyError) as caught:
+        await play(agent)
+    assert type(caught.value) is AgentReplyError
+    assert caught.value.detail == (
+        "openai model 'gpt-test': ValueError: the reply could not be read (sent with ***)"
+    )
+    report = agent.take_report()
+    assert report is not None
+    assert report.error == caught.value.detail

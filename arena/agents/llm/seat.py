@@ -60,7 +60,7 @@ from arena.agents.llm.providers import ApiKind, Structured
 from arena.agents.llm.schema import AskRequest
 from arena.agents.reports import CallReport, Usage
 from arena.engine import DEFAULT_RULES, Rules
-from arena.errors import AgentReplyError, AgentUnavailableError, ConfigError
+from arena.errors import AgentReplyError, AgentUnavailableError, ConfigError, error_text
 from arena.logs import get_logger
 from protocol import (
     BidRequest,
@@ -274,6 +274,11 @@ class ModelSeat(BaseAgent):
         except AgentReplyError as exc:
             report.error = exc.detail
             raise
+        except Exception as exc:  # e.g. a reply the SDK cannot read: said, not raised raw
+            log.debug("model_call_raised", agent=self.name, exc_info=exc)
+            detail = self._scrub(f"{self.provider.name} model {model!r}: {error_text(exc)}")
+            report.error = detail
+            raise AgentReplyError("agent_error", detail) from None
         finally:
             report.latency_ms = (loop.time() - started) * 1000
             self.spending.spend(report.usage)
