@@ -23,7 +23,7 @@ import inspect
 import re
 from collections.abc import Callable, Iterable
 from functools import cache
-from importlib.resources import files
+from pathlib import Path
 from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -53,6 +53,7 @@ show instead, or None to keep it."""
 
 _BLOCKLISTS: Final = ("blocklist_zh.txt", "blocklist_en.txt")
 _LATIN: Final = re.compile(r"[A-Za-z]")
+_HERE: Final = Path(__file__).parent
 
 
 class ModerationSettings(BaseModel):
@@ -172,17 +173,21 @@ def default_words() -> tuple[str, ...]:
     """The shipped blocklists, 中文 and English (data files in this package)."""
     words: list[str] = []
     for name in _BLOCKLISTS:
-        text = files("arena.table").joinpath(name).read_text(encoding="utf-8")
+        text = (_HERE / name).read_text(encoding="utf-8")
         words.extend(
             line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")
         )
     return tuple(words)
 
 
-@cache
 def default_moderator() -> Moderator:
     """The shipped blocklists, no hook: what a table uses unless told otherwise."""
-    return Moderator(default_words())
+    return _DEFAULT
+
+
+_DEFAULT: Final = Moderator(default_words())
+"""Built at import (about 1 ms): a program that freezes its start-up objects out of
+garbage collection (``arena play``, the benchmarks) then never scans these."""
 
 
 def build_moderator(settings: ModerationSettings) -> Moderator:

@@ -85,6 +85,8 @@ _ACCEPTED: dict[type[Message], tuple[type[Message], ...]] = {
     PlayResponse: (PlayResponse, MoveReply),
 }
 
+_new_event = tuple.__new__
+
 _MAX_TEXT = 200
 """The protocol's cap on ``comment`` and ``strategy_hint``."""
 
@@ -933,14 +935,17 @@ class Table:
     ) -> None:
         """Send a public event to the recorder and every sink; a failing sink is dropped."""
         self._seq += 1
-        event = Event(
-            kind,
-            self.table_id,
-            self.round_no,
-            self._seq,
-            seat,
-            None if seat is None else self.names[seat],
-            {} if data is None else data,
+        event = _new_event(  # Event(...) without its Python-level __new__: ~120 a round
+            Event,
+            (
+                kind,
+                self.table_id,
+                self.round_no,
+                self._seq,
+                seat,
+                None if seat is None else self.names[seat],
+                {} if data is None else data,
+            ),
         )
         if self.recorder is not None:
             self.recorder.event(event)
