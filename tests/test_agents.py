@@ -265,6 +265,7 @@ def test_builtin_agent_names() -> None:
         "subprocess",
         "http",
         "openai",
+        "anthropic",
     }
     assert agent_class("random") is RandomAgent
     assert agent_class("greedy") is GreedyAgent

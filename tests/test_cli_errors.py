@@ -262,8 +262,8 @@ class NeedsKey(GreedyAgent):
         pytest.param(
             'type = "heurstic"',
             "seats.1.type (seat 'B'): unknown agent type 'heurstic' (did you mean "
-            "'heuristic'?); known: random, greedy, heuristic, human, subprocess, http, openai; "
-            "or give a 'module:Class' path",
+            "'heuristic'?); known: random, greedy, heuristic, human, subprocess, http, openai, "
+            "anthropic; or give a 'module:Class' path",
             id="misspelt-type",
         ),
     ],
