@@ -8,18 +8,20 @@ from importlib.resources import files
 
 import pytest
 
-from arena.agents import HeuristicAgent
+from arena.agents import HeuristicAgent, RandomAgent
 from arena.agents.llm.facts import facts_of
 from arena.agents.llm.prompts import (
     LANGUAGES,
+    MAX_QUOTED_PLAYS,
     Language,
     build_prompt,
     estimate_tokens,
     retry_text,
 )
 from arena.agents.reading import legal_for
+from arena.config import SeatConfig
 from arena.engine import DECK, Rules
-from arena.table import Table, play_match
+from arena.table import Table, TableSettings, play_match
 from protocol import (
     BidRequest,
     BidResponse,
@@ -66,6 +68,50 @@ async def _capture(matches: int) -> list[AnyAsk]:
 @pytest.fixture(scope="module")
 def real_requests() -> list[AnyAsk]:
     return asyncio.run(_capture(20))
+
+
+_MAX_NAME = next(
+    m.max_length for m in SeatConfig.model_fields["name"].metadata if hasattr(m, "max_length")
+)
+LONG_NAMES = {
+    "realistic": ("GPT-4o-mini 选手", "Claude 选手", "DeepSeek 选手"),
+    # the longest names the config allows, one token a character: the worst case
+    "longest": tuple(ch * (_MAX_NAME - 1) + str(i) for i, ch in enumerate("甲乙丙")),
+}
+
+
+class _CapturingRandom(RandomAgent):
+    """A random bot that keeps every request it is asked: rounds run long (80+ turns)."""
+
+    def __init__(self, name: str, seed: int, requests: list[AnyAsk]) -> None:
+        super().__init__(name, seed=seed)
+        self.requests = requests
+
+    async def bid(self, request: BidRequest) -> BidResponse:
+        self.requests.append(request)
+        return await super().bid(request)
+
+    async def double(self, request: DoubleRequest) -> DoubleResponse:
+        self.requests.append(request)
+        return await super().double(request)
+
+    async def play(self, request: PlayRequest) -> PlayResponse:
+        self.requests.append(request)
+        return await super().play(request)
+
+
+async def _capture_long(names: tuple[str, ...], matches: int) -> list[AnyAsk]:
+    requests: list[AnyAsk] = []
+    for seed in range(matches):
+        agents = [_CapturingRandom(name, seed * 3 + i, requests) for i, name in enumerate(names)]
+        await play_match(Table(agents, settings=TableSettings(pace_s=0)), rounds=3, seed=seed)
+    return requests
+
+
+@pytest.fixture(scope="module")
+def long_rounds() -> dict[str, list[AnyAsk]]:
+    """Every request of random-bot matches, per set of long seat names."""
+    return {label: asyncio.run(_capture_long(names, 20)) for label, names in LONG_NAMES.items()}
 
 
 def _landlord_play(history: list[dict[str, object]] | None = None) -> PlayRequest:
@@ -193,7 +239,7 @@ def _request_line(text: str, kind: str) -> str:
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_prompt_holds_the_request_verbatim_and_the_facts(language: Language) -> None:
+def test_prompt_holds_the_request_as_json_and_the_facts(language: Language) -> None:
     request = _farmer_play()
     prompt = build_prompt(request, language=language, persona="Old Wang", legal_moves="none")
     line = _request_line(prompt.user, "PLAY_REQUEST")
@@ -206,6 +252,9 @@ def test_prompt_holds_the_request_verbatim_and_the_facts(language: Language) -> 
     assert "PAIR: " not in prompt.user  # no legal moves unless asked
     assert '"action"' in prompt.user
     assert '"player_id"' not in prompt.user.split(line)[1]
+    assert "null" not in line  # optional nulls and a PASS's empty cards are left out
+    assert '{"player":"B","action":"PASS"}' in line
+    assert "play_history" not in prompt.user.split(line)[1]  # nothing trimmed: no note
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -294,6 +343,50 @@ def test_play_prompts_without_legal_moves_stay_under_1500_tokens(
     assert sizes[("PLAY_REQUEST", "zh")] < 1500
     assert sizes[("BID_REQUEST", "zh")] < 700
     assert sizes[("DOUBLE_REQUEST", "en")] < 700
+
+
+@pytest.mark.parametrize("names", sorted(LONG_NAMES))
+def test_every_prompt_stays_under_1500_tokens_in_long_rounds_with_long_names(
+    names: str, long_rounds: dict[str, list[AnyAsk]]
+) -> None:
+    requests = long_rounds[names]
+    assert {r.type for r in requests} == {"BID_REQUEST", "DOUBLE_REQUEST", "PLAY_REQUEST"}
+    histories = [len(r.play_history) for r in requests if isinstance(r, PlayRequest)]
+    assert max(histories) >= 80
+    if names == "longest":
+        assert all(len(r.player_id) == _MAX_NAME for r in requests)
+    worst = 0
+    for request in requests:
+        for language in LANGUAGES:
+            prompt = build_prompt(request, language=language)
+            worst = max(worst, prompt.tokens)
+            assert prompt.tokens < 1500, (request.type, language, prompt.tokens)
+            line = _request_line(prompt.user, request.type)
+            after = prompt.user.split(line)[1]
+            if not isinstance(request, PlayRequest):
+                assert parse_message(line) == request
+                continue
+            quoted = parse_message(line)
+            assert isinstance(quoted, PlayRequest)
+            history = request.play_history
+            kept = len(quoted.play_history)
+            # the latest plays, the rest of the request as it is
+            assert quoted == request.model_copy(
+                update={"play_history": history[len(history) - kept :]}
+            )
+            assert kept <= MAX_QUOTED_PLAYS
+            if names == "realistic":
+                assert kept == min(len(history), MAX_QUOTED_PLAYS)
+            # a trimmed history says so, and the play to beat with its player stays
+            assert ("play_history" in after) == (kept < len(history))
+            if kept < len(history):
+                assert f"{kept}" in after
+                assert f"{len(history)}" in after
+            if request.last_play is not None and not request.is_free_play:
+                lp = request.last_play
+                lines = after.splitlines()
+                assert any(lp.player in t and f"{lp.type.value} " in t for t in lines)
+    assert worst > 900  # long names and histories really were measured
 
 
 # ─── retry ─────────────────────────────────────────────────────────────────────────────

@@ -4,9 +4,17 @@ The wording lives in ``templates/<language>/`` (``system.txt``, ``play.txt``, ``
 ``double.txt``, ``reply_*.txt``, ``retry.txt`` and ``phrases.json``), read with
 ``importlib.resources`` and filled with :class:`string.Template`, so a translation or a
 better phrasing is a text edit, not a code change. A prompt holds a short rules summary,
-the seat and its side, the request message itself as the wire has it, facts derived from
-it (:mod:`arena.agents.llm.facts`), the legal moves if asked, and the reply format: only
+the seat and its side, the request message itself as JSON, facts derived from it
+(:mod:`arena.agents.llm.facts`), the legal moves if asked, and the reply format: only
 what the model decides (the adapter fills ``player_id`` and ``request_id``).
+
+The quoted request is the wire's message with its nulls left out (and a PASS record's
+empty card list), and with only the latest ``play_history`` records: at most
+:data:`MAX_QUOTED_PLAYS`, fewer when the prompt would pass :data:`PROMPT_TOKENS`
+(long seat names, a long persona). A line then says the earlier plays are counted in the
+facts (cards played, unseen cards per rank, cards left per player), and the play to beat
+and who made it are always there (``last_play`` and a fact line). So a PLAY prompt
+without its legal-move list stays under 1,500 estimated tokens in rounds of any length.
 Pure: no I/O beyond reading the templates once.
 """
 
@@ -19,11 +27,13 @@ from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
 from string import Template
-from typing import Literal, TypeAlias
+from typing import Any, Literal, TypeAlias
+
+import orjson
+from pydantic import BaseModel
 
 from arena.agents.llm.facts import AnyAskRequest, Facts, facts_of, rank_counts_text
 from arena.agents.reading import legal_for
-from arena.agents.remote import wire_bytes
 from arena.engine import CARDS_BY_TEXT, DEFAULT_RULES, Rules
 from arena.errors import ConfigError
 from protocol import BidRequest, DoubleRequest, Emotion, PlayRequest, ReplyRejected
@@ -31,6 +41,8 @@ from protocol import BidRequest, DoubleRequest, Emotion, PlayRequest, ReplyRejec
 __all__ = [
     "LANGUAGES",
     "MAX_LISTED_MOVES",
+    "MAX_QUOTED_PLAYS",
+    "PROMPT_TOKENS",
     "Language",
     "LegalMoves",
     "Prompt",
@@ -45,6 +57,12 @@ LegalMoves: TypeAlias = Literal["none", "summary", "full"]
 LANGUAGES: tuple[Language, ...] = ("zh", "en")
 #: The most legal moves a ``full`` list shows; a 20-card lead can have thousands.
 MAX_LISTED_MOVES = 40
+#: The most ``play_history`` records a prompt quotes (four times round the table); the
+#: earlier ones are summed up in the facts.
+MAX_QUOTED_PLAYS = 12
+#: The estimated tokens (system and user text, the legal-move list aside) a prompt quotes
+#: fewer plays to stay within; the issue's bound is 1,500.
+PROMPT_TOKENS = 1400
 
 
 def estimate_tokens(text: str) -> int:
@@ -54,8 +72,14 @@ def estimate_tokens(text: str) -> int:
     (♠♥♦♣) one or two; English and JSON run near four characters a token. An estimate
     for sizing prompts and budgets, not a bill: providers report the real usage.
     """
-    ascii_chars = sum(1 for ch in text if ch < "\x80")
-    return math.ceil(ascii_chars / 4) + (len(text) - ascii_chars)
+    ascii_chars, other = _char_counts(text)
+    return math.ceil(ascii_chars / 4) + other
+
+
+def _char_counts(text: str) -> tuple[int, int]:
+    """(ASCII characters, other characters) in ``text``."""
+    ascii_chars = len(text.encode("ascii", "ignore"))
+    return ascii_chars, len(text) - ascii_chars
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,6 +229,75 @@ def _system(language: Language, persona: str | None, rules: Rules) -> str:
     )
 
 
+_REQUEST_MARK = "\x00request\x00"
+_NOTE_MARK = "\x00note\x00"
+_LEGAL_MARK = "\x00legal\x00"
+
+
+@cache
+def _dropped_when_default(cls: type[BaseModel]) -> dict[str, object]:
+    """The optional fields of ``cls`` whose default is null or an empty list, with it."""
+    found: dict[str, object] = {}
+    for name, field in cls.model_fields.items():
+        if not field.is_required() and field.default in (None, []):
+            found[name] = field.default
+    return found
+
+
+def _compact(message: BaseModel, dumped: dict[str, Any]) -> dict[str, Any]:
+    """``dumped`` (``message`` as JSON data) in field order, without the optional fields
+    left at a null or empty default: parsing it back gives the same message."""
+    dropped = _dropped_when_default(type(message))
+    return {
+        name: dumped[name]
+        for name in type(message).model_fields
+        if name in dumped and not (name in dropped and dumped[name] == dropped[name])
+    }
+
+
+def _json(value: object) -> str:
+    return orjson.dumps(value).decode()
+
+
+def _quoted_play(request: PlayRequest) -> tuple[str, str, list[str]]:
+    """The PLAY_REQUEST as compact JSON in three parts: up to ``"play_history":[``, the
+    latest :data:`MAX_QUOTED_PLAYS` records (oldest first), and from ``]`` on."""
+    dumped = _compact(request, request.model_dump(mode="json", exclude={"play_history"}))
+    fields = list(type(request).model_fields)
+    cut = fields.index("play_history")
+    head = {name: dumped[name] for name in fields[:cut] if name in dumped}
+    tail = {name: dumped[name] for name in fields[cut + 1 :] if name in dumped}
+    records = [
+        _json(_compact(record, record.model_dump(mode="json")))
+        for record in request.play_history[-MAX_QUOTED_PLAYS:]
+    ]
+    return _json(head)[:-1] + ',"play_history":[', "]," + _json(tail)[1:], records
+
+
+def _fit_history(
+    fixed_tokens: int, fixed: tuple[int, int], records: list[str], total: int, language: Language
+) -> tuple[int, str]:
+    """How many of the latest ``records`` to quote, and the note saying the earlier ones
+    are in the facts (empty when all ``total`` are quoted): as many as keep the prompt
+    within :data:`PROMPT_TOKENS`, none if even that does not."""
+    counts = [_char_counts(r) for r in records]
+    for shown in range(len(records), -1, -1):
+        note = (
+            ""
+            if shown == total
+            else _phrase(language, "history_note", shown=shown, total=total) + "\n"
+        )
+        note_ascii, note_other = _char_counts(note)
+        ascii_chars = fixed[0] + note_ascii + max(shown - 1, 0)
+        other = fixed[1] + note_other
+        for a, o in counts[len(counts) - shown :]:
+            ascii_chars += a
+            other += o
+        if fixed_tokens + math.ceil(ascii_chars / 4) + other <= PROMPT_TOKENS or shown == 0:
+            return shown, note
+    raise AssertionError("unreachable")
+
+
 def build_prompt(
     request: AnyAskRequest,
     *,
@@ -218,15 +311,14 @@ def build_prompt(
 
     ``legal_moves`` (PLAY_REQUEST only): ``none``, ``summary`` (counts per hand type) or
     ``full`` (the moves themselves, at most ``max_moves``, saying how many were left out).
+    A PLAY_REQUEST quotes its latest plays only (see the module's docstring).
     """
     system = _system(language, persona, rules)
     p = _phrases(language)
     facts = facts_of(request)
-    wire = wire_bytes(request).decode()
     reply = _fill(language, f"reply_{_KINDS[request.type]}.txt", emotions=_EMOTIONS)
     common = {
         "me": request.player_id,
-        "request": wire,
         "facts": _facts_lines(facts, language),
         "reply_format": reply,
     }
@@ -243,8 +335,26 @@ def build_prompt(
             "play.txt",
             role=p[request.role],
             teammate=teammate,
-            legal_moves=_legal_text(request, legal_moves, rules, language, max_moves),
+            request=_REQUEST_MARK,
+            history_note=_NOTE_MARK,
+            legal_moves=_LEGAL_MARK,
             **common,
+        )
+        head, tail, records = _quoted_play(request)
+        bare = user.replace(_REQUEST_MARK, head + tail).replace(_NOTE_MARK, "")
+        shown, note = _fit_history(
+            estimate_tokens(system),
+            _char_counts(bare.replace(_LEGAL_MARK, "")),
+            records,
+            len(request.play_history),
+            language,
+        )
+        quoted = head + ",".join(records[len(records) - shown :]) + tail
+        legal = _legal_text(request, legal_moves, rules, language, max_moves)
+        user = (
+            user.replace(_REQUEST_MARK, quoted)
+            .replace(_NOTE_MARK, note)
+            .replace(_LEGAL_MARK, legal)
         )
     elif isinstance(request, BidRequest):
         user = _fill(
@@ -252,6 +362,7 @@ def build_prompt(
             "bid.txt",
             mode=p[f"mode_{request.mode}"],
             choices=", ".join(str(b) for b in request.available_bids),
+            request=_json(_compact(request, request.model_dump(mode="json"))),
             **common,
         )
     else:
@@ -262,6 +373,7 @@ def build_prompt(
             role=p[facts.role or "farmer"],
             landlord=request.landlord,
             what=p[f"what_{request.kind}"],
+            request=_json(_compact(request, request.model_dump(mode="json"))),
             **common,
         )
     return Prompt(system=system, user=user)
