@@ -6,6 +6,12 @@ with the engine, and asks again or falls back when the reply is late, malformed 
 illegal. Every fact the audience may see goes out as an :class:`Event` to the sinks;
 every message in and out goes to the recorder (the replay). Gifts get their chance at
 safe points: between two turns, never while an agent is deciding.
+
+Every decision is counted per seat (``arena.table.stats``: the round record and
+:meth:`Table.stats`); an agent that reports its calls (a model seat's ``take_report``)
+also gets a public ``decision`` event per decision and its reports filed with the
+recorder. Agents' comments and strategy hints reach events only through the table's
+moderator (``arena.table.moderation``).
 """
 
 from __future__ import annotations
