@@ -427,7 +427,7 @@ def test_options_are_checked_when_the_seat_is_built(options: dict[str, Any], mes
     with pytest.raises(ConfigError) as caught:
         create_agent("http", "Alpha", options=options, seat_key="seats.1")
     text = str(caught.value)
-    assert text.startswith("seats.1.options (seat 'Alpha'): http ")
+    assert text.startswith("seats.1.options (seat 'Alpha'): http: ")
     assert message in text
     assert "hunter2" not in text
 

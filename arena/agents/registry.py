@@ -176,11 +176,13 @@ def create_agent(
     the user looks at the right seat, instead of ``agent 'Beta' (heuristic): got ...``.
     """
 
-    def blame(part: str, problem: str) -> ConfigError:
+    def blame(part: str, problem: str, *, own: bool = False) -> ConfigError:
+        """``problem`` follows the type's name as a phrase (``heuristic got ...``), or
+        after a colon when it is the agent's own sentence (``openai: the environment ...``)."""
         if seat_key is None:
             return ConfigError(f"agent {name!r} ({type_name}): {problem}")
         key = f"{seat_key}.{part}" if part else seat_key
-        return ConfigError(f"{key} (seat {name!r}): {type_name} {problem}")
+        return ConfigError(f"{key} (seat {name!r}): {type_name}{':' if own else ''} {problem}")
 
     try:
         cls = agent_class(type_name)
@@ -199,7 +201,7 @@ def create_agent(
             raise blame("options", _unknown_options(cls, given) or f"refused: {exc}") from None
         raise _construction_failed(exc, blame, name, type_name) from exc
     except ConfigError as exc:  # a built-in agent naming what is wrong with its options
-        raise blame("options", str(exc)) from None
+        raise blame("options", str(exc), own=True) from None
     except Exception as exc:
         raise _construction_failed(exc, blame, name, type_name) from exc
     if not isinstance(agent, Agent):
