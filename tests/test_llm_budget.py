@@ -17,7 +17,7 @@ from fake_providers import FakeOpenAI, RecordedRequest, Reply, legal_answer, req
 
 from arena.agents.llm.clients import close_clients
 from arena.agents.llm.openai_seat import OpenAIAgent
-from arena.errors import AgentUnavailableError
+from arena.errors import AgentUnavailableError, ConfigError
 from arena.sinks.base import CollectingSink
 from arena.table import Table, play_match
 from protocol import PlayRequest, parse_message
@@ -129,6 +129,71 @@ async def test_a_spent_cost_budget_hands_the_seat_to_its_stand_in(server: FakeOp
     report = agent.take_report()
     assert report is not None
     assert report.notice is None
+
+
+async def _costs(agent: OpenAIAgent, calls: int) -> list[tuple[float | None, object]]:
+    """(cost, notice) of each of ``calls`` decisions in one match."""
+    found: list[tuple[float | None, object]] = []
+    for n in range(calls):
+        await agent.play(following("m1", n))
+        report = agent.take_report()
+        assert report is not None
+        found.append((report.usage.cost, report.notice))
+    return found
+
+
+async def test_the_cheaper_model_is_costed_at_then_prices_and_plays_to_the_end(
+    server: FakeOpenAI,
+) -> None:
+    # 100 in + 10 out per call: 0.15 a call at the first prices, 0.0015 at the cheaper's
+    agent = seat(
+        server,
+        prices={"input": 1000.0, "output": 5000.0, "currency": "EUR"},
+        budget={"cost": 0.2, "then": "gpt-small", "then_prices": {"input": 10, "output": 50}},
+    )
+    costs = await _costs(agent, 8)
+    models = [r.model for r in server.requests]
+    assert models == ["gpt-big"] * 2 + ["gpt-small"] * 6  # no second limit: it plays on
+    assert [c for c, _ in costs] == pytest.approx([0.15] * 2 + [0.0015] * 6)
+    assert [n is not None for _, n in costs] == [False, False] + [True] + [False] * 5
+    # the whole match's spending keeps counting after the switch
+    assert agent.spending.tokens == 8 * 110
+    assert agent.spending.cost == pytest.approx(0.3 + 6 * 0.0015)
+    assert agent.budget is not None
+    assert agent.budget.then_prices is not None
+    assert agent.budget.then_prices.currency == "EUR"  # the seat's, when not given
+
+
+async def test_without_then_prices_the_cheaper_model_is_costed_at_the_first_prices(
+    server: FakeOpenAI,
+) -> None:
+    agent = seat(
+        server, prices={"input": 1000.0, "output": 5000.0}, budget={"tokens": 200, "then": "m2"}
+    )
+    costs = await _costs(agent, 4)
+    assert [r.model for r in server.requests] == ["gpt-big"] * 2 + ["m2"] * 2
+    assert [c for c, _ in costs] == pytest.approx([0.15] * 4)
+
+
+@pytest.mark.parametrize(
+    ("budget", "prices", "words"),
+    [
+        ({"tokens": 9, "then_prices": {"input": 1, "output": 2}}, {"input": 3, "output": 4},
+         "set options.budget.then to its name"),
+        ({"tokens": 9, "then": "m2", "then_prices": {"input": 1, "output": 2}}, None,
+         "then_prices needs options.prices"),
+        ({"tokens": 9, "then": "m2", "then_prices": {"input": 1, "output": 2, "currency": "CNY"}},
+         {"input": 3, "output": 4}, "then_prices.currency (CNY) must be options.prices' (USD)"),
+        ({"tokens": 9, "then": "m2", "then_prices": {"input": 1}}, {"input": 3, "output": 4},
+         "options.budget.then_prices.output is required"),
+    ],
+)  # fmt: skip
+def test_then_prices_are_checked(
+    server: FakeOpenAI, budget: dict[str, Any], prices: dict[str, Any] | None, words: str
+) -> None:
+    with pytest.raises(ConfigError) as caught:
+        seat(server, prices=prices, budget=budget)
+    assert words in str(caught.value)
 
 
 async def test_a_call_cut_off_by_the_deadline_spends_its_estimate(server: FakeOpenAI) -> None:

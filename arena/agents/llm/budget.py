@@ -5,6 +5,13 @@ next one changes: to the cheaper model named by ``budget.then`` (once, for the r
 the match), or to nothing (``then = "standin"``: the seat refuses, and the table seats
 its stand-in). Either way the first such call carries a ``budget_spent`` notice, which
 the table turns into an event on stream. A new ``match_id`` in a request starts afresh.
+
+The budget is one limit for the whole match, and it buys the first model's calls: once
+it is spent, the cheaper model plays to the end of the match and the budget is not
+checked again (a second limit would only hand the seat to its stand-in later, which
+``then = "standin"`` already offers). Its calls still count here, costed at
+``budget.then_prices`` when given (else at the seat's ``prices``), so the seat's spending
+and its stats say what the whole match cost.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ import math
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from arena.agents.llm.providers import ApiKind, Preset, Structured, preset
@@ -122,20 +122,20 @@ def _amount(value: object, option: str) -> float:
     return float(value)
 
 
-def parse_prices(value: object) -> Prices | None:
+def parse_prices(value: object, option: str = "prices") -> Prices | None:
     """``{input = 0.15, output = 0.6, currency = "USD"}``: per million tokens."""
     if value is None:
         return None
-    found = _table(value, "prices", ("input", "output", "currency"))
+    found = _table(value, option, ("input", "output", "currency"))
     for key in ("input", "output"):
         if key not in found:
-            raise ConfigError(f"options.prices.{key} is required: the price per 1M {key} tokens")
+            raise ConfigError(f"options.{option}.{key} is required: the price per 1M {key} tokens")
     currency = found.get("currency", "USD")
     if not isinstance(currency, str) or not currency.strip():
-        raise ConfigError(f"options.prices.currency must be a currency code, not {currency!r}")
+        raise ConfigError(f"options.{option}.currency must be a currency code, not {currency!r}")
     return Prices(
-        input=_amount(found["input"], "prices.input"),
-        output=_amount(found["output"], "prices.output"),
+        input=_amount(found["input"], f"{option}.input"),
+        output=_amount(found["output"], f"{option}.output"),
         currency=currency.strip(),
     )
 
@@ -143,11 +143,14 @@ def parse_prices(value: object) -> Prices | None:
 @dataclass(frozen=True, slots=True)
 class Budget:
     """A match's limit on tokens and/or cost, and what happens once it is spent:
-    ``then`` is :data:`STANDIN` or the name of a cheaper model to switch to."""
+    ``then`` is :data:`STANDIN` or the name of a cheaper model to switch to, which plays
+    the rest of the match with no further limit, its calls costed at ``then_prices``
+    (None: at the seat's own prices)."""
 
     tokens: int | None
     cost: float | None
     then: str
+    then_prices: Prices | None = None
 
     def spent(self, tokens: int, cost: float) -> bool:
         """Whether this much use reaches either limit."""
@@ -165,14 +168,17 @@ class Budget:
 
 
 def parse_budget(value: object, prices: Prices | None, model: str) -> Budget | None:
-    """``{tokens = 200000, cost = 0.5, then = "standin" | "<cheaper model>"}``.
+    """``{tokens = 200000, cost = 0.5, then = "standin" | "<cheaper model>",
+    then_prices = {input = ..., output = ...}}``.
 
     Either limit may be given (at least one); ``then`` defaults to the stand-in. A cost
-    limit needs the seat's ``prices`` (without them nothing has a cost).
+    limit needs the seat's ``prices`` (without them nothing has a cost); ``then_prices``,
+    the cheaper model's, needs ``then`` to name a model and the seat's ``prices`` (same
+    currency, which it takes when it names none).
     """
     if value is None:
         return None
-    found = _table(value, "budget", ("tokens", "cost", "then"))
+    found = _table(value, "budget", ("tokens", "cost", "then", "then_prices"))
     tokens = check_count(found.get("tokens"), "budget.tokens")
     cost = found.get("cost")
     if cost is not None:
@@ -195,7 +201,26 @@ def parse_budget(value: object, prices: Prices | None, model: str) -> Budget | N
             f"options.budget.then names the seat's own model {model!r}: name a cheaper "
             f"one, or {STANDIN!r}"
         )
-    return Budget(tokens=tokens, cost=cost, then=then)
+    given = found.get("then_prices")
+    then_prices = parse_prices(given, "budget.then_prices")
+    if then_prices is not None:
+        if then == STANDIN:
+            raise ConfigError(
+                "options.budget.then_prices are the cheaper model's prices: set "
+                "options.budget.then to its name"
+            )
+        if prices is None:
+            raise ConfigError(
+                "options.budget.then_prices needs options.prices (the first model's) too"
+            )
+        if isinstance(given, Mapping) and "currency" not in given:
+            then_prices = replace(then_prices, currency=prices.currency)
+        if then_prices.currency != prices.currency:
+            raise ConfigError(
+                f"options.budget.then_prices.currency ({then_prices.currency}) must be "
+                f"options.prices' ({prices.currency})"
+            )
+    return Budget(tokens=tokens, cost=cost, then=then, then_prices=then_prices)
 
 
 def seat_preset(name: object, api: ApiKind, type_name: str) -> Preset:

@@ -269,7 +269,7 @@ class ModelSeat(BaseAgent):
         try:
             answer = await self._call(model, conversation, request, deadline, report)
         except asyncio.CancelledError:  # the table's deadline: no usage came back
-            report.usage = self._usage(_estimated(report.prompt, ""))
+            report.usage = self._usage(_estimated(report.prompt, ""), model)
             raise
         except AgentReplyError as exc:
             report.error = exc.detail
@@ -357,13 +357,17 @@ class ModelSeat(BaseAgent):
             detail = describe_gave_up(gave_up, **self._where(model))
             raise AgentReplyError("agent_error", detail) from None
         usage = answer.usage or _estimated(report.prompt, answer.text)
-        report.usage = answer.usage = self._usage(usage)
+        report.usage = answer.usage = self._usage(usage, model)
         return answer
 
-    def _usage(self, usage: Usage) -> Usage:
-        """The usage with its cost, when the seat has prices."""
-        if self.prices is not None:
-            usage.cost = self.prices.cost(usage)
+    def _usage(self, usage: Usage, model: str) -> Usage:
+        """The usage with its cost, when the seat has prices: the budget's
+        ``then_prices`` for the cheaper model it switched to, if given."""
+        prices = self.prices
+        if model != self.model and self.budget is not None and self.budget.then_prices:
+            prices = self.budget.then_prices
+        if prices is not None:
+            usage.cost = prices.cost(usage)
         return usage
 
     def _where(self, model: str) -> dict[str, Any]:
