@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.fake_providers import FakeAnthropic, FakeOpenAI, Fault, RecordedRequest, legal_model
+from fake_providers import FakeAnthropic, FakeOpenAI, Fault, RecordedRequest, legal_model
 
 GOOD_KEY = "sk-good-5f2c9a7e41d8b3c6a0e9f7d2"
 BAD_KEY = "sk-refused-8e1b4d7a2c9f6e3b0a5d"
