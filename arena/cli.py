@@ -563,6 +563,8 @@ start.
 
 
 def _agent_check(args: argparse.Namespace) -> int:
+    from arena.table.settings import seat_deadline
+
     config = load_config(args.config)
     seats = list(enumerate(config.seats))
     if args.seat is not None:
@@ -576,22 +578,22 @@ def _agent_check(args: argparse.Namespace) -> int:
                 f"seats: {', '.join(names)}"
             )
     agents = _checked_agents(args.config, config, [index for index, _ in seats])
+    deadlines = [
+        seat_deadline(seat.effective_timeout_s, agent, config.table)
+        for (_, seat), agent in zip(seats, agents, strict=True)
+    ]
 
     async def run() -> list[AgentCheckReport]:
         stop_on_sigterm()
         reports = []
         try:
-            for (index, seat), agent in zip(seats, agents, strict=True):
-                timeout = seat.effective_timeout_s or config.table.decision_timeout_s
+            for (index, seat), agent, timeout in zip(seats, agents, deadlines, strict=True):
                 report = await _check_seat(agent, index, timeout, config)
                 reports.append(report)
                 if not args.json:
                     print(f"== seat {index}: {seat.name} ({seat.type}), deadline {timeout:g} s")
                     print(report.as_text(), flush=True)
         finally:
-            deadlines = [
-                seat.effective_timeout_s or config.table.decision_timeout_s for _, seat in seats
-            ]
             await asyncio.gather(*map(_close_quietly, agents, deadlines))
         return reports
 

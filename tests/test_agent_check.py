@@ -793,3 +793,29 @@ async def test_a_reply_after_the_check_gave_up_is_no_extra_line(tmp_path: Path) 
     assert report.result("lead_after_passes").verdict == "legal"
     assert agent.stale_replies == 1  # that reply came, and was thrown away ...
     assert report.extra_lines == 0  # ... as a late one, not an extra line
+
+
+def test_a_model_seat_is_checked_under_its_providers_deadline(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A model seat without its own timeout_s gets its preset's deadline, at the table and
+    here alike, not the [table] default: the check judges lateness as the match will."""
+    from fake_providers import FakeOpenAI, legal_model
+
+    from arena.agents.llm.providers import preset
+
+    monkeypatch.setenv("CHECK_KEY", "check-key")
+    with FakeOpenAI(api_key="check-key", respond=legal_model) as server:
+        config = tmp_path / "model.toml"
+        config.write_text(
+            "[table]\ndecision_timeout_s = 2.0\n"
+            + "".join(f'[[seats]]\nname = "{name}"\ntype = "heuristic"\n' for name in ("A", "B"))
+            + '[[seats]]\nname = "Model"\ntype = "openai"\n[seats.options]\n'
+            + f'model = "m"\nprovider = "vllm"\nbase_url = "{server.base_url}"\n'
+            + 'api_key_env = "CHECK_KEY"\n',
+            encoding="utf-8",
+        )
+        assert main(["agent", "check", str(config), "--seat", "Model"]) == 0
+    out = capsys.readouterr().out
+    assert f"== seat 2: Model (openai), deadline {preset('vllm').timeout_s:g} s" in out
+    assert "Model: passed: 12 of 12 positions legal and on time" in out

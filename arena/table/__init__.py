@@ -5,7 +5,7 @@ from arena.table.faults import FAULT_CATEGORIES, FaultCategory, Faults
 from arena.table.match import MatchSummary, derive_seed, play_match
 from arena.table.moderation import ModerationSettings, Moderator, build_moderator
 from arena.table.records import DecisionRecorder, Recorder, RoundRecord, public_result
-from arena.table.settings import TableSettings
+from arena.table.settings import TableSettings, seat_deadline
 from arena.table.stats import DecisionStats
 from arena.table.table import SafePoint, Table
 from arena.table.views import SeatViews
@@ -32,4 +32,5 @@ __all__ = [
     "derive_seed",
     "play_match",
     "public_result",
+    "seat_deadline",
 ]

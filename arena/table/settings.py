@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["TableSettings"]
+__all__ = ["TableSettings", "seat_deadline"]
 
 
 class TableSettings(BaseModel):
@@ -43,3 +43,15 @@ class TableSettings(BaseModel):
 
     pace_s: float = Field(default=0.0, ge=0, le=60)
     """Minimum seconds each action stays on screen (live shows); 0 = as fast as possible."""
+
+
+def seat_deadline(given: float | None, agent: object, settings: TableSettings) -> float:
+    """A seat's deadline, at the table and in ``arena agent check``: its own
+    ``timeout_s``, else its agent's preset (``decision_timeout_s``, a model seat's
+    provider timeout), else the table's."""
+    if given:
+        return given
+    preset = getattr(agent, "decision_timeout_s", None)
+    if isinstance(preset, int | float) and not isinstance(preset, bool) and preset > 0:
+        return float(preset)
+    return settings.decision_timeout_s

@@ -59,7 +59,7 @@ from arena.table.events import Event, EventType
 from arena.table.faults import Faults
 from arena.table.moderation import Moderator, default_moderator
 from arena.table.records import Recorder, RoundRecord, public_result
-from arena.table.settings import TableSettings
+from arena.table.settings import TableSettings, seat_deadline
 from arena.table.stats import DecisionStats, DecisionTrace
 from arena.table.views import SeatViews
 from protocol import (
@@ -234,7 +234,7 @@ class Table:
         self._standin_seed = standin_seed
         per_seat = list(timeouts) if timeouts is not None else [None, None, None]
         self.seats = [
-            _Seat(i, agent, agent.name, _seat_timeout(per_seat[i], agent, self.settings))
+            _Seat(i, agent, agent.name, seat_deadline(per_seat[i], agent, self.settings))
             for i, agent in enumerate(agents)
         ]
         self.names: tuple[str, str, str] = (names[0], names[1], names[2])
@@ -1011,17 +1011,6 @@ class Table:
         if isinstance(seat_or_name, int):
             return seat_or_name
         return self.names.index(seat_or_name)
-
-
-def _seat_timeout(given: float | None, agent: Agent, settings: TableSettings) -> float:
-    """A seat's deadline: its own ``timeout_s``, else its agent's preset
-    (``decision_timeout_s``, a model seat's provider timeout), else the table's."""
-    if given:
-        return given
-    preset = getattr(agent, "decision_timeout_s", None)
-    if isinstance(preset, int | float) and not isinstance(preset, bool) and preset > 0:
-        return float(preset)
-    return settings.decision_timeout_s
 
 
 def _late(elapsed: float, timeout: float) -> str:
