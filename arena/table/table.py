@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
 from types import CoroutineType
 from typing import TYPE_CHECKING, Any
 
@@ -59,8 +58,9 @@ from arena.table.events import Event, EventType
 from arena.table.faults import Faults
 from arena.table.moderation import Moderator, default_moderator
 from arena.table.records import Recorder, RoundRecord, public_result
+from arena.table.seats import SeatState
 from arena.table.settings import TableSettings, seat_deadline
-from arena.table.stats import DecisionStats, DecisionTrace
+from arena.table.stats import DecisionTrace
 from arena.table.views import SeatViews
 from protocol import (
     BidRequest,
@@ -104,95 +104,6 @@ SafePoint = Callable[["Table", Round], Awaitable[None]]
 """Called between turns (the gift hook): may change the round through its effect hooks."""
 
 
-@dataclass
-class _Seat:
-    index: int
-    agent: Agent
-    name: str
-    timeout_s: float
-    faults: Faults = field(default_factory=Faults)
-    round_faults: Faults = field(default_factory=Faults)
-    standin: Agent | None = None
-    standin_until: str | None = None
-    """``round_end`` or ``match_end`` while a stand-in holds the seat."""
-    failed_in_row: int = 0
-    waits: bool = False
-    """The agent has awaited before: bind log context before its calls start."""
-    reporter: Callable[[], CallReport | None] | None = None
-    """The own agent's ``take_report`` (model seats), looked up once."""
-    reporting: Callable[[], CallReport | None] | None = None
-    """``reporter`` while the own agent plays, None while a stand-in does."""
-    stats: DecisionStats = field(default_factory=DecisionStats)
-    """This round's decisions of the own agent."""
-    standin_stats: DecisionStats | None = None
-    """This round's decisions of a stand-in, once one has played (only their number is
-    kept: ``standin_decisions``)."""
-    tally: DecisionStats = field(init=False)
-    """Where the decision in hand is counted: ``stats`` or ``standin_stats``."""
-    match_stats: DecisionStats = field(default_factory=DecisionStats)
-    """Finished rounds of this match (the own agent's)."""
-    match_standin_decisions: int = 0
-
-    def __post_init__(self) -> None:
-        reporter = getattr(self.agent, "take_report", None)
-        self.reporter = self.reporting = reporter if callable(reporter) else None
-        self.tally = self.stats
-
-    @property
-    def active(self) -> Agent:
-        return self.standin or self.agent
-
-    def seat_standin(self, standin: Agent, until: str) -> None:
-        self.standin, self.standin_until = standin, until
-        self.reporting = None
-        if self.standin_stats is None:
-            self.standin_stats = DecisionStats()
-        self.tally = self.standin_stats
-
-    def give_back(self) -> None:
-        """The own agent plays again."""
-        self.standin = self.standin_until = None
-        self.reporting = self.reporter
-        self.tally = self.stats
-
-    def fold_round(self) -> None:
-        """Add this round's counts to the match's and start the next round's from zero
-        (once a round: cheap, as scripted tables play thousands)."""
-        self.match_stats.merge(self.stats)
-        self.tally = self.stats = DecisionStats()
-        if self.standin_stats is not None:
-            self.match_standin_decisions += self.standin_stats.decisions
-            self.standin_stats = None
-            if self.standin is not None:
-                self.tally = self.standin_stats = DecisionStats()
-
-    def reset_match(self) -> None:
-        """A new match: the own agent plays, every count starts from zero."""
-        self.give_back()
-        self.failed_in_row = 0
-        self.tally = self.stats = DecisionStats()
-        self.standin_stats = None
-        self.match_stats = DecisionStats()
-        self.match_standin_decisions = 0
-
-    def stats_dict(self) -> dict[str, Any]:
-        """This round's figures, JSON-ready."""
-        standin = self.standin_stats
-        return self.stats.to_dict(0 if standin is None else standin.decisions)
-
-    def totals(self) -> DecisionStats:
-        """The match so far, this round included."""
-        total = DecisionStats()
-        total.merge(self.match_stats)
-        total.merge(self.stats)
-        return total
-
-    def standin_decisions(self, *, match: bool) -> int:
-        """Decisions stand-ins made for this seat, this round (or this match so far)."""
-        now = 0 if self.standin_stats is None else self.standin_stats.decisions
-        return now + self.match_standin_decisions if match else now
-
-
 class Table:
     """Three seats, one rules engine, and the loop that asks each agent in turn."""
 
@@ -234,7 +145,7 @@ class Table:
         self._standin_seed = standin_seed
         per_seat = list(timeouts) if timeouts is not None else [None, None, None]
         self.seats = [
-            _Seat(i, agent, agent.name, seat_deadline(per_seat[i], agent, self.settings))
+            SeatState(i, agent, agent.name, seat_deadline(per_seat[i], agent, self.settings))
             for i, agent in enumerate(agents)
         ]
         self.names: tuple[str, str, str] = (names[0], names[1], names[2])
@@ -353,7 +264,7 @@ class Table:
             await self.close()
             raise_start_failures(failures)
 
-    async def _open(self, seat: _Seat) -> None:
+    async def _open(self, seat: SeatState) -> None:
         await open_agent(seat.agent, f"table {self.table_id} seat {seat.index} ({seat.name!r})")
 
     async def close(self) -> None:
@@ -583,7 +494,7 @@ class Table:
 
     async def _attempt_done(
         self,
-        state: _Seat,
+        state: SeatState,
         request: BidRequest | DoubleRequest | PlayRequest,
         attempt: int,
         trace: DecisionTrace,
@@ -595,7 +506,7 @@ class Table:
 
     def _take_report(
         self,
-        state: _Seat,
+        state: SeatState,
         request: BidRequest | DoubleRequest | PlayRequest,
         attempt: int,
         trace: DecisionTrace,
@@ -639,7 +550,9 @@ class Table:
                 },
             )
 
-    async def _emit_decision(self, state: _Seat, trace: DecisionTrace, *, fell_back: bool) -> None:
+    async def _emit_decision(
+        self, state: SeatState, trace: DecisionTrace, *, fell_back: bool
+    ) -> None:
         """The ``decision`` event of a reporting seat, then any notice its reports gave
         (a spent budget), before the action's event."""
         await self.emit("decision", state.index, trace.event_data(fell_back=fell_back))
@@ -680,7 +593,7 @@ class Table:
 
     async def _call(
         self,
-        state: _Seat,
+        state: SeatState,
         agent: Agent,
         call: object,
         pending: object = _NOT_STARTED,
@@ -721,7 +634,7 @@ class Table:
             await asyncio.sleep(0)  # it blocked without yielding: see _stalled
         return result
 
-    async def _stalled(self, state: _Seat, agent: Agent, seconds: float) -> None:
+    async def _stalled(self, state: SeatState, agent: Agent, seconds: float) -> None:
         """An agent blocked the loop without ever awaiting: name it, then let the loop run.
 
         While it blocked nothing else could run, a Ctrl-C's cancellation included, which is
@@ -731,7 +644,7 @@ class Table:
         self._held(state, agent, seconds)
         await asyncio.sleep(0)
 
-    def _held(self, state: _Seat, agent: Agent, seconds: float) -> None:
+    def _held(self, state: SeatState, agent: Agent, seconds: float) -> None:
         """Name an agent that held the event loop too long: it stalled every table here."""
         if seconds > self.settings.stall_warning_s:
             log.warning(
@@ -743,7 +656,7 @@ class Table:
                 hint="an agent must await, never block: it stalls every table here",
             )
 
-    async def _listen(self, state: _Seat, agent: Agent, method: str, *args: Message) -> None:
+    async def _listen(self, state: SeatState, agent: Agent, method: str, *args: Message) -> None:
         """A call nobody waits for an answer to (notify, close): under the seat's deadline,
         never raising, since an agent that hangs or fails while listening must not hold up
         the table.
