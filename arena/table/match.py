@@ -33,6 +33,9 @@ class MatchSummary:
     totals: dict[str, int] = field(default_factory=dict)
     rounds_won: dict[str, int] = field(default_factory=dict)
     faults: dict[str, dict[str, int]] = field(default_factory=dict)
+    stats: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Each player's decision figures over the match (``arena.table.stats``): legal on
+    the first try, after retries, fallbacks, latency, and a model's tokens and cost."""
 
     def standings(self) -> list[Standing]:
         """Players by total score (then round wins); equal totals and wins share a rank."""
@@ -49,7 +52,7 @@ class MatchSummary:
         return result
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready totals, wins, faults and standings."""
+        """JSON-ready totals, wins, faults, decision figures and standings."""
         return {
             "table": self.table,
             "players": list(self.players),
@@ -57,6 +60,7 @@ class MatchSummary:
             "totals": dict(self.totals),
             "rounds_won": dict(self.rounds_won),
             "faults": {p: dict(f) for p, f in self.faults.items()},
+            "stats": {p: dict(s) for p, s in self.stats.items()},
             "standings": [s.model_dump() for s in self.standings()],
         }
 
@@ -99,6 +103,7 @@ async def _play(
             if seat in record.result.winners:
                 summary.rounds_won[player] += 1
     summary.faults = {p: table.faults(p).to_dict() for p in players}
+    summary.stats = {p: table.stats(p) for p in players}
     end = MatchEnd(
         rounds_played=rounds,
         standings=summary.standings(),
