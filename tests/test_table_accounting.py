@@ -505,3 +505,26 @@ async def test_logs_name_no_text_of_a_report(caplog: pytest.LogCaptureFixture) -
     table, _ = seat_table(model, FakeAgent("B"), FakeAgent("C"))
     await landlord_round(table)
     assert SECRET not in caplog.text
+
+
+async def test_a_second_match_at_the_same_table_counts_only_its_own_faults() -> None:
+    """A table plays match after match (a tournament's): each summary, and its
+    match_ended event, holds that match's faults and figures, not the ones before."""
+    broken = [True]
+
+    def garbage_while_broken(request: PlayRequest, n: int) -> Any:
+        return "not json" if broken[0] else None
+
+    faulty = FakeAgent("M", play=garbage_while_broken)
+    table, sink = seat_table(faulty, GreedyAgent("Y"), GreedyAgent("Z"), rules=Rules())
+    first = await play_match(table, rounds=1, seed=4)
+    assert first.faults["M"]["unparsable"] > 0
+    broken[0] = False  # the agent is fixed between matches
+    second = await play_match(table, rounds=1, seed=5)
+
+    assert second.faults["M"] == dict.fromkeys(second.faults["M"], 0)
+    assert table.faults("M").total == 0
+    assert second.stats["M"]["decisions"] == second.rounds[0].stats[0]["decisions"] > 0
+    ended = sink.of_type("match_ended")
+    assert [e.data["faults"]["M"] for e in ended] == [first.faults["M"], second.faults["M"]]
+    assert ended[1].data["stats"] == second.stats

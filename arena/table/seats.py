@@ -83,9 +83,10 @@ class SeatState:
                 self.tally = self.standin_stats = DecisionStats()
 
     def reset_match(self) -> None:
-        """A new match: the own agent plays, every count starts from zero."""
+        """A new match: the own agent plays, every count (faults too) starts from zero."""
         self.give_back()
         self.failed_in_row = 0
+        self.faults = Faults()
         self.tally = self.stats = DecisionStats()
         self.standin_stats = None
         self.match_stats = DecisionStats()

@@ -163,7 +163,7 @@ class Table:
     # --- public API ---------------------------------------------------------------------
 
     def faults(self, seat_or_name: int | str) -> Faults:
-        """All faults of a seat's agent so far."""
+        """A seat's faults in this match so far (``start_match`` starts them again)."""
         return self.seats[self._seat_index(seat_or_name)].faults
 
     def stats(self, seat_or_name: int | str) -> dict[str, Any]:
@@ -172,10 +172,10 @@ class Table:
         return state.totals().to_dict(state.standin_decisions(match=True))
 
     def start_match(self, match_id: str | None = None) -> None:
-        """Begin a new match: running totals and decision figures start again from zero,
-        every seat's own agent plays again (a stand-in seated for the rest of the last
-        match leaves), and every message from now on names ``match_id`` (with this table
-        and the round)."""
+        """Begin a new match: running totals, faults and decision figures start again
+        from zero, every seat's own agent plays again (a stand-in seated for the rest of
+        the last match leaves), and every message from now on names ``match_id`` (with
+        this table and the round)."""
         self.totals = [0, 0, 0]
         for state in self.seats:
             state.reset_match()
