@@ -133,6 +133,10 @@ def configure_logging(fmt: LogFormat = "console", level: str = "info") -> None:
     handler.setFormatter(_formatter(fmt))
     root.addHandler(handler)
     root.setLevel(numeric)
+    for name in QUIET_LIBRARIES:  # their DEBUG lines hold whole prompts: a seat's hand
+        library = logging.getLogger(name)
+        _level_before.setdefault(name, library.level)
+        library.setLevel(max(numeric, logging.INFO))
     structlog.configure(
         processors=_PROCESSORS,
         logger_factory=structlog.stdlib.LoggerFactory(),
@@ -141,8 +145,13 @@ def configure_logging(fmt: LogFormat = "console", level: str = "info") -> None:
     )
 
 
+QUIET_LIBRARIES: Final = ("openai", "anthropic", "httpx", "httpcore")
+"""Libraries whose DEBUG lines are not shown even at ``--log-level debug``: the model
+SDKs log every request body, and a model seat's prompt holds that seat's cards."""
+
 _level_before: dict[str, int] = {}
-"""The root logger's level before the first :func:`configure_logging`."""
+"""The root logger's (and the quieted libraries') level before the first
+:func:`configure_logging`."""
 
 
 def _remove_handlers(root: logging.Logger) -> None:
@@ -157,4 +166,7 @@ def reset_logging() -> None:
     _remove_handlers(root)
     if "root" in _level_before:
         root.setLevel(_level_before.pop("root"))
+    for name in QUIET_LIBRARIES:
+        if name in _level_before:
+            logging.getLogger(name).setLevel(_level_before.pop(name))
     structlog.reset_defaults()

@@ -146,6 +146,22 @@ def test_an_unknown_level_names_the_levels_there_are() -> None:
         configure_logging("console", "bogus")
 
 
+def test_debug_shows_the_arenas_lines_but_not_the_model_sdks_request_bodies(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The SDKs log each request body at DEBUG, and a model seat's prompt holds its
+    cards: ``--log-level debug`` must not put a seat's hand on a streamed terminal."""
+    configure_logging("json", "debug")
+    logging.getLogger("openai._base_client").debug("Request options: %s", "the prompt")
+    logging.getLogger("httpx").debug("a request body")
+    logging.getLogger("anthropic").info("an SDK's info line")
+    get_logger("arena.test").debug("arena_detail")
+    lines = log_lines(capsys.readouterr().err)
+    assert [line["event"] for line in lines] == ["an SDK's info line", "arena_detail"]
+    reset_logging()
+    assert logging.getLogger("openai").level == logging.NOTSET
+
+
 def test_reset_logging_undoes_configure_logging() -> None:
     root = logging.getLogger()
     before = (list(root.handlers), root.level)
