@@ -220,6 +220,40 @@ async def test_a_reply_stopped_at_max_tokens_is_truncated(
     assert caught.value.category == "truncated"
 
 
+async def test_thinking_cut_off_at_max_tokens_is_truncated_not_empty(
+    server: FakeAnthropic, key_env: str
+) -> None:
+    agent = seat(server, thinking_budget=1024)
+    server.script(Reply(reasoning="Let me count the cards...", finish="max_tokens"))
+    with pytest.raises(AgentReplyError) as caught:
+        await agent.play(play_request())
+    assert caught.value.category == "truncated"
+
+
+@pytest.mark.parametrize("cut", [{}, {"action": "PLAY"}])
+async def test_a_forced_tool_cut_at_max_tokens_is_truncated_not_unparsable(
+    server: FakeAnthropic, key_env: str, cut: dict[str, Any]
+) -> None:
+    """The API closes a tool_use cut by the limit: its input arrives with fields missing."""
+    agent = seat(server)
+    server.script(Reply(tool_call=ToolCall("play_reply", cut), finish="max_tokens"))
+    with pytest.raises(AgentReplyError) as caught:
+        await agent.play(play_request())
+    assert caught.value.category == "truncated"
+    server.script(Reply(tool_call=ToolCall("play_reply", cut)))  # not cut: its own fault
+    with pytest.raises(AgentReplyError) as caught:
+        await agent.play(play_request(request_id="t1-1-10"))
+    assert caught.value.category == "unparsable"
+
+
+async def test_a_full_context_window_is_truncated(server: FakeAnthropic, key_env: str) -> None:
+    agent = seat(server, structured="none")
+    server.script(Reply(text='{"action": "PL', finish="model_context_window_exceeded"))
+    with pytest.raises(AgentReplyError) as caught:
+        await agent.play(play_request())
+    assert caught.value.category == "truncated"
+
+
 async def test_usage_and_cost_come_from_the_usage_fields(
     server: FakeAnthropic, key_env: str
 ) -> None:

@@ -243,6 +243,23 @@ async def test_a_reply_cut_off_at_the_token_limit_is_truncated(
     assert server.requests[1].body["max_tokens"] == 20  # the compatible servers' name
 
 
+async def test_an_answer_cut_off_while_reasoning_is_truncated_not_empty(
+    server: FakeOpenAI, key_env: str
+) -> None:
+    """A reasoning model that spends max_completion_tokens thinking returns no content
+    and finish_reason "length": the retry must ask for a shorter answer."""
+    agent = seat(server, max_tokens=300)
+    server.script(Reply(text="", finish="length", completion_tokens=300, reasoning_tokens=300))
+    with pytest.raises(AgentReplyError) as caught:
+        await agent.play(play_request())
+    assert caught.value.category == "truncated"
+    assert "output limit" in caught.value.detail
+    server.script(Reply(text=""))  # the same without the limit: nothing said at all
+    with pytest.raises(AgentReplyError) as caught:
+        await agent.play(play_request(request_id="t1-1-10"))
+    assert caught.value.category == "empty"
+
+
 async def test_reasoning_text_is_kept_on_the_agent_not_in_the_reply(
     server: FakeOpenAI, key_env: str
 ) -> None:

@@ -37,6 +37,9 @@ DEFAULT_MAX_TOKENS: Final = 1024
 """Anthropic requires ``max_tokens``; a decision needs far fewer (plus any thinking)."""
 MIN_THINKING_BUDGET: Final = 1024
 """The smallest ``budget_tokens`` Anthropic accepts."""
+_CUT_OFF: Final = frozenset({"max_tokens", "model_context_window_exceeded"})
+"""Stop reasons of an answer cut short: the output limit, or the context window full
+(Anthropic's stop-reason docs: "treat the response as truncated")."""
 
 
 class AnthropicAgent(ModelSeat):
@@ -158,7 +161,7 @@ def _read(message: Any, tool_name: str | None) -> Completion:
     usage = message.usage
     return Completion(
         text=tool_input if tool_input is not None else text,
-        cut_off=message.stop_reason == "max_tokens",
+        cut_off=message.stop_reason in _CUT_OFF,
         usage=Usage(
             input_tokens=(usage.input_tokens or 0)
             + (getattr(usage, "cache_creation_input_tokens", None) or 0)

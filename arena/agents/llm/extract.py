@@ -211,9 +211,10 @@ def extract_reply(
     """The reply to ``request`` that a model's output ``text`` holds.
 
     ``cut_off``: the provider stopped for the token limit (OpenAI ``finish_reason ==
-    "length"``, Anthropic ``stop_reason == "max_tokens"``). Then a text with no complete
-    answer, or one that ends inside an unfinished object, is ``truncated``, so the retry
-    can ask for a shorter answer.
+    "length"``, Anthropic ``stop_reason == "max_tokens"``). Then an empty text (the
+    tokens all went to reasoning), a text with no complete answer, one that ends inside
+    an unfinished object, or an object the protocol refuses (a tool's input the provider
+    closed with fields missing) is ``truncated``, so the retry can ask for a shorter answer.
 
     Raises :class:`AgentReplyError`: ``empty`` (no text), ``truncated``, or
     ``unparsable`` (no JSON object, or one the protocol refuses after the safe repairs).
@@ -224,6 +225,11 @@ def extract_reply(
     if expected is None:
         raise TypeError(f"not a request a model answers: {type(request).__name__}")
     wanted = expected.model_fields["type"].default
+    if cut_off and not text.strip():  # all its tokens went to reasoning it did not show
+        raise AgentReplyError(
+            "truncated",
+            f"the model hit its output limit before it wrote any answer (expected a {wanted})",
+        )
     if not text.strip():
         raise AgentReplyError("empty", f"expected a {wanted}, got an empty reply")
     answer = strip_fences(strip_reasoning(text))
@@ -248,6 +254,12 @@ def extract_reply(
     try:
         reply = parse_message(fields, expect=expected)
     except ProtocolError as exc:
+        if cut_off:  # e.g. a forced tool's input closed by the provider, fields missing
+            raise AgentReplyError(
+                "truncated",
+                f"the model hit its output limit before its answer was complete: "
+                f"expected a {wanted}: {exc}",
+            ) from exc
         raise AgentReplyError("unparsable", f"expected a {wanted}: {exc}") from exc
     notes = tuple(repairs)
     if isinstance(reply, BidResponse):
