@@ -35,6 +35,7 @@ __all__ = [
     "FakeOpenAI",
     "FakeProvider",
     "Fault",
+    "Raw",
     "RecordedRequest",
     "Reply",
     "ToolCall",
@@ -71,6 +72,20 @@ class Reply:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     reasoning_tokens: int = 0
+    usage: JsonObject | None = None
+    """The usage block exactly as sent, instead of the computed one (e.g. a partial one)."""
+    refusal: str | None = None
+    """OpenAI only: ``message.refusal`` (a model declining to answer)."""
+    delay_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class Raw:
+    """Any HTTP answer, byte for byte: a web page or a JSON of another shape at a wrong URL."""
+
+    body: bytes
+    content_type: str = "application/json"
+    status: int = 200
     delay_s: float = 0.0
 
 
@@ -90,7 +105,7 @@ class Fault:
     delay_s: float = 0.0
 
 
-Behaviour = Reply | Fault
+Behaviour = Reply | Fault | Raw
 
 
 @dataclass
@@ -238,8 +253,8 @@ class FakeProvider:
 
     def _answer(
         self, method: str, path: str, headers: dict[str, str], raw: bytes
-    ) -> Fault | tuple[int, JsonObject]:
-        """What to send back: a Fault, or (200, body)."""
+    ) -> Fault | Raw | tuple[int, JsonObject]:
+        """What to send back: a Fault, a Raw answer, or (200, body)."""
         try:
             body = json.loads(raw) if raw else {}
         except ValueError:
@@ -272,7 +287,7 @@ class FakeProvider:
         finally:
             with self._lock:
                 self.in_flight -= 1
-        if isinstance(behaviour, Fault):
+        if isinstance(behaviour, (Fault, Raw)):
             return behaviour
         return 200, self._reply_body(record, behaviour)
 
@@ -313,18 +328,23 @@ class FakeProvider:
                     self.close_connection = True
                     return
                 extra = fake._extra_headers()
-                if isinstance(outcome, Fault):
+                content_type = "application/json"
+                if isinstance(outcome, Raw):
+                    status, data = outcome.status, outcome.body
+                    content_type = outcome.content_type
+                elif isinstance(outcome, Fault):
                     status, body = outcome.status, fake._error_body(outcome)
+                    data = json.dumps(body, ensure_ascii=False).encode()
                     if outcome.retry_after is not None:
                         extra["Retry-After"] = outcome.retry_after
                     if outcome.retry_after_ms is not None:
                         extra["retry-after-ms"] = outcome.retry_after_ms
                 else:
                     status, body = outcome
-                data = json.dumps(body, ensure_ascii=False).encode()
+                    data = json.dumps(body, ensure_ascii=False).encode()
                 try:
                     self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Type", content_type)
                     self.send_header("Content-Length", str(len(data)))
                     for name, value in extra.items():
                         self.send_header(name, value)
@@ -380,7 +400,11 @@ class FakeOpenAI(FakeProvider):
         return {"x-request-id": f"req_{next(self._ids)}"}
 
     def _reply_body(self, request: RecordedRequest, reply: Reply) -> JsonObject:
-        message: JsonObject = {"role": "assistant", "content": reply.text, "refusal": None}
+        message: JsonObject = {
+            "role": "assistant",
+            "content": reply.text,
+            "refusal": reply.refusal,
+        }
         finish = reply.finish or "stop"
         out_text = reply.text or ""
         if reply.tool_call is not None:
@@ -409,7 +433,9 @@ class FakeOpenAI(FakeProvider):
             "choices": [
                 {"index": 0, "message": message, "logprobs": None, "finish_reason": finish}
             ],
-            "usage": {
+            "usage": reply.usage
+            if reply.usage is not None
+            else {
                 "prompt_tokens": prompt,
                 "completion_tokens": completion,
                 "total_tokens": prompt + completion,
@@ -494,7 +520,9 @@ class FakeAnthropic(FakeProvider):
             "content": content,
             "stop_reason": stop,
             "stop_sequence": None,
-            "usage": {"input_tokens": prompt, "output_tokens": completion},
+            "usage": reply.usage
+            if reply.usage is not None
+            else {"input_tokens": prompt, "output_tokens": completion},
         }
 
     def _error_body(self, fault: Fault) -> JsonObject:

@@ -274,6 +274,21 @@ async def test_usage_and_cost_come_from_the_usage_fields(
     assert agent.decision_timeout_s == 60.0
 
 
+async def test_a_usage_block_without_counts_is_estimated(
+    server: FakeAnthropic, key_env: str
+) -> None:
+    agent = seat(server, prices={"input": 3, "output": 15})
+    server.script(Reply(tool_call=ToolCall("play_reply", {"action": "PASS"}), usage={}))
+    await agent.play(play_request(is_free_play=False, last_play=LAST_PLAY))
+    report = agent.take_report()
+    assert report is not None
+    assert report.usage.estimated is True
+    assert report.usage.input_tokens > 100
+    assert report.usage.output_tokens > 0
+    assert report.usage.cost is not None
+    assert report.usage.cost > 0
+
+
 async def test_a_300_character_comment_is_trimmed_and_the_move_plays(
     server: FakeAnthropic, key_env: str, tmp_path: Path
 ) -> None:

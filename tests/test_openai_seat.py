@@ -634,6 +634,37 @@ async def test_each_call_leaves_a_report_with_usage_cost_prompt_and_text(
     assert "prompt" not in report.public()
 
 
+@pytest.mark.parametrize(
+    "usage",
+    [{"total_tokens": 1030}, {"prompt_tokens": None, "completion_tokens": None}],
+    ids=["total-only", "nulls"],
+)
+async def test_a_partial_usage_block_is_estimated_so_cost_and_budget_still_run(
+    server: FakeOpenAI, key_env: str, usage: dict[str, Any]
+) -> None:
+    agent = seat(server, prices={"input": 2.0, "output": 8.0}, budget={"tokens": 50})
+    server.script(Reply(text='{"action": "PASS"}', usage=usage))
+    await agent.play(play_request(is_free_play=False, last_play=LAST_PLAY))
+    report = agent.take_report()
+    assert report is not None
+    assert report.usage.estimated is True
+    assert report.usage.input_tokens > 100  # the prompt, estimated
+    assert report.usage.output_tokens > 0
+    assert report.usage.cost is not None
+    assert report.usage.cost > 0
+    assert agent.spending.tokens > 50  # so the budget is spent: the next call is refused
+    with pytest.raises(AgentUnavailableError, match="budget spent"):
+        await agent.play(play_request(request_id="t1-1-10"))
+    server.script(Reply(text='{"action": "PASS"}', usage={"prompt_tokens": 900}))
+    fresh = seat(server, name="Other")
+    await fresh.play(play_request(player_id="Other", is_free_play=False, last_play=LAST_PLAY))
+    report = fresh.take_report()
+    assert report is not None
+    assert report.usage.input_tokens == 900  # what was sent is kept
+    assert report.usage.output_tokens > 0
+    assert report.usage.estimated is True
+
+
 async def test_a_call_cut_off_by_the_deadline_reports_estimated_usage(
     server: FakeOpenAI, key_env: str
 ) -> None:

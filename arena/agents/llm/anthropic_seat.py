@@ -26,7 +26,7 @@ from arena.agents.llm.faults import ProviderFault, fault_from_sdk
 from arena.agents.llm.options import check_count
 from arena.agents.llm.providers import ApiKind, Structured
 from arena.agents.llm.schema import AskRequest, decision_schema
-from arena.agents.llm.seat import Completion, Conversation, ModelSeat, think_text
+from arena.agents.llm.seat import Completion, Conversation, ModelSeat, read_usage, think_text
 from arena.agents.reports import Usage
 from arena.engine import DEFAULT_RULES, Rules
 from arena.errors import ConfigError
@@ -158,18 +158,20 @@ def _read(message: Any, tool_name: str | None) -> Completion:
             called = {"id": block.id, "name": block.name, "input": block.input}
             turn.append({"type": "tool_use", **called})
     text = "".join(texts)
-    usage = message.usage
+    usage: Usage | None = None
+    missing: tuple[str, ...] = ()
+    sent = getattr(message, "usage", None)
+    if sent is not None:
+        input_tokens = getattr(sent, "input_tokens", None)
+        if isinstance(input_tokens, int):  # cached tokens are input too
+            input_tokens += getattr(sent, "cache_creation_input_tokens", None) or 0
+            input_tokens += getattr(sent, "cache_read_input_tokens", None) or 0
+        usage, missing = read_usage(input_tokens, getattr(sent, "output_tokens", None))
     return Completion(
         text=tool_input if tool_input is not None else text,
         cut_off=message.stop_reason in _CUT_OFF,
-        usage=Usage(
-            input_tokens=(usage.input_tokens or 0)
-            + (getattr(usage, "cache_creation_input_tokens", None) or 0)
-            + (getattr(usage, "cache_read_input_tokens", None) or 0),
-            output_tokens=usage.output_tokens or 0,
-        )
-        if usage is not None
-        else None,
+        usage=usage,
+        usage_missing=missing,
         reasoning="\n\n".join(thoughts) or think_text(text),
         turn=[{"role": "assistant", "content": turn}] if turn else [],
         tool_call_id=tool_id,

@@ -26,7 +26,7 @@ from arena.agents.llm.faults import ProviderFault, fault_from_sdk
 from arena.agents.llm.options import check_choice
 from arena.agents.llm.providers import ApiKind, Structured
 from arena.agents.llm.schema import AskRequest, decision_schema
-from arena.agents.llm.seat import Completion, Conversation, ModelSeat, think_text
+from arena.agents.llm.seat import Completion, Conversation, ModelSeat, read_usage, think_text
 from arena.agents.reports import Usage
 from arena.engine import DEFAULT_RULES, Rules
 from arena.errors import ConfigError
@@ -136,8 +136,9 @@ class OpenAIAgent(ModelSeat):
             arguments["tools"] = [tool]
             arguments["tool_choice"] = {"type": "function", "function": {"name": name}}
         completion = await client.chat.completions.create(**arguments)
+        usage, missing = self._read_usage(completion)
         if not completion.choices:
-            return Completion(text="", cut_off=False, usage=self._read_usage(completion))
+            return Completion(text="", cut_off=False, usage=usage, usage_missing=missing)
         choice = completion.choices[0]
         message = choice.message
         text = message.content or ""
@@ -158,7 +159,8 @@ class OpenAIAgent(ModelSeat):
         return Completion(
             text=text,
             cut_off=choice.finish_reason == "length",
-            usage=self._read_usage(completion),
+            usage=usage,
+            usage_missing=missing,
             reasoning=self._reasoning(message) or think_text(text),
             turn=[turn] if text or calls else [],  # nothing said: the retry says why
             tool_call_id=call_id,
@@ -173,15 +175,16 @@ class OpenAIAgent(ModelSeat):
         return reasoning if isinstance(reasoning, str) and reasoning else None
 
     @staticmethod
-    def _read_usage(completion: Any) -> Usage | None:
-        """The usage fields (None when the server sent none: the seat estimates)."""
-        usage = completion.usage
+    def _read_usage(completion: Any) -> tuple[Usage | None, tuple[str, ...]]:
+        """The usage fields (None when the server sent none: the seat estimates), and
+        the counts a partial block lacks (``{"total_tokens": 1030}``: estimated too)."""
+        usage = getattr(completion, "usage", None)
         if usage is None:
-            return None
-        details = usage.completion_tokens_details
-        reasoning = (details.reasoning_tokens if details is not None else None) or 0
-        return Usage(
-            input_tokens=usage.prompt_tokens or 0,
-            output_tokens=usage.completion_tokens or 0,
-            reasoning_tokens=reasoning,
+            return None, ()
+        details = getattr(usage, "completion_tokens_details", None)
+        reasoning = getattr(details, "reasoning_tokens", None) if details is not None else None
+        return read_usage(
+            getattr(usage, "prompt_tokens", None),
+            getattr(usage, "completion_tokens", None),
+            reasoning or 0,
         )

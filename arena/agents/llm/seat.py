@@ -73,7 +73,7 @@ from protocol import (
     ReplyRejected,
 )
 
-__all__ = ["Completion", "Conversation", "ModelSeat", "think_text"]
+__all__ = ["Completion", "Conversation", "ModelSeat", "read_usage", "think_text"]
 
 log = get_logger(__name__)
 
@@ -97,6 +97,8 @@ class Completion:
     """The assistant's turn as the provider wants it back, to continue after a rejection."""
     tool_call_id: str | None = None
     """The forced tool call's id: a rejection answers it as the tool's result."""
+    usage_missing: tuple[str, ...] = ()
+    """Counts a ``usage`` block left out (``input_tokens``, ``output_tokens``): estimated."""
 
 
 class Conversation:
@@ -356,7 +358,15 @@ class ModelSeat(BaseAgent):
         except GaveUp as gave_up:
             detail = describe_gave_up(gave_up, **self._where(model))
             raise AgentReplyError("agent_error", detail) from None
-        usage = answer.usage or _estimated(report.prompt, answer.text)
+        usage = answer.usage
+        if usage is None or answer.usage_missing:
+            guess = _estimated(report.prompt, answer.text)
+            if usage is None:
+                usage = guess
+            else:  # a partial usage block: what it lacks is estimated, and marked so
+                for name in answer.usage_missing:
+                    setattr(usage, name, getattr(guess, name))
+                usage.estimated = True
         report.usage = answer.usage = self._usage(usage, model)
         return answer
 
@@ -423,6 +433,22 @@ def _estimated(prompt: list[dict[str, Any]], text: str) -> Usage:
     """Usage worked out from the texts, for a call with no usage fields."""
     sent = sum(estimate_tokens(str(m.get("content") or "")) for m in prompt)
     return Usage(input_tokens=sent, output_tokens=estimate_tokens(text), estimated=True)
+
+
+def read_usage(
+    input_tokens: object, output_tokens: object, reasoning_tokens: object = 0
+) -> tuple[Usage, tuple[str, ...]]:
+    """A provider's usage counts, and the names of those it left out or sent as
+    something other than a count (the seat estimates those)."""
+    counts: dict[str, int] = {}
+    missing: list[str] = []
+    for name, value in (("input_tokens", input_tokens), ("output_tokens", output_tokens)):
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            counts[name] = value
+        else:
+            missing.append(name)
+    reasoning = reasoning_tokens if isinstance(reasoning_tokens, int) else 0
+    return Usage(**counts, reasoning_tokens=max(reasoning, 0)), tuple(missing)
 
 
 def think_text(text: str) -> str | None:
