@@ -448,7 +448,12 @@ def read_usage(
         else:
             missing.append(name)
     reasoning = reasoning_tokens if isinstance(reasoning_tokens, int) else 0
-    return Usage(**counts, reasoning_tokens=max(reasoning, 0)), tuple(missing)
+    usage = Usage(
+        input_tokens=counts.get("input_tokens", 0),
+        output_tokens=counts.get("output_tokens", 0),
+        reasoning_tokens=max(reasoning, 0),
+    )
+    return usage, tuple(missing)
 
 
 def think_text(text: str) -> str | None:
