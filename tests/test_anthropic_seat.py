@@ -246,6 +246,15 @@ async def test_a_forced_tool_cut_at_max_tokens_is_truncated_not_unparsable(
     assert caught.value.category == "unparsable"
 
 
+async def test_a_refusal_is_named_in_the_rejection(server: FakeAnthropic, key_env: str) -> None:
+    agent = seat(server)
+    server.script(Reply(finish="refusal"))
+    with pytest.raises(AgentReplyError) as caught:
+        await agent.play(play_request())
+    assert caught.value.category == "empty"
+    assert "refused (stop_reason refusal)" in caught.value.detail
+
+
 async def test_a_full_context_window_is_truncated(server: FakeAnthropic, key_env: str) -> None:
     agent = seat(server, structured="none")
     server.script(Reply(text='{"action": "PL', finish="model_context_window_exceeded"))

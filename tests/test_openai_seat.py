@@ -260,6 +260,24 @@ async def test_an_answer_cut_off_while_reasoning_is_truncated_not_empty(
     assert caught.value.category == "empty"
 
 
+async def test_a_refusal_or_content_filter_is_named_in_the_rejection(
+    server: FakeOpenAI, key_env: str
+) -> None:
+    agent = seat(server)
+    sorry = "I'm sorry, I cannot help with gambling games. " * 5
+    server.script(Reply(text=None, refusal=sorry), Reply(text="", finish="content_filter"))
+    with pytest.raises(AgentReplyError) as caught:
+        await agent.play(play_request())
+    assert caught.value.category == "empty"
+    assert "refused" in caught.value.detail
+    assert "I'm sorry, I cannot help" in caught.value.detail
+    assert len(caught.value.detail) < 200  # the refusal is trimmed
+    with pytest.raises(AgentReplyError) as caught:
+        await agent.play(play_request(request_id="t1-1-10"))
+    assert "content filter" in caught.value.detail
+    assert "content_filter" in caught.value.detail
+
+
 async def test_reasoning_text_is_kept_on_the_agent_not_in_the_reply(
     server: FakeOpenAI, key_env: str
 ) -> None:

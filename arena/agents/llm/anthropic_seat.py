@@ -26,7 +26,14 @@ from arena.agents.llm.faults import ProviderFault, fault_from_sdk
 from arena.agents.llm.options import check_count
 from arena.agents.llm.providers import ApiKind, Structured
 from arena.agents.llm.schema import AskRequest, decision_schema
-from arena.agents.llm.seat import Completion, Conversation, ModelSeat, read_usage, think_text
+from arena.agents.llm.seat import (
+    Completion,
+    Conversation,
+    ModelSeat,
+    read_usage,
+    refusal_text,
+    think_text,
+)
 from arena.agents.reports import Usage
 from arena.engine import DEFAULT_RULES, Rules
 from arena.errors import ConfigError
@@ -170,6 +177,9 @@ def _read(message: Any, tool_name: str | None) -> Completion:
     return Completion(
         text=tool_input if tool_input is not None else text,
         cut_off=message.stop_reason in _CUT_OFF,
+        refusal=refusal_text("stop_reason refusal", text)
+        if message.stop_reason == "refusal"
+        else None,
         usage=usage,
         usage_missing=missing,
         reasoning="\n\n".join(thoughts) or think_text(text),

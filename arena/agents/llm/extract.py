@@ -68,6 +68,7 @@ __all__ = [
     "Extracted",
     "extract_reply",
     "last_json_object",
+    "quoted",
     "strip_fences",
     "strip_reasoning",
 ]
@@ -377,9 +378,12 @@ def _small_rank(card: object) -> bool:
     return isinstance(card, int) and not isinstance(card, bool) and 3 <= card <= 10
 
 
-def _quoted(text: str, *, end: bool = False) -> str:
+def quoted(text: str, *, end: bool = False) -> str:
     """A short quote of ``text`` (its start, or with ``end`` its end) for a detail."""
     shown = " ".join(text.split())
     if len(shown) > _QUOTE_LIMIT:
         shown = "…" + shown[-_QUOTE_LIMIT:] if end else shown[:_QUOTE_LIMIT] + "…"
     return repr(shown)
+
+
+_quoted = quoted

@@ -26,7 +26,14 @@ from arena.agents.llm.faults import ProviderFault, fault_from_sdk
 from arena.agents.llm.options import check_choice
 from arena.agents.llm.providers import ApiKind, Structured
 from arena.agents.llm.schema import AskRequest, decision_schema
-from arena.agents.llm.seat import Completion, Conversation, ModelSeat, read_usage, think_text
+from arena.agents.llm.seat import (
+    Completion,
+    Conversation,
+    ModelSeat,
+    read_usage,
+    refusal_text,
+    think_text,
+)
 from arena.agents.reports import Usage
 from arena.engine import DEFAULT_RULES, Rules
 from arena.errors import ConfigError
@@ -156,9 +163,17 @@ class OpenAIAgent(ModelSeat):
                     "function": {"name": call.function.name, "arguments": text},
                 }
             ]
+        refusal = None
+        if isinstance(getattr(message, "refusal", None), str) and message.refusal.strip():
+            refusal = refusal_text("message.refusal", message.refusal)
+        elif choice.finish_reason == "content_filter":
+            refusal = (
+                "the provider's content filter stopped the answer (finish_reason content_filter)"
+            )
         return Completion(
             text=text,
             cut_off=choice.finish_reason == "length",
+            refusal=refusal,
             usage=usage,
             usage_missing=missing,
             reasoning=self._reasoning(message) or think_text(text),

@@ -26,7 +26,7 @@ from typing import Any, ClassVar, Final, cast, get_args
 from arena.agents.base import BaseAgent
 from arena.agents.llm import clients
 from arena.agents.llm.budget import Spending
-from arena.agents.llm.extract import extract_reply
+from arena.agents.llm.extract import extract_reply, quoted
 from arena.agents.llm.faults import (
     GaveUp,
     ProviderFault,
@@ -73,7 +73,7 @@ from protocol import (
     ReplyRejected,
 )
 
-__all__ = ["Completion", "Conversation", "ModelSeat", "read_usage", "think_text"]
+__all__ = ["Completion", "Conversation", "ModelSeat", "read_usage", "refusal_text", "think_text"]
 
 log = get_logger(__name__)
 
@@ -97,6 +97,9 @@ class Completion:
     """The assistant's turn as the provider wants it back, to continue after a rejection."""
     tool_call_id: str | None = None
     """The forced tool call's id: a rejection answers it as the tool's result."""
+    refusal: str | None = None
+    """Why the model gave no answer, when the provider says it declined (a refusal, a
+    content filter): a failed reading names it."""
     usage_missing: tuple[str, ...] = ()
     """Counts a ``usage`` block left out (``input_tokens``, ``output_tokens``): estimated."""
 
@@ -231,15 +234,24 @@ class ModelSeat(BaseAgent):
 
     async def bid(self, request: BidRequest) -> BidResponse:
         answer = await self._ask(request)
-        return extract_reply(answer.text, request, cut_off=answer.cut_off).reply
+        try:
+            return extract_reply(answer.text, request, cut_off=answer.cut_off).reply
+        except AgentReplyError as exc:
+            raise _with_refusal(exc, answer) from None
 
     async def double(self, request: DoubleRequest) -> DoubleResponse:
         answer = await self._ask(request)
-        return extract_reply(answer.text, request, cut_off=answer.cut_off).reply
+        try:
+            return extract_reply(answer.text, request, cut_off=answer.cut_off).reply
+        except AgentReplyError as exc:
+            raise _with_refusal(exc, answer) from None
 
     async def play(self, request: PlayRequest) -> PlayResponse:
         answer = await self._ask(request)
-        return extract_reply(answer.text, request, cut_off=answer.cut_off).reply
+        try:
+            return extract_reply(answer.text, request, cut_off=answer.cut_off).reply
+        except AgentReplyError as exc:
+            raise _with_refusal(exc, answer) from None
 
     def _client_lease(self) -> clients.Lease:
         lease = self._lease
@@ -433,6 +445,20 @@ def _estimated(prompt: list[dict[str, Any]], text: str) -> Usage:
     """Usage worked out from the texts, for a call with no usage fields."""
     sent = sum(estimate_tokens(str(m.get("content") or "")) for m in prompt)
     return Usage(input_tokens=sent, output_tokens=estimate_tokens(text), estimated=True)
+
+
+def _with_refusal(exc: AgentReplyError, answer: Completion) -> AgentReplyError:
+    """The reading's error, saying first that the model declined, when it did."""
+    if answer.refusal is None:
+        return exc
+    return AgentReplyError(exc.category, f"{answer.refusal}; {exc.detail}")
+
+
+def refusal_text(reason: str, text: object = None) -> str:
+    """``the model refused (stop_reason refusal): 'I'm sorry…'``: what the provider
+    said, with the model's own words (trimmed) when there are any."""
+    said = f": {quoted(text)}" if isinstance(text, str) and text.strip() else ""
+    return f"the model refused ({reason}){said}"
 
 
 def read_usage(
