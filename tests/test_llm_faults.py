@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
-from fake_providers import FakeAnthropic, FakeOpenAI, Fault, Reply
+from fake_providers import FakeAnthropic, FakeOpenAI, Fault, Raw, Reply
 
 from arena.agents.llm.anthropic_seat import AnthropicAgent
 from arena.agents.llm.clients import close_clients
@@ -367,3 +367,31 @@ async def test_anything_else_the_call_raises_is_an_agent_error_without_the_key(
     report = agent.take_report()
     assert report is not None
     assert report.error == caught.value.detail
+
+
+NOT_ANSWERS = [
+    (Raw(b"<!DOCTYPE html><html><body>Welcome to nginx!</body></html>", "text/html"), "<!DOCTYPE"),
+    (Raw(b'{"choices": [{"mess'), "not JSON"),
+    (Raw(b'{"hello": "world"}'), "keys hello"),
+    (Raw(b"[1, 2]"), "JSON array"),
+]
+
+
+@pytest.mark.parametrize(("body", "seen"), NOT_ANSWERS, ids=["html", "cut", "other", "array"])
+async def test_a_200_that_is_not_an_api_response_says_so_plainly(
+    oai: FakeOpenAI, ant: FakeAnthropic, body: Raw, seen: str
+) -> None:
+    """A base_url that reaches some other web server: not a Python exception's text."""
+    for agent, api in ((gpt(oai), "Chat Completions"), (claude(ant), "Messages")):
+        server = oai if isinstance(agent, OpenAIAgent) else ant
+        server.script(body)
+        with pytest.raises(AgentReplyError) as caught:
+            await play(agent)
+        detail = caught.value.detail
+        assert caught.value.category == "agent_error"
+        assert detail.startswith(
+            f"the answer from {agent.provider.name} at {server.base_url} is not a {api} response: "
+        )
+        assert seen in detail
+        assert "Error" not in detail  # no AttributeError / JSONDecodeError / TypeError
+        assert "check base_url" in detail

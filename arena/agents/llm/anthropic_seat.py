@@ -30,6 +30,8 @@ from arena.agents.llm.seat import (
     Completion,
     Conversation,
     ModelSeat,
+    NotAnAnswer,
+    body_seen,
     read_usage,
     refusal_text,
     think_text,
@@ -62,6 +64,7 @@ class AnthropicAgent(ModelSeat):
 
     api: ClassVar[ApiKind] = "anthropic"
     type_name: ClassVar[str] = "Anthropic"
+    response_name: ClassVar[str] = "Messages"
     seat_structured: ClassVar[tuple[Structured, ...]] = ("tools", "none")
 
     def __init__(
@@ -137,6 +140,8 @@ class AnthropicAgent(ModelSeat):
                 else {"type": "tool", "name": tool_name}
             )
         message = await client.messages.create(**arguments)
+        if not isinstance(getattr(message, "content", None), list):
+            raise NotAnAnswer(body_seen(message))
         return _read(message, tool_name)
 
 

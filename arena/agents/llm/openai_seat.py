@@ -30,6 +30,8 @@ from arena.agents.llm.seat import (
     Completion,
     Conversation,
     ModelSeat,
+    NotAnAnswer,
+    body_seen,
     read_usage,
     refusal_text,
     think_text,
@@ -78,6 +80,7 @@ class OpenAIAgent(ModelSeat):
 
     api: ClassVar[ApiKind] = "openai"
     type_name: ClassVar[str] = "OpenAI"
+    response_name: ClassVar[str] = "Chat Completions"
     seat_structured: ClassVar[tuple[Structured, ...]] = (
         "json_schema",
         "json_object",
@@ -143,6 +146,11 @@ class OpenAIAgent(ModelSeat):
             arguments["tools"] = [tool]
             arguments["tool_choice"] = {"type": "function", "function": {"name": name}}
         completion = await client.chat.completions.create(**arguments)
+        choices = getattr(completion, "choices", None)
+        if not isinstance(choices, list) or any(
+            getattr(choice, "message", None) is None for choice in choices
+        ):
+            raise NotAnAnswer(body_seen(completion))
         usage, missing = self._read_usage(completion)
         if not completion.choices:
             return Completion(text="", cut_off=False, usage=usage, usage_missing=missing)

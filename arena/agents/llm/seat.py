@@ -18,6 +18,7 @@ from every text that leaves the seat.
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import re
 from dataclasses import dataclass, field
@@ -73,13 +74,41 @@ from protocol import (
     ReplyRejected,
 )
 
-__all__ = ["Completion", "Conversation", "ModelSeat", "read_usage", "refusal_text", "think_text"]
+__all__ = [
+    "Completion",
+    "Conversation",
+    "ModelSeat",
+    "NotAnAnswer",
+    "body_seen",
+    "read_usage",
+    "refusal_text",
+    "think_text",
+]
 
 log = get_logger(__name__)
 
 _LEGAL_MOVES: Final[tuple[str, ...]] = get_args(LegalMoves)
 _SECRET_LIKE: Final = re.compile(r"\b(sk|key)-[A-Za-z0-9_*.\-]{4,}", re.IGNORECASE)
 _THINK: Final = re.compile(r"<(think|thinking)>(.*?)</\1>", re.IGNORECASE | re.DOTALL)
+
+
+class NotAnAnswer(Exception):
+    """An HTTP 200 whose body is not the API's response (a web page, another JSON): a
+    base URL that reaches some other server. The message says what came instead."""
+
+
+def body_seen(body: object) -> str:
+    """What a body that is not an API response holds, in a few words."""
+    if isinstance(body, str):
+        return f"a text body starting {quoted(body)}"
+    if isinstance(body, list):
+        return "a JSON array"
+    keys = sorted(
+        {*getattr(body, "model_fields_set", ()), *(getattr(body, "model_extra", None) or ())}
+    )
+    if not keys:
+        return "an empty JSON object"
+    return f"a JSON object with the keys {', '.join(keys[:8])}"
 
 
 @dataclass(slots=True)
@@ -124,6 +153,8 @@ class ModelSeat(BaseAgent):
 
     api: ClassVar[ApiKind]
     type_name: ClassVar[str]
+    response_name: ClassVar[str]
+    """The API's name for its answer, for a body that is not one ("Chat Completions")."""
     seat_structured: ClassVar[tuple[Structured, ...]]
     """The structured modes this seat type implements."""
 
@@ -288,6 +319,14 @@ class ModelSeat(BaseAgent):
         except AgentReplyError as exc:
             report.error = exc.detail
             raise
+        except (NotAnAnswer, json.JSONDecodeError) as exc:  # a 200 from some other server
+            seen = str(exc) if isinstance(exc, NotAnAnswer) else f"a body that is not JSON ({exc})"
+            detail = self._scrub(
+                f"the answer from {self.provider.name} at {self.base_url} is not a "
+                f"{self.response_name} response: {seen} (check base_url)"
+            )
+            report.error = detail
+            raise AgentReplyError("agent_error", detail) from None
         except Exception as exc:  # e.g. a reply the SDK cannot read: said, not raised raw
             log.debug("model_call_raised", agent=self.name, exc_info=exc)
             detail = self._scrub(f"{self.provider.name} model {model!r}: {error_text(exc)}")
