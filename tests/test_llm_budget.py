@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -113,7 +114,7 @@ async def test_a_spent_cost_budget_hands_the_seat_to_its_stand_in(server: FakeOp
         await agent.play(following("m1", 3))
     assert len(server.requests) == 2  # no call once spent
     assert caught.value.detail == (
-        "seat 'GPT': budget spent: 220 tokens, cost 0.3 of {'cost': 0.2}"
+        "seat 'GPT': budget spent: 220 tokens, cost 0.3 USD (the budget: cost 0.2 USD)"
     )
     report = agent.take_report()
     assert report is not None
@@ -202,8 +203,11 @@ async def test_a_call_cut_off_by_the_deadline_spends_its_estimate(server: FakeOp
     with pytest.raises(TimeoutError):
         async with asyncio.timeout(0.3):
             await agent.play(following("m1", 1))
-    with pytest.raises(AgentUnavailableError, match="budget spent"):
+    with pytest.raises(AgentUnavailableError) as caught:
         await agent.play(following("m1", 2))
+    assert re.fullmatch(
+        r"seat 'GPT': budget spent: \d+ tokens \(the budget: 50 tokens\)", caught.value.detail
+    )
 
 
 async def test_at_a_table_the_budget_is_announced_and_the_stand_in_takes_over(

@@ -160,8 +160,21 @@ async def test_server_errors_until_the_deadline_give_up_before_it(oai: FakeOpenA
     with pytest.raises(AgentReplyError) as caught:
         await play(agent, time_limit_ms=1500)
     assert time.monotonic() - started < 1.5
-    assert caught.value.detail.startswith("openai model 'gpt-test': HTTP 502 Bad gateway after")
+    detail = caught.value.detail
+    assert detail.startswith("openai model 'gpt-test': HTTP 502 Bad gateway after")
+    assert "the next retry would wait" in detail  # the arena's backoff, not the provider's
+    assert "retry after" not in detail
     assert len(oai.requests) >= 2
+
+
+async def test_a_status_without_a_message_is_not_repeated(oai: FakeOpenAI) -> None:
+    """An error page (not JSON): the SDK says "Error code: 500", the status already says so."""
+    agent = gpt(oai)
+    oai.default = Raw(b"<html><h1>500 Internal Server Error</h1></html>", "text/html", status=500)
+    with pytest.raises(AgentReplyError) as caught:
+        await play(agent, time_limit_ms=800)
+    assert caught.value.detail.startswith("openai model 'gpt-test': HTTP 500 after ")
+    assert "Error code" not in caught.value.detail
 
 
 async def test_the_table_deadline_cancels_a_backoff_wait(oai: FakeOpenAI) -> None:

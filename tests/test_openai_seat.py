@@ -363,7 +363,9 @@ async def test_an_unreachable_server_is_an_agent_error(key_env: str) -> None:
         await agent.play(play_request())
     assert type(caught.value) is AgentReplyError  # the server may come back: not benched
     assert caught.value.category == "agent_error"
-    assert caught.value.detail.startswith(f"cannot reach openai at {url}")
+    assert caught.value.detail == (
+        f"cannot reach openai at {url}: Connection error; gave up after 2 retries"
+    )
     report = agent.take_report()
     assert report is not None
     assert report.provider_retries == 2  # a refused connection is retried twice only
@@ -424,6 +426,7 @@ def test_a_local_preset_needs_no_key(monkeypatch: pytest.MonkeyPatch) -> None:
         ({"model": "m", "provider": "anthropic"}, "use type = 'anthropic'"),
         ({"model": "m", "provider": "zhipu", "structured": "tools"}, "not supported by"),
         ({"model": "m", "structured": "xml"}, "options.structured must be one of"),
+        ({"model": "m", "structured": "xml"}, "for type 'openai', not 'xml'"),
         ({"model": "m", "provider": "zhipu", "structured": "json_schema"}, "not supported by"),
         ({"model": "m", "temperature": 3}, "options.temperature"),
         ({"model": "m", "temperature": True}, "options.temperature"),

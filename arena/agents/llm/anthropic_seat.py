@@ -63,7 +63,7 @@ class AnthropicAgent(ModelSeat):
     """
 
     api: ClassVar[ApiKind] = "anthropic"
-    type_name: ClassVar[str] = "Anthropic"
+    type_name: ClassVar[str] = "anthropic"
     response_name: ClassVar[str] = "Messages"
     seat_structured: ClassVar[tuple[Structured, ...]] = ("tools", "none")
 

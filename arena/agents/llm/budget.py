@@ -43,18 +43,19 @@ class Spending:
     __slots__ = (
         "_announced",
         "_budget",
+        "_currency",
         "_match",
         "_model",
-        "_priced",
         "_switched",
         "cost",
         "tokens",
     )
 
-    def __init__(self, budget: Budget | None, model: str, *, priced: bool) -> None:
+    def __init__(self, budget: Budget | None, model: str, *, currency: str | None) -> None:
+        """``currency``: the seat's prices' (None when it has no prices: no cost)."""
         self._budget = budget
         self._model = model
-        self._priced = priced
+        self._currency = currency
         self._match: object = _NO_MATCH
         self._switched: str | None = None
         self._announced = False
@@ -82,10 +83,16 @@ class Spending:
         if budget.then != STANDIN:
             self._switched = budget.then
             return Verdict(budget.then, notice)
+        currency = self._currency
+        limits = []
+        if budget.tokens is not None:
+            limits.append(f"{budget.tokens} tokens")
+        if budget.cost is not None:
+            limits.append(f"cost {budget.cost:g} {currency}")
         refusal = (
             f"budget spent: {self.tokens} tokens"
-            + (f", cost {self.cost:.4g}" if self._priced else "")
-            + f" of {budget.limits()}"
+            + (f", cost {self.cost:.4g} {currency}" if currency is not None else "")
+            + f" (the budget: {' or '.join(limits)})"
         )
         announce, self._announced = not self._announced, True
         return Verdict(None, notice if announce else None, refusal)

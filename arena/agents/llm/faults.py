@@ -177,7 +177,8 @@ def fault_from_sdk(
             body = body["error"]
         message = body.get("message") if isinstance(body, dict) else None
         if not isinstance(message, str) or not message:
-            message = str(exc.message)
+            # the SDK's own words repeat the status: "Error code: 500 - <body>"
+            message = re.sub(r"^Error code: \d+(?: - )?", "", str(exc.message))
         param = body.get("param") if isinstance(body, dict) else None
         code = body.get("code") if isinstance(body, dict) else None
         return ProviderFault(
@@ -244,26 +245,30 @@ def describe(
         extra = f" (param: {fault.param})"
     elif fault.status in (401, 403) and key_variable is not None:
         extra = f" (the key in {key_variable})"
-    return f"{provider} model {model!r}: HTTP {fault.status} {message}{extra}"
+    said = f" {message}" if message else ""
+    return f"{provider} model {model!r}: HTTP {fault.status}{said}{extra}"
 
 
 def describe_gave_up(
     gave_up: GaveUp, *, provider: str, model: str, base_url: str, key_variable: str | None
 ) -> str:
     """Why the retries stopped: ``rate limited by openai (HTTP 429): retry after 30 s,
-    more than the 4.2 s left of the decision``, or the last fault and ``gave up``."""
+    more than the 4.2 s left of the decision`` (the provider's Retry-After), ``... the
+    next retry would wait 1.3 s, more than ...`` (the arena's backoff), or the last fault
+    and ``gave up after 2 retries``."""
     fault = gave_up.fault
-    tried = f" after {gave_up.retries} retries" if gave_up.retries else ""
+    retries = gave_up.retries
+    tried = f" after {retries} {'retry' if retries == 1 else 'retries'}" if retries else ""
     if fault.status == 429:
-        why = f"rate limited by {provider} (HTTP 429){tried}"
+        why = f"rate limited by {provider} (HTTP 429)"
     else:
         where = describe(
             fault, provider=provider, model=model, base_url=base_url, key_variable=key_variable
         )
-        why = where + tried
-    if gave_up.wait_s >= gave_up.left_s:
-        return (
-            f"{why}: retry after {gave_up.wait_s:.3g} s, more than the "
-            f"{gave_up.left_s:.3g} s left of the decision"
-        )
-    return f"{why}: gave up"
+        why = where.rstrip(". ")  # the SDK's "Connection error." ends in a full stop
+    if gave_up.wait_s < gave_up.left_s:
+        return f"{why}; gave up{tried}"
+    left = f"more than the {gave_up.left_s:.3g} s left of the decision"
+    if fault.retry_after_s is not None:  # the provider's own Retry-After
+        return f"{why}{tried}: retry after {gave_up.wait_s:.3g} s, {left}"
+    return f"{why}{tried}: the next retry would wait {gave_up.wait_s:.3g} s, {left}"

@@ -79,7 +79,7 @@ class OpenAIAgent(ModelSeat):
     """
 
     api: ClassVar[ApiKind] = "openai"
-    type_name: ClassVar[str] = "OpenAI"
+    type_name: ClassVar[str] = "openai"
     response_name: ClassVar[str] = "Chat Completions"
     seat_structured: ClassVar[tuple[Structured, ...]] = (
         "json_schema",

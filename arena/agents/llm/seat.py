@@ -205,7 +205,9 @@ class ModelSeat(BaseAgent):
         self._report: CallReport | None = None
         self._lease: clients.Lease | None = None
         self._rng = random.Random(seed)
-        self.spending = Spending(self.budget, model, priced=self.prices is not None)
+        self.spending = Spending(
+            self.budget, model, currency=self.prices.currency if self.prices else None
+        )
         """This match's tokens and cost, against the budget."""
         self.last_reasoning: str | None = None
         """Reasoning text of the last answer, when there was any (also in its report)."""
