@@ -819,3 +819,36 @@ def test_a_model_seat_is_checked_under_its_providers_deadline(
     out = capsys.readouterr().out
     assert f"== seat 2: Model (openai), deadline {preset('vllm').timeout_s:g} s" in out
     assert "Model: passed: 12 of 12 positions legal and on time" in out
+
+
+async def test_a_model_seats_unreadable_answer_is_malformed_like_a_programs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same fault category gets the same verdict whoever reads the text: a model
+    seat reads its model's answer itself (and raises), a program's line the check reads."""
+    from fake_providers import FakeOpenAI, Fault, Reply, legal_model
+
+    from arena.agents.llm.openai_seat import OpenAIAgent, close_clients
+
+    monkeypatch.setenv("CHECK_KEY", "check-key")
+    with FakeOpenAI(api_key="check-key", respond=legal_model) as server:
+        server.script(
+            Reply(text="I think I will bid, my hand looks good."),  # bid_only_pass
+            Reply(text='{"bid": 2', finish="length"),  # bid_opening
+            Fault(400, "this call's prompt is too long"),  # bid_fixed_landlord
+        )
+        agent = OpenAIAgent(
+            "Model", model="m", base_url=server.base_url, api_key_env="CHECK_KEY", structured="none"
+        )
+        await agent.open()
+        try:
+            report = await check_agent(agent, timeout_s=5)
+        finally:
+            await agent.close()
+            await close_clients()
+    got = {r.position: (r.verdict, r.detail.partition(":")[0]) for r in report.results}
+    assert got["bid_only_pass"] == ("malformed", "unparsable")
+    assert got["bid_opening"] == ("malformed", "truncated")
+    assert got["bid_fixed_landlord"] == ("error", "agent_error")  # the provider failed
+    program = judge_reply(build("bid_only_pass", "Model")[1], "I think I will bid")
+    assert (program.verdict, program.detail.partition(":")[0]) == ("malformed", "unparsable")

@@ -239,6 +239,18 @@ def _unanswered(result: PositionResult) -> int:
     return 1 if result.verdict == "late" and result.reply is None else 0
 
 
+_VERDICT_OF: Final[dict[str, Verdict]] = {
+    "empty": "malformed",
+    "truncated": "malformed",
+    "unparsable": "malformed",
+    "illegal": "illegal",
+    "timeout": "late",
+}
+"""The verdict of a fault an agent raises itself, the same as :func:`judge_reply` gives
+the same fault in a reply it reads: an unreadable model answer is ``malformed`` as a
+program's unreadable line is. Anything else (``agent_error``) is ``error``."""
+
+
 async def _ask(
     agent: Agent,
     position: Position,
@@ -259,8 +271,10 @@ async def _ask(
         judgement = Judgement(
             "late", f"no reply within {patience:g} s (the deadline is {timeout_s:g} s)"
         )
-    except AgentReplyError as exc:
-        judgement = Judgement("error", f"{exc.category}: {exc.detail}")
+    except AgentReplyError as exc:  # a model seat reads its model's text itself
+        judgement = Judgement(
+            _VERDICT_OF.get(exc.category, "error"), f"{exc.category}: {exc.detail}"
+        )
     except Exception as exc:  # the agent's own bug, as the table counts it
         log.debug("agent_check_raised", agent=agent.name, position=position.name, exc_info=exc)
         judgement = Judgement("error", f"agent_error: {type(exc).__name__}: {exc}")
