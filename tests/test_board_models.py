@@ -295,6 +295,28 @@ async def test_a_model_action_line_carries_its_decision_and_the_match_end_its_fi
     )
 
 
+async def test_the_match_end_names_both_models_after_a_budget_switch() -> None:
+    e = Script()
+    ended: dict[str, Any] = {
+        "players": PLAYERS,
+        "rounds": 1,
+        "standings": [{"player": p, "score": 0} for p in PLAYERS],
+        "faults": {},
+    }
+    events = [
+        *opening(e),
+        e("decision", 1, **decision(model="claude-sonnet-4-5")),
+        e("budget_spent", 1, switched_to="claude-haiku-4-5", spent={"cost": 0.5}),
+        e("decision", 1, **decision(model="claude-haiku-4-5")),
+        e("decision", 1, **decision(model="claude-haiku-4-5")),
+        e("match_ended", **ended),
+    ]
+    lines = await plain(events, Clock(), {})
+    assert lines[-1].startswith(
+        "[t1 r1] Beta (claude-sonnet-4-5 → claude-haiku-4-5): 3 of 3 decisions legal"
+    )
+
+
 @pytest.mark.parametrize(
     ("data", "words"),
     [

@@ -11,7 +11,7 @@ field the table leaves out, or one a newer table adds, must never stop a display
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["ModelTally", "budget_words", "decision_suffix", "money", "replaced_words"]
@@ -22,6 +22,9 @@ class ModelTally:
     """A model seat's decisions so far in a match, from its ``decision`` events."""
 
     model: str = ""
+    """The model now playing (the budget's cheaper one after a switch)."""
+    models: list[str] = field(default_factory=list)
+    """Every model that played, in order: ``["gpt-4o", "gpt-4o-mini"]`` after a switch."""
     decisions: int = 0
     legal_first_try: int = 0
     fell_back: int = 0
@@ -36,6 +39,8 @@ class ModelTally:
     def add(self, data: Mapping[str, Any]) -> None:
         """Count one decision event's figures."""
         self.model = str(data.get("model") or self.model)
+        if self.model and (not self.models or self.models[-1] != self.model):
+            self.models.append(self.model)
         self.decisions += 1
         self.legal_first_try += bool(data.get("legal_first_try"))
         self.fell_back += bool(data.get("fell_back"))
@@ -60,7 +65,8 @@ class ModelTally:
         return self.input_tokens + self.output_tokens
 
     def summary(self, player: str) -> str:
-        """The match's headline figures of one model seat, in one line."""
+        """The match's headline figures of one model seat, in one line; after a budget
+        switch it names both models (``gpt-4o → gpt-4o-mini``), since it counts both."""
         after_retry = self.decisions - self.legal_first_try - self.fell_back
         n = self.decisions
         parts = [
@@ -73,7 +79,8 @@ class ModelTally:
             parts.append(f"cost {money(self.cost)}")
         if n:
             parts.append(f"{self.latency_ms / n / 1000:.1f} s a decision")
-        return f"{player} ({self.model}): {'; '.join(parts)}"
+        models = " → ".join(self.models) or self.model  # the figures count every model's
+        return f"{player} ({models}): {'; '.join(parts)}"
 
 
 def decision_suffix(data: Mapping[str, Any]) -> str:
