@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -408,3 +409,29 @@ async def test_a_200_that_is_not_an_api_response_says_so_plainly(
         assert seen in detail
         assert "Error" not in detail  # no AttributeError / JSONDecodeError / TypeError
         assert "check base_url" in detail
+
+
+async def test_a_call_is_not_sent_when_the_wait_for_a_slot_left_too_little_time() -> None:
+    """Its answer could not arrive in time, yet the provider would bill it and run it
+    beside the call the limit let in."""
+    with FakeOpenAI(api_key=KEY, default=Reply(text='{"action": "PASS"}', delay_s=1.0)) as server:
+        busy, waiting = gpt(server, "A", concurrency=1), gpt(server, "B", concurrency=1)
+        slow = asyncio.create_task(play(busy))
+        await asyncio.sleep(0.05)
+        with pytest.raises(AgentReplyError) as caught:
+            await play(waiting, time_limit_ms=1000)  # the slot frees ~0.05 s before its end
+        await slow
+        await busy.close()
+        await waiting.close()
+    assert len(server.requests) == 1  # the waiting seat's call was never sent
+    assert server.max_in_flight == 1
+    assert caught.value.category == "agent_error"
+    assert re.fullmatch(
+        r"waited (0\.9\d*|1) s for a free slot of provider openai \(concurrency 1\): "
+        r"0(\.0\d*)? s of the decision left, too little to send the call",
+        caught.value.detail,
+    ), caught.value.detail
+    report = waiting.take_report()
+    assert report is not None
+    assert report.error == caught.value.detail
+    assert report.usage.input_tokens == 0  # nothing sent, nothing spent

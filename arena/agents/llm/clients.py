@@ -24,10 +24,11 @@ __all__ = ["Lease", "close_clients", "lease"]
 class _Shared:
     """A client, its call slots and how many seats hold it."""
 
-    __slots__ = ("client", "holders", "slots")
+    __slots__ = ("client", "concurrency", "holders", "slots")
 
     def __init__(self, client: Any, concurrency: int) -> None:
         self.client = client
+        self.concurrency = concurrency
         self.slots = asyncio.Semaphore(concurrency)
         self.holders = 0
 
@@ -57,6 +58,11 @@ class Lease:
     def slots(self) -> asyncio.Semaphore:
         """At most ``concurrency`` calls at once per provider, base URL and key."""
         return self._shared.slots
+
+    @property
+    def concurrency(self) -> int:
+        """The limit the slots hold to (set by the first seat that leased the client)."""
+        return self._shared.concurrency
 
     def valid_here(self) -> bool:
         """Held and made in the running loop (a seat moved to another loop leases anew)."""

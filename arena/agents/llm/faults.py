@@ -201,13 +201,15 @@ async def with_retries(
     on_retry: Callable[[ProviderFault, float], None],
     rng: random.Random,
     now: Callable[[], float] | None = None,
+    keep_s: float = 0.0,
 ) -> T:
     """Call ``attempt`` until it answers, retrying passing faults while the deadline
     (a ``loop.time()`` instant) leaves room for the wait.
 
     Raises the fault itself when it is not passing, :class:`GaveUp` when waiting would
     run past the deadline or the retries are used up. ``on_retry(fault, wait_s)`` is
-    told of each retry before its wait.
+    told of each retry before its wait. ``keep_s``: the time a call needs left after the
+    wait to be worth sending (the seat sends none with less).
     """
     clock = now or asyncio.get_running_loop().time
     retries = 0
@@ -220,7 +222,7 @@ async def with_retries(
             wait = fault.retry_after_s
             if wait is None:
                 wait = backoff_s(retries, rng)
-            left = deadline - clock()
+            left = deadline - clock() - keep_s
             most = MAX_CONNECTION_RETRIES if fault.status is None else MAX_PROVIDER_RETRIES
             if wait >= left or retries >= most:
                 raise GaveUp(fault, wait, max(left, 0.0), retries) from None

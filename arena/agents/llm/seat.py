@@ -88,6 +88,12 @@ __all__ = [
 log = get_logger(__name__)
 
 _LEGAL_MOVES: Final[tuple[str, ...]] = get_args(LegalMoves)
+_MIN_LEFT_S: Final = 0.1
+_MIN_LEFT_SHARE: Final = 0.05
+_MIN_LEFT_CAP_S: Final = 1.0
+"""A call is sent only with at least 5 % of the deadline left (0.1 s at least, 1 s at
+most): after a long wait for a concurrency slot its answer could not arrive in time,
+yet the provider would still bill it and run it beside the calls the limit lets in."""
 _SECRET_LIKE: Final = re.compile(r"\b(sk|key)-[A-Za-z0-9_*.\-]{4,}", re.IGNORECASE)
 _THINK: Final = re.compile(r"<(think|thinking)>(.*?)</\1>", re.IGNORECASE | re.DOTALL)
 
@@ -373,9 +379,19 @@ class ModelSeat(BaseAgent):
         report: CallReport,
     ) -> Completion:
         lease = self._client_lease()
+        clock = asyncio.get_running_loop().time
+        too_little = min(
+            _MIN_LEFT_CAP_S, max(_MIN_LEFT_S, _MIN_LEFT_SHARE * request.time_limit_ms / 1000)
+        )
 
         async def attempt() -> Completion:
+            asked = clock()
             async with lease.slots:
+                left = deadline - clock()
+                if left < too_little:  # the answer could not arrive in time: not sent
+                    raise AgentReplyError(
+                        "agent_error", self._no_time(left, clock() - asked, lease)
+                    )
                 try:
                     return await self._complete(lease.client, model, conversation, request)
                 except Exception as exc:
@@ -398,7 +414,7 @@ class ModelSeat(BaseAgent):
 
         try:
             answer = await with_retries(
-                attempt, deadline=deadline, on_retry=retrying, rng=self._rng
+                attempt, deadline=deadline, on_retry=retrying, rng=self._rng, keep_s=too_little
             )
         except ProviderFault as fault:
             detail = describe(fault, **self._where(model))
@@ -422,6 +438,16 @@ class ModelSeat(BaseAgent):
                 usage.estimated = True
         report.usage = answer.usage = self._usage(usage, model)
         return answer
+
+    def _no_time(self, left: float, waited: float, lease: clients.Lease) -> str:
+        """Why a call was not sent: the wait for a slot (or the retries) used the time."""
+        why = f"{max(left, 0.0):.2g} s of the decision left, too little to send the call"
+        if waited < 0.01:
+            return why
+        return (
+            f"waited {waited:.2g} s for a free slot of provider {self.provider.name} "
+            f"(concurrency {lease.concurrency}): {why}"
+        )
 
     def _usage(self, usage: Usage, model: str) -> Usage:
         """The usage with its cost, when the seat has prices: the budget's
