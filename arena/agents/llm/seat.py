@@ -441,11 +441,11 @@ class ModelSeat(BaseAgent):
 
     def _no_time(self, left: float, waited: float, lease: clients.Lease) -> str:
         """Why a call was not sent: the wait for a slot (or the retries) used the time."""
-        why = f"{max(left, 0.0):.2g} s of the decision left, too little to send the call"
+        why = f"{max(left, 0.0):.2f} s of the decision left, too little to send the call"
         if waited < 0.01:
             return why
         return (
-            f"waited {waited:.2g} s for a free slot of provider {self.provider.name} "
+            f"waited {waited:.2f} s for a free slot of provider {self.provider.name} "
             f"(concurrency {lease.concurrency}): {why}"
         )
 
