@@ -5,7 +5,8 @@
 fields and error bodies of each, so tests point ``openai.AsyncOpenAI`` /
 ``anthropic.AsyncAnthropic`` at them through ``base_url`` and exercise the SDKs' own
 parsing and exceptions, not a mock. Each test scripts what the server does next
-(``server.script(Reply(text=...), Fault(429, retry_after="2"), ...)``); when the script
+(``server.script(Reply(text=...), Fault(429, retry_after="2"), Raw(b"<html>...", "text/html"),
+...)``: a reply, an error in the provider's format, any body at all); when the script
 is used up, ``respond`` (a function of the request) or ``default`` answers. Every request
 is recorded with its headers and JSON body, so a test can check the key arrived and
 which model and parameters were sent.
