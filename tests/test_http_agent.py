@@ -398,6 +398,19 @@ def test_a_missing_or_empty_token_variable_names_the_variable_and_the_seat(
         create_agent("http", "Alpha", options=options, seat_key="seats.0")
 
 
+@pytest.mark.parametrize(
+    "value",
+    ["sk-secret-pasted-0123456789", "DDZ_TOKEN=sk-secret-pasted-0123456789", ["sk-secret"]],
+)
+def test_a_token_pasted_into_token_env_is_refused_without_being_shown(value: object) -> None:
+    options = {"url": "https://bots.example/ddz", "token_env": value}
+    with pytest.raises(ConfigError) as caught:
+        create_agent("http", "Alpha", options=options, seat_key="seats.0")
+    text = str(caught.value)
+    assert "options.token_env must be" in text
+    assert "sk-secret" not in text
+
+
 def test_the_token_is_not_in_the_agents_repr(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DDZ_TEST_TOKEN", "sk-secret-in-repr")
     agent = HttpAgent("Alpha", url="https://bots.example/ddz?key=k1", token_env="DDZ_TEST_TOKEN")

@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -409,6 +411,86 @@ async def test_a_missing_key_variable_is_a_config_error_naming_it(
     monkeypatch.delenv("DEEPSEEK_API_KEY", raising=False)
     with pytest.raises(ConfigError, match="DEEPSEEK_API_KEY"):
         create_agent("openai", "GPT", options={"model": "m", "provider": "deepseek"})
+
+
+PASTED_KEY = "sk-proj-abc1234567890123456789012345678901234"
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        PASTED_KEY,
+        f"OPENAI_API_KEY={PASTED_KEY}",
+        f"export OPENAI_API_KEY={PASTED_KEY}",
+        f" {PASTED_KEY}\n",
+        "9lives",
+    ],
+)
+@pytest.mark.parametrize("seat_type", ["openai", "anthropic"])
+def test_a_key_pasted_into_api_key_env_is_refused_without_being_shown(
+    value: str, seat_type: str
+) -> None:
+    with pytest.raises(ConfigError) as caught:
+        create_agent(
+            seat_type, "GPT", options={"model": "m", "api_key_env": value}, seat_key="seats.0"
+        )
+    message = str(caught.value)
+    assert "must be the NAME of an environment variable" in message
+    assert "it is not shown" in message
+    assert value.strip() not in message
+    assert PASTED_KEY[:12] not in message
+
+
+@pytest.mark.parametrize("value", [[PASTED_KEY], {"key": PASTED_KEY}, "   "])
+def test_an_api_key_env_that_is_no_string_is_refused_without_being_shown(value: object) -> None:
+    with pytest.raises(ConfigError, match=r"options\.api_key_env must name") as caught:
+        create_agent("openai", "GPT", options={"model": "m", "api_key_env": value})
+    assert PASTED_KEY not in str(caught.value)
+
+
+def test_arena_play_shows_no_key_pasted_into_api_key_env(tmp_path: Path) -> None:
+    config = tmp_path / "pasted.toml"
+    config.write_text(
+        f"""
+[[seats]]
+name = "GPT"
+type = "openai"
+options = {{ model = "m", api_key_env = "OPENAI_API_KEY={PASTED_KEY}" }}
+
+[[seats]]
+name = "B"
+type = "heuristic"
+
+[[seats]]
+name = "C"
+type = "heuristic"
+"""
+    )
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from arena.cli import main; raise SystemExit(main())",
+            "play",
+            "--config",
+            str(config),
+            "--no-live",
+            "--log-format",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stderr[-2000:]
+    failed = [
+        json.loads(line)
+        for line in done.stderr.splitlines()
+        if line.startswith("{") and "command_failed" in line
+    ]
+    assert failed, done.stderr[-2000:]
+    assert "NAME of an environment variable" in done.stderr
+    assert PASTED_KEY[:12] not in done.stdout + done.stderr
 
 
 def test_a_local_preset_needs_no_key(monkeypatch: pytest.MonkeyPatch) -> None:

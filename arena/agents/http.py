@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import socket
 import urllib.request
 from collections.abc import Mapping
@@ -286,11 +287,24 @@ def _checked_headers(headers: object) -> dict[str, str]:
     return checked
 
 
+_VARIABLE_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+"""What ``token_env`` may hold: anything else is refused unseen (it may be the token)."""
+
+
 def _token(token_env: object) -> str:
     """The bearer token from the environment; errors name the variable, never the value."""
     if not isinstance(token_env, str) or not token_env:
+        # never the value: a list or table here may hold the token itself
+        shown = "an empty string" if isinstance(token_env, str) else type(token_env).__name__
         raise ConfigError(
-            f"options.token_env must be the name of an environment variable, got {token_env!r}"
+            f"options.token_env must be the name of an environment variable, got {shown}"
+        )
+    if not _VARIABLE_NAME.fullmatch(token_env):
+        raise ConfigError(
+            "options.token_env must be the NAME of an environment variable (such as "
+            "ARENA_AGENT_TOKEN); the value given is not a variable name and looks like it "
+            "may be the token itself, so it is not shown: put the token in the environment "
+            "(export ARENA_AGENT_TOKEN=...) and name the variable here"
         )
     token = os.environ.get(token_env)
     if token is None:
