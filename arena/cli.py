@@ -10,7 +10,7 @@ import gc
 import json
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, NoReturn
@@ -23,7 +23,7 @@ from arena.logs import LEVELS, configure_logging
 
 if TYPE_CHECKING:  # imported when used: `arena schema` needs no engine
     from arena.replay import RecordedRound, ReplayWriter
-    from arena.testing import AgentCheckReport
+    from arena.testing import AgentCheckReport, PositionResult
 
 __all__ = ["UsageError", "main"]
 
@@ -556,6 +556,11 @@ time, detail), then a summary line. Verdicts:
 A program that writes lines answering no request (a reply to a notification, two
 replies to one request, a line before any request) fails with "extra lines: ...".
 
+Each position's line is printed as soon as it is judged (a model takes seconds a
+call). Ctrl-C or SIGTERM stops the check: the lines so far stay, followed by
+"interrupted after N of 12 positions" (with --json, the document of what was judged,
+its "interrupted" saying the same); exit status 130 or 143.
+
 Exit status: 0 when every position of every seat checked is legal and on time and no
 line came extra; 1 when not; 2 for a usage or config error, or an agent that cannot
 start.
@@ -583,16 +588,34 @@ def _agent_check(args: argparse.Namespace) -> int:
         for (_, seat), agent in zip(seats, agents, strict=True)
     ]
 
+    from arena.testing import POSITIONS
+    from arena.testing.check import column_header, result_line
+
+    width = max(len(position.name) for position in POSITIONS)  # known before any is judged
+    judged: list[PositionResult] = []  # the seat being checked: its verdicts so far
+
+    def show(result: PositionResult) -> None:
+        judged.append(result)
+        if not args.json:
+            print(result_line(result, width), flush=True)
+
     async def run() -> list[AgentCheckReport]:
         stop_on_sigterm()
         reports = []
         try:
             for (index, seat), agent, timeout in zip(seats, agents, deadlines, strict=True):
-                report = await _check_seat(agent, index, timeout, config)
+                judged.clear()
+                if not args.json:  # at once: a model takes seconds a position
+                    print(f"== seat {index}: {seat.name} ({seat.type}), deadline {timeout:g} s")
+                    print(column_header(width), flush=True)
+                report = await _check_seat(agent, index, timeout, config, show)
                 reports.append(report)
                 if not args.json:
-                    print(f"== seat {index}: {seat.name} ({seat.type}), deadline {timeout:g} s")
-                    print(report.as_text(), flush=True)
+                    print("\n".join(report.closing_lines()), flush=True)
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            # the verdicts already paid for stay on screen (or in the JSON), then it stops
+            _interrupted(args, seats, reports, judged, deadlines[len(reports)])
+            raise
         finally:
             await asyncio.gather(*map(_close_quietly, agents, deadlines))
         return reports
@@ -600,15 +623,9 @@ def _agent_check(args: argparse.Namespace) -> int:
     reports = asyncio.run(run())
     passed = all(report.passed for report in reports)
     if args.json:
-        document = {
-            "config": str(args.config),
-            "passed": passed,
-            "seats": [
-                {"seat": index, "type": seat.type, **report.to_dict()}
-                for (index, seat), report in zip(seats, reports, strict=True)
-            ],
-        }
-        print(json.dumps(document, ensure_ascii=False, indent=2))
+        print(
+            json.dumps(_check_document(args, seats, reports, passed), ensure_ascii=False, indent=2)
+        )
     elif len(reports) > 1:
         failed = [report.agent for report in reports if not report.passed]
         if failed:
@@ -616,6 +633,45 @@ def _agent_check(args: argparse.Namespace) -> int:
         else:
             print(f"passed: all {len(reports)} seats")
     return 0 if passed else 1
+
+
+def _check_document(
+    args: argparse.Namespace,
+    seats: Sequence[tuple[int, Any]],
+    reports: Sequence[AgentCheckReport],
+    passed: bool,
+) -> dict[str, Any]:
+    """``arena agent check --json``'s document (the seats checked, in order)."""
+    return {
+        "config": str(args.config),
+        "passed": passed,
+        "seats": [
+            {"seat": index, "type": seat.type, **report.to_dict()}
+            for (index, seat), report in zip(seats, reports, strict=False)
+        ],
+    }
+
+
+def _interrupted(
+    args: argparse.Namespace,
+    seats: Sequence[tuple[int, Any]],
+    reports: list[AgentCheckReport],
+    judged: list[PositionResult],
+    timeout_s: float,
+) -> None:
+    """Ctrl-C or SIGTERM during a check: say how far the seat being checked got (its
+    verdicts so far are already on screen), or print the JSON of what was judged."""
+    from arena.testing import POSITIONS, AgentCheckReport
+
+    index, seat = seats[len(reports)]
+    so_far = f"interrupted after {len(judged)} of {len(POSITIONS)} positions"
+    if not args.json:
+        print(f"{seat.name}: {so_far}", flush=True)
+        return
+    partial = [*reports, AgentCheckReport(seat.name, timeout_s, tuple(judged))]
+    document = _check_document(args, seats, partial, False)
+    document["interrupted"] = f"seat {index} ({seat.name}): {so_far}"
+    print(json.dumps(document, ensure_ascii=False, indent=2), flush=True)
 
 
 def _checked_agents(source: Path, config: ArenaConfig, indexes: list[int]) -> list[Any]:
@@ -644,7 +700,11 @@ def _checked_agents(source: Path, config: ArenaConfig, indexes: list[int]) -> li
 
 
 async def _check_seat(
-    agent: Any, index: int, timeout_s: float, config: ArenaConfig
+    agent: Any,
+    index: int,
+    timeout_s: float,
+    config: ArenaConfig,
+    on_result: Callable[[PositionResult], None],
 ) -> AgentCheckReport:
     """Start the agent (as a table does: AgentStartError names the seat), then check it."""
     from arena.agents.lifecycle import open_agent
@@ -653,7 +713,11 @@ async def _check_seat(
     before = stale_replies_of(agent)  # lines a program writes as it starts count as extra
     await open_agent(agent, f"seat {index} ({agent.name!r})")
     return await check_agent(
-        agent, timeout_s=timeout_s, rules=config.rules, stale_replies_before=before
+        agent,
+        timeout_s=timeout_s,
+        rules=config.rules,
+        stale_replies_before=before,
+        on_result=on_result,
     )
 
 

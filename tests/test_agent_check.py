@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
+import subprocess
 import sys
 import time
 from collections import Counter
@@ -28,6 +30,7 @@ from arena.engine import PASS, Combo, cards_of, legal_plays
 from arena.testing import (
     MATCH_ID,
     POSITIONS,
+    PositionResult,
     check_agent,
     judge_reply,
     position_named,
@@ -849,6 +852,87 @@ async def test_a_model_seats_unreadable_answer_is_malformed_like_a_programs(
     got = {r.position: (r.verdict, r.detail.partition(":")[0]) for r in report.results}
     assert got["bid_only_pass"] == ("malformed", "unparsable")
     assert got["bid_opening"] == ("malformed", "truncated")
+    assert "raise the seat's options.max_tokens" in report.result("bid_opening").detail
+    assert "max_tokens" not in report.result("bid_only_pass").detail
     assert got["bid_fixed_landlord"] == ("error", "agent_error")  # the provider failed
     program = judge_reply(build("bid_only_pass", "Model")[1], "I think I will bid")
     assert (program.verdict, program.detail.partition(":")[0]) == ("malformed", "unparsable")
+
+
+# --- verdicts as they come, and kept when stopped (a model takes seconds a position) ----------
+
+SLOW_PROGRAM = STDIO_PROGRAM.replace("import sys\n", "import sys\nimport time\n", 1).replace(
+    "    print(json.dumps(reply, ensure_ascii=False), flush=True)",
+    "    time.sleep(0.3)\n    print(json.dumps(reply, ensure_ascii=False), flush=True)",
+)
+
+
+async def test_each_verdict_is_handed_over_as_soon_as_it_is_judged() -> None:
+    seen: list[PositionResult] = []
+    report = await check_agent(HeuristicAgent("Me", seed=1), timeout_s=2, on_result=seen.append)
+    assert seen == list(report.results)
+    assert [result.position for result in seen] == NAMES
+
+
+def slow_check(tmp_path: Path, *extra: str) -> subprocess.Popen[str]:
+    program = tmp_path / "slow.py"
+    program.write_text(SLOW_PROGRAM, encoding="utf-8")
+    command = json.dumps([sys.executable, str(program)], ensure_ascii=False)
+    config = write_config(tmp_path, [])
+    config.write_text(
+        config.read_text(encoding="utf-8")
+        + f'[[seats]]\nname = "Slow"\ntype = "subprocess"\noptions = {{ command = {command} }}\n'
+        + '[[seats]]\nname = "Beta"\n[[seats]]\nname = "Gamma"\n',
+        encoding="utf-8",
+    )
+    run_main = "from arena.cli import main; raise SystemExit(main())"
+    return subprocess.Popen(
+        [sys.executable, "-c", run_main, "agent", "check", str(config), "--seat", "Slow", *extra],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+@pytest.mark.parametrize(
+    ("sent", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["Ctrl-C", "SIGTERM"]
+)
+def test_verdicts_show_as_they_come_and_a_stop_keeps_them(
+    tmp_path: Path, sent: signal.Signals, status: int
+) -> None:
+    check = slow_check(tmp_path)
+    try:
+        assert check.stdout is not None
+        header = check.stdout.readline()
+        assert header.startswith("== seat 0: Slow (subprocess), deadline 2 s"), header
+        assert check.stdout.readline().split()[:2] == ["position", "verdict"]
+        first = check.stdout.readline()  # ~0.3 s: one position judged, eleven to go
+        second = check.stdout.readline()
+        assert check.poll() is None  # shown while the check goes on
+        check.send_signal(sent)
+        rest, _ = check.communicate(timeout=20)
+    finally:
+        if check.poll() is None:
+            check.kill()
+            check.wait()
+    assert first.split()[:2] == [NAMES[0], "legal"]
+    assert second.split()[0] == NAMES[1]
+    said = [line for line in rest.splitlines() if "interrupted after" in line]
+    assert len(said) == 1, rest
+    judged = 2 + sum(1 for line in rest.splitlines() if line.split()[:1] in ([n] for n in NAMES))
+    assert said[0] == f"Slow: interrupted after {judged} of 12 positions"
+    assert check.returncode == status
+
+
+def test_a_stopped_json_check_prints_what_was_judged(tmp_path: Path) -> None:
+    check = slow_check(tmp_path, "--json")
+    time.sleep(2.5)  # the program starts, then a few positions
+    check.send_signal(signal.SIGINT)
+    out, _ = check.communicate(timeout=20)
+    assert check.returncode == 130
+    document = json.loads(out)
+    (seat,) = document["seats"]
+    done = len(seat["results"])
+    assert 1 <= done < 12
+    assert document["passed"] is False
+    assert document["interrupted"] == f"seat 0 (Slow): interrupted after {done} of 12 positions"

@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -48,6 +48,8 @@ __all__ = [
     "AgentCheckReport",
     "PositionResult",
     "check_agent",
+    "column_header",
+    "result_line",
     "stale_replies_of",
 ]
 
@@ -163,15 +165,17 @@ class AgentCheckReport:
         """A table for people: one line per position (name, verdict, time, detail), a line
         for each other problem (``extra lines: ...``), then the summary line."""
         width = max((len(result.position) for result in self.results), default=8)
-        lines = [f"{'position':<{width}}  {'verdict':<9}  {'time':>7}  detail"]
-        for result in self.results:
-            lines.append(
-                f"{result.position:<{width}}  {result.verdict:<9}  "
-                f"{result.elapsed_s:>6.3f}s  {result.detail}"
-            )
-        lines.extend(f"extra lines: {problem}" for problem in self.problems)
-        lines.append(self.summary())
+        lines = [column_header(width)]
+        lines.extend(result_line(result, width) for result in self.results)
+        lines.extend(self.closing_lines())
         return "\n".join(lines)
+
+    def closing_lines(self) -> list[str]:
+        """What :meth:`as_text` prints after the positions: each other problem, then the
+        summary line (``arena agent check`` prints the positions as they are judged)."""
+        lines = [f"extra lines: {problem}" for problem in self.problems]
+        lines.append(self.summary())
+        return lines
 
     def to_dict(self) -> dict[str, Any]:
         """The report as JSON-ready data (``arena agent check --json``)."""
@@ -185,6 +189,20 @@ class AgentCheckReport:
         }
 
 
+def column_header(width: int) -> str:
+    """The heading of :meth:`AgentCheckReport.as_text`'s table, its first column
+    ``width`` characters wide."""
+    return f"{'position':<{width}}  {'verdict':<9}  {'time':>7}  detail"
+
+
+def result_line(result: PositionResult, width: int) -> str:
+    """One position's line of :meth:`AgentCheckReport.as_text`'s table."""
+    return (
+        f"{result.position:<{width}}  {result.verdict:<9}  "
+        f"{result.elapsed_s:>6.3f}s  {result.detail}"
+    )
+
+
 async def check_agent(
     agent: Agent,
     *,
@@ -193,6 +211,7 @@ async def check_agent(
     positions: Sequence[Position] = POSITIONS,
     clock: Clock | None = None,
     stale_replies_before: int | None = None,
+    on_result: Callable[[PositionResult], None] | None = None,
 ) -> AgentCheckReport:
     """Ask ``agent`` every position once (the retry position twice) and judge each reply.
 
@@ -201,6 +220,9 @@ async def check_agent(
     opened nor closed here: the caller owns its lifecycle. ``stale_replies_before`` is
     :func:`stale_replies_of` the agent before it was opened, so that lines a program
     writes as it starts count as extra too (default: the count as the check begins).
+    ``on_result`` is called with each position's result as soon as it is judged: a model
+    takes seconds a call, so a caller can show each verdict as it comes, and keep those
+    already paid for if the check is stopped.
     """
     clock = clock or MonotonicClock()
     before = stale_replies_of(agent) if stale_replies_before is None else stale_replies_before
@@ -219,6 +241,8 @@ async def check_agent(
             first = f"first answer {result.verdict}, rejected"
             result = _with_detail(again, f"{again.detail} (retry; {first})")
         results.append(result)
+        if on_result is not None:
+            on_result(result)
     extra = None
     if before is not None:
         await asyncio.sleep(_SETTLE_S)  # a second reply to the last request may be on its way
@@ -250,6 +274,9 @@ _VERDICT_OF: Final[dict[str, Verdict]] = {
 the same fault in a reply it reads: an unreadable model answer is ``malformed`` as a
 program's unreadable line is. Anything else (``agent_error``) is ``error``."""
 
+_TRUNCATED_HINT: Final = " (raise the seat's options.max_tokens so the answer fits)"
+"""What to do about a model answer cut off at its output limit."""
+
 
 async def _ask(
     agent: Agent,
@@ -272,8 +299,9 @@ async def _ask(
             "late", f"no reply within {patience:g} s (the deadline is {timeout_s:g} s)"
         )
     except AgentReplyError as exc:  # a model seat reads its model's text itself
+        hint = _TRUNCATED_HINT if exc.category == "truncated" else ""
         judgement = Judgement(
-            _VERDICT_OF.get(exc.category, "error"), f"{exc.category}: {exc.detail}"
+            _VERDICT_OF.get(exc.category, "error"), f"{exc.category}: {exc.detail}{hint}"
         )
     except Exception as exc:  # the agent's own bug, as the table counts it
         log.debug("agent_check_raised", agent=agent.name, position=position.name, exc_info=exc)
