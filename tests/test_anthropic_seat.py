@@ -340,8 +340,9 @@ async def test_an_unknown_model_is_unavailable(server: FakeAnthropic, key_env: s
     server.script(Fault(404, "model: claude-test"))
     with pytest.raises(AgentUnavailableError) as caught:
         await agent.play(play_request())
-    assert caught.value.detail == (
-        "seat 'Claude': anthropic model 'claude-test': HTTP 404 model: claude-test"
+    assert caught.value.detail.startswith(
+        f"seat 'Claude': anthropic model 'claude-test': HTTP 404 model: claude-test "
+        f"at {server.base_url} (is base_url right?"
     )
 
 

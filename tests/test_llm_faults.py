@@ -200,7 +200,11 @@ async def test_the_table_deadline_cancels_a_backoff_wait(oai: FakeOpenAI) -> Non
     [
         (Fault(401, "invalid x-api-key"), f"HTTP 401 invalid x-api-key (the key in {KEY_ENV})"),
         (Fault(403, "forbidden"), f"HTTP 403 forbidden (the key in {KEY_ENV})"),
-        (Fault(404, "model: claude-test"), "HTTP 404 model: claude-test"),
+        (
+            Fault(404, "model: claude-test"),
+            "HTTP 404 model: claude-test at {url} (is base_url right? the Anthropic SDK adds "
+            "/v1/messages itself; or the model name is unknown)",
+        ),
         (
             Fault(400, "top_k: Extra inputs are not permitted"),
             "HTTP 400 top_k: Extra inputs are not permitted",
@@ -214,9 +218,39 @@ async def test_permanent_faults_make_the_seat_unavailable_at_once(
     ant.script(fault)
     with pytest.raises(AgentUnavailableError) as caught:
         await play(agent)
+    shown = shown.format(url=ant.base_url)
     assert caught.value.detail == f"seat 'Claude': anthropic model 'claude-test': {shown}"
     assert KEY not in caught.value.detail
     assert len(ant.requests) == 1
+
+
+async def test_a_404_names_base_url_and_the_v1_it_usually_ends_in(oai: FakeOpenAI) -> None:
+    """A base_url without /v1 is the common 404: the detail names base_url, not only the
+    model, and the seat is still benched at once."""
+    agent = gpt(oai)
+    oai.script(Fault(404, "no route /chat/completions"))
+    with pytest.raises(AgentUnavailableError) as caught:
+        await play(agent)
+    assert caught.value.detail == (
+        f"seat 'GPT': openai model 'gpt-test': HTTP 404 no route /chat/completions at "
+        f"{oai.base_url} (is base_url right? most OpenAI-compatible servers end in /v1; "
+        "or the model name is unknown)"
+    )
+    assert len(oai.requests) == 1
+
+
+async def test_a_401_to_a_local_presets_placeholder_key_says_to_set_api_key_env() -> None:
+    with FakeOpenAI(api_key=KEY, default=PASS) as server:
+        agent = OpenAIAgent(
+            "Local", model="qwen", provider="vllm", base_url=server.base_url, structured="none"
+        )
+        with pytest.raises(AgentUnavailableError) as caught:
+            await play(agent)
+        assert server.requests[0].headers.get("authorization") == "Bearer EMPTY"
+    assert caught.value.detail.startswith("seat 'Local': vllm model 'qwen': HTTP 401 ")
+    assert caught.value.detail.endswith(
+        "(the server wants a key: set options.api_key_env to the variable holding it)"
+    )
 
 
 async def test_an_unsupported_parameter_names_it(key_env: str) -> None:

@@ -232,11 +232,18 @@ async def with_retries(
 
 
 def describe(
-    fault: ProviderFault, *, provider: str, model: str, base_url: str, key_variable: str | None
+    fault: ProviderFault,
+    *,
+    provider: str,
+    model: str,
+    base_url: str,
+    key_variable: str | None,
+    api: str = "openai",
 ) -> str:
     """``openai model 'gpt-x': HTTP 400 <message> (param: temperature)``; a refused key
-    names its variable; a failed connection names the URL. Never a key (the seat has
-    scrubbed the message)."""
+    names its variable (a local preset's placeholder key says the server wants a real
+    one); a 404 names base_url, the usual culprit; a failed connection names the URL.
+    Never a key (the seat has scrubbed the message)."""
     if fault.status is None:
         return f"cannot reach {provider} at {base_url}: {fault.message}"
     message = fault.message
@@ -247,12 +254,30 @@ def describe(
         extra = f" (param: {fault.param})"
     elif fault.status in (401, 403) and key_variable is not None:
         extra = f" (the key in {key_variable})"
+    elif fault.status == 401:  # a local preset sent its placeholder key
+        extra = " (the server wants a key: set options.api_key_env to the variable holding it)"
+    elif fault.status == 404:
+        extra = f" at {base_url} ({_NOT_FOUND_HINT.get(api, _NOT_FOUND_HINT['openai'])})"
     said = f" {message}" if message else ""
     return f"{provider} model {model!r}: HTTP {fault.status}{said}{extra}"
 
 
+_NOT_FOUND_HINT: Final = {
+    "openai": "is base_url right? most OpenAI-compatible servers end in /v1; "
+    "or the model name is unknown",
+    "anthropic": "is base_url right? the Anthropic SDK adds /v1/messages itself; "
+    "or the model name is unknown",
+}
+
+
 def describe_gave_up(
-    gave_up: GaveUp, *, provider: str, model: str, base_url: str, key_variable: str | None
+    gave_up: GaveUp,
+    *,
+    provider: str,
+    model: str,
+    base_url: str,
+    key_variable: str | None,
+    api: str = "openai",
 ) -> str:
     """Why the retries stopped: ``rate limited by openai (HTTP 429): retry after 30 s,
     more than the 4.2 s left of the decision`` (the provider's Retry-After), ``... the
@@ -265,7 +290,12 @@ def describe_gave_up(
         why = f"rate limited by {provider} (HTTP 429)"
     else:
         where = describe(
-            fault, provider=provider, model=model, base_url=base_url, key_variable=key_variable
+            fault,
+            provider=provider,
+            model=model,
+            base_url=base_url,
+            key_variable=key_variable,
+            api=api,
         )
         why = where.rstrip(". ")  # the SDK's "Connection error." ends in a full stop
     if gave_up.wait_s < gave_up.left_s:

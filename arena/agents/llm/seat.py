@@ -417,7 +417,7 @@ class ModelSeat(BaseAgent):
                 attempt, deadline=deadline, on_retry=retrying, rng=self._rng, keep_s=too_little
             )
         except ProviderFault as fault:
-            detail = describe(fault, **self._where(model))
+            detail = describe(fault, api=self.provider.api, **self._where(model))
             log.debug(
                 "model_call_failed", agent=self.name, status=fault.status, **self._where(model)
             )
@@ -425,7 +425,7 @@ class ModelSeat(BaseAgent):
                 raise AgentUnavailableError(f"seat {self.name!r}: {detail}") from None
             raise AgentReplyError("agent_error", detail) from None
         except GaveUp as gave_up:
-            detail = describe_gave_up(gave_up, **self._where(model))
+            detail = describe_gave_up(gave_up, api=self.provider.api, **self._where(model))
             raise AgentReplyError("agent_error", detail) from None
         usage = answer.usage
         if usage is None or answer.usage_missing:
