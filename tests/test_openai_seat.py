@@ -610,6 +610,34 @@ async def test_structured_output_is_asked_for(
     assert play_schema["properties"]["action"]["enum"] == ["PLAY", "PASS"]
 
 
+@pytest.mark.parametrize("structured", ["json_schema", "tools"])
+async def test_the_bid_schema_offers_exactly_the_available_bids(
+    server: FakeOpenAI, key_env: str, structured: str
+) -> None:
+    """A strict schema is all the model can answer: with only the bids on offer in its
+    enum, a bid that the table refuses cannot come back."""
+    agent = seat(server, structured=structured)
+    bid = parse_message(
+        {
+            "type": "BID_REQUEST",
+            "player_id": "GPT",
+            "current_highest_bid": 1,
+            "available_bids": [2, 3, 0],
+            "request_id": "t1-1-2",
+        }
+    )
+    assert isinstance(bid, BidRequest)
+    assert (await agent.bid(bid)).bid in (2, 3, 0)
+    body = server.requests[0].body
+    if structured == "json_schema":
+        schema = body["response_format"]["json_schema"]["schema"]
+    else:
+        [tool] = body["tools"]
+        assert tool["function"]["strict"] is True
+        schema = tool["function"]["parameters"]
+    assert schema["properties"]["bid"] == {"type": "integer", "enum": [2, 3, 0]}
+
+
 async def test_a_strict_schema_answer_with_nulls_plays(server: FakeOpenAI, key_env: str) -> None:
     agent = seat(server, structured="json_schema")
     server.script(

@@ -1,10 +1,10 @@
 """The JSON schema of a model's decision, for structured output and forced tools.
 
 Only what the model decides is in it (the adapter fills ``player_id`` and
-``request_id``): ``bid``, ``double``, or ``action``/``cards``/``hand_type``, plus the
-optional ``comment``, ``emotion`` and ``strategy_hint``. OpenAI's strict mode wants
-every key required and the optional ones nullable; a lenient schema (Anthropic's tool
-input) requires only the decision.
+``request_id``): ``bid`` (one of the request's ``available_bids``), ``double``, or
+``action``/``cards``/``hand_type``, plus the optional ``comment``, ``emotion`` and
+``strategy_hint``. OpenAI's strict mode wants every key required and the optional ones
+nullable; a lenient schema (Anthropic's tool input) requires only the decision.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ _TEXT_FIELDS: Final[dict[str, Any]] = {
     "strategy_hint": _nullable({"type": "string"}),
 }
 _DECISIONS: Final[dict[type[Message], tuple[str, dict[str, Any]]]] = {
-    BidRequest: ("bid_reply", {"bid": {"type": "integer", "enum": [0, 1, 2, 3]}}),
+    BidRequest: ("bid_reply", {"bid": {"type": "integer"}}),  # enum: the request's bids
     DoubleRequest: ("double_reply", {"double": {"type": "boolean"}}),
     PlayRequest: (
         "play_reply",
@@ -46,6 +46,8 @@ def decision_schema(request: AskRequest, *, strict: bool = True) -> tuple[str, d
     """The reply's name (``play_reply``, also the tool's name) and its JSON schema."""
     kind = next(kind for kind in _DECISIONS if isinstance(request, kind))
     name, decision = _DECISIONS[kind]
+    if isinstance(request, BidRequest):  # only the bids on offer: a bid is then always legal
+        decision = {"bid": {"type": "integer", "enum": list(dict.fromkeys(request.available_bids))}}
     properties = {**decision, **_TEXT_FIELDS}
     return name, {
         "type": "object",
