@@ -378,3 +378,80 @@ async def test_an_unknown_or_sparse_event_never_stops_a_sink(odd: Event) -> None
     assert "Alpha passes" in lines.getvalue()
     assert "Alpha" in out.getvalue()
     assert describe(odd) is None or odd.type in ("budget_spent", "seat_replaced")
+
+
+# ─── figures a stream can show: no scientific notation, ms for fast servers ────────────
+
+
+async def test_a_cheap_fast_model_shows_fixed_point_costs_and_milliseconds() -> None:
+    e = Script()
+    ended: dict[str, Any] = {
+        "players": PLAYERS,
+        "rounds": 1,
+        "standings": [{"player": p, "score": 0} for p in PLAYERS],
+        "faults": {},
+    }
+    cheap = decision(latency_ms=4.0, cost=7.24e-05)
+    events = [*opening(e), e("decision", 1, **cheap), e("pass", 1), e("match_ended", **ended)]
+    lines = await plain(events, Clock(), {})
+    assert lines[2] == "[t1 r1] Beta passes  [gpt-test · 4 ms · cost 0.0000724]"
+    assert lines[-1].endswith("; cost 0.0000724; 4 ms a decision")
+    assert not any("e-0" in line for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("spent", "words"),
+    [
+        ({"tokens": 3560, "cost": 0.0}, "Beta has spent its budget (3,560 tokens): a stand-in"),
+        (
+            {"tokens": 3560, "cost": 2.4e-05},
+            "Beta has spent its budget (3,560 tokens, cost 0.000024)",
+        ),
+    ],
+    ids=["no-prices", "prices"],
+)
+def test_a_budget_without_prices_says_no_cost(spent: dict[str, Any], words: str) -> None:
+    line = describe(Event("budget_spent", "t1", 1, 9, 1, "Beta", {"spent": spent}))
+    assert line is not None
+    assert line.startswith(f"[t1 r1] {words}")
+
+
+# ─── several tables: the end by table, then each model seat's total ────────────────────
+
+
+def table_events(table: str, *decisions: dict[str, Any]) -> list[Event]:
+    e = Script()
+    ended: dict[str, Any] = {
+        "players": PLAYERS,
+        "rounds": 1,
+        "standings": [{"player": p, "score": 0} for p in PLAYERS],
+        "faults": {},
+    }
+    events = [*opening(e), *(e("decision", 1, **d) for d in decisions), e("match_ended", **ended)]
+    return [Event(ev.type, table, ev.round, ev.seq, ev.seat, ev.player, ev.data) for ev in events]
+
+
+async def test_several_tables_end_by_table_and_total_each_model_seat() -> None:
+    t2 = table_events("t2", decision(), decision(legal_first_try=False, attempts=2))
+    t10 = table_events("t10", decision(latency_ms=900.0))
+    # t10 finishes first, t2 last: its events come after
+    order = [*t2[:-1], *t10, t2[-1]]
+    out = io.StringIO()
+    flat = PlainConsoleSink(out, clock=Clock())
+    console = Console(file=io.StringIO(), width=400, height=30, force_terminal=False)
+    live = LiveConsoleSink(console, clock=Clock())
+    for sink in (flat, live):
+        for event in order:
+            await sink.emit(event)
+        await sink.close()
+    total = (
+        "[2 tables] Beta (gpt-test): 2 of 3 decisions legal at the first try, 1 after a "
+        "retry, 0 fell back; 3,600 tokens in, 120 out; cost 0.00375; 1.7 s a decision"
+    )
+    plain_lines = out.getvalue().splitlines()
+    assert plain_lines[-1] == total
+    assert sum(line.startswith("[2 tables]") for line in plain_lines) == 1
+    assert isinstance(console.file, io.StringIO)
+    ends = [line for line in console.file.getvalue().splitlines() if "(gpt-test):" in line]
+    assert [line.split()[0] for line in ends] == ["[t2", "[t10", "[2"]
+    assert ends[-1] == total

@@ -203,6 +203,21 @@ class EventLines:
             return [*([line] if line else []), *(f"{tag} {t}" for t in _troubles(event, tally))]
         return [line] if line is not None else []
 
+    def closing_lines(self) -> list[str]:
+        """After every table's match: each model seat's figures summed over the tables,
+        when more than one table had it (the figure a stream shows), by seat name."""
+        totals: dict[str, ModelTally] = {}
+        tables: dict[str, int] = {}
+        for name in sorted(self._tallies, key=_table_order):
+            for player, figures in self._tallies[name].models.items():
+                totals.setdefault(player, ModelTally()).absorb(figures)
+                tables[player] = tables.get(player, 0) + 1
+        return [
+            f"[{tables[player]} tables] {totals[player].summary(player)}"
+            for player in totals
+            if tables[player] > 1
+        ]
+
     def _timing(self, tally: _MatchTally, seat: int) -> str:
         """What an action's line adds: its decision's figures, or a slow turn's seconds."""
         started = tally.turn_started.pop(seat, None)
@@ -214,6 +229,12 @@ class EventLines:
             if took >= SLOW_TURN_S:
                 return f"  [{seconds(took)}]"
         return ""
+
+
+def _table_order(table: str) -> tuple[int, str]:
+    """A table's place when tables are listed: t2 before t10, by their number."""
+    digits = "".join(ch for ch in table if ch.isdigit())
+    return (int(digits) if digits else 0, table)
 
 
 def _troubles(event: Event, tally: _MatchTally) -> list[str]:
@@ -270,7 +291,9 @@ class PlainConsoleSink:
             print(line, file=self._stream, flush=True)
 
     async def close(self) -> None:
-        """Nothing to release."""
+        """After the last match: the model seats' totals over the tables, if any."""
+        for line in self._notes.closing_lines():
+            print(line, file=self._stream, flush=True)
 
 
 @dataclass
@@ -444,7 +467,12 @@ class LiveConsoleSink:
             self._live.update(self._render())
             self._live.stop()
             self._live = None
-        troubles = [line for lines in self._troubles.values() for line in lines]
+        troubles = [  # by table (t2 before t10), not in the order the tables finished
+            line
+            for table in sorted(self._troubles, key=_table_order)
+            for line in self._troubles[table]
+        ]
+        troubles.extend(self._notes.closing_lines())
         if troubles and not self._console.is_terminal:
             self._console.line()  # rich ends a board on a terminal only with a newline
         for line in troubles:

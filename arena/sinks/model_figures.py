@@ -10,11 +10,19 @@ field the table leaves out, or one a newer table adds, must never stop a display
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ModelTally", "budget_words", "decision_suffix", "money", "replaced_words"]
+__all__ = [
+    "ModelTally",
+    "budget_words",
+    "decision_suffix",
+    "duration",
+    "money",
+    "replaced_words",
+]
 
 
 @dataclass
@@ -53,6 +61,23 @@ class ModelTally:
         if isinstance(cost, int | float) and not isinstance(cost, bool):
             self.cost = (self.cost or 0.0) + cost
 
+    def absorb(self, other: ModelTally) -> None:
+        """Add another table's figures for the same seat (a total over tables)."""
+        for model in other.models:
+            if model not in self.models:
+                self.models.append(model)
+        self.model = other.model or self.model
+        self.decisions += other.decisions
+        self.legal_first_try += other.legal_first_try
+        self.fell_back += other.fell_back
+        self.attempts += other.attempts
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.reasoning_tokens += other.reasoning_tokens
+        self.latency_ms += other.latency_ms
+        if other.cost is not None:
+            self.cost = (self.cost or 0.0) + other.cost
+
     def board_text(self) -> str:
         """``gpt-4o 7/8 legal 1st · 0.0123``: the board's column for the seat."""
         spent = money(self.cost) if self.cost is not None else f"{_thousands(self.tokens)} tok"
@@ -78,7 +103,7 @@ class ModelTally:
         if self.cost is not None:
             parts.append(f"cost {money(self.cost)}")
         if n:
-            parts.append(f"{self.latency_ms / n / 1000:.1f} s a decision")
+            parts.append(f"{duration(self.latency_ms / n)} a decision")
         models = " → ".join(self.models) or self.model  # the figures count every model's
         return f"{player} ({models}): {'; '.join(parts)}"
 
@@ -87,8 +112,7 @@ def decision_suffix(data: Mapping[str, Any]) -> str:
     """``  [gpt-4o · 2.1 s · 2 attempts · cost 0.0012]``: a decision's figures after the
     action line it led to."""
     parts = [str(data.get("model") or "model")]
-    latency = _number(data.get("latency_ms"))
-    parts.append(f"{latency:.0f} ms" if latency < 1000 else seconds(latency / 1000))
+    parts.append(duration(_number(data.get("latency_ms"))))
     attempts = _int(data.get("attempts"), 1)
     if attempts != 1:
         parts.append(f"{attempts} attempts")
@@ -104,8 +128,10 @@ def budget_words(data: Mapping[str, Any]) -> str:
     """``has spent its budget (cost 0.52, 48,000 tokens): gpt-4o-mini plays on``."""
     spent = data.get("spent")
     shown = ""
-    if isinstance(spent, Mapping) and spent:
-        shown = " (" + ", ".join(_figure(key, value) for key, value in spent.items()) + ")"
+    if isinstance(spent, Mapping):
+        # a seat without prices spends tokens only: its cost (0) means nothing
+        figures = [_figure(key, value) for key, value in spent.items() if value != 0]
+        shown = f" ({', '.join(figures)})" if figures else ""
     switched = data.get("switched_to")
     if not switched or switched == "standin":
         then = "a stand-in plays on for it"
@@ -121,8 +147,20 @@ def replaced_words(data: Mapping[str, Any]) -> str:
 
 
 def money(cost: float) -> str:
-    """Enough digits to tell a cheap call from a free one: 0.00021, 0.0123, 1.23."""
-    return f"{cost:.2f}" if cost >= 1 else f"{cost:.3g}"
+    """Enough digits to tell a cheap call from a free one: 0.00021, 0.0123, 1.23; never
+    scientific notation (``7.24e-05`` on a stream overlay): 0.0000724."""
+    if cost >= 0.9995:  # what would round to 1
+        return f"{cost:.2f}"
+    if cost <= 0:
+        return "0"
+    places = max(2, 2 - math.floor(math.log10(cost)))  # three significant digits
+    return f"{cost:.{places}f}".rstrip("0").rstrip(".")
+
+
+def duration(ms: float) -> str:
+    """``4 ms``, ``850 ms``, ``2.1 s``: milliseconds under a second (a local server
+    answers in a few), so a fast decision never reads ``0.0 s``."""
+    return f"{ms:.0f} ms" if ms < 999.5 else seconds(ms / 1000)
 
 
 def seconds(value: float) -> str:
