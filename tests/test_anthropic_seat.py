@@ -369,7 +369,12 @@ def test_the_registry_builds_the_anthropic_type(monkeypatch: pytest.MonkeyPatch)
         ({"thinking_budget": 2000, "max_tokens": 2000}, "must be more than"),
         ({"structured": "json_schema"}, "options.structured must be one of tools, none"),
         ({"provider": "openai"}, "use type = 'openai'"),
-        ({"reasoning_effort": "low"}, "got unknown options: reasoning_effort"),
+        (
+            {"reasoning_effort": "low"},
+            "seats.1.options (seat 'Claude'): anthropic: options.reasoning_effort is for type = "
+            '"openai"; for Claude\'s extended thinking use thinking_budget',
+        ),
+        ({"colour": "red"}, "got unknown options: colour"),
     ],
 )
 def test_options_are_checked_when_the_seat_is_built(

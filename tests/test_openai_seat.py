@@ -530,6 +530,11 @@ def test_a_local_preset_needs_no_key(monkeypatch: pytest.MonkeyPatch) -> None:
         ({"model": "m", "concurrency": 0}, "options.concurrency"),
         ({"model": "m", "provider": "deepseek", "reasoning_effort": "low"}, "not accepted"),
         ({"model": "m", "colour": "red"}, "got unknown options: colour"),
+        (
+            {"model": "m", "thinking_budget": 2048},
+            "seats.2.options (seat 'GPT'): openai: options.thinking_budget is for type = "
+            '"anthropic"; for OpenAI reasoning models use reasoning_effort',
+        ),
     ],
 )
 def test_options_are_checked_when_the_seat_is_built(

@@ -64,6 +64,10 @@ class AnthropicAgent(ModelSeat):
 
     api: ClassVar[ApiKind] = "anthropic"
     type_name: ClassVar[str] = "anthropic"
+    other_types_options: ClassVar[dict[str, str]] = {
+        "reasoning_effort": 'options.reasoning_effort is for type = "openai"; for '
+        "Claude's extended thinking use thinking_budget (tokens, at least 1024)",
+    }
     response_name: ClassVar[str] = "Messages"
     seat_structured: ClassVar[tuple[Structured, ...]] = ("tools", "none")
 

@@ -81,6 +81,10 @@ class OpenAIAgent(ModelSeat):
     api: ClassVar[ApiKind] = "openai"
     type_name: ClassVar[str] = "openai"
     response_name: ClassVar[str] = "Chat Completions"
+    other_types_options: ClassVar[dict[str, str]] = {
+        "thinking_budget": 'options.thinking_budget is for type = "anthropic"; '
+        "for OpenAI reasoning models use reasoning_effort",
+    }
     seat_structured: ClassVar[tuple[Structured, ...]] = (
         "json_schema",
         "json_object",

@@ -162,6 +162,8 @@ class ModelSeat(BaseAgent):
     response_name: ClassVar[str]
     """The API's name for its answer, for a body that is not one ("Chat Completions")."""
     seat_structured: ClassVar[tuple[Structured, ...]]
+    other_types_options: ClassVar[dict[str, str]] = {}
+    """Options of the other model seat type, each with what to say instead of "unknown"."""
     """The structured modes this seat type implements."""
 
     def __init__(
@@ -185,6 +187,9 @@ class ModelSeat(BaseAgent):
         concurrency: object = None,
         **options: Any,
     ) -> None:
+        for option in options:
+            if option in self.other_types_options:
+                raise ConfigError(self.other_types_options[option])
         super().__init__(name, seed=seed, rules=rules, **options)
         if not isinstance(model, str) or not model.strip():
             raise ConfigError("options.model is required: the model's name, e.g. 'gpt-4o-mini'")
