@@ -7,10 +7,11 @@ Every setting has an embedded default, so ``arena play`` runs with no file at al
 from __future__ import annotations
 
 import difflib
+import re
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -166,6 +167,14 @@ _SECTIONS: dict[tuple[str, ...], type[BaseModel]] = {
 """The model behind each place a key can be, seat numbers left out: its known keys."""
 
 
+_SECRET_NAME: Final = re.compile(r"(?i)(api_?key|secret|token|password)$")
+"""A key named like a secret (``api_key = "sk-..."`` at a seat's level): it gets a hint."""
+_KEYS_FROM_THE_ENVIRONMENT: Final = (
+    "keys come from the environment only: set options.api_key_env (model seats) "
+    "to the variable's name"
+)
+
+
 def _problems(exc: ValidationError, data: Any) -> list[tuple[str, str]]:
     """(key, message) per mistake, an unknown key with a close known one offered.
 
@@ -182,7 +191,11 @@ def _problems(exc: ValidationError, data: Any) -> list[tuple[str, str]]:
             close = difflib.get_close_matches(
                 str(loc[-1]), list(fields.model_fields) if fields else [], n=1
             )
-            message = "unknown key" + (f"; did you mean {close[0]!r}?" if close else "")
+            if _SECRET_NAME.search(str(loc[-1])):  # the key itself, maybe: never shown
+                close = []
+                message = f"unknown key; {_KEYS_FROM_THE_ENVIRONMENT}"
+            else:
+                message = "unknown key" + (f"; did you mean {close[0]!r}?" if close else "")
             meant.update((*loc[:-1], name) for name in close)
         elif error["type"] == "value_error":
             message = str(error["ctx"]["error"])  # without pydantic's "Value error, "

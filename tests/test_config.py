@@ -149,6 +149,20 @@ def test_a_config_with_three_seats_and_a_mistake_in_one_names_the_seat(tmp_path:
     assert error_of(path) == f"{path}: seats.2.colour (seat 'C'): unknown key"
 
 
+@pytest.mark.parametrize("key", ["api_key", "API_KEY", "apikey", "token"])
+def test_a_key_at_a_seats_level_says_keys_come_from_the_environment(
+    tmp_path: Path, key: str
+) -> None:
+    secret = "sk-proj-abc1234567890123456789012345678901234"
+    path = write(tmp_path, SEATS.replace('name = "C"', f'name = "C"\n{key} = "{secret}"'))
+    message = error_of(path)
+    assert message == (
+        f"{path}: seats.2.{key} (seat 'C'): unknown key; keys come from the environment "
+        "only: set options.api_key_env (model seats) to the variable's name"
+    )
+    assert "sk-proj" not in message
+
+
 def test_a_seat_without_a_usable_name_is_named_by_its_key_alone(tmp_path: Path) -> None:
     path = write(tmp_path, SEATS.replace('name = "C"', "name = 3"))
     assert error_of(path).startswith(f"{path}: seats.2.name: ")
