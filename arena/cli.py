@@ -416,8 +416,10 @@ round, seat and request, then each attempt: its outcome (accepted, or the
 rejection's category and detail), tokens, cost and latency, the prompt as sent
 (a seat's system prompt once, a retry's conversation from where it grows, unless
 --full), the reasoning, the raw reply and what the table parsed from it. It ends
-with a count. --json prints the same as one JSON document. It exits 0, 1 when
-the replay holds no model decisions, 2 when it cannot be read.
+with a count. The text counts attempts from 1 (attempt 1 is the first call);
+--json prints the same as one JSON document, whose 0-based "attempt" is the
+replay's own (the first call is attempt 0). It exits 0, 1 when the replay holds
+no model decisions, 2 when it cannot be read.
 
 --compare OTHER checks determinism: two recordings of the same seed with the same
 scripted agents differ only in the timing fields (t_ms, elapsed_ms). It prints

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from arena.replay_check import RecordedRound
+from arena.sinks.model_figures import duration, money
 
 __all__ = ["Attempt", "Decision", "decisions_in", "describe_decisions"]
 
@@ -167,10 +168,10 @@ def _decision_lines(
         f"=== table {decision.table} · round {decision.round} · seat {decision.seat} "
         f"({decision.player}) · {request} · {first['provider']} {first['model']}"
     )
-    previous: list[dict[str, Any]] = []
+    previous: Attempt | None = None
     for attempt in decision.attempts:
         yield from _attempt_lines(decision, attempt, previous, seen_system, full=full)
-        previous = list(attempt.report["prompt"])
+        previous = attempt
     used = len(decision.attempts)
     tries = f"{used} attempt{'s' if used != 1 else ''}"
     if decision.accepted:
@@ -183,12 +184,13 @@ def _decision_lines(
 def _attempt_lines(
     decision: Decision,
     attempt: Attempt,
-    previous: list[dict[str, Any]],
+    previous_attempt: Attempt | None,
     seen_system: dict[tuple[str, int], str],
     *,
     full: bool,
 ) -> Iterator[str]:
     report = attempt.report
+    previous = [] if previous_attempt is None else list(previous_attempt.report["prompt"])
     outcome = "accepted" if attempt.outcome == "accepted" else f"rejected ({attempt.outcome})"
     if attempt.detail:
         outcome = f"{outcome}: {attempt.detail}"
@@ -200,13 +202,18 @@ def _attempt_lines(
         yield f"      notice: {json.dumps(report['notice'], ensure_ascii=False)}"
     prompt: list[dict[str, Any]] = list(report["prompt"])
     shown = prompt
-    if not full and previous and prompt[: len(previous)] == previous:
-        count = len(previous)
+    count = len(previous)
+    messages = f"{count} message{'s' if count != 1 else ''}"
+    if not full and previous and prompt == previous and previous_attempt is not None:
+        # no answer came to continue from (a timeout, a failed call): asked afresh
         yield (
-            f"    ▸ prompt: the {count} message{'s' if count != 1 else ''} of attempt "
-            f"{attempt.number}, then:"
+            f"    ▸ prompt: the same {messages} as attempt {attempt.number}, sent again: "
+            f"that attempt got no answer to continue from ({previous_attempt.outcome})"
         )
-        shown = prompt[len(previous) :]
+        shown = []
+    elif not full and previous and prompt[:count] == previous:
+        yield f"    ▸ prompt: the {messages} of attempt {attempt.number}, then:"
+        shown = prompt[count:]
     for message in shown:
         yield from _message_lines(message, (decision.table, decision.seat), seen_system, full)
     if report.get("reasoning"):
@@ -267,7 +274,7 @@ def _figures(reports: list[dict[str, Any]]) -> str:
     tokens_in = sum(int(r["input_tokens"]) for r in reports)
     tokens_out = sum(int(r["output_tokens"]) for r in reports)
     reasoning = sum(int(r["reasoning_tokens"]) for r in reports)
-    parts = [_duration(latency)]
+    parts = [duration(latency)]
     tokens = f"{tokens_in:,} tokens in, {tokens_out:,} out"
     if reasoning:
         tokens += f" ({reasoning:,} reasoning)"
@@ -276,20 +283,11 @@ def _figures(reports: list[dict[str, Any]]) -> str:
     parts.append(tokens)
     costs = [r["cost"] for r in reports if r.get("cost") is not None]
     if costs:
-        parts.append(f"cost {_money(sum(costs))}")
+        parts.append(f"cost {money(sum(costs))}")
     retries = sum(int(r.get("provider_retries") or 0) for r in reports)
     if retries:
         parts.append(f"{retries} provider retr{'ies' if retries != 1 else 'y'}")
     return " · ".join(parts)
-
-
-def _duration(ms: float) -> str:
-    return f"{ms:.0f} ms" if ms < 1000 else f"{ms / 1000:.1f} s"
-
-
-def _money(cost: float) -> str:
-    """Enough digits to tell a cheap call from a free one: 0.00021, 0.0123, 1.23."""
-    return f"{cost:.2f}" if cost >= 1 else f"{cost:.3g}"
 
 
 def _totals(decisions: list[Decision], source: str) -> str:

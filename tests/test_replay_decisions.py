@@ -468,3 +468,57 @@ async def test_a_real_tables_model_decisions_read_back_check_and_show(
         f"[t1 r1] Model (fake-1): {len(events) - 1} of {len(events)} decisions legal at the "
         "first try, 1 after a retry, 0 fell back; "
     )
+
+
+def test_a_retry_after_a_timeout_says_the_request_was_sent_again(
+    model_replay: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A timed-out call leaves no answer to continue from: the seat asks the same prompt
+    afresh, and the text says so rather than "then:" followed by nothing."""
+    lines = lines_of(model_replay)
+    first, second = [line for line in lines if line["kind"] == "decision"][:2]
+    first.update(outcome="timeout", detail="no reply within 30 s")
+    first["report"].update(raw_text=None, estimated=True)
+    second["report"]["prompt"] = copy.deepcopy(first["report"]["prompt"])
+    timed_out = write_lines(tmp_path / "timeout.jsonl", lines)
+    code, out, _ = run(["replay", "--decisions", str(timed_out)], capsys)
+    assert code == 0
+    block = out.split("\n\n")[0].splitlines()
+    assert "  --- attempt 1: rejected (timeout): no reply within 30 s" in block
+    assert "    ▸ raw reply: none (the call gave no text)" in block
+    retry = block.index("  --- attempt 2: accepted")
+    assert block[retry + 2] == (
+        "    ▸ prompt: the same 2 messages as attempt 1, sent again: that attempt got no "
+        "answer to continue from (timeout)"
+    )
+    assert block[retry + 3] == "    ▸ raw reply"
+    assert not any(line.endswith("then:") for line in block)
+
+
+def test_costs_are_fixed_point_and_attempts_keep_their_numbering(
+    model_replay: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Text counts attempts from 1 for people; --json keeps the replay's 0-based
+    "attempt", as the decision lines have it (the help says so)."""
+    lines = lines_of(model_replay)
+    for line in lines:
+        if line["kind"] == "decision":
+            line["report"]["cost"] = 3.62e-05
+    cheap = write_lines(tmp_path / "cheap.jsonl", lines)
+    _, out, _ = run(["replay", "--decisions", str(cheap)], capsys)
+    assert "cost 0.0000362" in out
+    assert "e-05" not in out
+    _, document, _ = run(["replay", "--decisions", "--json", str(cheap)], capsys)
+    first = json.loads(document)["decisions"][0]
+    assert [a["attempt"] for a in first["attempts"]] == [0, 1]
+    _, helped, _ = run_help(capsys)
+    assert "counts attempts from 1" in helped
+    assert '0-based "attempt"' in helped
+
+
+def run_help(capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exited:
+        main(["replay", "--help"])
+    captured = capsys.readouterr()
+    return int(exited.value.code or 0), " ".join(captured.out.split()), captured.err
