@@ -441,6 +441,19 @@ def test_a_key_pasted_into_api_key_env_is_refused_without_being_shown(
     assert PASTED_KEY[:12] not in message
 
 
+@pytest.mark.parametrize("option", ["api_key", "key", "token"])
+@pytest.mark.parametrize("seat_type", ["openai", "anthropic"])
+def test_a_key_given_as_an_option_says_where_keys_go(option: str, seat_type: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        create_agent(seat_type, "GPT", options={"model": "m", option: PASTED_KEY})
+    message = str(caught.value)
+    variable = f"{seat_type.upper()}_API_KEY"
+    assert f"options.{option}: keys come from the environment only: export the key" in message
+    assert f"set options.api_key_env to the variable's name ({variable}), not to the key" in message
+    assert "did you mean" not in message
+    assert PASTED_KEY[:12] not in message
+
+
 @pytest.mark.parametrize("value", [[PASTED_KEY], {"key": PASTED_KEY}, "   "])
 def test_an_api_key_env_that_is_no_string_is_refused_without_being_shown(value: object) -> None:
     with pytest.raises(ConfigError, match=r"options\.api_key_env must name") as caught:

@@ -152,6 +152,10 @@ class Conversation:
         self.rejection: ReplyRejected | None = None
 
 
+_KEY_OPTIONS: Final = frozenset({"api_key", "key", "token", "apikey"})
+"""Options that would hold the key itself: refused with where a key goes instead."""
+
+
 class ModelSeat(BaseAgent):
     """A seat played by a language model; see the module docstring. Subclasses set the
     class attributes and implement :meth:`_make_client`, :meth:`_complete`,
@@ -190,6 +194,13 @@ class ModelSeat(BaseAgent):
         for option in options:
             if option in self.other_types_options:
                 raise ConfigError(self.other_types_options[option])
+            if option in _KEY_OPTIONS:  # "did you mean 'api_key_env'?" invites a pasted key
+                variable = f"{self.type_name.upper()}_API_KEY"
+                raise ConfigError(
+                    f"options.{option}: keys come from the environment only: export the key "
+                    f"(export {variable}=...) and set options.api_key_env to the variable's "
+                    f"name ({variable}), not to the key"
+                )
         super().__init__(name, seed=seed, rules=rules, **options)
         if not isinstance(model, str) or not model.strip():
             raise ConfigError("options.model is required: the model's name, e.g. 'gpt-4o-mini'")
