@@ -352,8 +352,13 @@ def _play(args: argparse.Namespace) -> int:
 
     try:
         asyncio.run(run())
-    except BaseException:
+    except BaseException as exc:
         _drop_if_empty(args.record)  # an agent that failed to start left nothing to keep
+        stopped = isinstance(exc, KeyboardInterrupt) or (
+            isinstance(exc, asyncio.CancelledError) and exc.args == (_SIGTERM,)
+        )
+        if stopped and args.record is not None and args.record.is_file():
+            _say_replay_kept(args.log_format, args.record, config.match.tables)
         raise
     if args.record:
         _say(
@@ -363,6 +368,36 @@ def _play(args: argparse.Namespace) -> int:
             path=str(args.record),
         )
     return 0
+
+
+def _say_replay_kept(log_format: str, path: Path, tables: int) -> None:
+    """After Ctrl-C or SIGTERM: the replay written so far is kept (``arena replay``
+    reads it, and calls a round cut off incomplete), and whether a round was cut off."""
+    if tables > 1:
+        cut = "the rounds under way when it stopped are incomplete"
+    elif _last_kind(path) == "round_end":
+        cut = "every round in it is complete"
+    else:
+        cut = "its last round is incomplete"
+    _say(
+        log_format,
+        "replay_kept",
+        f"the replay so far is in {path} ({cut})",
+        path=str(path),
+    )
+
+
+def _last_kind(path: Path) -> str | None:
+    """The ``kind`` of a replay's last whole line (read from its end: it may be large)."""
+    try:
+        with path.open("rb") as file:
+            size = file.seek(0, 2)
+            file.seek(max(0, size - 65536))
+            tail = file.read().rstrip(b"\n").rsplit(b"\n", 1)[-1]
+        line = json.loads(tail)
+    except (OSError, ValueError):
+        return None
+    return str(line.get("kind")) if isinstance(line, dict) else None
 
 
 def _check_terminal_for_humans(config: ArenaConfig, source: str) -> None:

@@ -36,7 +36,9 @@ def wait_for(condition: object, within_s: float, what: str) -> None:
         time.sleep(0.05)
 
 
-def start_arena(tmp_path: Path, *, startup_s: float = 0.3) -> tuple[subprocess.Popen[str], Path]:
+def start_arena(
+    tmp_path: Path, *extra: str, startup_s: float = 0.3
+) -> tuple[subprocess.Popen[str], Path]:
     """`arena play` with a program that answers nothing and ignores SIGTERM and the end
     of its stdin (and so does a child it starts): the match waits on it."""
     pids = tmp_path / "pids"
@@ -52,7 +54,7 @@ def start_arena(tmp_path: Path, *, startup_s: float = 0.3) -> tuple[subprocess.P
     )
     run_main = "from arena.cli import main; raise SystemExit(main())"
     arena = subprocess.Popen(
-        [sys.executable, "-c", run_main, "play", "--config", str(config), "--no-live"],
+        [sys.executable, "-c", run_main, "play", "--config", str(config), "--no-live", *extra],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -101,3 +103,29 @@ def test_ctrl_c_while_a_program_starts_ends_it(tmp_path: Path) -> None:
             arena.communicate()
     assert arena.returncode == 130, err
     wait_for(lambda: gone(program) and gone(child), 5, "a program of a seat outlived the arena")
+
+
+@pytest.mark.parametrize(
+    ("sent", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["Ctrl-C", "SIGTERM"]
+)
+def test_a_stopped_match_says_where_its_replay_so_far_is(
+    tmp_path: Path, sent: signal.Signals, status: int
+) -> None:
+    """The partial replay is kept (and `arena replay` calls its cut-off round
+    incomplete): the arena says so, as a finished match says where its replay is."""
+    replay = tmp_path / "m.jsonl"
+    arena, pids = start_arena(tmp_path, "--record", str(replay))
+    try:
+        running_pids(pids)
+        assert replay.exists()  # opened before the match (written in 64 KB blocks)
+        time.sleep(0.5)  # the round is under way, waiting on the silent program
+        arena.send_signal(sent)
+        _, err = arena.communicate(timeout=30)
+    finally:
+        if arena.poll() is None:
+            arena.kill()
+            arena.communicate()
+    assert arena.returncode == status, err
+    assert f"arena: the replay so far is in {replay} (its last round is incomplete)" in err
+    assert "replay written" not in err
+    assert replay.read_text(encoding="utf-8").startswith('{"kind":')
