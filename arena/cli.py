@@ -585,10 +585,12 @@ time, detail), then a summary line. Verdicts:
   legal      a usable reply the rules allow, on time
   illegal    well formed, but the rules forbid it (the detail says why)
   malformed  not the reply asked for: not JSON, a wrong field, another seat's
-             player_id or another request's request_id
-  late       a reply after the seat's deadline (timeout_s, or [table]
-             decision_timeout_s): the check waits the deadline again (at most 10 s
-             more) to say how late, then gives up ("no reply within ...")
+             player_id or another request's request_id; a model's empty,
+             unreadable or cut-off answer (cut off: raise its max_tokens)
+  late       a reply after the seat's deadline (its timeout_s, else a model
+             preset's, else [table] decision_timeout_s): the check waits the
+             deadline again (at most 10 s more) to say how late, then gives up
+             ("no reply within ...")
   error      the agent raised, or its program or server failed
 A program that writes lines answering no request (a reply to a notification, two
 replies to one request, a line before any request) fails with "extra lines: ...".
