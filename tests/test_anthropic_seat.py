@@ -115,6 +115,8 @@ async def test_a_model_answering_through_the_forced_tool_plays_a_whole_match(
     [tool] = first["tools"]
     assert tool["name"] == "bid_reply"
     assert tool["input_schema"]["required"] == ["bid"]
+    offered = request_in(server.requests[0])["available_bids"]
+    assert tool["input_schema"]["properties"]["bid"]["enum"] == offered
     assert first["tool_choice"] == {"type": "tool", "name": "bid_reply"}
     assert "thinking" not in first
     decisions = sink.of_type("decision")
