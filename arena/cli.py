@@ -8,6 +8,7 @@ import contextlib
 import difflib
 import gc
 import json
+import os
 import signal
 import sys
 from collections.abc import Callable, Sequence
@@ -268,6 +269,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         _say(log_format, "terminated", "terminated", level="warning")
         return 143
+    except BrokenPipeError:
+        return _reader_left()
+
+
+def _reader_left() -> int:
+    """Stdout's reader stopped early (``| head``, a pager closed): that is no error of
+    ours. Stdout goes to the null device so the interpreter's last flush is quiet; the
+    status is a SIGPIPE's, as for any command cut off this way."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    return 141
 
 
 _SIGTERM: Final = "SIGTERM"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -473,3 +474,29 @@ def test_json_logs_carry_table_and_round(
     assert any(r.get("event") == "seat_replaced" and r.get("round") == 1 for r in records)
     other = [line for line in err.splitlines() if line and not line.startswith("{")]
     assert all(line.startswith("arena:") for line in other), other
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path: Path) -> None:
+    """``arena replay FILE | head`` is how people skim a long replay: when the reader
+    leaves, the command stops with a SIGPIPE's status and no traceback."""
+    replay = tmp_path / "long.jsonl"
+    assert (
+        main(["play", "--rounds", "40", "--seed", "3", "--no-live", "--record", str(replay)]) == 0
+    )
+    run_main = "from arena.cli import main; raise SystemExit(main())"
+    reader = subprocess.Popen(
+        [sys.executable, "-c", run_main, "replay", str(replay)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert reader.stdout is not None
+    assert reader.stderr is not None
+    first = reader.stdout.readline()
+    reader.stdout.close()  # the reader leaves, as head does after its lines
+    status = reader.wait(timeout=60)
+    errors = reader.stderr.read().decode()
+    reader.stderr.close()
+    assert first.startswith(b"== table t1, round 1")
+    assert status == 141
+    assert "Traceback" not in errors
+    assert "BrokenPipeError" not in errors
