@@ -74,10 +74,13 @@ class Spending:
             return Verdict(self._switched)
         if budget is None or not budget.spent(self.tokens, self.cost):
             return Verdict(self._model)
+        spent: dict[str, Any] = {"tokens": self.tokens}
+        if self._currency is not None:  # a seat without prices has no cost to tell
+            spent["cost"] = round(self.cost, 6)
         notice = {
             "kind": "budget_spent",
             "switched_to": budget.then,
-            "spent": {"tokens": self.tokens, "cost": round(self.cost, 6)},
+            "spent": spent,
             "limit": budget.limits(),
         }
         if budget.then != STANDIN:
