@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import re
 import socket
 import urllib.request
 from collections.abc import Mapping
@@ -31,6 +30,7 @@ from typing import Any, Final
 import httpx
 
 from arena.agents.remote import RemoteAgent
+from arena.agents.secrets import variable_name
 from arena.errors import AgentReplyError, AgentStartError, ConfigError
 
 __all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "HttpAgent"]
@@ -287,25 +287,11 @@ def _checked_headers(headers: object) -> dict[str, str]:
     return checked
 
 
-_VARIABLE_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-"""What ``token_env`` may hold: anything else is refused unseen (it may be the token)."""
-
-
 def _token(token_env: object) -> str:
     """The bearer token from the environment; errors name the variable, never the value."""
-    if not isinstance(token_env, str) or not token_env:
-        # never the value: a list or table here may hold the token itself
-        shown = "an empty string" if isinstance(token_env, str) else type(token_env).__name__
-        raise ConfigError(
-            f"options.token_env must be the name of an environment variable, got {shown}"
-        )
-    if not _VARIABLE_NAME.fullmatch(token_env):
-        raise ConfigError(
-            "options.token_env must be the NAME of an environment variable (such as "
-            "ARENA_AGENT_TOKEN); the value given is not a variable name and looks like it "
-            "may be the token itself, so it is not shown: put the token in the environment "
-            "(export ARENA_AGENT_TOKEN=...) and name the variable here"
-        )
+    token_env = variable_name(
+        token_env, "options.token_env", example="ARENA_AGENT_TOKEN", secret="the token"
+    )
     token = os.environ.get(token_env)
     if token is None:
         raise ConfigError(f"options.token_env: the environment variable {token_env!r} is not set")

@@ -16,6 +16,7 @@ from typing import Any, Final
 
 from arena.agents.llm.providers import ApiKind, Preset, Structured, preset
 from arena.agents.reports import Usage
+from arena.agents.secrets import variable_name
 from arena.errors import ConfigError
 
 __all__ = [
@@ -259,25 +260,15 @@ def seat_structured(
     return chosen
 
 
-VARIABLE_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-"""What ``api_key_env`` may hold: anything else (a pasted key, ``VAR=key``) is refused
-without being echoed, since it may be the key itself."""
-
-
 def read_key(api_key_env: object, found: Preset) -> tuple[str | None, str]:
     """The key's variable and the key, from the environment (a local server's placeholder
     when it needs none); a ConfigError names the variable, never a value."""
-    if api_key_env is not None and (not isinstance(api_key_env, str) or not api_key_env.strip()):
-        # never the value: a list or table here may hold the key itself
-        shown = "a blank string" if isinstance(api_key_env, str) else type(api_key_env).__name__
-        raise ConfigError(f"options.api_key_env must name an environment variable, not {shown}")
-    if api_key_env is not None and not VARIABLE_NAME.fullmatch(api_key_env):
-        example = found.api_key_env or "OPENAI_API_KEY"
-        raise ConfigError(
-            f"options.api_key_env must be the NAME of an environment variable (such as "
-            f"{example}); the value given is not a variable name and looks like it may be "
-            f"a key itself, so it is not shown: put the key in the environment "
-            f"(export {example}=...) and name the variable here"
+    if api_key_env is not None:
+        api_key_env = variable_name(
+            api_key_env,
+            "options.api_key_env",
+            example=found.api_key_env or "OPENAI_API_KEY",
+            secret="the key",
         )
     variable = api_key_env if api_key_env is not None else found.api_key_env
     if variable is None:
