@@ -40,6 +40,7 @@ from arena.agents.llm.prompts import Language, LegalMoves, build_prompt
 from arena.agents.reading import legal_for
 from arena.engine import DEFAULT_RULES, ComboType
 from arena.table import Table, TableSettings, play_match
+from arena.testing import RequestCapture
 from arena.testing.judge import judge_reply
 from protocol import (
     BidRequest,
@@ -189,38 +190,6 @@ class Server:
 # --- real requests ------------------------------------------------------------------------
 
 
-class _Capturing(HeuristicAgent):
-    """A scripted bot that keeps every request it is asked."""
-
-    def __init__(self, name: str, seed: int, requests: list[AskRequest]) -> None:
-        super().__init__(name, seed=seed)
-        self.requests = requests
-
-    async def bid(self, request: BidRequest) -> BidResponse:
-        self.requests.append(request)
-        return await super().bid(request)
-
-    async def double(self, request: DoubleRequest) -> DoubleResponse:
-        self.requests.append(request)
-        return await super().double(request)
-
-    async def play(self, request: PlayRequest) -> PlayResponse:
-        self.requests.append(request)
-        return await super().play(request)
-
-
-class _CapturingRandom(RandomAgent):
-    """A random bot that keeps its requests: longer rounds, longer histories."""
-
-    def __init__(self, name: str, seed: int, requests: list[AskRequest]) -> None:
-        super().__init__(name, seed=seed)
-        self.requests = requests
-
-    async def play(self, request: PlayRequest) -> PlayResponse:
-        self.requests.append(request)
-        return await super().play(request)
-
-
 NAMES: Final = ("GPT-4o-mini", "Claude", "DeepSeek")
 """The seat names of ``config/llm-match.toml``: every play in a prompt's history names its
 player, so the names' length shows in the prompt sizes."""
@@ -232,8 +201,10 @@ async def captured_requests(matches: int) -> dict[str, list[AskRequest]]:
     histories, so the largest prompts), by the bots that played them."""
     found: dict[str, list[AskRequest]] = {"heuristic": [], "random": []}
     for seed in range(matches):
-        for kind, bot in (("heuristic", _Capturing), ("random", _CapturingRandom)):
-            agents: list[Any] = [bot(n, seed * 3 + i, found[kind]) for i, n in enumerate(NAMES)]
+        for kind, bot in (("heuristic", HeuristicAgent), ("random", RandomAgent)):
+            agents: list[Any] = [
+                RequestCapture(bot(n, seed=seed * 3 + i), found[kind]) for i, n in enumerate(NAMES)
+            ]
             await play_match(Table(agents, settings=TableSettings(pace_s=0)), rounds=3, seed=seed)
     return found
 

@@ -22,13 +22,11 @@ from arena.agents.reading import legal_for
 from arena.config import SeatConfig
 from arena.engine import DECK, Rules
 from arena.table import Table, TableSettings, play_match
+from arena.testing import RequestCapture
 from protocol import (
     BidRequest,
-    BidResponse,
     DoubleRequest,
-    DoubleResponse,
     PlayRequest,
-    PlayResponse,
     ReplyRejected,
     parse_message,
 )
@@ -37,30 +35,10 @@ AnyAsk = BidRequest | DoubleRequest | PlayRequest
 NAMES = ("DeepSeek-V3", "Claude-Sonnet", "GPT-4o")  # realistic, longish seat names
 
 
-class _Capturing(HeuristicAgent):
-    """A scripted bot that keeps every request it is asked."""
-
-    def __init__(self, name: str, requests: list[AnyAsk]) -> None:
-        super().__init__(name, seed=1)
-        self.requests = requests
-
-    async def bid(self, request: BidRequest) -> BidResponse:
-        self.requests.append(request)
-        return await super().bid(request)
-
-    async def double(self, request: DoubleRequest) -> DoubleResponse:
-        self.requests.append(request)
-        return await super().double(request)
-
-    async def play(self, request: PlayRequest) -> PlayResponse:
-        self.requests.append(request)
-        return await super().play(request)
-
-
 async def _capture(matches: int) -> list[AnyAsk]:
     requests: list[AnyAsk] = []
     for seed in range(matches):
-        agents = [_Capturing(name, requests) for name in NAMES]
+        agents = [RequestCapture(HeuristicAgent(name, seed=1), requests) for name in NAMES]
         await play_match(Table(agents), rounds=3, seed=seed)
     return requests
 
@@ -80,30 +58,13 @@ LONG_NAMES = {
 }
 
 
-class _CapturingRandom(RandomAgent):
-    """A random bot that keeps every request it is asked: rounds run long (80+ turns)."""
-
-    def __init__(self, name: str, seed: int, requests: list[AnyAsk]) -> None:
-        super().__init__(name, seed=seed)
-        self.requests = requests
-
-    async def bid(self, request: BidRequest) -> BidResponse:
-        self.requests.append(request)
-        return await super().bid(request)
-
-    async def double(self, request: DoubleRequest) -> DoubleResponse:
-        self.requests.append(request)
-        return await super().double(request)
-
-    async def play(self, request: PlayRequest) -> PlayResponse:
-        self.requests.append(request)
-        return await super().play(request)
-
-
 async def _capture_long(names: tuple[str, ...], matches: int) -> list[AnyAsk]:
     requests: list[AnyAsk] = []
     for seed in range(matches):
-        agents = [_CapturingRandom(name, seed * 3 + i, requests) for i, name in enumerate(names)]
+        agents = [
+            RequestCapture(RandomAgent(name, seed=seed * 3 + i), requests)
+            for i, name in enumerate(names)
+        ]
         await play_match(Table(agents, settings=TableSettings(pace_s=0)), rounds=3, seed=seed)
     return requests
 

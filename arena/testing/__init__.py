@@ -15,6 +15,7 @@ during the check, the report fails with ``extra_lines``: in a match such a line 
 taken as the answer to the next request. ``SubprocessAgent`` keeps this count.
 """
 
+from arena.testing.capture import RequestCapture
 from arena.testing.check import (
     LATE_GRACE_MAX_S,
     STALE_REPLIES,
@@ -44,6 +45,7 @@ __all__ = [
     "Judgement",
     "Position",
     "PositionResult",
+    "RequestCapture",
     "Situation",
     "Verdict",
     "check_agent",
