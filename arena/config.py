@@ -11,7 +11,7 @@ import re
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -24,6 +24,7 @@ __all__ = [
     "ArenaConfig",
     "MatchSettings",
     "ModerationSettings",
+    "MqttSettings",
     "SeatConfig",
     "load_config",
     "parse_config",
@@ -73,6 +74,64 @@ class MatchSettings(BaseModel):
     At most 2**53 - 1, so that it survives a replay's JSON in any language."""
 
 
+_TOPIC_LEVEL: Final = re.compile(r"[^#+/\x00]+(/[^#+/\x00]+)*")
+"""A topic prefix: one or more levels, none empty, no wildcard (``+``, ``#``)."""
+
+
+class MqttSettings(BaseModel):
+    """The live feed over MQTT (``[mqtt]``; ``arena play --mqtt`` turns it on).
+
+    Credentials come from the environment: ``username_env`` and ``password_env`` name
+    the variables, never hold the values (a value that is no variable name is refused
+    unseen: it may be the password itself).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, allow_inf_nan=False)
+
+    enabled: bool = False
+    host: str = Field(default="127.0.0.1", min_length=1)
+    port: int = Field(default=1883, ge=1, le=65535)
+    tls: bool = False
+    """TLS with the system's certificate authorities (``mqtts://`` on the command line)."""
+    username_env: str | None = None
+    password_env: str | None = None
+    client_id: str | None = Field(default=None, min_length=1, max_length=64)
+    """None: ``ddz-arena-`` and the run's id, unique per run."""
+    protocol: Literal["5", "3.1.1"] = "5"
+    topic_prefix: str = Field(default="ddz-arena", max_length=200)
+    """The first levels of every topic: ``<prefix>/status``, ``<prefix>/tables/...``."""
+    queue_size: int = Field(default=10_000, ge=1, le=1_000_000)
+    """Messages kept while the broker is slow or away; beyond it the oldest are dropped
+    (counted and logged)."""
+
+    @field_validator("username_env", "password_env")
+    @classmethod
+    def _variable_name(cls, value: str | None, info: Any) -> str | None:
+        from arena.agents.secrets import variable_name
+
+        if value is None:
+            return None
+        secret = "the password" if info.field_name == "password_env" else "the user name"
+        example = "MQTT_PASSWORD" if info.field_name == "password_env" else "MQTT_USERNAME"
+        return variable_name(value, info.field_name, example=example, secret=secret)
+
+    @field_validator("protocol", mode="before")
+    @classmethod
+    def _protocol_number(cls, value: Any) -> Any:
+        """``protocol = 5`` in TOML means the same as ``"5"``."""
+        return "5" if type(value) is int and value == 5 else value
+
+    @field_validator("topic_prefix")
+    @classmethod
+    def _topic_prefix(cls, value: str) -> str:
+        if not _TOPIC_LEVEL.fullmatch(value):
+            raise ValueError(
+                f"{value!r} is no topic prefix: levels separated by '/', none empty, "
+                "no wildcard ('+', '#'), such as ddz-arena or studio/ddz"
+            )
+        return value
+
+
 class ArenaConfig(BaseModel):
     """The whole configuration file."""
 
@@ -83,6 +142,8 @@ class ArenaConfig(BaseModel):
     table: TableSettings = Field(default_factory=lambda: TableSettings(pace_s=0.6))
     moderation: ModerationSettings = Field(default_factory=ModerationSettings)
     """What viewers may read of the agents' comments and strategy hints."""
+    mqtt: MqttSettings = Field(default_factory=MqttSettings)
+    """The live feed over MQTT, off unless enabled."""
     seats: tuple[SeatConfig, SeatConfig, SeatConfig] = Field(
         default_factory=lambda: _default_seats()
     )
@@ -162,6 +223,7 @@ _SECTIONS: dict[tuple[str, ...], type[BaseModel]] = {
     ("rules",): Rules,
     ("table",): TableSettings,
     ("moderation",): ModerationSettings,
+    ("mqtt",): MqttSettings,
     ("seats",): SeatConfig,
 }
 """The model behind each place a key can be, seat numbers left out: its known keys."""
@@ -172,6 +234,10 @@ _SECRET_NAME: Final = re.compile(r"(?i)(api_?key|secret|token|password)$")
 _KEYS_FROM_THE_ENVIRONMENT: Final = (
     "keys come from the environment only: set options.api_key_env (model seats) "
     "to the variable's name"
+)
+_MQTT_FROM_THE_ENVIRONMENT: Final = (
+    "the broker's user name and password come from the environment only: set "
+    "username_env / password_env to the variables' names"
 )
 
 
@@ -193,7 +259,8 @@ def _problems(exc: ValidationError, data: Any) -> list[tuple[str, str]]:
             )
             if _SECRET_NAME.search(str(loc[-1])):  # the key itself, maybe: never shown
                 close = []
-                message = f"unknown key; {_KEYS_FROM_THE_ENVIRONMENT}"
+                where = _MQTT_FROM_THE_ENVIRONMENT if loc[0] == "mqtt" else None
+                message = f"unknown key; {where or _KEYS_FROM_THE_ENVIRONMENT}"
             else:
                 message = "unknown key" + (f"; did you mean {close[0]!r}?" if close else "")
             meant.update((*loc[:-1], name) for name in close)
