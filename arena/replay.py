@@ -69,10 +69,10 @@ __all__ = [
     "verify_round",
 ]
 
-TIMING_FIELDS = frozenset({"t_ms", "elapsed_ms", "latency_ms"})
+TIMING_FIELDS = frozenset({"t_ms", "elapsed_ms", "latency_ms", "deadline_at"})
 """Keys that measure time, not the match: ``t_ms`` and ``elapsed_ms`` of a message line,
 ``latency_ms`` wherever it is (a decision's report, a ``decision`` event, the per-seat
-stats of a round's end)."""
+stats of a round's end), and a ``turn_started`` event's ``deadline_at`` (wall clock)."""
 
 
 class ReplayWriter:

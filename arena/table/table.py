@@ -17,6 +17,7 @@ moderator (``arena.table.moderation``).
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from types import CoroutineType
 from typing import TYPE_CHECKING, Any
@@ -93,6 +94,10 @@ _ACCEPTED: dict[type[Message], tuple[type[Message], ...]] = {
 }
 
 _new_event = tuple.__new__
+
+_wall_clock = time.time
+"""Unix time for ``turn_started``'s ``deadline_at`` (an overlay's countdown): the wall
+clock, unlike the table's own monotonic :class:`Clock`, which times the agents."""
 
 _ANNOUNCED: frozenset[type] = frozenset({BidAction, DoubleAction, PlayAction})
 """Engine records a turn announces itself: nothing more to say about them after it."""
@@ -405,7 +410,17 @@ class Table:
         agent = state.standin or state.agent
         tally = state.tally
         trace = None if state.reporting is None else DecisionTrace()
-        await self.emit("turn_started", seat, {"request": request.type, "agent": agent.name})
+        limit_ms = request.time_limit_ms
+        await self.emit(
+            "turn_started",
+            seat,
+            {
+                "request": request.type,
+                "agent": agent.name,
+                "time_limit_ms": limit_ms,
+                "deadline_at": int(_wall_clock() * 1000) + limit_ms,
+            },
+        )
         unavailable: str | None = None
         for attempt in range(attempts):  # the stand-in, if any, changes only after these
             if recorder is not None:
