@@ -77,7 +77,7 @@ def _wanted_log_format(argv: Sequence[str]) -> str:
 _COMMANDS = {
     "play": "play a match (three scripted agents by default)",
     "replay": "print a replay and re-check every move",
-    "schema": "write JSON Schemas of the protocol messages",
+    "schema": "write JSON Schemas of the protocol messages and the public events",
     "agent": "check an agent: arena agent check CONFIG [--seat NAME] [--json]",
 }
 """Each command and its one line, for ``arena --help`` and for ``arena`` alone."""
@@ -781,13 +781,14 @@ async def _close_quietly(agent: Any, timeout_s: float) -> None:
 
 
 def _schema(args: argparse.Namespace) -> int:
-    from protocol import write_schemas
+    from protocol import write_event_schemas, write_schemas
 
     target: Path = args.directory
     if target.exists() and not target.is_dir():
         raise UsageError(f"{target}: is a file; give a folder to write the schemas into")
     try:
         written = write_schemas(target)
+        written += write_event_schemas(target / "events")
     except OSError as exc:
         raise UsageError(f"{target}: cannot write the schemas: {exc.strerror or exc}") from exc
     for path in written:

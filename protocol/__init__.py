@@ -1,7 +1,9 @@
 """The wire protocol between the arena engine and agents: card notation and messages.
 
 Pure data (pydantic + stdlib); never imports ``arena``. Agent authors in other languages
-should read docs/protocol.md, or run ``arena schema DIR`` for JSON Schemas.
+should read docs/protocol.md, or run ``arena schema DIR`` for JSON Schemas. The public
+events a table publishes (for overlays and bots) are documented data too:
+:mod:`protocol.events`, docs/events.md.
 """
 
 from protocol.cards import (
@@ -16,6 +18,15 @@ from protocol.cards import (
     is_canonical,
     parse_token,
     rank_name,
+)
+from protocol.events import (
+    EVENT_DATA,
+    EVENT_SCHEMA_VERSION,
+    EVENT_TYPES,
+    EventData,
+    EventEnvelope,
+    EventType,
+    parse_event,
 )
 from protocol.messages import (
     DEFAULT_TIME_LIMIT_MS,
@@ -53,13 +64,26 @@ from protocol.messages import (
     parse_message,
     to_json,
 )
-from protocol.schema import UNION_SCHEMA_NAME, json_schemas, union_schema, write_schemas
+from protocol.schema import (
+    ENVELOPE_SCHEMA_NAME,
+    UNION_SCHEMA_NAME,
+    envelope_schema,
+    event_json_schemas,
+    json_schemas,
+    union_schema,
+    write_event_schemas,
+    write_schemas,
+)
 
 __all__ = [
     "ACE",
     "BIG_JOKER",
     "CANONICAL_CARDS",
     "DEFAULT_TIME_LIMIT_MS",
+    "ENVELOPE_SCHEMA_NAME",
+    "EVENT_DATA",
+    "EVENT_SCHEMA_VERSION",
+    "EVENT_TYPES",
     "MESSAGE_TYPES",
     "RANK_NAMES",
     "REJECT_REASONS",
@@ -82,6 +106,9 @@ __all__ = [
     "DoubleRequest",
     "DoubleResponse",
     "Emotion",
+    "EventData",
+    "EventEnvelope",
+    "EventType",
     "HandType",
     "LastPlay",
     "MatchEnd",
@@ -97,12 +124,16 @@ __all__ = [
     "RoundResult",
     "SpringKind",
     "Standing",
+    "envelope_schema",
+    "event_json_schemas",
     "is_canonical",
     "json_schemas",
+    "parse_event",
     "parse_message",
     "parse_token",
     "rank_name",
     "to_json",
     "union_schema",
+    "write_event_schemas",
     "write_schemas",
 ]

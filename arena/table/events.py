@@ -3,36 +3,21 @@
 An event never carries hidden information (no hand before the round ends), so any sink
 may publish any event. The replay, which does hold hidden information, is written by the
 recorder, not by a sink.
+
+The types and each one's ``data`` are a documented contract: :mod:`protocol.events` (the
+models, the version), docs/events.md. The table emits plain dicts; the models check them
+in tests only.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, Final, Literal, NamedTuple
+from typing import Any, NamedTuple
+
+from protocol.events import EVENT_TYPES, EventType
 
 __all__ = ["EVENT_TYPES", "Event", "EventType"]
-
-EventType = Literal[
-    "match_started",
-    "round_started",
-    "redeal",
-    "turn_started",
-    "bid",
-    "landlord_chosen",
-    "double",
-    "play",
-    "pass",
-    "trick_won",
-    "fault",
-    "decision",
-    "budget_spent",
-    "seat_replaced",
-    "round_result",
-    "match_ended",
-]
-
-EVENT_TYPES: Final[tuple[str, ...]] = EventType.__args__  # type: ignore[attr-defined]
 
 
 _NO_DATA: Mapping[str, Any] = MappingProxyType({})
