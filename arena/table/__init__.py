@@ -4,7 +4,14 @@ from arena.table.events import EVENT_TYPES, Event, EventType
 from arena.table.faults import FAULT_CATEGORIES, FaultCategory, Faults
 from arena.table.match import MatchSummary, derive_seed, play_match
 from arena.table.moderation import ModerationSettings, Moderator, build_moderator
-from arena.table.records import DecisionRecorder, Recorder, RoundRecord, public_result
+from arena.table.records import (
+    DecisionRecorder,
+    Recorder,
+    RoundRecord,
+    TeeRecorder,
+    public_result,
+    tee_recorders,
+)
 from arena.table.settings import TableSettings, seat_deadline
 from arena.table.stats import DecisionStats
 from arena.table.table import SafePoint, Table
@@ -28,9 +35,11 @@ __all__ = [
     "SeatViews",
     "Table",
     "TableSettings",
+    "TeeRecorder",
     "build_moderator",
     "derive_seed",
     "play_match",
     "public_result",
     "seat_deadline",
+    "tee_recorders",
 ]

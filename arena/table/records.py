@@ -8,7 +8,14 @@ from typing import Any, Protocol
 from arena.engine import Settlement
 from arena.table.events import Event
 
-__all__ = ["DecisionRecorder", "Recorder", "RoundRecord", "public_result"]
+__all__ = [
+    "DecisionRecorder",
+    "Recorder",
+    "RoundRecord",
+    "TeeRecorder",
+    "public_result",
+    "tee_recorders",
+]
 
 _NO_STATS: dict[str, Any] = {}
 
@@ -54,6 +61,71 @@ class DecisionRecorder(Recorder, Protocol):
         "outcome"`` (``"accepted"`` or the reject reason)``, "detail"`` (why rejected, or
         None)``, "report"`` (:meth:`CallReport.to_dict`: prompt, raw text and reasoning
         included, so replay only)``}``."""
+
+
+class TeeRecorder:
+    """Several recorders as one: a table calls one recorder, this one hands every call to
+    each of its recorders in order (the replay, then a spectator feed ...).
+
+    Build it with :func:`tee_recorders`, which gives the single recorder itself when
+    there is only one: a table without a second recorder pays nothing for the tee.
+    ``decision`` goes to the recorders that have it (a table calls it only for seats
+    whose agent reports its calls).
+    """
+
+    def __init__(self, *recorders: Recorder) -> None:
+        self.recorders = recorders
+        self._round_started = tuple(r.round_started for r in recorders)
+        self._messages = tuple(r.message for r in recorders)
+        self._events = tuple(r.event for r in recorders)
+        self._round_ended = tuple(r.round_ended for r in recorders)
+        self._decisions: tuple[Any, ...] = tuple(
+            d for d in (getattr(r, "decision", None) for r in recorders) if d is not None
+        )
+
+    def round_started(self, header: dict[str, Any]) -> None:
+        """Each recorder gets the header (its own shallow copy: one may add keys)."""
+        for started in self._round_started:
+            started(dict(header))
+
+    def message(
+        self,
+        direction: str,
+        seat: int,
+        message: object,
+        elapsed_ms: float | None,
+        *,
+        late: bool = False,
+    ) -> None:
+        """Each recorder gets the message."""
+        for record in self._messages:
+            record(direction, seat, message, elapsed_ms, late=late)
+
+    def event(self, event: Event) -> None:
+        """Each recorder gets the event."""
+        for record in self._events:
+            record(event)
+
+    def decision(self, seat: int, record: dict[str, Any]) -> None:
+        """Each recorder that files decisions gets the record."""
+        for decided in self._decisions:
+            decided(seat, record)
+
+    def round_ended(self, summary: dict[str, Any]) -> None:
+        """Each recorder gets the summary."""
+        for ended in self._round_ended:
+            ended(summary)
+
+
+def tee_recorders(*recorders: Recorder | None) -> Recorder | None:
+    """One recorder for a table from any number (None ones left out): None for none,
+    the recorder itself for one, a :class:`TeeRecorder` for more."""
+    present = [r for r in recorders if r is not None]
+    if not present:
+        return None
+    if len(present) == 1:
+        return present[0]
+    return TeeRecorder(*present)
 
 
 @dataclass(frozen=True, slots=True)
