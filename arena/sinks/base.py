@@ -2,6 +2,11 @@
 
 A sink is anything with async ``emit`` and ``close``. A sink that fails is logged and
 dropped from the table's list: a broken display must never stop a match.
+
+A table awaits its sinks' ``emit`` in turn, so a slow sink would slow every table it is
+attached to. ``arena play`` puts each sink behind its own bounded queue and task
+(:class:`arena.sinks.queued.QueuedSink`, :func:`arena.sinks.queued.queued_sinks`); a
+sink handed straight to ``Table(sinks=[...])`` gets each event at once, as tests want.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ class Sink(Protocol):
     """Receives every public event of the tables it is attached to, in order."""
 
     async def emit(self, event: Event) -> None:
-        """Handle one event; should return quickly (queue slow work)."""
+        """Handle one event; should return quickly (or be wrapped in a ``QueuedSink``)."""
         ...
 
     async def close(self) -> None:
