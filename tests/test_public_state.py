@@ -442,3 +442,36 @@ async def test_the_registry_keeps_one_snapshot_per_table() -> None:
         assert snapshot["totals"] == ended.data["totals"]
         assert snapshot["run_id"] == RUN
     assert registry.get("t9") is None
+
+
+async def test_the_turn_carries_its_deadline_when_turn_started_gives_it() -> None:
+    """``time_limit_ms`` and ``deadline_at`` (Unix ms) let an overlay count down."""
+    match = await played(rounds=1)
+    state = PublicTableState("t1", run_id=RUN)
+    index = next(i for i, e in enumerate(match.events) if e.type == "turn_started")
+    for event in match.events[:index]:
+        state.apply(event)
+    turn = match.events[index]
+    timed = turn._replace(data={**turn.data, "time_limit_ms": 30000, "deadline_at": 1_800_000})
+    assert state.apply(timed) is True
+    shown = state.snapshot()["turn"]
+    assert shown["seat"] == turn.seat
+    assert (shown["time_limit_ms"], shown["deadline_at"]) == (30000, 1_800_000)
+
+
+async def test_a_snapshot_is_a_fresh_copy_that_later_events_do_not_change() -> None:
+    """A publisher may hold a snapshot while the table goes on."""
+    match = await played(rounds=1)
+    state = PublicTableState("t1", run_id=RUN)
+    index = next(i for i, e in enumerate(match.events) if e.type == "round_result")
+    for event in match.events[: index + 1]:
+        state.apply(event)
+    held = state.snapshot()
+    copy = json.loads(json.dumps(held))
+    held["seats"][0]["action"] = held["result"]["scores"] = held["multiplier"]["farmers"] = None
+    assert state.snapshot() == copy
+    kept = state.snapshot()
+    for event in match.events[index + 1 :]:
+        state.apply(event)
+    assert kept == copy
+    assert state.snapshot()["status"] == "ended"
