@@ -78,7 +78,7 @@ SEAT_KEYS = list(PublicTableState("t", run_id=RUN).snapshot()["seats"][0])
 def assert_well_formed(snapshot: dict[str, Any]) -> None:
     """Same keys in the same order every time, three seats, and plain JSON."""
     assert list(snapshot) == SNAPSHOT_KEYS
-    assert snapshot["version"] == STATE_VERSION
+    assert snapshot["v"] == STATE_VERSION
     assert [list(seat) for seat in snapshot["seats"]] == [SEAT_KEYS] * 3
     assert [seat["seat"] for seat in snapshot["seats"]] == [0, 1, 2]
     assert snapshot["status"] in ("waiting", "live", "ended")
@@ -101,7 +101,7 @@ async def test_a_match_goes_from_waiting_to_live_to_ended_with_the_summarys_tota
     assert statuses[-1] == "ended"
     assert statuses.count("ended") == 1  # only the match's last event ends it
     final = state.snapshot()
-    assert final["run_id"] == RUN
+    assert final["run"] == RUN
     assert final["match_id"] == "m-7"
     assert final["complete"]
     assert final["totals"] == match.summary.totals
@@ -440,7 +440,7 @@ async def test_the_registry_keeps_one_snapshot_per_table() -> None:
         assert snapshot["status"] == "ended"
         assert snapshot["table"] == table
         assert snapshot["totals"] == ended.data["totals"]
-        assert snapshot["run_id"] == RUN
+        assert snapshot["run"] == RUN
     assert registry.get("t9") is None
 
 

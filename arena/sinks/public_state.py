@@ -41,7 +41,9 @@ from arena.table.events import Event
 __all__ = ["STATE_VERSION", "PublicState", "PublicTableState", "Status"]
 
 STATE_VERSION: Final = 1
-"""The snapshot's format; it grows by new keys, and changes this number otherwise."""
+"""The snapshot's format, as its key ``v`` says (the events' envelopes use the same key
+for theirs, and ``run`` for the run id, as the snapshot does): it grows by new keys, and
+changes this number otherwise."""
 
 Status = Literal["waiting", "live", "ended"]
 
@@ -355,9 +357,9 @@ class PublicTableState:
         (no later :meth:`apply` changes them), keys always in the same order."""
         totals = self._totals
         return {
-            "version": STATE_VERSION,
+            "v": STATE_VERSION,
             "table": self.table,
-            "run_id": self.run_id,
+            "run": self.run_id,
             "match_id": self.match_id,
             "status": self.status,
             "complete": self._complete,
