@@ -41,8 +41,12 @@ from protocol.events import (
     EVENT_SCHEMA_VERSION,
     EVENT_TYPES,
     BidData,
+    EventData,
+    EventEnvelope,
     PlayData,
+    PublicSettlement,
     SeatReplacedData,
+    SeatStats,
     TurnStartedData,
     parse_event,
 )
@@ -277,3 +281,24 @@ def test_arena_schema_writes_each_event_schema_and_the_envelope(tmp_path: Path) 
         assert ref.startswith("#/$defs/")
         chosen[rule["if"]["properties"]["type"]["const"]] = envelope["$defs"][ref[8:]]["title"]
     assert chosen == {name: model.__name__ for name, model in EVENT_DATA.items()}
+
+
+# ─── docs/events.md ─────────────────────────────────────────────────────────────────────
+
+
+def test_docs_name_every_event_type_and_every_key() -> None:
+    """docs/events.md is the contract overlay authors read: it must not miss a key."""
+    text = (Path(__file__).parent.parent / "docs" / "events.md").read_text(encoding="utf-8")
+    assert f"`EVENT_SCHEMA_VERSION` in `protocol/events.py`: **{EVENT_SCHEMA_VERSION}**" in text
+    missing: list[str] = [t for t in EVENT_TYPES if f"**`{t}`**" not in text]
+    models: list[type[EventData]] = [*EVENT_DATA.values(), PublicSettlement, SeatStats]
+    missing += [
+        f"{model.__name__}.{key}"
+        for model in models
+        for key in model.model_fields
+        if f"`{key}`" not in text
+    ]
+    missing += [
+        f"EventEnvelope.{key}" for key in EventEnvelope.model_fields if f"`{key}`" not in text
+    ]
+    assert missing == []
