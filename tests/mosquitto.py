@@ -4,7 +4,8 @@
 (the TCP listener's is ``port``, the websockets one's ``ws_port``), starts
 ``mosquitto -c`` on it, and waits until the TCP port accepts. It can be stopped and
 started again on the same ports (the broker going away mid-match), and is always
-stopped at the end of the test by the ``mosquitto`` fixture.
+stopped at the end of the test by the ``mosquitto`` fixture (import
+``mosquitto_fixture`` into a test module to use it).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-__all__ = ["CONFIG", "Mosquitto", "free_port", "mosquitto"]
+__all__ = ["CONFIG", "Mosquitto", "free_port", "mosquitto_fixture"]
 
 CONFIG = Path(__file__).resolve().parent.parent / "config" / "mosquitto.conf"
 _LISTENER = re.compile(r"^listener\s+(\d+)(.*)$", re.MULTILINE)
@@ -97,8 +98,8 @@ class Mosquitto:
         return self._process is not None and self._process.poll() is None
 
 
-@pytest.fixture
-def mosquitto(tmp_path: Path) -> Iterator[Mosquitto]:
+@pytest.fixture(name="mosquitto")
+def mosquitto_fixture(tmp_path: Path) -> Iterator[Mosquitto]:
     """A running Mosquitto of the project's config on free ports, stopped afterwards."""
     broker = Mosquitto(tmp_path)
     broker.start()
