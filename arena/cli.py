@@ -24,6 +24,7 @@ from arena.logs import LEVELS, configure_logging
 
 if TYPE_CHECKING:  # imported when used: `arena schema` needs no engine
     from arena.replay import RecordedRound, ReplayWriter
+    from arena.sinks.mqtt import MqttSink
     from arena.testing import AgentCheckReport, PositionResult
 
 __all__ = ["UsageError", "main"]
@@ -150,6 +151,15 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="plain lines instead of the live board (always so when stdout is no terminal "
         "or a seat is human)",
+    )
+    play.add_argument(
+        "--mqtt",
+        nargs="?",
+        const="",
+        metavar="URL",
+        help="publish the match live to an MQTT broker, mqtt://host:port (mqtts:// for "
+        "TLS); without URL the [mqtt] config's broker, 127.0.0.1:1883 by default "
+        "(docs/mqtt.md)",
     )
     play.add_argument(
         "--pace",
@@ -313,6 +323,15 @@ def _effective_config(args: argparse.Namespace) -> tuple[ArenaConfig, bool]:
     data = config.model_dump()
     data["match"].update(match)
     live = _wants_live(args, config)
+    if args.mqtt is not None:
+        data["mqtt"]["enabled"] = True
+        if args.mqtt:
+            from arena.sinks.mqtt import broker_from_url
+
+            try:
+                data["mqtt"].update(broker_from_url(args.mqtt))
+            except ConfigError as exc:
+                raise UsageError(f"--mqtt: {exc}") from None
     if args.pace is not None:
         data["table"]["pace_s"] = args.pace
     elif not live:
@@ -337,12 +356,14 @@ def _play(args: argparse.Namespace) -> int:
     shown = LEVELS.index(args.log_level) <= LEVELS.index("warning")
     hint = FAULT_HINT if shown else "details with --log-level warning"
     sink = LiveConsoleSink(fault_hint=hint) if live else PlainConsoleSink(fault_hint=hint)
+    mqtt = _mqtt_sink(config, args) if config.mqtt.enabled else None
+    sinks: list[Any] = [sink] if mqtt is None else [sink, mqtt]
 
     async def run() -> None:
         stop_on_sigterm()
         try:
             try:  # every agent is built, or its seat named, before the match is announced
-                tables = build_tables(config, seed=seed, sinks=[sink], replay=replay)
+                tables = build_tables(config, seed=seed, sinks=sinks, replay=replay)
             except ConfigError as exc:
                 raise ConfigError(f"{args.config or 'built-in config'}: {exc}") from exc
             await open_tables(tables)  # programs started, or the seat named
@@ -350,6 +371,8 @@ def _play(args: argparse.Namespace) -> int:
             # garbage collections need not walk it every time (0.1 M instructions a round).
             # Unfrozen after, so that a caller's process (tests) is left as it was.
             gc.freeze()
+            if mqtt is not None:
+                mqtt.start()
             _say(
                 args.log_format,
                 "match_seed",
@@ -360,6 +383,9 @@ def _play(args: argparse.Namespace) -> int:
         finally:
             gc.unfreeze()
             await sink.close()
+            if mqtt is not None:
+                await mqtt.close()
+                _say_undelivered(args.log_format, mqtt)
             if replay is not None:
                 replay.close()
 
@@ -381,6 +407,40 @@ def _play(args: argparse.Namespace) -> int:
             path=str(args.record),
         )
     return 0
+
+
+def _mqtt_sink(config: ArenaConfig, args: argparse.Namespace) -> MqttSink:
+    """The MQTT publisher of ``--mqtt`` or ``[mqtt] enabled``, and a line saying where."""
+    from arena.sinks.mqtt import MqttSink, new_run_id
+
+    run_id = new_run_id()
+    mqtt = MqttSink(config.mqtt, run_id=run_id)
+    default = " (the default broker; --mqtt URL names another)" if args.mqtt == "" else ""
+    _say(
+        args.log_format,
+        "mqtt_publishing",
+        f"publishing the match to {mqtt.url}{default}, topics {config.mqtt.topic_prefix}/#, "
+        f"run id {run_id}",
+        broker=mqtt.url,
+        topic_prefix=config.mqtt.topic_prefix,
+        run_id=run_id,
+    )
+    return mqtt
+
+
+def _say_undelivered(log_format: str, mqtt: MqttSink) -> None:
+    """After the match: how many events never reached the broker, if any."""
+    missed = mqtt.stats.undelivered
+    if missed:
+        _say(
+            log_format,
+            "mqtt_undelivered",
+            f"{missed} event(s) never reached the MQTT broker at {mqtt.url} "
+            "(unreachable or too slow; see the warnings)",
+            level="warning",
+            undelivered=missed,
+            broker=mqtt.url,
+        )
 
 
 def _say_replay_kept(log_format: str, path: Path, tables: int) -> None:

@@ -1,0 +1,413 @@
+"""The live feed over MQTT, against a real Mosquitto on the project's config.
+
+Each test starts its own broker (tests/mosquitto.py) on free ports, plays scripted
+matches with an :class:`MqttSink` attached, and reads what arrived with a real
+subscriber: every event in order, the retained snapshot and status for a late
+subscriber, the broker going away mid-match, a slow subscriber, the command line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import aiomqtt
+import orjson
+import pytest
+from mosquitto import Mosquitto, mosquitto_fixture  # noqa: F401 (the fixture)
+
+from arena.cli import main
+from arena.config import MqttSettings, parse_config
+from arena.errors import ConfigError
+from arena.runner import run_arena
+from arena.sinks.base import CollectingSink
+from arena.sinks.mqtt import MqttSink, _state_class, broker_from_url
+from arena.table.events import Event
+from protocol.events import EVENT_SCHEMA_VERSION, parse_event
+
+REPO = Path(__file__).resolve().parent.parent
+Message = tuple[str, Any, bool]
+"""A message as received: topic, payload (JSON decoded, or text), retained flag."""
+
+
+class Subscriber:
+    """Everything a client subscribed to ``ddz-arena/#`` received, in order."""
+
+    def __init__(self) -> None:
+        self.messages: list[Message] = []
+        self._arrived = asyncio.Event()
+
+    def add(self, message: aiomqtt.Message) -> None:
+        raw = message.payload
+        assert isinstance(raw, bytes)
+        payload: Any = raw.decode() if raw in (b"online", b"offline") else orjson.loads(raw)
+        self.messages.append((str(message.topic), payload, bool(message.retain)))
+        self._arrived.set()
+
+    async def wait_for(self, done: Callable[[list[Message]], bool], *, within_s: float) -> None:
+        """Until ``done(messages)`` holds; fails the test after ``within_s``."""
+        async with asyncio.timeout(within_s):
+            while not done(self.messages):
+                self._arrived.clear()
+                await self._arrived.wait()
+
+    def events(self, table: str) -> list[dict[str, Any]]:
+        return [p for t, p, _ in self.messages if t == f"ddz-arena/tables/{table}/events"]
+
+    def last(self, topic: str) -> Any:
+        return [p for t, p, _ in self.messages if t == topic][-1]
+
+
+@asynccontextmanager
+async def subscribed(broker: Mosquitto) -> AsyncIterator[Subscriber]:
+    """A subscriber to ``ddz-arena/#`` (QoS 1) for the block's length."""
+    subscriber = Subscriber()
+    async with aiomqtt.Client("127.0.0.1", broker.port) as client:
+        await client.subscribe("ddz-arena/#", qos=1)
+
+        async def read() -> None:
+            async for message in client.messages:
+                subscriber.add(message)
+
+        reader = asyncio.create_task(read())
+        try:
+            yield subscriber
+        finally:
+            reader.cancel()
+
+
+def said(messages: list[Message], status: str) -> bool:
+    """Whether the status was published (retained or live: a subscriber may come first)."""
+    return any(t == "ddz-arena/status" and p == status for t, p, _ in messages)
+
+
+def sink_for(broker: Mosquitto, *, run_id: str = "run-1", **settings: Any) -> MqttSink:
+    sink = MqttSink(
+        MqttSettings(enabled=True, port=broker.port, **settings), run_id=run_id, environ={}
+    )
+    sink.backoff_cap_s = 0.5
+    return sink
+
+
+def config(*, rounds: int = 1, tables: int = 1) -> Any:
+    return parse_config({"match": {"rounds": rounds, "tables": tables}, "table": {"pace_s": 0}})
+
+
+def expected_state(events: Sequence[Event], run_id: str) -> dict[str, Any]:
+    """The snapshot the events of one table fold into."""
+    state = _state_class()(events[0].table, run_id=run_id)
+    for event in events:
+        state.apply(event)
+    return dict(state.snapshot())
+
+
+def payloads(events: Sequence[Event], run_id: str) -> list[dict[str, Any]]:
+    """The events as a subscriber decodes them: their dict, its run id, JSON round trip."""
+    return [
+        orjson.loads(orjson.dumps({**e.to_dict(), "v": EVENT_SCHEMA_VERSION, "run": run_id}))
+        for e in events
+    ]
+
+
+async def test_every_event_arrives_in_order_with_its_seq_run_and_version(
+    mosquitto: Mosquitto,
+) -> None:
+    collected = CollectingSink()
+    sink = sink_for(mosquitto)
+    async with subscribed(mosquitto) as subscriber:
+        await run_arena(config(rounds=2, tables=2), seed=7, sinks=[collected, sink])
+        await sink.close()
+        await subscriber.wait_for(
+            lambda ms: ("ddz-arena/status", "offline", False) in ms, within_s=10
+        )
+    for table in ("t1", "t2"):
+        sent = [e for e in collected.events if e.table == table]
+        received = subscriber.events(table)
+        assert [p["seq"] for p in received] == list(range(1, len(sent) + 1))
+        assert received == payloads(sent, "run-1")
+        for payload in received:
+            parse_event(payload)  # the documented contract (docs/events.md)
+        assert subscriber.last(f"ddz-arena/tables/{table}/state") == expected_state(sent, "run-1")
+    statuses = [p for t, p, _ in subscriber.messages if t == "ddz-arena/status"]
+    assert statuses == ["online", "offline"]
+    assert sink.stats.published == len(collected.events)
+    assert sink.stats.undelivered == sink.stats.dropped == 0
+
+
+async def test_a_late_subscriber_reads_the_retained_state_and_status(
+    mosquitto: Mosquitto,
+) -> None:
+    collected = CollectingSink()
+    sink = sink_for(mosquitto, run_id="late")
+    await run_arena(config(), seed=3, sinks=[collected, sink])
+    await sink.close()
+    async with subscribed(mosquitto) as subscriber:
+        await subscriber.wait_for(
+            lambda ms: {t for t, _, _ in ms} >= {"ddz-arena/status", "ddz-arena/tables/t1/state"},
+            within_s=10,
+        )
+        await asyncio.sleep(0.2)  # anything else retained would have come with them
+    assert all(retained for _, _, retained in subscriber.messages)
+    assert subscriber.last("ddz-arena/status") == "offline"
+    state = subscriber.last("ddz-arena/tables/t1/state")
+    assert state == expected_state(collected.events, "late")
+    assert state["status"] == "ended"
+    assert state["run"] == "late"
+    assert subscriber.events("t1") == []  # events are not retained
+
+
+VANISHING = """
+import asyncio, sys
+from arena.config import MqttSettings
+from arena.sinks.mqtt import MqttSink
+
+async def main() -> None:
+    sink = MqttSink(MqttSettings(port=int(sys.argv[1])), run_id="gone", environ={})
+    sink.start()
+    while not sink.stats.connected:
+        await asyncio.sleep(0.01)
+    print("connected", flush=True)
+    await asyncio.sleep(60)
+
+asyncio.run(main())
+"""
+
+
+async def test_the_status_is_online_then_offline_by_the_will_when_the_process_vanishes(
+    mosquitto: Mosquitto,
+) -> None:
+    publisher = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", VANISHING, str(mosquitto.port), stdout=subprocess.PIPE, cwd=REPO
+    )
+    try:
+        assert publisher.stdout is not None
+        assert await publisher.stdout.readline() == b"connected\n"
+        async with subscribed(mosquitto) as subscriber:
+            await subscriber.wait_for(lambda ms: said(ms, "online"), within_s=10)
+    finally:
+        publisher.kill()  # no DISCONNECT: the broker publishes the last will
+        await publisher.wait()
+    async with subscribed(mosquitto) as late:
+        await late.wait_for(lambda ms: ("ddz-arena/status", "offline", True) in ms, within_s=10)
+
+
+async def test_the_broker_going_away_mid_match_neither_stops_nor_slows_it(
+    mosquitto: Mosquitto,
+) -> None:
+    collected = CollectingSink()
+
+    class StopTheBroker(CollectingSink):
+        async def emit(self, event: Event) -> None:
+            if event.seq == 40 and event.table == "t1":
+                mosquitto.stop()
+            await super().emit(event)
+
+    sink = sink_for(mosquitto, run_id="outage", queue_size=50)
+    sink.start()
+    async with subscribed(mosquitto) as subscriber:
+        await subscriber.wait_for(lambda ms: bool(ms), within_s=10)  # online
+    started = time.monotonic()
+    await run_arena(config(rounds=3), seed=11, sinks=[StopTheBroker(), collected, sink])
+    took = time.monotonic() - started
+    assert not mosquitto.running
+    assert took < 3.0, f"the match took {took:.1f} s with the broker away"
+    assert not sink.stats.connected
+    assert sink.stats.dropped > 0  # 3 rounds are far more than 50 events
+
+    mosquitto.start()  # a new broker: nothing retained until the sink republishes it
+    final = expected_state(collected.events, "outage")
+    async with subscribed(mosquitto) as subscriber:
+        await subscriber.wait_for(
+            lambda ms: (
+                any(m[:2] == ("ddz-arena/tables/t1/state", final) for m in ms)
+                and len(subscriber.events("t1")) >= 50
+            ),
+            within_s=15,
+        )
+    assert sink.stats.connections == 2
+    # the newest events were kept and sent in order; the state has the dropped ones too
+    assert subscriber.events("t1") == payloads(collected.events[-50:], "outage")
+    async with subscribed(mosquitto) as late:  # the retained topics are current
+        await late.wait_for(
+            lambda ms: (
+                ("ddz-arena/tables/t1/state", final, True) in ms
+                and ("ddz-arena/status", "online", True) in ms
+            ),
+            within_s=10,
+        )
+    async with subscribed(mosquitto) as subscriber:
+        await sink.close()
+        await subscriber.wait_for(
+            lambda ms: ("ddz-arena/status", "offline", False) in ms, within_s=10
+        )
+    # some may have gone out before the broker stopped (when the table let the sink run)
+    assert sink.stats.published >= 50
+    assert sink.stats.undelivered == sink.stats.dropped
+    assert sink.stats.published + sink.stats.dropped == len(collected.events)
+
+
+async def test_a_match_with_no_broker_at_all_ends_and_counts_every_event_undelivered(
+    tmp_path: Path,
+) -> None:
+    absent = Mosquitto(tmp_path)  # never started: nothing listens on its port
+    collected = CollectingSink()
+    sink = sink_for(absent, queue_size=100_000)
+    sink.close_within_s = 0.5
+    started = time.monotonic()
+    await run_arena(config(rounds=2), seed=5, sinks=[collected, sink])
+    await sink.close()
+    assert time.monotonic() - started < 3.0
+    assert sink.stats.connections == 0
+    assert sink.stats.published == 0
+    assert sink.stats.undelivered == len(collected.events)
+
+
+SLOW_READER = """
+import asyncio, sys, aiomqtt
+
+async def main() -> None:
+    async with aiomqtt.Client("127.0.0.1", int(sys.argv[1])) as client:
+        await client.subscribe("ddz-arena/#", qos=1)
+        print("subscribed", flush=True)
+        async for _ in client.messages:
+            await asyncio.sleep(0.05)
+
+asyncio.run(main())
+"""
+
+
+async def test_a_subscriber_that_reads_slowly_does_not_slow_the_table(
+    mosquitto: Mosquitto,
+) -> None:
+    async def match_seconds() -> tuple[float, int]:
+        sink = sink_for(mosquitto)
+        collected = CollectingSink()
+        started = time.monotonic()
+        await run_arena(config(rounds=3), seed=2, sinks=[collected, sink])
+        await sink.close()  # every event acknowledged by the broker, not by the reader
+        took = time.monotonic() - started
+        assert sink.stats.published == len(collected.events)
+        return took, len(collected.events)
+
+    alone, _ = await match_seconds()
+    reader = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", SLOW_READER, str(mosquitto.port), stdout=subprocess.PIPE
+    )
+    try:
+        assert reader.stdout is not None
+        assert await reader.stdout.readline() == b"subscribed\n"
+        watched, events = await match_seconds()
+    finally:
+        reader.terminate()
+        await reader.wait()
+    # The reader needs 0.05 s a message (more than 15 s for these); the table never waits.
+    assert events * 0.05 > 10
+    assert watched < alone + 1.0, f"{watched:.2f} s with a slow reader, {alone:.2f} s without"
+
+
+PLAY = ("--rounds", "1", "--no-live", "--seed", "4")
+
+
+def test_arena_play_mqtt_publishes_the_match_end_to_end(mosquitto: Mosquitto) -> None:
+    async def run() -> tuple[subprocess.CompletedProcess[str], Subscriber]:
+        async with subscribed(mosquitto) as subscriber:
+            done = await asyncio.to_thread(
+                subprocess.run,
+                [sys.executable, "-m", "arena.cli", "play", "--mqtt", mosquitto.url, *PLAY],
+                cwd=REPO,
+                capture_output=True,
+                text=True,
+                timeout=60,
+                env={**os.environ, "PYTHONPATH": str(REPO)},
+            )
+            await subscriber.wait_for(
+                lambda ms: ("ddz-arena/status", "offline", False) in ms, within_s=10
+            )
+            return done, subscriber
+
+    done, subscriber = asyncio.run(run())
+    assert done.returncode == 0, done.stderr
+    assert f"publishing the match to {mosquitto.url}" in done.stderr
+    events = subscriber.events("t1")
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    assert events[0]["type"] == "match_started"
+    assert events[-1]["type"] == "match_ended"
+    assert len({e["run"] for e in events}) == 1
+    state = subscriber.last("ddz-arena/tables/t1/state")
+    assert state["status"] == "ended"
+    assert state["run"] == events[0]["run"]
+
+
+@pytest.mark.parametrize(
+    ("url", "words"),
+    [
+        ("http://127.0.0.1:1883", "must start with mqtt://"),
+        ("127.0.0.1:1883", "must start with mqtt://"),
+        ("mqtt://127.0.0.1:99999", "is no broker URL"),
+        ("mqtt://127.0.0.1:1883/topic", "without a path"),
+        ("mqtt://", "names no host"),
+    ],
+)
+def test_a_bad_broker_url_says_what_a_good_one_looks_like(url: str, words: str) -> None:
+    with pytest.raises(ConfigError, match=words) as caught:
+        broker_from_url(url)
+    assert "mqtt://127.0.0.1:1883" in str(caught.value) or "mqtt://host:port" in str(caught.value)
+
+
+def test_a_broker_url_gives_host_port_and_tls() -> None:
+    assert broker_from_url("mqtt://broker.lan") == {
+        "host": "broker.lan",
+        "port": 1883,
+        "tls": False,
+    }
+    assert broker_from_url("mqtts://b:8884") == {"host": "b", "port": 8884, "tls": True}
+    assert broker_from_url("mqtts://b") == {"host": "b", "port": 8883, "tls": True}
+
+
+def test_a_url_with_credentials_is_refused_without_showing_them(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["play", "--no-live", "--mqtt", "mqtt://me:hunter2@127.0.0.1:1883"]) == 2
+    err = capsys.readouterr().err
+    assert "--mqtt" in err
+    assert "username_env / password_env" in err
+    assert "hunter2" not in err
+
+
+def test_a_bad_url_on_the_command_line_is_one_clear_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["play", "--no-live", "--mqtt", "http://127.0.0.1"]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == [
+        "arena: error: --mqtt: 'http://127.0.0.1': the URL must start with mqtt:// "
+        "(or mqtts:// for TLS), such as mqtt://127.0.0.1:1883"
+    ]
+
+
+def test_a_password_pasted_where_its_variable_belongs_is_refused_unseen(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    file = tmp_path / "arena.toml"
+    file.write_text('[mqtt]\nusername_env = "MQTT_USER"\npassword_env = "s3cr3t-p@ss"\n')
+    assert main(["play", "--no-live", "--config", str(file), "--mqtt"]) == 2
+    err = capsys.readouterr().err
+    assert "mqtt.password_env" in err
+    assert "NAME of an environment variable" in err
+    assert "s3cr3t" not in err
+
+
+def test_an_unset_credential_variable_is_named(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("MQTT_TEST_USER", raising=False)
+    settings = MqttSettings(username_env="MQTT_TEST_USER")
+    with pytest.raises(ConfigError, match="variable MQTT_TEST_USER is not set"):
+        MqttSink(settings, run_id="x")
