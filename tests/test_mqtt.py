@@ -28,7 +28,8 @@ from arena.config import MqttSettings, parse_config
 from arena.errors import ConfigError
 from arena.runner import run_arena
 from arena.sinks.base import CollectingSink
-from arena.sinks.mqtt import MqttSink, _state_class, broker_from_url
+from arena.sinks.mqtt import MqttSink, broker_from_url
+from arena.sinks.public_state import PublicTableState
 from arena.table.events import Event
 from protocol.events import EVENT_SCHEMA_VERSION, parse_event
 
@@ -102,7 +103,7 @@ def config(*, rounds: int = 1, tables: int = 1) -> Any:
 
 def expected_state(events: Sequence[Event], run_id: str) -> dict[str, Any]:
     """The snapshot the events of one table fold into."""
-    state = _state_class()(events[0].table, run_id=run_id)
+    state = PublicTableState(events[0].table, run_id=run_id)
     for event in events:
         state.apply(event)
     return dict(state.snapshot())

@@ -42,6 +42,7 @@ import orjson
 from arena.config import MqttSettings
 from arena.errors import ConfigError
 from arena.logs import get_logger
+from arena.sinks.public_state import PublicTableState
 from arena.table.events import Event
 from protocol.events import EVENT_SCHEMA_VERSION
 
@@ -102,40 +103,6 @@ def broker_from_url(url: str) -> dict[str, Any]:
     return {"host": parts.hostname, "port": port or (8883 if tls else 1883), "tls": tls}
 
 
-class _MinimalState:
-    """Stand-in for :class:`arena.sinks.public_state.PublicTableState` until it lands:
-    the same interface, with only the match's status, round and last seq."""
-
-    def __init__(self, table: str, *, run_id: str) -> None:
-        self._snapshot: dict[str, Any] = {
-            "table": table,
-            "run": run_id,
-            "status": "waiting",
-            "seq": None,
-            "round": 0,
-        }
-
-    def apply(self, event: Event) -> bool:
-        snap = self._snapshot
-        snap["seq"], snap["round"] = event.seq, event.round
-        if event.type == "match_started":
-            snap["status"] = "live"
-        elif event.type == "match_ended":
-            snap["status"] = "ended"
-        return True
-
-    def snapshot(self) -> dict[str, Any]:
-        return dict(self._snapshot)
-
-
-def _state_class() -> Any:
-    try:
-        from arena.sinks.public_state import PublicTableState
-    except ImportError:
-        return _MinimalState
-    return PublicTableState
-
-
 class MqttSink:
     """Publishes the public events of every table it is attached to (see the module).
 
@@ -167,9 +134,8 @@ class MqttSink:
         self._buffer: deque[Event] = deque()
         self._limit = settings.queue_size
         self._in_flight: list[Event] = []
-        self._states: dict[str, Any] = {}
+        self._states: dict[str, PublicTableState] = {}
         self._dirty: set[str] = set()
-        self._state_class = _state_class()
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._closing = False
@@ -221,7 +187,7 @@ class MqttSink:
         """Fold the event into its table's snapshot and buffer it; never waits."""
         state = self._states.get(event.table)
         if state is None:
-            state = self._states[event.table] = self._state_class(event.table, run_id=self.run_id)
+            state = self._states[event.table] = PublicTableState(event.table, run_id=self.run_id)
         if state.apply(event):
             self._dirty.add(event.table)
         if len(self._buffer) >= self._limit:
