@@ -117,11 +117,12 @@ def payloads(events: Sequence[Event], run_id: str) -> list[dict[str, Any]]:
     ]
 
 
+@pytest.mark.parametrize("protocol", ["5", "3.1.1"])
 async def test_every_event_arrives_in_order_with_its_seq_run_and_version(
-    mosquitto: Mosquitto,
+    mosquitto: Mosquitto, protocol: str
 ) -> None:
     collected = CollectingSink()
-    sink = sink_for(mosquitto)
+    sink = sink_for(mosquitto, protocol=protocol)
     async with subscribed(mosquitto) as subscriber:
         await run_arena(config(rounds=2, tables=2), seed=7, sinks=[collected, sink])
         await sink.close()
@@ -140,6 +141,11 @@ async def test_every_event_arrives_in_order_with_its_seq_run_and_version(
     assert statuses == ["online", "offline"]
     assert sink.stats.published == len(collected.events)
     assert sink.stats.undelivered == sink.stats.dropped == 0
+    level = "p5" if protocol == "5" else "p2"  # as Mosquitto logs MQTT 5 and 3.1.1
+    assert f"as ddz-arena-run-1 ({level}," in mosquitto.log.read_text()
+    await sink.close()  # a second close changes nothing
+    assert sink.stats.published == len(collected.events)
+    assert sink.stats.undelivered == 0
 
 
 async def test_a_late_subscriber_reads_the_retained_state_and_status(

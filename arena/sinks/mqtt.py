@@ -138,7 +138,7 @@ class MqttSink:
         self._dirty: set[str] = set()
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
-        self._closing = False
+        self._closing = self._closed = False
         self._dropping = False
 
     @property
@@ -213,7 +213,9 @@ class MqttSink:
     async def close(self) -> None:
         """Deliver what is left, the final snapshots and ``offline``, then disconnect;
         within :attr:`close_within_s`. What was not delivered is counted and logged."""
-        self._closing = True
+        if self._closed:  # a second close (a wrapper's, then the owner's) does nothing
+            return
+        self._closed = self._closing = True
         self._wake.set()
         task, self._task = self._task, None
         if task is not None:
