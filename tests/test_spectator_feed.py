@@ -18,6 +18,7 @@ import pytest
 from structlog.testing import capture_logs
 
 from arena.agents.registry import create_agent
+from arena.errors import ConfigError
 from arena.replay import ReplayWriter, compare_replays, load_replay, strip_timing, verify_round
 from arena.sinks.base import CollectingSink
 from arena.sinks.spectator import (
@@ -111,7 +112,7 @@ async def test_a_zero_delay_releases_at_the_next_pump() -> None:
 
 @pytest.mark.parametrize("delay", [-1.0, float("nan")])
 def test_a_delay_is_zero_or_more(delay: float) -> None:
-    with pytest.raises(ValueError, match="spectator delay"):
+    with pytest.raises(ConfigError, match="spectator delay"):
         SpectatorFeed([], delay_s=delay)
 
 

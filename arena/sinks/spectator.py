@@ -56,6 +56,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import structlog
 
+from arena.errors import ConfigError
 from arena.table.clock import Clock, MonotonicClock
 from arena.table.events import Event
 from protocol import Deal
@@ -119,9 +120,9 @@ class SpectatorFeed:
         max_pending: int = DEFAULT_MAX_PENDING,
     ) -> None:
         if not delay_s >= 0:
-            raise ValueError(f"a spectator delay is 0 s or more, not {delay_s!r}")
+            raise ConfigError(f"a spectator delay is 0 s or more, not {delay_s!r}")
         if max_pending < 1:
-            raise ValueError(f"max_pending is at least 1, not {max_pending!r}")
+            raise ConfigError(f"max_pending is at least 1, not {max_pending!r}")
         self.outputs = list(outputs)
         self.delay_s = float(delay_s)
         self.clock: Clock = clock or MonotonicClock()
