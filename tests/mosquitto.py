@@ -11,6 +11,7 @@ stopped at the end of the test by the ``mosquitto`` fixture (import
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import shutil
 import socket
@@ -43,7 +44,8 @@ def _binary() -> str | None:
 class Mosquitto:
     """One broker process on the project's config, its ports replaced by free ones."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, *, users: dict[str, str] | None = None) -> None:
+        """``users`` (name: password): the TCP listener refuses anyone else."""
         binary = _binary()
         if binary is None:  # .ci/run installs it; a developer's machine may lack it
             pytest.skip("mosquitto is not installed (apt-get install mosquitto)")
@@ -54,6 +56,23 @@ class Mosquitto:
         self.log = folder / "mosquitto.log"
         ports = iter((self.port, self.ws_port))
         text = _LISTENER.sub(lambda m: f"listener {next(ports)}{m.group(2)}", CONFIG.read_text())
+        if users:
+            passwords = folder / "passwords"
+            passwords.write_text("".join(f"{name}:{pw}\n" for name, pw in users.items()))
+            passwords.chmod(0o600)
+            subprocess.run(
+                [
+                    str(Path(binary).parent.parent / "bin" / "mosquitto_passwd"),
+                    "-U",
+                    str(passwords),
+                ],
+                check=True,
+            )
+            if os.geteuid() == 0:  # else it reads the file as user mosquitto: no access
+                text += "\nuser root\n"
+            text = text.replace(  # the first listener's (TCP) anonymous access
+                "allow_anonymous true", f"allow_anonymous false\npassword_file {passwords}", 1
+            )
         self.config.write_text(text)
         self._process: subprocess.Popen[bytes] | None = None
 

@@ -418,3 +418,31 @@ def test_an_unset_credential_variable_is_named(
     settings = MqttSettings(username_env="MQTT_TEST_USER")
     with pytest.raises(ConfigError, match="variable MQTT_TEST_USER is not set"):
         MqttSink(settings, run_id="x")
+
+
+async def test_the_credentials_come_from_the_variables_the_config_names(tmp_path: Path) -> None:
+    broker = Mosquitto(tmp_path, users={"studio": "pa55-word"})
+    broker.start()
+    try:
+        settings = MqttSettings(
+            port=broker.port, username_env="MQTT_TEST_USER", password_env="MQTT_TEST_PASS"
+        )
+        good = MqttSink(
+            settings,
+            run_id="auth",
+            environ={"MQTT_TEST_USER": "studio", "MQTT_TEST_PASS": "pa55-word"},
+        )
+        bad = MqttSink(
+            settings, run_id="nope", environ={"MQTT_TEST_USER": "studio", "MQTT_TEST_PASS": "x"}
+        )
+        bad.close_within_s = 0.5
+        collected = CollectingSink()
+        await run_arena(config(), seed=1, sinks=[collected, good, bad])
+        await good.close()
+        await bad.close()
+    finally:
+        broker.stop()
+    assert good.stats.published == len(collected.events)
+    assert bad.stats.connections == 0
+    assert bad.stats.undelivered == len(collected.events)
+    assert "pa55-word" not in broker.log.read_text()
