@@ -31,6 +31,7 @@ from arena.sinks.base import CollectingSink
 from arena.sinks.mqtt import MqttSink, broker_from_url
 from arena.sinks.public_state import PublicTableState
 from arena.table.events import Event
+from protocol.cards import CANONICAL_CARDS
 from protocol.events import EVENT_SCHEMA_VERSION, parse_event
 
 REPO = Path(__file__).resolve().parent.parent
@@ -146,6 +147,50 @@ async def test_every_event_arrives_in_order_with_its_seq_run_and_version(
     await sink.close()  # a second close changes nothing
     assert sink.stats.published == len(collected.events)
     assert sink.stats.undelivered == 0
+
+
+def still_hidden(events: Sequence[dict[str, Any]], upto: int) -> set[str]:
+    """The cards nobody may see after a table's events up to seq ``upto``: all but those
+    played and the bottom once shown; none once the round's result shows the hands."""
+    shown: set[str] = set(CANONICAL_CARDS)
+    for event in events:
+        if event["seq"] > upto:
+            break
+        kind, data = event["type"], event["data"]
+        if kind == "round_started":
+            shown = set()
+        elif kind == "landlord_chosen":
+            shown |= set(data["bottom_cards"])
+        elif kind == "play":
+            shown |= set(data["cards"])
+        elif kind == "round_result":
+            shown = set(CANONICAL_CARDS)
+    return set(CANONICAL_CARDS) - shown
+
+
+async def test_nothing_hidden_is_published_on_any_topic(mosquitto: Mosquitto) -> None:
+    """Every message, events and snapshots taken while the rounds were played (a
+    paced table lets the publisher run mid-round), shows no card still hidden then."""
+    sink = sink_for(mosquitto, run_id="hidden")
+    rounds = parse_config({"match": {"rounds": 1}, "table": {"pace_s": 0.002, "auto_pass": False}})
+    async with subscribed(mosquitto) as subscriber:
+        await run_arena(rounds, seed=9, sinks=[sink])
+        await sink.close()
+        await subscriber.wait_for(lambda ms: said(ms, "offline"), within_s=10)
+    events = subscriber.events("t1")
+    states = [p for t, p, _ in subscriber.messages if t == "ddz-arena/tables/t1/state"]
+    assert len(states) > 20, "the snapshots were taken mid-round"
+    assert any(still_hidden(events, state["seq"]) for state in states)
+    for message in [*events, *states]:
+        text = orjson.dumps(message).decode()
+        hidden = still_hidden(events, message["seq"])
+        assert [card for card in hidden if card in text] == [], message
+    published = {t for t, _, _ in subscriber.messages}
+    assert published == {
+        "ddz-arena/status",
+        "ddz-arena/tables/t1/events",
+        "ddz-arena/tables/t1/state",
+    }
 
 
 async def test_a_late_subscriber_reads_the_retained_state_and_status(
