@@ -399,6 +399,18 @@ async def test_a_snapshot_started_in_the_middle_is_well_formed_and_ends_right() 
     assert [s["player"] for s in final["seats"]] == list(match.summary.players)
 
 
+async def test_a_snapshot_that_sees_only_the_end_knows_who_played_and_the_final_scores() -> None:
+    match = await played(rounds=2)
+    state, _ = fold(match.events[-1:])
+    final = state.snapshot()
+    assert_well_formed(final)
+    assert final["status"] == "ended"
+    assert [s["player"] for s in final["seats"]] == list(match.summary.players)
+    assert [s["total"] for s in final["seats"]] == [
+        match.summary.totals[p] for p in match.summary.players
+    ]
+
+
 async def test_unknown_events_other_tables_and_duplicates_change_nothing() -> None:
     match = await played(rounds=1)
     state, _ = fold(match.events[:40])

@@ -330,6 +330,7 @@ class PublicTableState:
         else:
             for player, score in scores.items():
                 self._totals[player] = self._totals.get(player, 0) + score
+        self._name_seats(data.get("players", ()))
         names = [seat.player for seat in self._seats]
         self._result = {
             "landlord_won": result.get("landlord_won"),
@@ -346,9 +347,16 @@ class PublicTableState:
         self._turn = None
         self._totals = dict(data.get("totals", self._totals))
         self._rounds_won = dict(data.get("rounds_won", {}))
+        self._name_seats(data.get("players", ()))
         self._standings = [dict(s) for s in data.get("standings", ())]
         for seat in self._seats:
             seat.standin = None
+
+    def _name_seats(self, players: Any) -> None:
+        """Seats whose player is not known yet (a state that joined late) get theirs."""
+        for seat, player in zip(self._seats, players, strict=False):
+            if seat.player is None:
+                seat.player = player
 
     # --- the snapshot -------------------------------------------------------------------
 
