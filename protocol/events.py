@@ -65,6 +65,7 @@ __all__ = [
     "FaultData",
     "LandlordChosenData",
     "MatchEndedData",
+    "MatchRules",
     "MatchStartedData",
     "PassData",
     "PlayData",
@@ -134,11 +135,27 @@ class _Action(_Said):
 # ─── the match and its rounds ───────────────────────────────────────────────────────────
 
 
+class MatchRules(EventData):
+    """The rules an overlay needs to score live (docs/rules.md)."""
+
+    scoring: Literal["competition", "casual"] = Field(description="The scoring preset.")
+    bidding: Literal["single_round", "until_settled", "grab"] = Field(
+        description="叫分: one round of bids, or bids until settled; or 抢地主."
+    )
+    doubling: StrictBool = Field(description="Farmers are asked to double (加倍).")
+    per_defender_doubling: StrictBool = Field(
+        description="A farmer's double counts only between that farmer and the landlord."
+    )
+    quadplex_as_bomb: StrictBool = Field(description="A four-with-two counts as a bomb.")
+    max_gift_doubles: Count = Field(description="Viewer gifts that may double one round.")
+
+
 class MatchStartedData(EventData):
     """A match begins at the table (``round`` is 0 before its first round)."""
 
     players: Players = Field(description="The three players' names, by seat 0, 1, 2.")
     rounds: Annotated[StrictInt, Field(ge=1)] = Field(description="Rounds the match will play.")
+    rules: MatchRules
 
 
 class RoundStartedData(EventData):
@@ -364,6 +381,7 @@ class RoundResultData(EventData):
     standins: list[PlayerId] = Field(description="Players a stand-in played for this round.")
     stats: dict[str, SeatStats] = Field(description="This round's decision figures by player.")
     result: PublicSettlement
+    totals: dict[str, StrictInt] = Field(description="The match's total scores so far.")
 
 
 class MatchEndedData(EventData):

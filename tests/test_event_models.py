@@ -43,6 +43,7 @@ from protocol.events import (
     BidData,
     EventData,
     EventEnvelope,
+    MatchRules,
     PlayData,
     PublicSettlement,
     SeatReplacedData,
@@ -214,6 +215,31 @@ async def test_turn_started_says_when_the_reply_is_due() -> None:
         assert before_ms + 7000 - 1 <= data.deadline_at <= after_ms + 7000 + 1
 
 
+async def test_a_late_subscriber_learns_the_rules_and_the_running_totals() -> None:
+    """match_started says how the match scores; each round_result, the totals so far."""
+    rules = Rules(scoring="casual", quadplex_as_bomb=True)
+    events = await events_of(
+        [GreedyAgent("Alpha"), GreedyAgent("Beta"), GreedyAgent("Gamma")], rounds=3, rules=rules
+    )
+    [started] = [e for e in events if e.type == "match_started"]
+    assert started.data["rules"] == {
+        "scoring": "casual",
+        "bidding": "single_round",
+        "doubling": False,
+        "per_defender_doubling": False,
+        "quadplex_as_bomb": True,
+        "max_gift_doubles": 2,
+    }
+    assert "match_id" not in started.data  # the seed by default: it deals the cards
+    running = dict.fromkeys(("Alpha", "Beta", "Gamma"), 0)
+    for result in (e for e in events if e.type == "round_result"):
+        for player, score in result.data["scores"].items():
+            running[player] += score
+        assert result.data["totals"] == running
+    [ended] = [e for e in events if e.type == "match_ended"]
+    assert ended.data["totals"] == running
+
+
 def test_a_renamed_or_missing_key_fails_the_check() -> None:
     """The check is strict: it is what catches a table that changed an event."""
     play: dict[str, Any] = {
@@ -291,7 +317,7 @@ def test_docs_name_every_event_type_and_every_key() -> None:
     text = (Path(__file__).parent.parent / "docs" / "events.md").read_text(encoding="utf-8")
     assert f"`EVENT_SCHEMA_VERSION` in `protocol/events.py`: **{EVENT_SCHEMA_VERSION}**" in text
     missing: list[str] = [t for t in EVENT_TYPES if f"**`{t}`**" not in text]
-    models: list[type[EventData]] = [*EVENT_DATA.values(), PublicSettlement, SeatStats]
+    models: list[type[EventData]] = [*EVENT_DATA.values(), PublicSettlement, SeatStats, MatchRules]
     missing += [
         f"{model.__name__}.{key}"
         for model in models

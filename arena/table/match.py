@@ -8,6 +8,7 @@ from typing import Any
 
 import structlog
 
+from arena.engine import Rules
 from arena.table.records import RoundRecord
 from arena.table.table import Table
 from protocol import MatchEnd, Standing
@@ -65,6 +66,19 @@ class MatchSummary:
         }
 
 
+def _public_rules(rules: Rules) -> dict[str, Any]:
+    """The rules an overlay needs to score live (the multiplier per farmer, what counts as
+    a bomb); never the match id, which defaults to the seed that deals the cards."""
+    return {
+        "scoring": rules.scoring,
+        "bidding": rules.bidding,
+        "doubling": rules.has_doubling_phase,
+        "per_defender_doubling": rules.doubles_per_defender,
+        "quadplex_as_bomb": rules.quadplex_as_bomb,
+        "max_gift_doubles": rules.max_gift_doubles,
+    }
+
+
 async def play_match(
     table: Table, *, rounds: int, seed: int, match_id: str | None = None
 ) -> MatchSummary:
@@ -89,7 +103,10 @@ async def _play(
 ) -> MatchSummary:
     players = summary.players
     table.start_match(match_id)
-    await table.emit("match_started", data={"players": list(players), "rounds": rounds})
+    await table.emit(
+        "match_started",
+        data={"players": list(players), "rounds": rounds, "rules": _public_rules(table.rules)},
+    )
     rotate = table.rules.first_bidder == "rotate"
     for round_no in range(1, rounds + 1):
         record = await table.play_round(

@@ -820,7 +820,9 @@ class Table:
         for seat in range(3):
             await self.notify(seat, message)
         summary = record.to_dict()
-        await self.emit("round_result", result.winner_seat, public_result(summary))
+        public = public_result(summary)
+        public["totals"] = dict(zip(names, self.totals, strict=True))  # late subscribers
+        await self.emit("round_result", result.winner_seat, public)
         if self.recorder is not None:
             self.recorder.round_ended(summary)
         return record
