@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from structlog.testing import capture_logs
 
 from arena.agents.registry import create_agent
 from arena.errors import ConfigError
+from arena.logs import EVENT_ATTRIBUTE
 from arena.replay import ReplayWriter, compare_replays, load_replay, strip_timing, verify_round
 from arena.sinks.base import CollectingSink
 from arena.sinks.spectator import (
@@ -41,6 +41,15 @@ from protocol.cards import CANONICAL_CARDS
 DELAY = 30.0
 EPOCH = 1_700_000_000.0
 """The feed's wall clock in these tests: the manual clock's time after this Unix time."""
+
+
+def logged(caplog: pytest.LogCaptureFixture) -> list[dict[str, Any]]:
+    """What the feed logged, as event dicts."""
+    return [
+        getattr(r, EVENT_ATTRIBUTE)
+        for r in caplog.records
+        if r.name == "arena.sinks.spectator" and hasattr(r, EVENT_ATTRIBUTE)
+    ]
 
 
 def feed_on(clock: ManualClock, *outputs: SpectatorOutput, **options: Any) -> SpectatorFeed:
@@ -151,30 +160,35 @@ async def test_close_waits_out_the_delay_so_the_last_hand_is_shown() -> None:
     assert feed.pending == 0
 
 
-async def test_a_cancelled_close_drops_what_is_left_and_says_so() -> None:
+async def test_a_cancelled_close_drops_what_is_left_and_says_so(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     out = CollectingSpectatorOutput()
     feed = SpectatorFeed([out], delay_s=3600)  # the real clock: an hour to wait
     feed.start()
     table = feed.for_table("t1")
     for seq in range(1, 6):
         table.event(event(seq))
-    with capture_logs() as logs, pytest.raises(TimeoutError):
+    with pytest.raises(TimeoutError):
         async with asyncio.timeout(0.05):
             await feed.close()
+    logs = logged(caplog)
     assert out.items == []
     assert feed.dropped == 5
     assert [e["event"] for e in logs] == ["spectator_items_abandoned"]
     assert logs[0]["left"] == 5
 
 
-async def test_a_full_queue_drops_the_new_item_counts_it_and_never_blocks() -> None:
+async def test_a_full_queue_drops_the_new_item_counts_it_and_never_blocks(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     clock = ManualClock()
     out = CollectingSpectatorOutput()
     feed = feed_on(clock, out, max_pending=3)
     table = feed.for_table("t1")
-    with capture_logs() as logs:
-        for seq in range(1, 6):
-            table.event(event(seq))
+    for seq in range(1, 6):
+        table.event(event(seq))
+    logs = logged(caplog)
     assert feed.pending == 3
     assert feed.dropped == 2
     assert [(e["event"], e["reason"], e["dropped"]) for e in logs] == [
@@ -185,7 +199,9 @@ async def test_a_full_queue_drops_the_new_item_counts_it_and_never_blocks() -> N
     assert [i["event"]["seq"] for i in out.items] == [1, 2, 3]
 
 
-async def test_a_failing_output_is_dropped_and_the_others_still_get_every_item() -> None:
+async def test_a_failing_output_is_dropped_and_the_others_still_get_every_item(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     class Broken:
         async def emit_spectator(self, item: dict[str, Any]) -> None:
             raise OSError("overlay gone")
@@ -197,8 +213,8 @@ async def test_a_failing_output_is_dropped_and_the_others_still_get_every_item()
     for seq in (1, 2):
         table.event(event(seq))
     clock.advance(DELAY)
-    with capture_logs() as logs:
-        await feed.pump()
+    await feed.pump()
+    logs = logged(caplog)
     assert [i["seq"] for i in out.items] == [1, 2]
     assert feed.outputs == [out]
     assert [e["event"] for e in logs] == ["spectator_output_failed"]

@@ -54,9 +54,8 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
-import structlog
-
 from arena.errors import ConfigError
+from arena.logs import get_logger
 from arena.table.clock import Clock, MonotonicClock
 from arena.table.events import Event
 from protocol import Deal
@@ -69,7 +68,7 @@ __all__ = [
     "SpectatorTable",
 ]
 
-log = structlog.get_logger()
+log = get_logger(__name__)
 
 DEFAULT_MAX_PENDING = 20_000
 """About 100 rounds of one table (~180 items a round): far more than a paced show
