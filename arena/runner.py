@@ -1,4 +1,11 @@
-"""Running a configured arena: build the tables and agents, play the matches at once."""
+"""Running a configured arena: build the tables and agents, play the matches at once.
+
+Every sink given here is put behind its own bounded queue and task
+(:class:`~arena.sinks.queued.QueuedSink`), one per sink, shared by all the tables: a slow
+sink never stalls a table, and each table's events reach it in order. The tables' end
+flushes the queues (within a bound); closing the sinks stays the caller's. A sink given
+straight to ``Table(sinks=[...])`` is awaited at once, as before.
+"""
 
 from __future__ import annotations
 
@@ -11,14 +18,39 @@ from arena.agents.registry import create_agent
 from arena.config import ArenaConfig
 from arena.errors import raise_start_failures
 from arena.replay import ReplayWriter
+from arena.sinks.queued import DEFAULT_MAX_EVENTS, QueuedSink
 from arena.table import MatchSummary, Table, build_moderator, derive_seed, play_match
 
-__all__ = ["build_tables", "close_tables", "new_seed", "open_tables", "play_tables", "run_arena"]
+__all__ = [
+    "build_tables",
+    "close_tables",
+    "flush_sinks",
+    "new_seed",
+    "open_tables",
+    "play_tables",
+    "queue_sinks",
+    "run_arena",
+]
 
 
 def new_seed() -> int:
     """A fresh seed for a run that named none (printed so the run can be repeated)."""
     return random.SystemRandom().getrandbits(31)
+
+
+def queue_sinks(
+    sinks: Sequence[Any], config: ArenaConfig, *, max_events: int | None = DEFAULT_MAX_EVENTS
+) -> list[Any]:
+    """Each sink behind its own :class:`~arena.sinks.queued.QueuedSink` of ``max_events``
+    (one already queued is kept as it is). Awaited directly instead when ``max_events``
+    is None, or when a seat is human: the console's lines must be out before each of
+    the person's prompts, which another thread prints."""
+    if max_events is None or any(seat.type == "human" for seat in config.seats):
+        return list(sinks)
+    return [
+        sink if isinstance(sink, QueuedSink) else QueuedSink(sink, max_events=max_events)
+        for sink in sinks
+    ]
 
 
 def build_tables(
@@ -27,14 +59,17 @@ def build_tables(
     seed: int,
     sinks: Sequence[Any] = (),
     replay: ReplayWriter | None = None,
+    sink_queue: int | None = DEFAULT_MAX_EVENTS,
 ) -> list[Table]:
     """One table per configured table, each with its own agent instances.
 
     Building is where an agent's constructor runs: a ConfigError names the seat's key
     and name (``seats.1.options (seat 'Beta'): ...``); the caller adds the file. Every
-    table shares the moderator of the ``[moderation]`` section.
+    table shares the moderator of the ``[moderation]`` section, and the ``sinks``, each
+    behind one queue of ``sink_queue`` events (:func:`queue_sinks`).
     """
     moderator = build_moderator(config.moderation)
+    sinks = queue_sinks(sinks, config, max_events=sink_queue)
     tables = []
     for index in range(config.match.tables):
         table_id = f"t{index + 1}"
@@ -71,10 +106,12 @@ async def run_arena(
     seed: int,
     sinks: Sequence[Any] = (),
     replay: ReplayWriter | None = None,
+    sink_queue: int | None = DEFAULT_MAX_EVENTS,
 ) -> list[MatchSummary]:
     """Build the tables and play every table's match concurrently (see
-    :func:`play_tables`); :func:`build_tables` raises before anything is played."""
-    tables = build_tables(config, seed=seed, sinks=sinks, replay=replay)
+    :func:`play_tables`); :func:`build_tables` raises before anything is played. Every
+    event has reached the sinks when it returns; they are left open."""
+    tables = build_tables(config, seed=seed, sinks=sinks, replay=replay, sink_queue=sink_queue)
     await open_tables(tables)
     return await play_tables(tables, rounds=config.match.rounds, seed=seed)
 
@@ -123,5 +160,30 @@ async def play_tables(tables: Sequence[Table], *, rounds: int, seed: int) -> lis
 
 async def close_tables(tables: Sequence[Table]) -> None:
     """Close every table's agents, all tables at once: a program that will not exit
-    costs its close allowance once, not once per table."""
-    await asyncio.gather(*(table.close() for table in tables))
+    costs its close allowance once, not once per table. Meanwhile the tables' queued
+    sinks are flushed (:func:`flush_sinks`)."""
+    flushed = flush_sinks(tables, interrupted=_being_cancelled())
+    await asyncio.gather(*(table.close() for table in tables), flushed)
+
+
+async def flush_sinks(tables: Sequence[Table], *, interrupted: bool | None = None) -> None:
+    """Hand every queued event of the tables' sinks to its sink, each within its bound,
+    all at once; a short bound when ``interrupted`` (by default: when the calling task
+    is being cancelled, as by Ctrl-C). The sinks stay open: their owner closes them."""
+    if interrupted is None:
+        interrupted = _being_cancelled()
+    queued = {id(sink): sink for table in tables for sink in table.sinks}
+    await asyncio.gather(
+        *(
+            sink.flush(interrupted=interrupted)
+            for sink in queued.values()
+            if isinstance(sink, QueuedSink)
+        )
+    )
+
+
+def _being_cancelled() -> bool:
+    """Whether the running task is being cancelled (Ctrl-C, SIGTERM): what it closes
+    then gets a short bound. Read here, not in a task ``gather`` makes."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0

@@ -19,7 +19,7 @@ import pytest
 from arena.agents import RandomAgent
 from arena.config import parse_config
 from arena.logs import EVENT_ATTRIBUTE
-from arena.runner import run_arena
+from arena.runner import build_tables, run_arena
 from arena.sinks.base import CollectingSink
 from arena.sinks.queued import (
     DROP_LOG_EVERY_S,
@@ -132,7 +132,7 @@ async def test_a_full_queue_drops_and_counts_never_blocks(
     assert later["dropped_since_last"] == len(direct.events) - 10
 
     await queued.close()
-    [closing] = _logged(caplog, "sink_closed_with_drops")
+    [closing] = _logged(caplog, "sink_drops_total")
     # every event: the one the sink is stuck on never went through either
     assert closing["dropped"] == queued.dropped == len(direct.events) + 1
     assert stuck.closed
@@ -158,19 +158,56 @@ async def test_a_failing_sink_is_dropped_and_the_others_get_everything(
     assert sinks[1].dropped == 0
 
 
-async def test_each_tables_order_is_kept_with_several_tables() -> None:
-    """One queue per sink, shared by the tables: it gets exactly what a sink awaited by
-    the tables gets, in the same order, so each table's events stay in order."""
+class TaskNotingSink(CollectingSink):
+    """Keeps each event and the name of the task that handed it over."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tasks: set[str] = set()
+
+    async def emit(self, event: Event) -> None:
+        task = asyncio.current_task()
+        self.tasks.add(task.get_name() if task is not None else "")
+        self.events.append(event)
+
+
+def _per_table(events: list[Event]) -> dict[str, list[tuple[int, str]]]:
+    tables: dict[str, list[tuple[int, str]]] = {}
+    for e in events:
+        tables.setdefault(e.table, []).append((e.seq, e.type))
+    return tables
+
+
+async def test_the_runner_queues_each_sink_and_keeps_each_tables_order() -> None:
+    """``run_arena`` (and ``arena play``, through ``build_tables``) puts every sink
+    behind one queue of its own, shared by the tables: each table's events reach it in
+    the order the table emitted them, all of them by the time the match returns."""
     config = parse_config({"match": {"rounds": 2, "tables": 3}, "table": {"pace_s": 0}})
-    direct = CollectingSink()
-    collected = CollectingSink()
-    async with queued_sinks([collected]) as sinks:
-        await run_arena(config, seed=5, sinks=[direct, *sinks])
-    assert collected.events == direct.events
-    for table_id in ("t1", "t2", "t3"):
-        seqs = [e.seq for e in collected.events if e.table == table_id]
+    queued = TaskNotingSink()
+    await run_arena(config, seed=5, sinks=[queued])
+    direct = TaskNotingSink()
+    await run_arena(config, seed=5, sinks=[direct], sink_queue=None)
+    assert queued.tasks == {"sink TaskNotingSink"}  # the sink's own task, never a table's
+    assert "sink TaskNotingSink" not in direct.tasks
+    assert _per_table(queued.events) == _per_table(direct.events)
+    assert sorted(_per_table(queued.events)) == ["t1", "t2", "t3"]
+    for seqs_types in _per_table(queued.events).values():
+        seqs = [seq for seq, _ in seqs_types]
         assert seqs == list(range(1, len(seqs) + 1))
-        assert collected.of_type("match_ended")  # the last lines arrive before close ends
+        assert seqs_types[-1][1] == "match_ended"
+
+
+async def test_with_a_human_seat_the_sinks_are_not_queued() -> None:
+    """The console's lines must be out before each of the person's prompts."""
+    seats = [{"name": "Me", "type": "human"}, {"name": "B"}, {"name": "C"}]
+    config = parse_config({"seats": seats, "table": {"pace_s": 0}})
+    sink = CollectingSink()
+    [table] = build_tables(config, seed=1, sinks=[sink])
+    assert table.sinks == [sink]
+    [table] = build_tables(parse_config({"table": {"pace_s": 0}}), seed=1, sinks=[sink])
+    [wrapper] = table.sinks
+    assert isinstance(wrapper, QueuedSink)
+    assert wrapper.sink is sink
 
 
 async def test_a_busy_table_yields_so_the_drain_keeps_up() -> None:
@@ -200,7 +237,7 @@ async def test_close_with_a_stuck_sink_returns_within_its_bound(
     assert time.monotonic() - started < 3.0  # 0.2 s and a moment: not the sink's forever
     assert stuck.events == direct.events[:1]  # it took the first and never returned
     assert queued.dropped == len(direct.events)  # that one never went through either
-    [timed_out] = _logged(caplog, "sink_close_timed_out")
+    [timed_out] = _logged(caplog, "sink_flush_timed_out")
     assert timed_out["dropped"] == len(direct.events)
     assert stuck.closed
     await queued.emit(direct.events[0])  # after close: counted, never queued

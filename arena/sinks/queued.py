@@ -9,13 +9,16 @@ and logs it (a warning at the first drop, then at most one every
 table drops a failing sink; the other sinks, each behind its own queue, go on.
 
 One wrapper per sink, shared by all tables: one queue keeps each table's events in the
-order the table emitted them. ``close`` drains what is queued within a bound, counts
-the rest as dropped and says so, then closes the inner sink. :func:`queued_sinks` wraps
-a list of sinks for as long as a block runs and closes them all at its end::
+order the table emitted them. ``flush`` hands what is queued to the sink within a
+bound, counts the rest as dropped and says so; ``close`` flushes, then closes the inner
+sink. :mod:`arena.runner` wraps every sink given to ``build_tables`` or ``run_arena``
+and flushes them when the tables close (their owner closes them). A program building
+its own tables can use :func:`queued_sinks`, which wraps a list of sinks for as long as
+a block runs and closes them all at its end::
 
     async with queued_sinks([LiveConsoleSink()]) as sinks:
-        tables = build_tables(config, seed=seed, sinks=sinks)
-        ...
+        table = Table(agents, sinks=sinks)
+        await play_match(table, rounds=3, seed=1)
 
 A table of scripted seats never waits (nothing to await), so nothing else would run on
 the loop until its match ended, the drain task included. So after every
@@ -110,6 +113,8 @@ class QueuedSink:
         self._waiter: asyncio.Future[None] | None = None
         """Set while the drain task waits for an event."""
         self._closed = False
+        self._flushing = False
+        self._reported_dropped = 0
         self._logged_drop_at: float | None = None
         self._logged_dropped = 0
 
@@ -150,7 +155,7 @@ class QueuedSink:
                     self._fail(exc)
                     return
                 queue.popleft()
-            if self._closed:
+            if self._flushing:
                 return
             waiter = self._waiter = loop.create_future()
             await waiter
@@ -188,51 +193,67 @@ class QueuedSink:
             self._logged_drop_at = now
             self._logged_dropped = self.dropped
 
-    async def close(self, *, interrupted: bool | None = None) -> None:
-        """Drain the queue within ``close_within_s``, count what is left as dropped (the
-        event a stuck sink holds included), report the drops, and close the inner sink
-        within the same bound. Closing twice does nothing more.
+    async def flush(self, *, interrupted: bool | None = None) -> None:
+        """Hand what is queued to the sink within ``close_within_s``, count what is left
+        as dropped (the event a stuck sink holds included) and report the drops; the
+        drain task ends, and the next event starts another. The inner sink stays open:
+        for a caller that owns it (:func:`arena.runner.play_tables` flushes, ``arena
+        play`` closes its sinks after).
 
-        ``interrupted`` (by default: whether the closing task is being cancelled, as by
+        ``interrupted`` (by default: whether the calling task is being cancelled, as by
         Ctrl-C or SIGTERM) shortens the bound to ``INTERRUPTED_CLOSE_WITHIN_S``.
         """
-        if self._closed:
-            return
-        self._closed = True
-        within_s = self.close_within_s
-        if interrupted is None:
-            interrupted = _being_cancelled()
-        if interrupted:
-            within_s = min(within_s, INTERRUPTED_CLOSE_WITHIN_S)
+        within_s = self._within_s(interrupted)
         task = self._task
         if task is not None and not task.done():
+            self._flushing = True
             waiter, self._waiter = self._waiter, None
             if waiter is not None and not waiter.done():
                 waiter.set_result(None)
             try:
                 done, _ = await asyncio.wait({task}, timeout=within_s)
             finally:
+                self._flushing = False
                 if not task.done():
                     task.cancel()
             if not done:
-                # a moment for the sink to take the cancellation before it is closed
+                # a moment for the sink to take the cancellation before anything else
                 await asyncio.wait({task}, timeout=min(within_s, 0.1))
                 left = len(self._queue)
                 self._queue.clear()
                 self.dropped += left
                 log.warning(
-                    "sink_close_timed_out",
+                    "sink_flush_timed_out",
                     sink=self.name,
                     within_s=within_s,
                     dropped=left,
                     hint="the sink did not take its queued events in time: they are dropped",
                 )
-        if self.dropped:
-            log.warning("sink_closed_with_drops", sink=self.name, dropped=self.dropped)
+        if not self.failed:
+            self._task = None
+        if self.dropped > self._reported_dropped:
+            log.warning("sink_drops_total", sink=self.name, dropped=self.dropped)
+            self._reported_dropped = self.dropped
+
+    async def close(self, *, interrupted: bool | None = None) -> None:
+        """:meth:`flush`, then close the inner sink within the same bound. Later events
+        are dropped (and counted); closing twice does nothing more."""
+        if self._closed:
+            return
+        within_s = self._within_s(interrupted)
+        await self.flush(interrupted=interrupted)
+        self._closed = True
         try:
             await asyncio.wait_for(self.sink.close(), within_s)
         except TimeoutError:
-            log.warning("sink_close_timed_out", sink=self.name, within_s=within_s, stage="close")
+            log.warning("sink_close_timed_out", sink=self.name, within_s=within_s)
+
+    def _within_s(self, interrupted: bool | None) -> float:
+        if interrupted is None:
+            interrupted = _being_cancelled()
+        if interrupted:
+            return min(self.close_within_s, INTERRUPTED_CLOSE_WITHIN_S)
+        return self.close_within_s
 
 
 def _being_cancelled() -> bool:
