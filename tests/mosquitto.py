@@ -44,8 +44,15 @@ def _binary() -> str | None:
 class Mosquitto:
     """One broker process on the project's config, its ports replaced by free ones."""
 
-    def __init__(self, folder: Path, *, users: dict[str, str] | None = None) -> None:
-        """``users`` (name: password): the TCP listener refuses anyone else."""
+    def __init__(
+        self,
+        folder: Path,
+        *,
+        users: dict[str, str] | None = None,
+        tls: tuple[Path, Path] | None = None,
+    ) -> None:
+        """``users`` (name: password): the TCP listener refuses anyone else. ``tls``
+        (certificate, key): one more listener, MQTT over TLS on ``tls_port``."""
         binary = _binary()
         if binary is None:  # .ci/run installs it; a developer's machine may lack it
             pytest.skip("mosquitto is not installed (apt-get install mosquitto)")
@@ -68,11 +75,18 @@ class Mosquitto:
                 ],
                 check=True,
             )
-            if os.geteuid() == 0:  # else it reads the file as user mosquitto: no access
-                text += "\nuser root\n"
             text = text.replace(  # the first listener's (TCP) anonymous access
                 "allow_anonymous true", f"allow_anonymous false\npassword_file {passwords}", 1
             )
+        self.tls_port = free_port() if tls else 0
+        if tls:
+            cert, key = tls
+            text += (
+                f"\nlistener {self.tls_port} 127.0.0.1\nprotocol mqtt\n"
+                f"certfile {cert}\nkeyfile {key}\nallow_anonymous true\n"
+            )
+        if (users or tls) and os.geteuid() == 0:
+            text += "\nuser root\n"  # else it reads the files as user mosquitto: no access
         self.config.write_text(text)
         self._process: subprocess.Popen[bytes] | None = None
 
