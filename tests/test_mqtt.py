@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -396,6 +397,42 @@ def test_arena_play_mqtt_publishes_the_match_end_to_end(mosquitto: Mosquitto) ->
     state = subscriber.last("ddz-arena/tables/t1/state")
     assert state["status"] == "ended"
     assert state["run"] == events[0]["run"]
+
+
+async def test_a_terminated_arena_publishes_what_it_played_and_says_offline(
+    mosquitto: Mosquitto,
+) -> None:
+    async with subscribed(mosquitto) as subscriber:
+        arena = await asyncio.create_subprocess_exec(
+            *(sys.executable, "-m", "arena.cli", "play", "--mqtt", mosquitto.url),
+            *("--rounds", "100", "--pace", "0.01", "--no-live", "--seed", "1"),
+            cwd=REPO,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        try:
+            await subscriber.wait_for(lambda ms: len(subscriber.events("t1")) >= 20, within_s=30)
+        finally:
+            arena.send_signal(signal.SIGTERM)
+            _, err = await arena.communicate()
+        assert arena.returncode == 143, err.decode()
+        await subscriber.wait_for(lambda ms: said(ms, "offline"), within_s=10)
+    events = subscriber.events("t1")
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    assert events[-1]["type"] != "match_ended"  # cut off mid-match
+    played = [
+        Event(e["type"], e["table"], e["round"], e["seq"], e["seat"], e["player"], e["data"])
+        for e in events
+    ]
+    async with subscribed(mosquitto) as late:
+        await late.wait_for(
+            lambda ms: {t for t, _, _ in ms} >= {"ddz-arena/status", "ddz-arena/tables/t1/state"},
+            within_s=10,
+        )
+    assert late.last("ddz-arena/status") == "offline"
+    assert late.last("ddz-arena/tables/t1/state") == expected_state(played, events[0]["run"])
+    assert "never reached" not in err.decode()
 
 
 @pytest.mark.parametrize(
