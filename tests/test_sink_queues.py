@@ -18,6 +18,7 @@ import pytest
 
 from arena.agents import RandomAgent
 from arena.config import parse_config
+from arena.errors import ConfigError
 from arena.logs import EVENT_ATTRIBUTE
 from arena.runner import build_tables, run_arena
 from arena.sinks.base import CollectingSink
@@ -281,6 +282,6 @@ async def test_a_queued_sink_is_a_sink_and_names_itself() -> None:
     queued = QueuedSink(CollectingSink(), name="overlay")
     assert isinstance(queued, Sink)
     assert queued.name == "overlay"
-    with pytest.raises(ValueError, match="max_events"):
+    with pytest.raises(ConfigError, match="max_events"):
         QueuedSink(CollectingSink(), max_events=0)
     await queued.close()

@@ -37,6 +37,7 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from typing import Final
 
+from arena.errors import ConfigError
 from arena.logs import get_logger
 from arena.sinks.base import Sink
 from arena.table.events import Event
@@ -96,7 +97,7 @@ class QueuedSink:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if max_events < 1:
-            raise ValueError(f"max_events must be at least 1, got {max_events}")
+            raise ConfigError(f"max_events: a sink's queue holds 1 event or more, not {max_events}")
         self.sink = sink
         self.name = name or type(sink).__name__
         self.max_events = max_events
