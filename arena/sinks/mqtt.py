@@ -50,8 +50,10 @@ __all__ = ["MqttSink", "MqttStats", "broker_from_url", "new_run_id"]
 
 log = get_logger(__name__)
 
-_BATCH: Final = 100
-"""Events published at once (QoS 1: each awaits its PUBACK, so they are pipelined)."""
+_BATCH: Final = 32
+"""Events published at once (QoS 1: each awaits its PUBACK, so they are pipelined).
+Enough for ~1600 events/s to a broker 20 ms away; more costs CPU (aiomqtt scans its
+pending calls on each publish): about 65 µs of CPU an event on loopback at 32."""
 _FIRST_RETRY_S: Final = 0.1
 
 
