@@ -69,7 +69,7 @@ class Mosquitto:
             passwords.chmod(0o600)
             subprocess.run(
                 [
-                    str(Path(binary).parent.parent / "bin" / "mosquitto_passwd"),
+                    shutil.which("mosquitto_passwd") or "/usr/bin/mosquitto_passwd",
                     "-U",
                     str(passwords),
                 ],
