@@ -225,6 +225,16 @@ async def test_a_busy_table_yields_so_the_drain_keeps_up() -> None:
     assert collected.events == direct.events
 
 
+async def test_a_small_queue_keeps_up_with_a_busy_table() -> None:
+    collected = CollectingSink()
+    queued = QueuedSink(collected, max_events=4)
+    direct = CollectingSink()
+    await play_match(_table(direct, queued), rounds=2, seed=1)
+    await queued.close()
+    assert queued.dropped == 0
+    assert collected.events == direct.events
+
+
 async def test_close_with_a_stuck_sink_returns_within_its_bound(
     caplog: pytest.LogCaptureFixture,
 ) -> None:

@@ -101,6 +101,8 @@ class QueuedSink:
         self.sink = sink
         self.name = name or type(sink).__name__
         self.max_events = max_events
+        self._yield_every = min(YIELD_EVERY, max(1, max_events // 2))
+        """A small queue yields more often: it would be full before its first yield."""
         self.close_within_s = close_within_s
         self.dropped = 0
         """Events the inner sink never got: queue full, sink failed, or close ran out of
@@ -141,7 +143,7 @@ class QueuedSink:
             self._task = asyncio.get_running_loop().create_task(
                 self._drain(), name=f"sink {self.name}"
             )
-        elif len(queue) % YIELD_EVERY == 0:
+        elif len(queue) % self._yield_every == 0:
             await asyncio.sleep(0)  # let the drain run: see the module's docstring
 
     async def _drain(self) -> None:
