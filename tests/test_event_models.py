@@ -26,6 +26,7 @@ from arena.agents.llm.clients import close_clients
 from arena.agents.llm.openai_seat import OpenAIAgent
 from arena.cli import main
 from arena.engine import Rules
+from arena.replay import ReplayWriter
 from arena.sinks.base import CollectingSink
 from arena.table import Event, Table, TableSettings, play_match
 from protocol import (
@@ -238,6 +239,23 @@ async def test_a_late_subscriber_learns_the_rules_and_the_running_totals() -> No
         assert result.data["totals"] == running
     [ended] = [e for e in events if e.type == "match_ended"]
     assert ended.data["totals"] == running
+
+
+async def test_a_replay_says_which_events_it_holds(tmp_path: Path) -> None:
+    writer = ReplayWriter(tmp_path / "match.jsonl")
+    agents = [GreedyAgent("Alpha"), GreedyAgent("Beta"), GreedyAgent("Gamma")]
+    table = Table(agents, recorder=writer.for_table("t1"))
+    try:
+        await play_match(table, rounds=2, seed=3)
+    finally:
+        writer.close()
+    lines = [
+        json.loads(line)
+        for line in (tmp_path / "match.jsonl").read_text("utf-8").split("\n")
+        if line
+    ]
+    headers = [line for line in lines if line["kind"] == "round_start"]
+    assert [h["event_schema"] for h in headers] == [EVENT_SCHEMA_VERSION] * 2
 
 
 def test_a_renamed_or_missing_key_fails_the_check() -> None:

@@ -64,6 +64,7 @@ from arena.table.settings import TableSettings, seat_deadline
 from arena.table.stats import DecisionTrace
 from arena.table.views import SeatViews
 from protocol import (
+    EVENT_SCHEMA_VERSION,
     BidRequest,
     BidResponse,
     DoubleRequest,
@@ -232,6 +233,7 @@ class Table:
                     "landlord": landlord,
                     "call_score": call_score,
                     "deal": deal.to_dict() if deal is not None else None,
+                    "event_schema": EVENT_SCHEMA_VERSION,  # how to read its events
                 }
             )
         bound = structlog.contextvars.bound_contextvars(table=self.table_id, round=round_no)
