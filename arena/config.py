@@ -26,6 +26,7 @@ __all__ = [
     "ModerationSettings",
     "MqttSettings",
     "SeatConfig",
+    "SpectatorSettings",
     "load_config",
     "parse_config",
 ]
@@ -132,6 +133,23 @@ class MqttSettings(BaseModel):
         return value
 
 
+class SpectatorSettings(BaseModel):
+    """The delayed spectator feed (``[spectator]``; ``arena play --spectator-delay``).
+
+    Every hand, for a stream, released ``delay_s`` after it happened, on the server
+    side (arena/sinks/spectator.py), to ``<prefix>/tables/<table>/spectator`` over MQTT.
+    Off unless enabled: an agent must never see the hands live.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, allow_inf_nan=False)
+
+    enabled: bool = False
+    delay_s: float = Field(default=30.0, ge=0, le=3600)
+    """Seconds between a hand and its showing (0: at once, for a match nobody plays for)."""
+    max_pending: int = Field(default=20_000, ge=1, le=1_000_000)
+    """Items held during the delay; beyond it new ones are dropped (counted and logged)."""
+
+
 class ArenaConfig(BaseModel):
     """The whole configuration file."""
 
@@ -144,6 +162,8 @@ class ArenaConfig(BaseModel):
     """What viewers may read of the agents' comments and strategy hints."""
     mqtt: MqttSettings = Field(default_factory=MqttSettings)
     """The live feed over MQTT, off unless enabled."""
+    spectator: SpectatorSettings = Field(default_factory=SpectatorSettings)
+    """The delayed feed of every hand (over MQTT), off unless enabled."""
     seats: tuple[SeatConfig, SeatConfig, SeatConfig] = Field(
         default_factory=lambda: _default_seats()
     )
@@ -224,6 +244,7 @@ _SECTIONS: dict[tuple[str, ...], type[BaseModel]] = {
     ("table",): TableSettings,
     ("moderation",): ModerationSettings,
     ("mqtt",): MqttSettings,
+    ("spectator",): SpectatorSettings,
     ("seats",): SeatConfig,
 }
 """The model behind each place a key can be, seat numbers left out: its known keys."""
