@@ -12,14 +12,24 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.agents.registry import create_agent
 from arena.config import ArenaConfig
 from arena.errors import raise_start_failures
 from arena.replay import ReplayWriter
 from arena.sinks.queued import DEFAULT_MAX_EVENTS, QueuedSink
-from arena.table import MatchSummary, Table, build_moderator, derive_seed, play_match
+from arena.table import (
+    MatchSummary,
+    Table,
+    build_moderator,
+    derive_seed,
+    play_match,
+    tee_recorders,
+)
+
+if TYPE_CHECKING:
+    from arena.sinks.spectator import SpectatorFeed
 
 __all__ = [
     "build_tables",
@@ -60,13 +70,15 @@ def build_tables(
     sinks: Sequence[Any] = (),
     replay: ReplayWriter | None = None,
     sink_queue: int | None = DEFAULT_MAX_EVENTS,
+    spectator: SpectatorFeed | None = None,
 ) -> list[Table]:
     """One table per configured table, each with its own agent instances.
 
     Building is where an agent's constructor runs: a ConfigError names the seat's key
     and name (``seats.1.options (seat 'Beta'): ...``); the caller adds the file. Every
     table shares the moderator of the ``[moderation]`` section, and the ``sinks``, each
-    behind one queue of ``sink_queue`` events (:func:`queue_sinks`).
+    behind one queue of ``sink_queue`` events (:func:`queue_sinks`). With a
+    ``spectator`` feed, each table's recorder is teed to it (the replay's and the feed's).
     """
     moderator = build_moderator(config.moderation)
     sinks = queue_sinks(sinks, config, max_events=sink_queue)
@@ -91,7 +103,10 @@ def build_tables(
                 rules=config.rules,
                 settings=config.table,
                 sinks=sinks,
-                recorder=replay.for_table(table_id) if replay is not None else None,
+                recorder=tee_recorders(
+                    replay.for_table(table_id) if replay is not None else None,
+                    spectator.for_table(table_id) if spectator is not None else None,
+                ),
                 timeouts=[seat.effective_timeout_s for seat in config.seats],
                 standin_seed=derive_seed(seed, table_id, "standin"),
                 moderator=moderator,
@@ -107,11 +122,15 @@ async def run_arena(
     sinks: Sequence[Any] = (),
     replay: ReplayWriter | None = None,
     sink_queue: int | None = DEFAULT_MAX_EVENTS,
+    spectator: SpectatorFeed | None = None,
 ) -> list[MatchSummary]:
     """Build the tables and play every table's match concurrently (see
     :func:`play_tables`); :func:`build_tables` raises before anything is played. Every
-    event has reached the sinks when it returns; they are left open."""
-    tables = build_tables(config, seed=seed, sinks=sinks, replay=replay, sink_queue=sink_queue)
+    event has reached the sinks when it returns; they are left open (and so is the
+    ``spectator`` feed: its owner starts and closes it)."""
+    tables = build_tables(
+        config, seed=seed, sinks=sinks, replay=replay, sink_queue=sink_queue, spectator=spectator
+    )
     await open_tables(tables)
     return await play_tables(tables, rounds=config.match.rounds, seed=seed)
 
