@@ -7,6 +7,8 @@ Topics (``<prefix>`` is ``[mqtt] topic_prefix``, ``ddz-arena`` by default; docs/
     <prefix>/tables/<table>/events   every event as JSON, QoS 1, with its seq, the run's
                                      id ``run`` and the schema version ``v``
     <prefix>/tables/<table>/state    the table's public snapshot, retained
+    <prefix>/tables/<table>/spectator  the delayed spectator feed's items (every hand),
+                                     QoS 1, never retained; only when the feed is on
 
 The table never waits for the broker. ``emit`` folds the event into the table's
 snapshot and appends it to a bounded buffer; when the buffer is full the oldest message
@@ -20,7 +22,11 @@ again: a subscriber may see an event twice, and its ``seq`` says so.
 ``close`` publishes the final snapshots and ``offline``, then disconnects, within a
 bound; what it could not deliver is counted in :attr:`MqttSink.stats` and logged.
 Events carry no hidden information, and nothing but them, the snapshots and the status
-is published.
+is published, unless a :class:`~arena.sinks.spectator.SpectatorFeed` is given this sink
+as its output: its items (hidden information, released only after the feed's delay)
+come through :meth:`MqttSink.emit_spectator`, a buffer of their own (as bounded: a
+spectator burst never drops a public event) and the ``spectator`` topic alone; they
+never touch the events, the snapshots or the status.
 """
 
 from __future__ import annotations
@@ -67,6 +73,12 @@ class MqttStats:
     """Events dropped because the buffer was full (the broker slow or away)."""
     undelivered: int = 0
     """Events never acknowledged: the dropped ones, and those left when it closed."""
+    spectator_published: int = 0
+    """Spectator items the broker acknowledged."""
+    spectator_dropped: int = 0
+    """Spectator items dropped: their buffer was full, or they came after ``close``."""
+    spectator_undelivered: int = 0
+    """Spectator items never acknowledged (final once closed)."""
     connections: int = 0
     """Successful connections: more than 1 means it reconnected."""
     connected: bool = False
@@ -136,6 +148,9 @@ class MqttSink:
         self._buffer: deque[Event] = deque()
         self._limit = settings.queue_size
         self._in_flight: list[Event] = []
+        self._spectator: deque[tuple[str, bytes]] = deque()
+        self._spectator_in_flight: list[tuple[str, bytes]] = []
+        self._spectator_dropping = False
         self._states: dict[str, PublicTableState] = {}
         self._dirty: set[str] = set()
         self._wake = asyncio.Event()
@@ -199,6 +214,36 @@ class MqttSink:
         if self._task is None:
             self.start()
 
+    async def emit_spectator(self, item: dict[str, Any]) -> None:
+        """Buffer one released spectator item for ``<prefix>/tables/<table>/spectator``
+        (QoS 1, never retained), with the run id; never waits. Only the spectator feed
+        calls it: its items hold every hand, so they go to that topic and nowhere else."""
+        if self._closing:
+            self.stats.spectator_dropped += 1
+            self.stats.spectator_undelivered += 1
+            return
+        topic = f"{self._tables_prefix}{item['table']}/spectator"
+        payload = orjson.dumps({**item, "run": self.run_id})
+        if len(self._spectator) >= self._limit:
+            self._drop_spectator(1)
+        self._spectator.append((topic, payload))
+        self._wake.set()
+        if self._task is None:
+            self.start()
+
+    def _drop_spectator(self, count: int) -> None:
+        for _ in range(count):
+            self._spectator.popleft()
+        self.stats.spectator_dropped += count
+        if not self._spectator_dropping:
+            self._spectator_dropping = True
+            log.warning(
+                "mqtt_spectator_buffer_full",
+                queue_size=self._limit,
+                broker=self.url,
+                detail="the oldest spectator items are dropped until the broker catches up",
+            )
+
     def _drop(self, count: int) -> None:
         for _ in range(count):
             self._buffer.popleft()
@@ -228,9 +273,16 @@ class MqttSink:
                     await task
         stats = self.stats
         stats.undelivered = stats.dropped + len(self._buffer) + len(self._in_flight)
+        stats.spectator_undelivered = (
+            stats.spectator_dropped + len(self._spectator) + len(self._spectator_in_flight)
+        )
         stats.connected = False
         fields = {"broker": self.url, "published": stats.published, "run_id": self.run_id}
-        if stats.undelivered:
+        if stats.spectator_published or stats.spectator_undelivered:
+            fields["spectator_published"] = stats.spectator_published
+        if stats.spectator_undelivered:
+            fields["spectator_undelivered"] = stats.spectator_undelivered
+        if stats.undelivered or stats.spectator_undelivered:
             log.warning("mqtt_undelivered", undelivered=stats.undelivered, **fields)
         else:
             log.info("mqtt_closed", **fields)
@@ -293,23 +345,35 @@ class MqttSink:
     async def _pump(self, client: aiomqtt.Client) -> None:
         """Publish the buffer in batches, and after each the changed snapshots; return
         once closing with nothing left."""
+        buffer, spectator = self._buffer, self._spectator
         while True:
-            if not self._buffer:
+            if not buffer and not spectator:
                 await self._publish_states(client)
                 if self._closing:
                     return
                 self._wake.clear()
                 await self._wake.wait()
                 continue
-            self._dropping = False
-            batch = [self._buffer.popleft() for _ in range(min(len(self._buffer), _BATCH))]
-            self._in_flight = batch
+            # spectator items share a batch with events, at most half of it while
+            # events wait: neither feed starves the other
+            shown = min(len(spectator), _BATCH // 2 if buffer else _BATCH)
+            batch = [buffer.popleft() for _ in range(min(len(buffer), _BATCH - shown))]
+            items = [spectator.popleft() for _ in range(shown)]
+            self._in_flight, self._spectator_in_flight = batch, items
+            if batch:
+                self._dropping = False
+            if items:
+                self._spectator_dropping = False
             async with asyncio.TaskGroup() as tasks:
                 for event in batch:
                     tasks.create_task(client.publish(*self._event_message(event), qos=1))
-            self._in_flight = []
+                for topic, payload in items:  # never retained: hands are for a stream
+                    tasks.create_task(client.publish(topic, payload, qos=1, retain=False))
+            self._in_flight, self._spectator_in_flight = [], []
             self.stats.published += len(batch)
-            await self._publish_states(client)
+            self.stats.spectator_published += len(items)
+            if batch:
+                await self._publish_states(client)
 
     def _event_message(self, event: Event) -> tuple[str, bytes]:
         body = event.to_dict()
@@ -333,6 +397,10 @@ class MqttSink:
         self._buffer.extendleft(reversed(batch))
         if len(self._buffer) > self._limit:
             self._drop(len(self._buffer) - self._limit)
+        items, self._spectator_in_flight = self._spectator_in_flight, []
+        self._spectator.extendleft(reversed(items))
+        if len(self._spectator) > self._limit:
+            self._drop_spectator(len(self._spectator) - self._limit)
 
 
 def new_run_id() -> str:
