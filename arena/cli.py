@@ -25,6 +25,7 @@ from arena.logs import LEVELS, configure_logging
 if TYPE_CHECKING:  # imported when used: `arena schema` needs no engine
     from arena.replay import RecordedRound, ReplayWriter
     from arena.sinks.mqtt import MqttSink
+    from arena.sinks.spectator import SpectatorFeed
     from arena.testing import AgentCheckReport, PositionResult
 
 __all__ = ["UsageError", "main"]
@@ -34,6 +35,7 @@ _FLAG_KEYS = {
     "match.tables": "--tables",
     "match.seed": "--seed",
     "table.pace_s": "--pace",
+    "spectator.delay_s": "--spectator-delay",
 }
 """Config keys the ``play`` flags set: an error in one names the flag."""
 
@@ -160,6 +162,13 @@ def _parser() -> argparse.ArgumentParser:
         help="publish the match live to an MQTT broker, mqtt://host:port (mqtts:// for "
         "TLS); without URL the [mqtt] config's broker, 127.0.0.1:1883 by default "
         "(docs/mqtt.md)",
+    )
+    play.add_argument(
+        "--spectator-delay",
+        type=float,
+        metavar="SECONDS",
+        help="with --mqtt: also publish every hand, SECONDS after it happened (0-3600), "
+        "to <prefix>/tables/<table>/spectator for a stream (default: off; docs/mqtt.md)",
     )
     play.add_argument(
         "--pace",
@@ -332,6 +341,10 @@ def _effective_config(args: argparse.Namespace) -> tuple[ArenaConfig, bool]:
                 data["mqtt"].update(broker_from_url(args.mqtt))
             except ConfigError as exc:
                 raise UsageError(f"--mqtt: {exc}") from None
+    if args.spectator_delay is not None:
+        if args.mqtt is None and not config.mqtt.enabled:
+            raise UsageError("--spectator-delay: the spectator feed needs --mqtt to go anywhere")
+        data["spectator"].update(enabled=True, delay_s=args.spectator_delay)
     if args.pace is not None:
         data["table"]["pace_s"] = args.pace
     elif not live:
@@ -361,9 +374,10 @@ def _play(args: argparse.Namespace) -> int:
 
     async def run() -> None:
         stop_on_sigterm()
+        feed = _spectator_feed(config, mqtt, args.log_format)
         try:
             try:  # every agent is built, or its seat named, before the match is announced
-                tables = build_tables(config, seed=seed, sinks=sinks, replay=replay)
+                tables = build_tables(config, seed=seed, sinks=sinks, replay=replay, spectator=feed)
             except ConfigError as exc:
                 raise ConfigError(f"{args.config or 'built-in config'}: {exc}") from exc
             await open_tables(tables)  # programs started, or the seat named
@@ -373,6 +387,8 @@ def _play(args: argparse.Namespace) -> int:
             gc.freeze()
             if mqtt is not None:
                 mqtt.start()
+            if feed is not None:
+                feed.start()
             _say(
                 args.log_format,
                 "match_seed",
@@ -383,6 +399,8 @@ def _play(args: argparse.Namespace) -> int:
         finally:
             gc.unfreeze()
             await sink.close()
+            if feed is not None:  # its last items go out before the MQTT sink closes
+                await _close_spectator_feed(feed, args.log_format)
             if mqtt is not None:
                 await mqtt.close()
                 _say_undelivered(args.log_format, mqtt)
@@ -428,6 +446,61 @@ def _mqtt_sink(config: ArenaConfig, args: argparse.Namespace) -> MqttSink:
     return mqtt
 
 
+def _spectator_feed(
+    config: ArenaConfig, mqtt: MqttSink | None, log_format: str
+) -> SpectatorFeed | None:
+    """The delayed spectator feed of ``--spectator-delay`` or ``[spectator] enabled``,
+    publishing through the MQTT sink; None when off, or when enabled with nowhere to go
+    (``[spectator]`` in a file played without ``--mqtt``: said, not refused)."""
+    settings = config.spectator
+    if not settings.enabled:
+        return None
+    if mqtt is None:
+        _say(
+            log_format,
+            "spectator_feed_off",
+            "[spectator] is enabled but nothing publishes it: the spectator feed needs "
+            "--mqtt to go anywhere, so it is off",
+            level="warning",
+        )
+        return None
+    from arena.sinks.spectator import SpectatorFeed
+
+    feed = SpectatorFeed([mqtt], delay_s=settings.delay_s, max_pending=settings.max_pending)
+    prefix = config.mqtt.topic_prefix
+    _say(
+        log_format,
+        "spectator_feed",
+        f"every hand goes to {prefix}/tables/<table>/spectator {settings.delay_s:g} s after "
+        "it happened",
+        delay_s=settings.delay_s,
+        topic=f"{prefix}/tables/+/spectator",
+    )
+    return feed
+
+
+async def _close_spectator_feed(feed: SpectatorFeed, log_format: str) -> None:
+    """Release what the feed holds, each item no earlier than its delay: the match's
+    last hands are shown. At most the delay and 5 s; 0.5 s once interrupted (Ctrl-C,
+    SIGTERM), the rest dropped then. What never went out is counted and said."""
+    task = asyncio.current_task()
+    interrupted = task is not None and task.cancelling() > 0
+    bound = 0.5 if interrupted else feed.delay_s + 5.0
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(bound):
+            await feed.close()
+    if feed.dropped:
+        _say(
+            log_format,
+            "spectator_items_dropped",
+            f"{feed.dropped} spectator item(s) were never published "
+            f"({feed.released} were; see the warnings)",
+            level="warning",
+            dropped=feed.dropped,
+            released=feed.released,
+        )
+
+
 def _say_undelivered(log_format: str, mqtt: MqttSink) -> None:
     """After the match: how many events never reached the broker, if any."""
     missed = mqtt.stats.undelivered
@@ -439,6 +512,16 @@ def _say_undelivered(log_format: str, mqtt: MqttSink) -> None:
             "(unreachable or too slow; see the warnings)",
             level="warning",
             undelivered=missed,
+            broker=mqtt.url,
+        )
+    items = mqtt.stats.spectator_undelivered
+    if items:
+        _say(
+            log_format,
+            "mqtt_spectator_undelivered",
+            f"{items} spectator item(s) never reached the MQTT broker at {mqtt.url}",
+            level="warning",
+            spectator_undelivered=items,
             broker=mqtt.url,
         )
 
