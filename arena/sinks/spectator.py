@@ -31,7 +31,8 @@ that joins late or misses items is right again at the next one.
 
 Outputs are anything with ``async emit_spectator(item)``: a name apart from a sink's
 ``emit`` on purpose, so that no public sink can be handed hidden items by mistake (the
-MQTT sink is to publish them to ``<prefix>/tables/<t>/spectator`` only).
+MQTT sink's :meth:`~arena.sinks.mqtt.MqttSink.emit_spectator` publishes them to
+``<prefix>/tables/<t>/spectator`` only; ``arena play --spectator-delay`` wires it).
 
 Releasing: an item becomes due at ``clock.now() + delay_s`` (the table's
 :class:`~arena.table.clock.Clock`, so tests drive it); :meth:`SpectatorFeed.pump`
