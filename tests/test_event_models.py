@@ -214,6 +214,12 @@ async def test_turn_started_says_when_the_reply_is_due() -> None:
         data = TurnStartedData.model_validate(turn.data)
         assert data.time_limit_ms == 7000
         assert before_ms + 7000 - 1 <= data.deadline_at <= after_ms + 7000 + 1
+    # a pass the table makes for a seat that cannot beat the trick asks nobody: no countdown
+    auto = [i for i, e in enumerate(events) if e.type == "pass" and e.data["auto"]]
+    assert auto
+    assert all(events[i - 1].type != "turn_started" for i in auto)
+    asked = [i for i, e in enumerate(events) if e.type in ("bid", "double", "play", "pass")]
+    assert all(events[i - 1].type == "turn_started" for i in asked if i not in auto)
 
 
 async def test_a_late_subscriber_learns_the_rules_and_the_running_totals() -> None:
