@@ -44,8 +44,12 @@ __all__ = [
 
 
 def new_seed() -> int:
-    """A fresh seed for a run that named none (printed so the run can be repeated)."""
-    return random.SystemRandom().getrandbits(31)
+    """A fresh seed for a run that named none (printed so the run can be repeated).
+
+    53 bits, the most a config's seed may hold (JSON-safe): an agent that knew the seed
+    would know every hand, so it must be too large to find by trying seeds against the
+    17 cards one holds."""
+    return random.SystemRandom().getrandbits(53)
 
 
 def queue_sinks(

@@ -500,3 +500,27 @@ def test_a_reader_that_stops_early_ends_the_command_quietly(tmp_path: Path) -> N
     assert status == 141
     assert "Traceback" not in errors
     assert "BrokenPipeError" not in errors
+
+
+def test_agents_are_not_told_the_seed_that_deals_every_hand(tmp_path: Path) -> None:
+    """The match id in every message is stable for a seed but is not the seed: with the
+    seed, an agent could deal every hand again with the open engine. A fresh seed is
+    too wide to find by trying seeds against one's own 17 cards."""
+    from arena.runner import new_seed
+    from arena.table.match import match_id_of
+
+    replay = tmp_path / "m.jsonl"
+    assert (
+        main(["play", "--rounds", "1", "--seed", "12345", "--no-live", "--record", str(replay)])
+        == 0
+    )
+    sent = [
+        line["message"]
+        for line in map(json.loads, replay.read_text().splitlines())
+        if line["kind"] == "message" and line["dir"] == "to_agent"
+    ]
+    assert sent
+    assert {m["match_id"] for m in sent} == {match_id_of(12345)}
+    assert "12345" not in match_id_of(12345)
+    assert match_id_of(12345) != match_id_of(12346)
+    assert max(new_seed() for _ in range(20)) >= 2**31

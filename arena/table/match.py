@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import random
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,6 +15,16 @@ from arena.table.table import Table
 from protocol import MatchEnd, Standing
 
 __all__ = ["MatchSummary", "derive_seed", "play_match"]
+
+
+def match_id_of(seed: int) -> str:
+    """The default match id of a seed: stable (the same seed, the same messages and
+    replays), but not the seed itself, which deals every hand: an agent told the seed
+    could rebuild the others' cards with the open engine. A fresh seed has 53 random
+    bits, too many to find by hashing guesses; a small seed given by hand is guessable,
+    as it always was."""
+    digest = hashlib.sha256(f"ddz-arena match {seed}".encode()).hexdigest()
+    return digest[:16]
 
 
 def derive_seed(*parts: object) -> int:
@@ -84,8 +95,9 @@ async def play_match(
 ) -> MatchSummary:
     """Play ``rounds`` rounds at ``table``; round seeds derive from ``seed`` and the table.
 
-    ``match_id`` names the match in every message (default: the seed, so that the same
-    seed gives the same messages and replays).
+    ``match_id`` names the match in every message (default: :func:`match_id_of` the
+    seed, so that the same seed gives the same messages and replays, without telling
+    agents the seed).
     """
     players = table.names
     summary = MatchSummary(
@@ -95,7 +107,9 @@ async def play_match(
         rounds_won=dict.fromkeys(players, 0),
     )
     with structlog.contextvars.bound_contextvars(match=f"{seed}/{table.table_id}"):
-        return await _play(table, summary, rounds=rounds, seed=seed, match_id=match_id or str(seed))
+        return await _play(
+            table, summary, rounds=rounds, seed=seed, match_id=match_id or match_id_of(seed)
+        )
 
 
 async def _play(
