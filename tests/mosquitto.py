@@ -55,7 +55,10 @@ class Mosquitto:
         (certificate, key): one more listener, MQTT over TLS on ``tls_port``."""
         binary = _binary()
         if binary is None:  # .ci/run installs it; a developer's machine may lack it
-            pytest.skip("mosquitto is not installed (apt-get install mosquitto)")
+            pytest.fail(
+                "mosquitto is not installed: the MQTT feed is tested against a real broker; "
+                "install it (apt-get install mosquitto), as .ci/run does"
+            )
         self.binary = binary
         self.port = free_port()
         self.ws_port = free_port()
