@@ -33,7 +33,7 @@ from arena.replay import load_replay
 from arena.runner import build_tables, run_arena
 from arena.sinks.base import CollectingSink
 from arena.sinks.spectator import SpectatorFeed, SpectatorTable
-from arena.table import MatchSummary, TeeRecorder
+from arena.table import Event, MatchSummary, TeeRecorder
 
 REPO = Path(__file__).resolve().parent.parent
 DELAY = 0.5
@@ -363,3 +363,44 @@ async def test_a_terminated_arena_drops_the_held_hands_at_once_and_shows_none_ea
     assert took < 5.0, f"{took:.1f} s to stop"
     assert subscriber.spectator("t1") == []
     assert "spectator item(s) were never published (0 were" in err.decode()
+
+
+async def test_spectator_items_wait_out_a_broker_outage_and_are_never_early(
+    mosquitto: Mosquitto,
+) -> None:
+    """The broker stops mid-match and comes back after it: every held item still goes
+    out, in order, none before its delay, none lost."""
+    delay = 1.5  # longer than the match and the broker's restart: all due after it
+
+    class StopTheBroker(CollectingSink):
+        async def emit(self, event: Event) -> None:
+            if event.seq == 40 and event.table == "t1":
+                mosquitto.stop()
+            await super().emit(event)
+
+    sink = sink_for(mosquitto, run_id="outage")
+    feed = SpectatorFeed([sink], delay_s=delay)
+    sink.start()
+    async with subscribed(mosquitto) as watcher:  # online before the match: the outage
+        await watcher.wait_for(lambda ms: said(ms, "online"), within_s=10)  # is mid-match
+    feed.start()
+    started = time.monotonic()
+    fast = parse_config({"match": {"rounds": 2}, "table": {"pace_s": 0}})
+    await run_arena(fast, seed=11, sinks=[StopTheBroker(), sink], spectator=feed)
+    assert not mosquitto.running
+    mosquitto.start()
+    async with subscribed(mosquitto) as subscriber:
+        assert time.monotonic() - started < delay, "subscribed before anything fell due"
+        await feed.close()
+        await sink.close()
+        await subscriber.wait_for(lambda ms: said(ms, "offline"), within_s=10)
+    assert sink.stats.connections == 2
+    received = subscriber.spectator("t1")
+    for item, at_ms, _ in received:
+        assert item["released_at"] - item["at"] >= delay * 1000
+        assert at_ms - item["at"] >= delay * 1000
+    seqs = [item["seq"] for item, _, _ in received]
+    assert sorted(set(seqs)) == list(range(1, feed.released + 1))  # a resend may repeat one
+    assert seqs == sorted(seqs)
+    assert sink.stats.spectator_published == feed.released
+    assert sink.stats.spectator_undelivered == feed.dropped == 0
