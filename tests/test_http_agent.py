@@ -253,9 +253,16 @@ async def test_a_server_that_dies_mid_round_is_an_agent_error_then_a_stand_in(
     rejected = [
         e["detail"] for e in _events(caplog, "agent_reply_rejected") if e["agent"] == "Alpha"
     ]
-    # it died while answering: reached, the exchange broke off; then nobody listens
-    assert rejected[0].startswith(f"the exchange with {server.url} failed: ")
-    assert all(d.startswith(f"cannot reach {server.url}: ") for d in rejected[1:])
+    # it died while answering: reached, the exchange broke off; then nobody listens. A
+    # pooled connection may still look open for the very next request (the process is
+    # still being reaped), so that one may break off too; after it, nobody is reached.
+    broke_off, unreached = (
+        f"the exchange with {server.url} failed: ",
+        f"cannot reach {server.url}: ",
+    )
+    assert rejected[0].startswith(broke_off)
+    assert rejected[1].startswith((broke_off, unreached))
+    assert all(d.startswith(unreached) for d in rejected[2:])
     assert any("ConnectError" in d for d in rejected)
     failed = _events(caplog, "agent_notify_failed")  # the next round's DEAL, and so on
     assert failed
