@@ -24,6 +24,7 @@ from arena.logs import LEVELS, configure_logging
 
 if TYPE_CHECKING:  # imported when used: `arena schema` needs no engine
     from arena.replay import RecordedRound, ReplayWriter
+    from arena.sinks.embedded_broker import EmbeddedBroker
     from arena.sinks.mqtt import MqttSink
     from arena.sinks.spectator import SpectatorFeed
     from arena.testing import AgentCheckReport, PositionResult
@@ -160,8 +161,8 @@ def _parser() -> argparse.ArgumentParser:
         const="",
         metavar="URL",
         help="publish the match live to an MQTT broker, mqtt://host:port (mqtts:// for "
-        "TLS); without URL the [mqtt] config's broker, 127.0.0.1:1883 by default "
-        "(docs/mqtt.md)",
+        "TLS); without URL the [mqtt] config's broker, 127.0.0.1:1883 by default, or "
+        "an embedded one there if none answers (docs/mqtt.md)",
     )
     play.add_argument(
         "--spectator-delay",
@@ -369,6 +370,7 @@ def _play(args: argparse.Namespace) -> int:
     shown = LEVELS.index(args.log_level) <= LEVELS.index("warning")
     hint = FAULT_HINT if shown else "details with --log-level warning"
     sink = LiveConsoleSink(fault_hint=hint) if live else PlainConsoleSink(fault_hint=hint)
+    config, broker = _default_broker(config, args)
     mqtt = _mqtt_sink(config, args) if config.mqtt.enabled else None
     sinks: list[Any] = [sink] if mqtt is None else [sink, mqtt]
 
@@ -385,6 +387,8 @@ def _play(args: argparse.Namespace) -> int:
             # garbage collections need not walk it every time (0.1 M instructions a round).
             # Unfrozen after, so that a caller's process (tests) is left as it was.
             gc.freeze()
+            if broker is not None:
+                await broker.start()
             if mqtt is not None:
                 mqtt.start()
             if feed is not None:
@@ -404,6 +408,8 @@ def _play(args: argparse.Namespace) -> int:
             if mqtt is not None:
                 await mqtt.close()
                 _say_undelivered(args.log_format, mqtt)
+            if broker is not None:  # after the sink said offline
+                await broker.stop()
             if replay is not None:
                 replay.close()
 
@@ -425,6 +431,39 @@ def _play(args: argparse.Namespace) -> int:
             path=str(args.record),
         )
     return 0
+
+
+def _default_broker(
+    config: ArenaConfig, args: argparse.Namespace
+) -> tuple[ArenaConfig, EmbeddedBroker | None]:
+    """``--mqtt`` without URL: the broker answering at the [mqtt] address (127.0.0.1:1883
+    by default), said; when none answers there, an embedded one (amqtt, MQTT 3.1.1) to
+    start on it, bound to 127.0.0.1 only. The config to publish with, and that broker."""
+    settings = config.mqtt
+    if args.mqtt != "" or settings.tls or settings.host not in ("127.0.0.1", "localhost"):
+        return config, None
+    from arena.sinks.embedded_broker import EmbeddedBroker, broker_answers
+
+    address = f"{settings.host}:{settings.port}"
+    if broker_answers(settings.host, settings.port):
+        _say(
+            args.log_format,
+            "mqtt_broker_found",
+            f"using the MQTT broker at {address}",
+            broker=address,
+        )
+        return config, None
+    broker = EmbeddedBroker(settings.port)  # a ConfigError when amqtt is not installed
+    _say(
+        args.log_format,
+        "mqtt_broker_embedded",
+        f"no MQTT broker answers at {address}: starting an embedded one (amqtt, MQTT 3.1.1) "
+        f"on {broker.host}:{broker.port} for this match; for streams run Mosquitto "
+        "(docs/mqtt.md)",
+        broker=f"{broker.host}:{broker.port}",
+    )
+    mqtt = settings.model_copy(update={"host": broker.host, "protocol": "3.1.1"})
+    return config.model_copy(update={"mqtt": mqtt}), broker
 
 
 def _mqtt_sink(config: ArenaConfig, args: argparse.Namespace) -> MqttSink:
