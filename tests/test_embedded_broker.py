@@ -1,5 +1,9 @@
 """The live feed against the embedded broker (amqtt), and ``--mqtt`` without a URL.
 
+As tests/test_mqtt.py does against Mosquitto: every event in order, the retained state
+and status for a fresh subscriber, the broker going away mid-match and coming back, a
+slow subscriber; then the command line's choice of broker.
+
 amqtt 0.12.1 speaks MQTT 3.1.1 only and may send a late subscriber a message twice, so
 the subscribers here use 3.1.1, read their topics only and drop an event whose ``seq``
 they already have, as docs/mqtt.md tells consumers to.
@@ -9,7 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -26,6 +32,7 @@ from arena.runner import run_arena
 from arena.sinks.base import CollectingSink
 from arena.sinks.embedded_broker import EmbeddedBroker, broker_answers
 from arena.sinks.mqtt import MqttSink
+from arena.table.events import Event
 
 
 @pytest.fixture
@@ -128,6 +135,101 @@ async def test_a_fresh_subscriber_reads_the_retained_state_and_status(
         )
     assert after.last("ddz-arena/status") == "offline"
     assert after.last("ddz-arena/tables/t1/state")["status"] == "ended"
+
+
+async def test_the_embedded_broker_going_away_mid_match_neither_stops_nor_slows_it(
+    embedded: EmbeddedBroker,
+) -> None:
+    collected = CollectingSink()
+
+    class StopTheBroker(CollectingSink):
+        async def emit(self, event: Event) -> None:
+            if event.seq == 40 and event.table == "t1":
+                await embedded.stop()
+            await super().emit(event)
+
+    sink = sink_for(embedded, run_id="outage")
+    sink.start()
+    async with subscribed(embedded) as subscriber:
+        await subscriber.wait_for(lambda ms: said(ms, "online"), within_s=10)
+    started = time.monotonic()
+    await run_arena(config(rounds=3), seed=11, sinks=[StopTheBroker(), collected, sink])
+    took = time.monotonic() - started
+    assert took < 3.0, f"the match took {took:.1f} s with the broker away"
+    assert not broker_answers("127.0.0.1", embedded.port)
+
+    again = EmbeddedBroker(embedded.port)  # a new broker: nothing retained until republished
+    await again.start()
+    try:
+        final = expected_state(collected.events, "outage")
+        async with subscribed(again) as late:
+            await late.wait_for(
+                lambda ms: (
+                    any(m[:2] == ("ddz-arena/tables/t1/state", final) for m in ms)
+                    and said(ms, "online")
+                ),
+                within_s=15,
+            )
+        async with subscribed(again) as fresh:  # the retained topics are current
+            await fresh.wait_for(
+                lambda ms: (
+                    ("ddz-arena/tables/t1/state", final, True) in ms
+                    and ("ddz-arena/status", "online", True) in ms
+                ),
+                within_s=10,
+            )
+        await sink.close()
+    finally:
+        await again.stop()
+    assert sink.stats.connections == 2
+    received = by_seq(subscriber.events("t1") + late.events("t1"))
+    assert [p["seq"] for p in received] == sorted(p["seq"] for p in received)
+    assert sink.stats.undelivered == 0
+
+
+SLOW_READER = """
+import asyncio, sys, aiomqtt
+
+async def main() -> None:
+    async with aiomqtt.Client(
+        "127.0.0.1", int(sys.argv[1]), protocol=aiomqtt.ProtocolVersion.V311
+    ) as client:
+        await client.subscribe("ddz-arena/#", qos=1)
+        print("subscribed", flush=True)
+        async for _ in client.messages:
+            await asyncio.sleep(0.05)
+
+asyncio.run(main())
+"""
+
+
+async def test_a_subscriber_that_reads_slowly_does_not_slow_the_table(
+    embedded: EmbeddedBroker,
+) -> None:
+    async def match_seconds() -> tuple[float, int]:
+        sink = sink_for(embedded)
+        collected = CollectingSink()
+        started = time.monotonic()
+        await run_arena(config(rounds=3), seed=2, sinks=[collected, sink])
+        await sink.close()  # every event acknowledged by the broker, not by the reader
+        took = time.monotonic() - started
+        assert sink.stats.published == len(collected.events)
+        return took, len(collected.events)
+
+    alone, _ = await match_seconds()
+    reader = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", SLOW_READER, str(embedded.port), stdout=subprocess.PIPE
+    )
+    try:
+        assert reader.stdout is not None
+        assert await reader.stdout.readline() == b"subscribed\n"
+        watched, events = await match_seconds()
+    finally:
+        reader.terminate()
+        await reader.wait()
+    # The reader needs 0.05 s a message (more than 15 s for these); the table never waits.
+    assert events * 0.05 > 10
+    assert watched < alone + 1.0, f"{watched:.2f} s with a slow reader, {alone:.2f} s without"
 
 
 def _config_file(tmp_path: Path, port: int) -> Path:
