@@ -17,14 +17,14 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
 import aiomqtt
 import pytest
 from mosquitto import Mosquitto, free_port, mosquitto_fixture  # noqa: F401 (the fixture)
-from test_mqtt import Subscriber, config, expected_state, payloads, said
+from test_mqtt import Subscriber, config, expected_state, payloads, said, subscribed_as
 
 from arena.cli import main
 from arena.config import MqttSettings
@@ -45,25 +45,9 @@ async def embedded() -> AsyncIterator[EmbeddedBroker]:
         await broker.stop()
 
 
-@asynccontextmanager
-async def subscribed(broker: EmbeddedBroker) -> AsyncIterator[Subscriber]:
+def subscribed(broker: EmbeddedBroker) -> AbstractAsyncContextManager[Subscriber]:
     """A 3.1.1 subscriber to ``ddz-arena/#`` (QoS 1) for the block's length."""
-    subscriber = Subscriber()
-    async with aiomqtt.Client(
-        "127.0.0.1", broker.port, protocol=aiomqtt.ProtocolVersion.V311
-    ) as client:
-        await client.subscribe("ddz-arena/#", qos=1)
-
-        async def read() -> None:
-            async for message in client.messages:
-                if str(message.topic).startswith("ddz-arena/"):  # amqtt may send others
-                    subscriber.add(message)
-
-        reader = asyncio.create_task(read())
-        try:
-            yield subscriber
-        finally:
-            reader.cancel()
+    return subscribed_as(broker, Subscriber(), protocol=aiomqtt.ProtocolVersion.V311)
 
 
 def sink_for(broker: EmbeddedBroker, run_id: str = "run-1") -> MqttSink:

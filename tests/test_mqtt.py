@@ -16,9 +16,9 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import aiomqtt
 import orjson
@@ -69,22 +69,40 @@ class Subscriber:
         return [p for t, p, _ in self.messages if t == topic][-1]
 
 
+class HasPort(Protocol):
+    port: int
+
+
+AnySubscriber = TypeVar("AnySubscriber", bound=Subscriber)
+
+
 @asynccontextmanager
-async def subscribed(broker: Mosquitto) -> AsyncIterator[Subscriber]:
-    """A subscriber to ``ddz-arena/#`` (QoS 1) for the block's length."""
-    subscriber = Subscriber()
-    async with aiomqtt.Client("127.0.0.1", broker.port) as client:
+async def subscribed_as(
+    broker: HasPort,
+    subscriber: AnySubscriber,
+    *,
+    protocol: aiomqtt.ProtocolVersion | None = None,
+) -> AsyncIterator[AnySubscriber]:
+    """``subscriber`` fed from ``ddz-arena/#`` (QoS 1) for the block's length; only our
+    topics are kept (an embedded amqtt broker may send others)."""
+    async with aiomqtt.Client("127.0.0.1", broker.port, protocol=protocol) as client:
         await client.subscribe("ddz-arena/#", qos=1)
 
         async def read() -> None:
             async for message in client.messages:
-                subscriber.add(message)
+                if str(message.topic).startswith("ddz-arena/"):
+                    subscriber.add(message)
 
         reader = asyncio.create_task(read())
         try:
             yield subscriber
         finally:
             reader.cancel()
+
+
+def subscribed(broker: Mosquitto) -> AbstractAsyncContextManager[Subscriber]:
+    """A subscriber to ``ddz-arena/#`` (QoS 1) for the block's length."""
+    return subscribed_as(broker, Subscriber())
 
 
 def said(messages: list[Message], status: str) -> bool:

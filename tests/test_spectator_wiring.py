@@ -15,15 +15,15 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
 import aiomqtt
 import pytest
 from mosquitto import Mosquitto, mosquitto_fixture  # noqa: F401 (the fixture)
-from test_mqtt import Subscriber, said, sink_for, still_hidden
+from test_mqtt import Subscriber, said, sink_for, still_hidden, subscribed_as
 from test_spectator_feed import hidden_cards_in
 
 from arena.cli import main
@@ -62,21 +62,8 @@ class TimedSubscriber(Subscriber):
         ]
 
 
-@asynccontextmanager
-async def subscribed(broker: Mosquitto) -> AsyncIterator[TimedSubscriber]:
-    subscriber = TimedSubscriber()
-    async with aiomqtt.Client("127.0.0.1", broker.port) as client:
-        await client.subscribe("ddz-arena/#", qos=1)
-
-        async def read() -> None:
-            async for message in client.messages:
-                subscriber.add(message)
-
-        reader = asyncio.create_task(read())
-        try:
-            yield subscriber
-        finally:
-            reader.cancel()
+def subscribed(broker: Mosquitto) -> AbstractAsyncContextManager[TimedSubscriber]:
+    return subscribed_as(broker, TimedSubscriber())
 
 
 def paced(*, rounds: int, tables: int = 1) -> Any:
