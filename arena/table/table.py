@@ -458,44 +458,38 @@ class Table:
                 elapsed = now() - started
                 log.debug("agent_raised", seat=seat, agent=agent.name, exc_info=exc)
             else:
+                response: R | None
                 if type(reply) in accepted and elapsed <= state.timeout_s:
-                    response: R = reply
+                    response = reply
                     if recorder is not None:
                         recorder.message("from_agent", seat, response, elapsed * 1000)
                     try:
-                        answered = response.request_id
-                        if response.player_id != request.player_id or (
+                        answered = reply.request_id
+                        if reply.player_id != request.player_id or (
                             answered is not None and answered != request.request_id
                         ):
-                            check_addressed(response, request)
-                        apply(response)
+                            check_addressed(reply, request)
+                        apply(reply)
                     except AgentReplyError as exc:
-                        category, detail = exc.category, exc.detail
+                        category, detail, response = exc.category, exc.detail, None
                     except IllegalActionError as exc:
-                        category, detail = "illegal", str(exc)
-                    else:
-                        state.failed_in_row = 0
-                        if attempt:
-                            tally.legal_after_retry += 1
-                        else:
-                            tally.legal_first_try += 1
-                        tally.latency_s += elapsed
-                        if trace is not None:
-                            await self._attempt_done(state, request, attempt, trace, elapsed)
-                        return response
+                        category, detail, response = "illegal", str(exc), None
                 else:
                     checked = self._unusual_reply(seat, request, expected, reply, elapsed, apply)
-                    if not isinstance(checked, tuple):
-                        state.failed_in_row = 0
-                        if attempt:
-                            tally.legal_after_retry += 1
-                        else:
-                            tally.legal_first_try += 1
-                        tally.latency_s += elapsed
-                        if trace is not None:
-                            await self._attempt_done(state, request, attempt, trace, elapsed)
-                        return checked
-                    category, detail = checked
+                    if isinstance(checked, tuple):
+                        (category, detail), response = checked, None
+                    else:
+                        response = checked
+                if response is not None:  # applied: the decision is made
+                    state.failed_in_row = 0
+                    if attempt:
+                        tally.legal_after_retry += 1
+                    else:
+                        tally.legal_first_try += 1
+                    tally.latency_s += elapsed
+                    if trace is not None:
+                        await self._attempt_done(state, request, attempt, trace, elapsed)
+                    return response
             tally.latency_s += elapsed
             retries_left = 0 if unavailable is not None else attempts - attempt - 1
             if trace is not None:
