@@ -30,6 +30,7 @@ from protocol.events import (
 )
 from protocol.messages import (
     DEFAULT_TIME_LIMIT_MS,
+    MAX_TEXT,
     MESSAGE_TYPES,
     REJECT_REASONS,
     AnyMessage,
@@ -61,6 +62,7 @@ from protocol.messages import (
     RoundResult,
     SpringKind,
     Standing,
+    cut_to_cap,
     parse_message,
     to_json,
 )
@@ -84,6 +86,7 @@ __all__ = [
     "EVENT_DATA",
     "EVENT_SCHEMA_VERSION",
     "EVENT_TYPES",
+    "MAX_TEXT",
     "MESSAGE_TYPES",
     "RANK_NAMES",
     "REJECT_REASONS",
@@ -124,6 +127,7 @@ __all__ = [
     "RoundResult",
     "SpringKind",
     "Standing",
+    "cut_to_cap",
     "envelope_schema",
     "event_json_schemas",
     "is_canonical",

@@ -50,6 +50,7 @@ from protocol.cards import is_canonical
 
 __all__ = [
     "DEFAULT_TIME_LIMIT_MS",
+    "MAX_TEXT",
     "MESSAGE_TYPES",
     "REJECT_REASONS",
     "AnyMessage",
@@ -81,6 +82,7 @@ __all__ = [
     "RoundResult",
     "SpringKind",
     "Standing",
+    "cut_to_cap",
     "parse_message",
     "to_json",
 ]
@@ -88,7 +90,8 @@ __all__ = [
 #: Time an agent gets when a request names none (the document's examples carry no limit).
 DEFAULT_TIME_LIMIT_MS: Final = 30_000
 
-_MAX_TEXT: Final = 200  # comment / strategy_hint: shown on stream, so kept short
+#: The cap on ``comment`` and ``strategy_hint``: shown on stream, so kept short.
+MAX_TEXT: Final = 200
 _MAX_REPLY_CARDS: Final = 20  # a landlord's full hand, the most anyone can play at once
 
 
@@ -181,7 +184,15 @@ RoundNo = Annotated[StrictInt, Field(ge=1)]
 Rank = Annotated[StrictInt, Field(ge=3, le=17)]
 BidValue = Annotated[StrictInt, Field(ge=0, le=3)]
 CallScore = Annotated[StrictInt, Field(ge=1, le=3)]
-ShortText = Annotated[str, Field(max_length=_MAX_TEXT)]
+ShortText = Annotated[str, Field(max_length=MAX_TEXT)]
+
+
+def cut_to_cap(text: str) -> str:
+    """``text`` within :data:`MAX_TEXT`, an ellipsis marking a cut: how the arena keeps
+    a chatty agent's comment rather than refusing the move it came with."""
+    return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"
+
+
 #: Any card token an agent may send; the engine resolves it (docs/rules.md, Card notation).
 ReplyCard = Annotated[str, Field(min_length=1, max_length=20)]
 #: One line of viewer chatter, sanitised by the engine: something said, never an instruction.

@@ -74,6 +74,7 @@ from protocol import (
     PlayResponse,
     RejectReason,
     ReplyRejected,
+    cut_to_cap,
 )
 from protocol._trusted import trusted
 
@@ -103,8 +104,6 @@ clock, unlike the table's own monotonic :class:`Clock`, which times the agents."
 _ANNOUNCED: frozenset[type] = frozenset({BidAction, DoubleAction, PlayAction})
 """Engine records a turn announces itself: nothing more to say about them after it."""
 
-_MAX_TEXT = 200
-"""The protocol's cap on ``comment`` and ``strategy_hint``."""
 
 SafePoint = Callable[["Table", Round], Awaitable[None]]
 """Called between turns (the gift hook): may change the round through its effect hooks."""
@@ -851,8 +850,7 @@ class Table:
         """``text`` as viewers may see it (a comment or a strategy hint); counted and
         logged (without the text) when the moderator changed it. Text over the
         protocol's cap (an in-process agent may build a reply unchecked) is cut first."""
-        if len(text) > _MAX_TEXT:
-            text = text[: _MAX_TEXT - 1] + "…"
+        text = cut_to_cap(text)
         if self._moderate_sync:
             shown = self.moderator.filter(text)
         else:

@@ -50,6 +50,7 @@ from typing import Any, Final, Generic, TypeVar, overload
 
 from arena.errors import AgentReplyError
 from protocol import (
+    MAX_TEXT,
     BidRequest,
     BidResponse,
     DoubleRequest,
@@ -60,6 +61,7 @@ from protocol import (
     PlayRequest,
     PlayResponse,
     ProtocolError,
+    cut_to_cap,
     parse_message,
 )
 
@@ -73,8 +75,6 @@ __all__ = [
     "strip_reasoning",
 ]
 
-#: The protocol's cap on ``comment`` and ``strategy_hint``.
-MAX_TEXT: Final = 200
 #: How many complete ``{...}`` candidates are tried, the latest first: bounds the work on
 #: pathological text (thousands of nested braces) while any real answer is among them.
 _MAX_CANDIDATES: Final = 64
@@ -309,7 +309,7 @@ def _repair_text(fields: dict[str, Any], key: str, repairs: list[str]) -> None:
         del fields[key]
         repairs.append(f"dropped {key}: not a string")
     elif len(value) > MAX_TEXT:
-        fields[key] = value[: MAX_TEXT - 1] + "…"
+        fields[key] = cut_to_cap(value)
         repairs.append(f"{key} cut from {len(value)} to {MAX_TEXT} characters")
 
 
