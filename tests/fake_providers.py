@@ -25,11 +25,15 @@ import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any, ClassVar, Self
+
+import pytest
+
+from arena.agents.llm.clients import close_clients
 
 __all__ = [
     "FakeAnthropic",
@@ -596,3 +600,11 @@ def answer(recorded: RecordedRequest, decision: JsonObject, **reply: Any) -> Rep
 def legal_model(recorded: RecordedRequest) -> Reply:
     """A ``respond`` function: a legal decision for whatever the prompt asks."""
     return answer(recorded, legal_answer(request_in(recorded)))
+
+
+@pytest.fixture(autouse=True)
+async def shared_clients() -> AsyncIterator[None]:
+    """Close the SDK clients model seats share in the test's event loop, after each test
+    (a test module imports this fixture to have it)."""
+    yield
+    await close_clients()

@@ -11,7 +11,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,10 +27,10 @@ from fake_providers import (
     legal_answer,
     legal_model,
     request_in,
+    shared_clients,  # noqa: F401 (an autouse fixture)
 )
 
 from arena.agents.llm.anthropic_seat import AnthropicAgent
-from arena.agents.llm.clients import close_clients
 from arena.agents.registry import create_agent
 from arena.errors import AgentReplyError, AgentUnavailableError, ConfigError
 from arena.replay import ReplayWriter, load_replay, verify_round
@@ -54,12 +54,6 @@ def key_env(monkeypatch: pytest.MonkeyPatch) -> str:
 def server() -> Iterator[FakeAnthropic]:
     with FakeAnthropic(api_key=KEY, respond=legal_model) as fake:
         yield fake
-
-
-@pytest.fixture(autouse=True)
-async def shared_clients() -> AsyncIterator[None]:
-    yield
-    await close_clients()
 
 
 def seat(server: FakeAnthropic, name: str = "Claude", **options: Any) -> AnthropicAgent:

@@ -13,16 +13,22 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from agents_for_tests import FakeAgent
-from fake_providers import FakeOpenAI, RecordedRequest, Reply, legal_answer, request_in
+from fake_providers import (  # noqa: F401 (an autouse fixture)
+    FakeOpenAI,
+    RecordedRequest,
+    Reply,
+    legal_answer,
+    request_in,
+    shared_clients,
+)
 
 from arena.agents import GreedyAgent
-from arena.agents.llm.clients import close_clients
 from arena.agents.llm.openai_seat import OpenAIAgent
 from arena.cli import main
 from arena.engine import Rules
@@ -141,12 +147,6 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
     monkeypatch.setenv(KEY_ENV, KEY)
     with FakeOpenAI(api_key=KEY, respond=metered) as fake:
         yield fake
-
-
-@pytest.fixture(autouse=True)
-async def shared_clients() -> AsyncIterator[None]:
-    yield
-    await close_clients()
 
 
 def model_seat(server: FakeOpenAI, name: str, **options: Any) -> OpenAIAgent:

@@ -10,13 +10,19 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from fake_providers import FakeOpenAI, RecordedRequest, Reply, legal_answer, request_in
+from fake_providers import (  # noqa: F401 (an autouse fixture)
+    FakeOpenAI,
+    RecordedRequest,
+    Reply,
+    legal_answer,
+    request_in,
+    shared_clients,
+)
 
-from arena.agents.llm.clients import close_clients
 from arena.agents.llm.openai_seat import OpenAIAgent
 from arena.errors import AgentUnavailableError, ConfigError
 from arena.sinks.base import CollectingSink
@@ -38,12 +44,6 @@ def metered(recorded: RecordedRequest) -> Reply:
 def key_env(monkeypatch: pytest.MonkeyPatch) -> str:
     monkeypatch.setenv(KEY_ENV, KEY)
     return KEY_ENV
-
-
-@pytest.fixture(autouse=True)
-async def shared_clients() -> AsyncIterator[None]:
-    yield
-    await close_clients()
 
 
 @pytest.fixture

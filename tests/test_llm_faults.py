@@ -12,14 +12,20 @@ import asyncio
 import random
 import re
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from fake_providers import FakeAnthropic, FakeOpenAI, Fault, Raw, Reply
+from fake_providers import (  # noqa: F401 (an autouse fixture)
+    FakeAnthropic,
+    FakeOpenAI,
+    Fault,
+    Raw,
+    Reply,
+    shared_clients,
+)
 
 from arena.agents.llm.anthropic_seat import AnthropicAgent
-from arena.agents.llm.clients import close_clients
 from arena.agents.llm.faults import (
     MAX_PROVIDER_RETRIES,
     GaveUp,
@@ -44,12 +50,6 @@ LAST_PLAY: dict[str, Any] = {"player": "B", "type": "SINGLE", "cards": ["♠4"],
 def key_env(monkeypatch: pytest.MonkeyPatch) -> str:
     monkeypatch.setenv(KEY_ENV, KEY)
     return KEY_ENV
-
-
-@pytest.fixture(autouse=True)
-async def shared_clients() -> AsyncIterator[None]:
-    yield
-    await close_clients()
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import json
 import logging
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +26,10 @@ from fake_providers import (
     legal_answer,
     legal_model,
     request_in,
+    shared_clients,  # noqa: F401 (an autouse fixture)
 )
 
-from arena.agents.llm.openai_seat import OpenAIAgent, close_clients
+from arena.agents.llm.openai_seat import OpenAIAgent
 from arena.agents.registry import create_agent
 from arena.errors import AgentReplyError, AgentUnavailableError, ConfigError
 from arena.logs import EVENT_ATTRIBUTE
@@ -59,12 +60,6 @@ def key_env(monkeypatch: pytest.MonkeyPatch) -> str:
 def server() -> Iterator[FakeOpenAI]:
     with FakeOpenAI(api_key=KEY, respond=legal_model) as fake:
         yield fake
-
-
-@pytest.fixture(autouse=True)
-async def shared_clients() -> AsyncIterator[None]:
-    yield
-    await close_clients()
 
 
 def seat(server: FakeOpenAI, name: str = "GPT", **options: Any) -> OpenAIAgent:
