@@ -42,12 +42,12 @@ from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import urlsplit
 
-import aiomqtt
 import orjson
 
 from arena.config import MqttSettings
 from arena.errors import ConfigError
 from arena.logs import get_logger
+from arena.sinks.mqtt_publisher import KINDS, Message, MqttError, Publisher
 from arena.sinks.public_state import PublicTableState
 from arena.table.events import Event
 from protocol.events import EVENT_SCHEMA_VERSION
@@ -56,10 +56,13 @@ __all__ = ["MqttSink", "MqttStats", "broker_from_url", "new_run_id"]
 
 log = get_logger(__name__)
 
-_BATCH: Final = 32
-"""Events published at once (QoS 1: each awaits its PUBACK, so they are pipelined).
-Enough for ~1600 events/s to a broker 20 ms away; more costs CPU (aiomqtt scans its
-pending calls on each publish): about 65 µs of CPU an event on loopback at 32."""
+_BATCH: Final = 256
+"""Messages written at once at most (the broker's receive maximum may cap it lower)."""
+_STATES_EVERY_S: Final = 0.1
+"""While events keep coming faster than they go out, the retained snapshots are
+published this often (and whenever the buffers run dry)."""
+_EVENT, _SPECTATOR, _OTHER = 0, 1, 2
+"""Kinds of message, as the publisher counts their acknowledgements."""
 _FIRST_RETRY_S: Final = 0.1
 
 
@@ -71,14 +74,19 @@ class MqttStats:
     """Events the broker acknowledged (QoS 1)."""
     dropped: int = 0
     """Events dropped because the buffer was full (the broker slow or away)."""
+    refused: int = 0
+    """Events the broker acknowledged with a refusal (MQTT 5: an ACL, a quota)."""
     undelivered: int = 0
-    """Events never acknowledged: the dropped ones, and those left when it closed."""
+    """Events never delivered: dropped, refused, and those left when it closed (final
+    once closed)."""
     spectator_published: int = 0
     """Spectator items the broker acknowledged."""
     spectator_dropped: int = 0
     """Spectator items dropped: their buffer was full, or they came after ``close``."""
+    spectator_refused: int = 0
+    """Spectator items the broker refused (MQTT 5)."""
     spectator_undelivered: int = 0
-    """Spectator items never acknowledged (final once closed)."""
+    """Spectator items never delivered (final once closed)."""
     connections: int = 0
     """Successful connections: more than 1 means it reconnected."""
     connected: bool = False
@@ -117,6 +125,47 @@ def broker_from_url(url: str) -> dict[str, Any]:
     return {"host": parts.hostname, "port": port or (8883 if tls else 1883), "tls": tls}
 
 
+class _Outbox:
+    """One feed's messages waiting for the broker: bounded, oldest dropped first when
+    full, each drop counted, and one warning per overflow (not one per message)."""
+
+    __slots__ = ("_dropping", "_event", "_limit", "_log_fields", "dropped", "items")
+
+    def __init__(self, limit: int, event: str, **log_fields: object) -> None:
+        self.items: deque[Any] = deque()
+        self.dropped = 0
+        self._limit = limit
+        self._event = event
+        self._log_fields = log_fields
+        self._dropping = False
+
+    def put(self, item: Any) -> None:
+        if len(self.items) >= self._limit:
+            self._drop(1)
+        self.items.append(item)
+
+    def put_back(self, items: list[Any]) -> None:
+        """Items sent but never acknowledged go first again; the oldest overflow."""
+        self.items.extendleft(reversed(items))
+        if len(self.items) > self._limit:
+            self._drop(len(self.items) - self._limit)
+
+    def take(self, count: int) -> list[Any]:
+        items = self.items
+        taken = [items.popleft() for _ in range(min(count, len(items)))]
+        if taken:
+            self._dropping = False  # moving again: the next overflow is worth a line
+        return taken
+
+    def _drop(self, count: int) -> None:
+        for _ in range(count):
+            self.items.popleft()
+        self.dropped += count
+        if not self._dropping:
+            self._dropping = True
+            log.warning(self._event, queue_size=self._limit, **self._log_fields)
+
+
 class MqttSink:
     """Publishes the public events of every table it is attached to (see the module).
 
@@ -139,24 +188,38 @@ class MqttSink:
     ) -> None:
         self.settings = settings
         self.run_id = run_id
-        self.stats = MqttStats()
+        self._stats = MqttStats()
         prefix = settings.topic_prefix
         self.status_topic = f"{prefix}/status"
+        self._status_topic = self.status_topic.encode()
         self._tables_prefix = f"{prefix}/tables/"
+        self._event_topics: dict[str, bytes] = {}
         environ = os.environ if environ is None else environ
-        self._client_options = self._options(settings, environ)
-        self._buffer: deque[Event] = deque()
-        self._limit = settings.queue_size
-        self._in_flight: list[Event] = []
-        self._spectator: deque[tuple[str, bytes]] = deque()
-        self._spectator_in_flight: list[tuple[str, bytes]] = []
-        self._spectator_dropping = False
+        self._connect_options = self._options(settings, environ)
+        self._events = _Outbox(
+            settings.queue_size,
+            "mqtt_buffer_full",
+            broker=self.url,
+            detail="the oldest buffered events are dropped until the broker catches up",
+        )
+        self._spectator = _Outbox(
+            settings.queue_size,
+            "mqtt_spectator_buffer_full",
+            broker=self.url,
+            detail="the oldest spectator items are dropped until the broker catches up",
+        )
+        self._spectator_late = 0
+        """Spectator items that came after ``close``."""
+        self._acked = [0] * KINDS
+        self._refused = [0] * KINDS
+        """Of the connections before the current one."""
+        self._publisher: Publisher | None = None
+        self._refusals_reported: Publisher | None = None
         self._states: dict[str, PublicTableState] = {}
         self._dirty: set[str] = set()
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._closing = self._closed = False
-        self._dropping = False
 
     @property
     def url(self) -> str:
@@ -164,8 +227,30 @@ class MqttSink:
         scheme = "mqtts" if self.settings.tls else "mqtt"
         return f"{scheme}://{self.settings.host}:{self.settings.port}"
 
+    @property
+    def stats(self) -> MqttStats:
+        """What it did so far (brought up to date on each read)."""
+        stats = self._stats
+        acked, refused = list(self._acked), list(self._refused)
+        if self._publisher is not None:
+            for kind in range(KINDS):
+                acked[kind] += self._publisher.acked[kind]
+                refused[kind] += self._publisher.refused[kind]
+        stats.published = acked[_EVENT] - refused[_EVENT]
+        stats.refused = refused[_EVENT]
+        stats.dropped = self._events.dropped
+        stats.spectator_published = acked[_SPECTATOR] - refused[_SPECTATOR]
+        stats.spectator_refused = refused[_SPECTATOR]
+        stats.spectator_dropped = self._spectator.dropped + self._spectator_late
+        if self._closed and self._task is None:
+            stats.undelivered = stats.dropped + stats.refused + len(self._events.items)
+            stats.spectator_undelivered = (
+                stats.spectator_dropped + stats.spectator_refused + len(self._spectator.items)
+            )
+        return stats
+
     def _options(self, settings: MqttSettings, environ: Mapping[str, str]) -> dict[str, Any]:
-        """The aiomqtt.Client keywords; a credential's variable unset is a ConfigError."""
+        """The Publisher.connect keywords; a credential's variable unset is a ConfigError."""
         credentials: dict[str, str | None] = {}
         for key, variable in (
             ("username", settings.username_env),
@@ -180,17 +265,13 @@ class MqttSink:
         if "password" in credentials and "username" not in credentials:
             raise ConfigError("mqtt.password_env is set but mqtt.username_env is not")
         return {
-            "hostname": settings.host,
+            "host": settings.host,
             "port": settings.port,
-            "identifier": settings.client_id or f"ddz-arena-{self.run_id}",
-            "protocol": (
-                aiomqtt.ProtocolVersion.V5
-                if settings.protocol == "5"
-                else aiomqtt.ProtocolVersion.V311
-            ),
-            "will": aiomqtt.Will(self.status_topic, b"offline", qos=1, retain=True),
-            "tls_context": ssl.create_default_context() if settings.tls else None,
-            "timeout": 5.0,
+            "client_id": settings.client_id or f"ddz-arena-{self.run_id}",
+            "version": 5 if settings.protocol == "5" else 4,
+            "will": (self.status_topic, b"offline"),
+            "tls": ssl.create_default_context() if settings.tls else None,
+            "timeout_s": 5.0,
             **credentials,
         }
 
@@ -207,9 +288,7 @@ class MqttSink:
             state = self._states[event.table] = PublicTableState(event.table, run_id=self.run_id)
         if state.apply(event):
             self._dirty.add(event.table)
-        if len(self._buffer) >= self._limit:
-            self._drop(1)
-        self._buffer.append(event)
+        self._events.put(event)
         self._wake.set()
         if self._task is None:
             self.start()
@@ -219,43 +298,13 @@ class MqttSink:
         (QoS 1, never retained), with the run id; never waits. Only the spectator feed
         calls it: its items hold every hand, so they go to that topic and nowhere else."""
         if self._closing:
-            self.stats.spectator_dropped += 1
-            self.stats.spectator_undelivered += 1
+            self._spectator_late += 1
             return
-        topic = f"{self._tables_prefix}{item['table']}/spectator"
-        payload = orjson.dumps({**item, "run": self.run_id})
-        if len(self._spectator) >= self._limit:
-            self._drop_spectator(1)
-        self._spectator.append((topic, payload))
+        topic = f"{self._tables_prefix}{item['table']}/spectator".encode()
+        self._spectator.put((topic, orjson.dumps({**item, "run": self.run_id})))
         self._wake.set()
         if self._task is None:
             self.start()
-
-    def _drop_spectator(self, count: int) -> None:
-        for _ in range(count):
-            self._spectator.popleft()
-        self.stats.spectator_dropped += count
-        if not self._spectator_dropping:
-            self._spectator_dropping = True
-            log.warning(
-                "mqtt_spectator_buffer_full",
-                queue_size=self._limit,
-                broker=self.url,
-                detail="the oldest spectator items are dropped until the broker catches up",
-            )
-
-    def _drop(self, count: int) -> None:
-        for _ in range(count):
-            self._buffer.popleft()
-        self.stats.dropped += count
-        if not self._dropping:  # once per overflow, not once per event
-            self._dropping = True
-            log.warning(
-                "mqtt_buffer_full",
-                queue_size=self._limit,
-                broker=self.url,
-                detail="the oldest buffered events are dropped until the broker catches up",
-            )
 
     async def close(self) -> None:
         """Deliver what is left, the final snapshots and ``offline``, then disconnect;
@@ -264,18 +313,15 @@ class MqttSink:
             return
         self._closed = self._closing = True
         self._wake.set()
-        task, self._task = self._task, None
+        task = self._task
         if task is not None:
             done, _ = await asyncio.wait({task}, timeout=self.close_within_s)
             if not done:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+        self._task = None
         stats = self.stats
-        stats.undelivered = stats.dropped + len(self._buffer) + len(self._in_flight)
-        stats.spectator_undelivered = (
-            stats.spectator_dropped + len(self._spectator) + len(self._spectator_in_flight)
-        )
         stats.connected = False
         fields = {"broker": self.url, "published": stats.published, "run_id": self.run_id}
         if stats.spectator_published or stats.spectator_undelivered:
@@ -291,116 +337,132 @@ class MqttSink:
         """Connect, publish, reconnect with backoff: until closed."""
         delay = _FIRST_RETRY_S
         while True:
-            connections = self.stats.connections
+            connections = self._stats.connections
             try:
                 error = await self._connection()
             except Exception:  # a bug of ours: logged, never the table's problem
                 log.exception("mqtt_sink_failed", broker=self.url)
                 return
-            if self.stats.connections > connections:
+            if self._stats.connections > connections:
                 delay = _FIRST_RETRY_S
             if error is None:
                 return
-            self._requeue_in_flight()
-            if self.stats.connected:
-                self.stats.connected = False
+            if self._stats.connected:
+                self._stats.connected = False
                 log.warning("mqtt_disconnected", broker=self.url, error=str(error))
             else:
                 log.warning("mqtt_unreachable", broker=self.url, error=str(error), retry_in_s=delay)
             await asyncio.sleep(delay)
             delay = min(delay * 2, self.backoff_cap_s)
 
-    async def _connection(self) -> aiomqtt.MqttError | None:
+    async def _connection(self) -> MqttError | None:
         """One connection until closed (None), or the error that ended it."""
-        errors: list[aiomqtt.MqttError] = []
         try:
-            client = aiomqtt.Client(**self._client_options)
-            client.pending_calls_threshold = 2 * _BATCH  # a batch is pending at once
-            async with client:
-                await self._session(client)
-        except* aiomqtt.MqttError as group:
-            errors.extend(e for e in group.exceptions if isinstance(e, aiomqtt.MqttError))
-        return errors[0] if errors else None
+            publisher = await Publisher.connect(**self._connect_options, on_lost=self._wake.set)
+        except MqttError as error:
+            return error
+        self._publisher = publisher
+        try:
+            await self._session(publisher)
+        except MqttError as error:
+            return error
+        finally:
+            self._settle(publisher)
+        return None
 
-    async def _session(self, client: aiomqtt.Client) -> None:
-        """One connection: online, every snapshot, then the buffer until closed."""
-        self.stats.connections += 1
-        self.stats.connected = True
+    def _settle(self, publisher: Publisher) -> None:
+        """The connection is over: count what it delivered, and put what it sent but
+        never had acknowledged back first in line for the next one."""
+        publisher.close()
+        self._events.put_back(publisher.unacknowledged(_EVENT))
+        self._spectator.put_back(publisher.unacknowledged(_SPECTATOR))
+        for kind in range(KINDS):
+            self._acked[kind] += publisher.acked[kind]
+            self._refused[kind] += publisher.refused[kind]
+        self._publisher = None
+
+    async def _session(self, publisher: Publisher) -> None:
+        """One connection: online, every snapshot, then the buffers until closed."""
+        self._stats.connections += 1
+        self._stats.connected = True
         log.info("mqtt_connected", broker=self.url, run_id=self.run_id)
-        await client.publish(self.status_topic, b"online", qos=1, retain=True)
+        publisher.send([(self._status_topic, b"online", True, _OTHER, None)])
         self._dirty.update(self._states)  # retained topics current after a reconnect
-        async with asyncio.TaskGroup() as tasks:
-            watcher = tasks.create_task(self._watch(client))
-            await self._pump(client)
-            await client.publish(self.status_topic, b"offline", qos=1, retain=True)
-            watcher.cancel()
+        await self._pump(publisher)
+        await publisher.wait_room()
+        publisher.send([(self._status_topic, b"offline", True, _OTHER, None)])
+        await publisher.drained()
+        self._report_refusals(publisher)
+        await publisher.disconnect()
 
-    @staticmethod
-    async def _watch(client: aiomqtt.Client) -> None:
-        """Raise MqttError as soon as the connection drops (we subscribe to nothing:
-        the message iterator ends only then)."""
-        async for _ in client.messages:
-            pass
-
-    async def _pump(self, client: aiomqtt.Client) -> None:
-        """Publish the buffer in batches, and after each the changed snapshots; return
-        once closing with nothing left."""
-        buffer, spectator = self._buffer, self._spectator
+    async def _pump(self, publisher: Publisher) -> None:
+        """Publish the buffers through the connection's window, and the changed
+        snapshots when the buffers run dry (and at least every ``_STATES_EVERY_S`` while
+        they do not); return once closing with nothing left."""
+        events, spectator = self._events.items, self._spectator.items
+        refused = 0
+        states_at = time.monotonic()
         while True:
-            if not buffer and not spectator:
-                await self._publish_states(client)
+            if publisher.error is not None:
+                raise publisher.error
+            if not events and not spectator:
+                await self._publish_states(publisher)
+                states_at = time.monotonic()
                 if self._closing:
+                    await publisher.drained()
                     return
                 self._wake.clear()
                 await self._wake.wait()
                 continue
-            # spectator items share a batch with events, at most half of it while
+            await publisher.wait_room()
+            room = min(publisher.room, _BATCH)
+            # spectator items share the window with events, at most half of it while
             # events wait: neither feed starves the other
-            shown = min(len(spectator), _BATCH // 2 if buffer else _BATCH)
-            batch = [buffer.popleft() for _ in range(min(len(buffer), _BATCH - shown))]
-            items = [spectator.popleft() for _ in range(shown)]
-            self._in_flight, self._spectator_in_flight = batch, items
-            if batch:
-                self._dropping = False
-            if items:
-                self._spectator_dropping = False
-            async with asyncio.TaskGroup() as tasks:
-                for event in batch:
-                    tasks.create_task(client.publish(*self._event_message(event), qos=1))
-                for topic, payload in items:  # never retained: hands are for a stream
-                    tasks.create_task(client.publish(topic, payload, qos=1, retain=False))
-            self._in_flight, self._spectator_in_flight = [], []
-            self.stats.published += len(batch)
-            self.stats.spectator_published += len(items)
-            if batch:
-                await self._publish_states(client)
+            shown = min(len(spectator), room // 2 if events else room)
+            messages: list[Message] = [
+                (topic, payload, False, _SPECTATOR, (topic, payload))  # never retained
+                for topic, payload in self._spectator.take(shown)
+            ]
+            messages += [self._event_message(e) for e in self._events.take(room - shown)]
+            publisher.send(messages)
+            if publisher.refused[_EVENT] + publisher.refused[_SPECTATOR] > refused:
+                refused = self._report_refusals(publisher)
+            if self._dirty and time.monotonic() - states_at >= _STATES_EVERY_S:
+                await self._publish_states(publisher)
+                states_at = time.monotonic()
+            await asyncio.sleep(0)  # the acknowledgements come in between batches
 
-    def _event_message(self, event: Event) -> tuple[str, bytes]:
+    def _event_message(self, event: Event) -> Message:
         body = event.to_dict()
         body["v"], body["run"] = EVENT_SCHEMA_VERSION, self.run_id
-        return f"{self._tables_prefix}{event.table}/events", orjson.dumps(body)
+        topic = self._event_topics.get(event.table)
+        if topic is None:
+            topic = self._event_topics[event.table] = (
+                f"{self._tables_prefix}{event.table}/events".encode()
+            )
+        return topic, orjson.dumps(body), False, _EVENT, event
 
-    async def _publish_states(self, client: aiomqtt.Client) -> None:
+    async def _publish_states(self, publisher: Publisher) -> None:
         while self._dirty:
-            table = self._dirty.pop()  # changed again while publishing: dirty again
+            await publisher.wait_room()
+            table = self._dirty.pop()  # changed again after this: dirty again
             payload = orjson.dumps(self._states[table].snapshot())
-            topic = f"{self._tables_prefix}{table}/state"
-            try:
-                await client.publish(topic, payload, qos=1, retain=True)
-            except BaseException:
-                self._dirty.add(table)
-                raise
+            topic = f"{self._tables_prefix}{table}/state".encode()
+            publisher.send([(topic, payload, True, _OTHER, None)])
 
-    def _requeue_in_flight(self) -> None:
-        """Events sent but not acknowledged go first again after a reconnect."""
-        batch, self._in_flight = self._in_flight, []
-        self._buffer.extendleft(reversed(batch))
-        if len(self._buffer) > self._limit:
-            self._drop(len(self._buffer) - self._limit)
-        items, self._spectator_in_flight = self._spectator_in_flight, []
-        self._spectator.extendleft(reversed(items))
-        if len(self._spectator) > self._limit:
-            self._drop_spectator(len(self._spectator) - self._limit)
+    def _report_refusals(self, publisher: Publisher) -> int:
+        """Say (once per connection) that the broker refuses messages, and why."""
+        refused = publisher.refused[_EVENT] + publisher.refused[_SPECTATOR]
+        if refused and self._refusals_reported is not publisher:
+            self._refusals_reported = publisher
+            log.warning(
+                "mqtt_publish_refused",
+                broker=self.url,
+                reason=publisher.refusal,
+                hint="the broker acknowledged messages but refused them (an ACL or a "
+                "quota on its side); they are counted as undelivered",
+            )
+        return refused
 
 
 def new_run_id() -> str:
