@@ -390,7 +390,7 @@ def _play(args: argparse.Namespace) -> int:
             if broker is not None:
                 await broker.start()
             if mqtt is not None:
-                mqtt.start()
+                await mqtt.started()  # its worker up before the first event
             if feed is not None:
                 feed.start()
             _say(

@@ -56,13 +56,16 @@ def queue_sinks(
     sinks: Sequence[Any], config: ArenaConfig, *, max_events: int | None = DEFAULT_MAX_EVENTS
 ) -> list[Any]:
     """Each sink behind its own :class:`~arena.sinks.queued.QueuedSink` of ``max_events``
-    (one already queued is kept as it is). Awaited directly instead when ``max_events``
+    (one already queued is kept as it is, and so is one whose ``emit`` never waits, as
+    the MQTT sink's: it buffers on its own). Awaited directly instead when ``max_events``
     is None, or when a seat is human: the console's lines must be out before each of
     the person's prompts, which another thread prints."""
     if max_events is None or any(seat.type == "human" for seat in config.seats):
         return list(sinks)
     return [
-        sink if isinstance(sink, QueuedSink) else QueuedSink(sink, max_events=max_events)
+        sink
+        if isinstance(sink, QueuedSink) or getattr(sink, "never_waits", False)
+        else QueuedSink(sink, max_events=max_events)
         for sink in sinks
     ]
 

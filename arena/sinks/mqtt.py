@@ -10,23 +10,21 @@ Topics (``<prefix>`` is ``[mqtt] topic_prefix``, ``ddz-arena`` by default; docs/
     <prefix>/tables/<table>/spectator  the delayed spectator feed's items (every hand),
                                      QoS 1, never retained; only when the feed is on
 
-The table never waits for the broker. ``emit`` folds the event into the table's
-snapshot and appends it to a bounded buffer; when the buffer is full the oldest message
-is dropped, counted and logged. A background task owns the connection: it publishes
-the buffer in order, and the snapshots of the tables that changed after each batch.
-When the broker goes away it reconnects with exponential backoff (capped), keeps
-buffering, and after each reconnect publishes the status and every table's latest
-snapshot again (retained). Messages in flight when the connection dropped are sent
-again: a subscriber may see an event twice, and its ``seq`` says so.
+The table never waits for the broker, and does almost none of the work: ``emit``
+encodes the event as it will be published and hands it, with others, to the MQTT
+worker, a process of its own (:mod:`arena.sinks.mqtt_worker`) that folds the snapshots,
+buffers (bounded: the oldest dropped, counted and logged), publishes, and reconnects
+with backoff when the broker goes away (:mod:`arena.sinks.mqtt_feed`). So the tables
+keep their core, and the feed runs on another. The worker's log lines and figures come
+back to this process: :attr:`MqttSink.stats`, and one summary line at ``close``.
 
-``close`` publishes the final snapshots and ``offline``, then disconnects, within a
-bound; what it could not deliver is counted in :attr:`MqttSink.stats` and logged.
-Events carry no hidden information, and nothing but them, the snapshots and the status
-is published, unless a :class:`~arena.sinks.spectator.SpectatorFeed` is given this sink
-as its output: its items (hidden information, released only after the feed's delay)
-come through :meth:`MqttSink.emit_spectator`, a buffer of their own (as bounded: a
-spectator burst never drops a public event) and the ``spectator`` topic alone; they
-never touch the events, the snapshots or the status.
+``close`` lets the worker deliver what is left, the final snapshots and ``offline``,
+within a bound; what it could not deliver is counted and logged. If this process dies,
+the worker still does the same and exits. Events carry no hidden information, and
+nothing but them, the snapshots and the status is published, unless a
+:class:`~arena.sinks.spectator.SpectatorFeed` is given this sink as its output: its
+items (hidden information, released only after the feed's delay) come through
+:meth:`MqttSink.emit_spectator` and go to the ``spectator`` topic alone.
 """
 
 from __future__ import annotations
@@ -34,11 +32,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import ssl
+import subprocess
+import sys
 import time
-from collections import deque
 from collections.abc import Mapping
-from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Final
 from urllib.parse import urlsplit
 
@@ -47,8 +45,14 @@ import orjson
 from arena.config import MqttSettings
 from arena.errors import ConfigError
 from arena.logs import get_logger
-from arena.sinks.mqtt_publisher import KINDS, Message, MqttError, Publisher
-from arena.sinks.public_state import PublicTableState
+from arena.sinks.mqtt_feed import MqttStats
+from arena.sinks.mqtt_worker import (
+    EVENT,
+    PASSWORD_VARIABLE,
+    SPECTATOR,
+    USERNAME_VARIABLE,
+    frame,
+)
 from arena.table.events import Event
 from protocol.events import EVENT_SCHEMA_VERSION
 
@@ -56,40 +60,13 @@ __all__ = ["MqttSink", "MqttStats", "broker_from_url", "new_run_id"]
 
 log = get_logger(__name__)
 
-_BATCH: Final = 256
-"""Messages written at once at most (the broker's receive maximum may cap it lower)."""
-_STATES_EVERY_S: Final = 0.1
-"""While events keep coming faster than they go out, the retained snapshots are
-published this often (and whenever the buffers run dry)."""
-_EVENT, _SPECTATOR, _OTHER = 0, 1, 2
-"""Kinds of message, as the publisher counts their acknowledgements."""
-_FIRST_RETRY_S: Final = 0.1
-
-
-@dataclass
-class MqttStats:
-    """What the sink did so far; ``undelivered`` is final once it is closed."""
-
-    published: int = 0
-    """Events the broker acknowledged (QoS 1)."""
-    dropped: int = 0
-    """Events dropped because the buffer was full (the broker slow or away)."""
-    refused: int = 0
-    """Events the broker acknowledged with a refusal (MQTT 5: an ACL, a quota)."""
-    undelivered: int = 0
-    """Events never delivered: dropped, refused, and those left when it closed (final
-    once closed)."""
-    spectator_published: int = 0
-    """Spectator items the broker acknowledged."""
-    spectator_dropped: int = 0
-    """Spectator items dropped: their buffer was full, or they came after ``close``."""
-    spectator_refused: int = 0
-    """Spectator items the broker refused (MQTT 5)."""
-    spectator_undelivered: int = 0
-    """Spectator items never delivered (final once closed)."""
-    connections: int = 0
-    """Successful connections: more than 1 means it reconnected."""
-    connected: bool = False
+_FLUSH_EVERY: Final = 64
+"""Events framed before they are written to the worker at once (fewer wait for the
+next turn of the event loop)."""
+_WORKER_EXTRA_S: Final = 3.0
+"""How much longer than its own bound ``close`` waits for the worker to exit."""
+_SOURCE_ROOT: Final = str(Path(__file__).resolve().parents[2])
+"""Where ``arena`` is imported from: the worker imports the same code."""
 
 
 def broker_from_url(url: str) -> dict[str, Any]:
@@ -125,55 +102,17 @@ def broker_from_url(url: str) -> dict[str, Any]:
     return {"host": parts.hostname, "port": port or (8883 if tls else 1883), "tls": tls}
 
 
-class _Outbox:
-    """One feed's messages waiting for the broker: bounded, oldest dropped first when
-    full, each drop counted, and one warning per overflow (not one per message)."""
-
-    __slots__ = ("_dropping", "_event", "_limit", "_log_fields", "dropped", "items")
-
-    def __init__(self, limit: int, event: str, **log_fields: object) -> None:
-        self.items: deque[Any] = deque()
-        self.dropped = 0
-        self._limit = limit
-        self._event = event
-        self._log_fields = log_fields
-        self._dropping = False
-
-    def put(self, item: Any) -> None:
-        if len(self.items) >= self._limit:
-            self._drop(1)
-        self.items.append(item)
-
-    def put_back(self, items: list[Any]) -> None:
-        """Items sent but never acknowledged go first again; the oldest overflow."""
-        self.items.extendleft(reversed(items))
-        if len(self.items) > self._limit:
-            self._drop(len(self.items) - self._limit)
-
-    def take(self, count: int) -> list[Any]:
-        items = self.items
-        taken = [items.popleft() for _ in range(min(count, len(items)))]
-        if taken:
-            self._dropping = False  # moving again: the next overflow is worth a line
-        return taken
-
-    def _drop(self, count: int) -> None:
-        for _ in range(count):
-            self.items.popleft()
-        self.dropped += count
-        if not self._dropping:
-            self._dropping = True
-            log.warning(self._event, queue_size=self._limit, **self._log_fields)
-
-
 class MqttSink:
     """Publishes the public events of every table it is attached to (see the module).
 
     ``run_id`` tells this process's tables from another's on the same broker; the
     client id defaults to ``ddz-arena-<run_id>``. ``environ`` is where the credentials'
-    variables are read (the process environment by default).
+    variables are read (the process environment by default); a variable unset is a
+    ConfigError here, before any match.
     """
 
+    never_waits: Final = True
+    """``emit`` returns at once, so :mod:`arena.runner` puts no queue in front of it."""
     close_within_s: float = 5.0
     """How long ``close`` may take to deliver what is left and say offline."""
     backoff_cap_s: float = 5.0
@@ -188,38 +127,36 @@ class MqttSink:
     ) -> None:
         self.settings = settings
         self.run_id = run_id
+        self.status_topic = f"{settings.topic_prefix}/status"
         self._stats = MqttStats()
-        prefix = settings.topic_prefix
-        self.status_topic = f"{prefix}/status"
-        self._status_topic = self.status_topic.encode()
-        self._tables_prefix = f"{prefix}/tables/"
-        self._event_topics: dict[str, bytes] = {}
         environ = os.environ if environ is None else environ
-        self._connect_options = self._options(settings, environ)
-        self._events = _Outbox(
-            settings.queue_size,
-            "mqtt_buffer_full",
-            broker=self.url,
-            detail="the oldest buffered events are dropped until the broker catches up",
-        )
-        self._spectator = _Outbox(
-            settings.queue_size,
-            "mqtt_spectator_buffer_full",
-            broker=self.url,
-            detail="the oldest spectator items are dropped until the broker catches up",
-        )
-        self._spectator_late = 0
-        """Spectator items that came after ``close``."""
-        self._acked = [0] * KINDS
-        self._refused = [0] * KINDS
-        """Of the connections before the current one."""
-        self._publisher: Publisher | None = None
-        self._refusals_reported: Publisher | None = None
-        self._states: dict[str, PublicTableState] = {}
-        self._dirty: set[str] = set()
-        self._wake = asyncio.Event()
+        self._credentials = self._options(settings, environ)
+        self._frames: list[bytes] = []
+        """Framed events and spectator items not yet written to the worker."""
+        self._framed = {EVENT: 0, SPECTATOR: 0}
+        self._sent = {EVENT: 0, SPECTATOR: 0}
+        """Written to the worker."""
+        self._lost = {EVENT: 0, SPECTATOR: 0}
+        """Dropped on this side: before the worker was up, or after it was gone."""
+        self._worker_stats: dict[str, Any] = {}
+        self._up = asyncio.Event()
+        """Set once the worker said something (it runs), or failed to start."""
+        self._final = False
+        self._process: asyncio.subprocess.Process | None = None
         self._task: asyncio.Task[None] | None = None
+        self._flush_handle: asyncio.Handle | None = None
         self._closing = self._closed = False
+        self._backlog = self._dropping = False
+        self._pipe_limit = settings.queue_size * 1024
+        """Bytes written to the worker but not yet read by it, at most: as many events
+        as its own buffer holds, at a generous size each."""
+
+    @property
+    def stats(self) -> MqttStats:
+        """What the worker reported so far, with what was dropped on this side of the
+        pipe (final once closed: ``undelivered`` is set then)."""
+        self._update(final=self._closed and self._task is None)
+        return self._stats
 
     @property
     def url(self) -> str:
@@ -227,31 +164,9 @@ class MqttSink:
         scheme = "mqtts" if self.settings.tls else "mqtt"
         return f"{scheme}://{self.settings.host}:{self.settings.port}"
 
-    @property
-    def stats(self) -> MqttStats:
-        """What it did so far (brought up to date on each read)."""
-        stats = self._stats
-        acked, refused = list(self._acked), list(self._refused)
-        if self._publisher is not None:
-            for kind in range(KINDS):
-                acked[kind] += self._publisher.acked[kind]
-                refused[kind] += self._publisher.refused[kind]
-        stats.published = acked[_EVENT] - refused[_EVENT]
-        stats.refused = refused[_EVENT]
-        stats.dropped = self._events.dropped
-        stats.spectator_published = acked[_SPECTATOR] - refused[_SPECTATOR]
-        stats.spectator_refused = refused[_SPECTATOR]
-        stats.spectator_dropped = self._spectator.dropped + self._spectator_late
-        if self._closed and self._task is None:
-            stats.undelivered = stats.dropped + stats.refused + len(self._events.items)
-            stats.spectator_undelivered = (
-                stats.spectator_dropped + stats.spectator_refused + len(self._spectator.items)
-            )
-        return stats
-
-    def _options(self, settings: MqttSettings, environ: Mapping[str, str]) -> dict[str, Any]:
+    def _options(self, settings: MqttSettings, environ: Mapping[str, str]) -> dict[str, str]:
         """The Publisher.connect keywords; a credential's variable unset is a ConfigError."""
-        credentials: dict[str, str | None] = {}
+        credentials: dict[str, str] = {}
         for key, variable in (
             ("username", settings.username_env),
             ("password", settings.password_env),
@@ -264,65 +179,119 @@ class MqttSink:
             credentials[key] = value
         if "password" in credentials and "username" not in credentials:
             raise ConfigError("mqtt.password_env is set but mqtt.username_env is not")
-        return {
-            "host": settings.host,
-            "port": settings.port,
-            "client_id": settings.client_id or f"ddz-arena-{self.run_id}",
-            "version": 5 if settings.protocol == "5" else 4,
-            "will": (self.status_topic, b"offline"),
-            "tls": ssl.create_default_context() if settings.tls else None,
-            "timeout_s": 5.0,
-            **credentials,
-        }
+        return credentials
 
     def start(self) -> None:
-        """Start connecting now (``emit`` does it otherwise): the status goes online
-        before the first event. Call it inside the running event loop."""
+        """Start the worker now (``emit`` does it otherwise), so that the status goes
+        online before the first event. Call it inside the running event loop."""
         if self._task is None and not self._closing:
-            self._task = asyncio.create_task(self._run(), name="mqtt-sink")
+            self._task = asyncio.create_task(self._run(), name="mqtt-worker")
+
+    async def started(self, within_s: float = 10.0) -> bool:
+        """Start the worker and wait until it runs (not until it reaches the broker,
+        which may be away): events of an unpaced table then flow at once instead of
+        piling up while it starts. False if it did not come up in time."""
+        self.start()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(within_s):
+                await self._up.wait()
+        return self._up.is_set() and self._process is not None
 
     async def emit(self, event: Event) -> None:
-        """Fold the event into its table's snapshot and buffer it; never waits."""
-        state = self._states.get(event.table)
-        if state is None:
-            state = self._states[event.table] = PublicTableState(event.table, run_id=self.run_id)
-        if state.apply(event):
-            self._dirty.add(event.table)
-        self._events.put(event)
-        self._wake.set()
-        if self._task is None:
-            self.start()
+        """Encode the event as published and queue it for the worker; never waits."""
+        body = event.to_dict()
+        body["v"], body["run"] = EVENT_SCHEMA_VERSION, self.run_id
+        await self._queue(EVENT, orjson.dumps(body))
 
     async def emit_spectator(self, item: dict[str, Any]) -> None:
-        """Buffer one released spectator item for ``<prefix>/tables/<table>/spectator``
+        """Queue one released spectator item for ``<prefix>/tables/<table>/spectator``
         (QoS 1, never retained), with the run id; never waits. Only the spectator feed
         calls it: its items hold every hand, so they go to that topic and nowhere else."""
+        await self._queue(SPECTATOR, orjson.dumps({**item, "run": self.run_id}))
+
+    async def _queue(self, kind: int, payload: bytes) -> None:
         if self._closing:
-            self._spectator_late += 1
+            self._lost[kind] += 1
             return
-        topic = f"{self._tables_prefix}{item['table']}/spectator".encode()
-        self._spectator.put((topic, orjson.dumps({**item, "run": self.run_id})))
-        self._wake.set()
-        if self._task is None:
-            self.start()
+        frames = self._frames
+        frames.append(frame(kind, payload))
+        self._framed[kind] += 1
+        if self._process is None:  # the worker is starting: hold a bounded number
+            if self._task is None:
+                self.start()
+            if self._framed[kind] > self.settings.queue_size:  # the oldest of its kind
+                oldest = next(i for i, held in enumerate(frames) if held[0] == kind)
+                del frames[oldest]
+                self._framed[kind] -= 1
+                self._lost[kind] += 1
+            return
+        if len(frames) >= _FLUSH_EVERY:
+            self._flush()
+            if self._backlog:  # the worker is behind: let the loop write to it
+                await asyncio.sleep(0)
+        elif self._flush_handle is None:
+            self._flush_handle = asyncio.get_running_loop().call_soon(self._flush)
+
+    def _flush(self) -> None:
+        """Write every queued frame to the worker at once."""
+        self._flush_handle = None
+        frames, framed = self._frames, self._framed
+        if not frames or self._process is None:
+            return
+        stdin = self._process.stdin
+        if stdin is None or stdin.is_closing() or self._process.returncode is not None:
+            for kind in (EVENT, SPECTATOR):
+                self._lost[kind] += framed[kind]
+        elif stdin.transport.get_write_buffer_size() > self._pipe_limit:
+            # the worker is far behind (its own buffer bounds what it holds): these
+            # are dropped here rather than held in memory without end
+            for kind in (EVENT, SPECTATOR):
+                self._lost[kind] += framed[kind]
+            if not self._dropping:
+                self._dropping = True
+                log.warning(
+                    "mqtt_worker_behind",
+                    broker=self.url,
+                    detail="the MQTT worker does not keep up: events are dropped",
+                )
+        else:
+            self._dropping = False
+            stdin.write(b"".join(frames))
+            for kind in (EVENT, SPECTATOR):
+                self._sent[kind] += framed[kind]
+            self._backlog = stdin.transport.get_write_buffer_size() > 0
+        frames.clear()
+        framed[EVENT] = framed[SPECTATOR] = 0
 
     async def close(self) -> None:
-        """Deliver what is left, the final snapshots and ``offline``, then disconnect;
-        within :attr:`close_within_s`. What was not delivered is counted and logged."""
+        """Let the worker deliver what is left, the final snapshots and ``offline``
+        (within :attr:`close_within_s`), then report: what was not delivered is
+        counted in :attr:`stats` and logged."""
         if self._closed:  # a second close (a wrapper's, then the owner's) does nothing
             return
-        self._closed = self._closing = True
-        self._wake.set()
+        self._closed = True
         task = self._task
+        if task is not None and self._process is None:  # still starting: let it
+            await asyncio.wait({task}, timeout=_WORKER_EXTRA_S)
+        self._closing = True
+        self._flush()
+        if self._process is not None and self._process.stdin is not None:
+            self._process.stdin.close()  # the worker's cue to finish
         if task is not None:
-            done, _ = await asyncio.wait({task}, timeout=self.close_within_s)
+            done, _ = await asyncio.wait({task}, timeout=self.close_within_s + _WORKER_EXTRA_S)
             if not done:
+                log.error("mqtt_worker_stuck", broker=self.url, within_s=self.close_within_s)
+                if self._process is not None and self._process.returncode is None:
+                    self._process.kill()
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+        for kind in (EVENT, SPECTATOR):  # never written: the worker never came up
+            self._lost[kind] += self._framed[kind]
+            self._framed[kind] = 0
+        self._frames.clear()
         self._task = None
         stats = self.stats
-        stats.connected = False
         fields = {"broker": self.url, "published": stats.published, "run_id": self.run_id}
         if stats.spectator_published or stats.spectator_undelivered:
             fields["spectator_published"] = stats.spectator_published
@@ -334,135 +303,90 @@ class MqttSink:
             log.info("mqtt_closed", **fields)
 
     async def _run(self) -> None:
-        """Connect, publish, reconnect with backoff: until closed."""
-        delay = _FIRST_RETRY_S
-        while True:
-            connections = self._stats.connections
-            try:
-                error = await self._connection()
-            except Exception:  # a bug of ours: logged, never the table's problem
-                log.exception("mqtt_sink_failed", broker=self.url)
-                return
-            if self._stats.connections > connections:
-                delay = _FIRST_RETRY_S
-            if error is None:
-                return
-            if self._stats.connected:
-                self._stats.connected = False
-                log.warning("mqtt_disconnected", broker=self.url, error=str(error))
-            else:
-                log.warning("mqtt_unreachable", broker=self.url, error=str(error), retry_in_s=delay)
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, self.backoff_cap_s)
-
-    async def _connection(self) -> MqttError | None:
-        """One connection until closed (None), or the error that ended it."""
+        """Start the worker, then read what it says until it exits."""
+        options = {
+            "settings": self.settings.model_dump(mode="json"),
+            "run_id": self.run_id,
+            "close_within_s": self.close_within_s,
+            "backoff_cap_s": self.backoff_cap_s,
+        }
+        environment = dict(os.environ)
+        environment.pop(USERNAME_VARIABLE, None)
+        environment.pop(PASSWORD_VARIABLE, None)
+        for key, variable in (("username", USERNAME_VARIABLE), ("password", PASSWORD_VARIABLE)):
+            if self._credentials.get(key):
+                environment[variable] = str(self._credentials[key])
+        path = environment.get("PYTHONPATH")
+        environment["PYTHONPATH"] = _SOURCE_ROOT + (os.pathsep + path if path else "")
         try:
-            publisher = await Publisher.connect(**self._connect_options, on_lost=self._wake.set)
-        except MqttError as error:
-            return error
-        self._publisher = publisher
+            process = await asyncio.create_subprocess_exec(
+                *(sys.executable, "-m", "arena.sinks.mqtt_worker", orjson.dumps(options)),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                env=environment,
+                start_new_session=True,  # Ctrl-C in the terminal is for the arena: it closes us
+            )
+        except OSError as exc:
+            log.error("mqtt_worker_failed", broker=self.url, error=str(exc))  # noqa: TRY400
+            self._up.set()
+            return
+        self._process = process
+        if self._closing and process.stdin is not None:
+            process.stdin.close()
+        self._flush()
+        assert process.stdout is not None
         try:
-            await self._session(publisher)
-        except MqttError as error:
-            return error
+            async for line in process.stdout:
+                self._heard(line)
+            code = await process.wait()
+        except asyncio.CancelledError:
+            if process.stdin is not None:  # the worker finishes on its own, unwaited
+                process.stdin.close()
+            raise
         finally:
-            self._settle(publisher)
-        return None
-
-    def _settle(self, publisher: Publisher) -> None:
-        """The connection is over: count what it delivered, and put what it sent but
-        never had acknowledged back first in line for the next one."""
-        publisher.close()
-        self._events.put_back(publisher.unacknowledged(_EVENT))
-        self._spectator.put_back(publisher.unacknowledged(_SPECTATOR))
-        for kind in range(KINDS):
-            self._acked[kind] += publisher.acked[kind]
-            self._refused[kind] += publisher.refused[kind]
-        self._publisher = None
-
-    async def _session(self, publisher: Publisher) -> None:
-        """One connection: online, every snapshot, then the buffers until closed."""
-        self._stats.connections += 1
-        self._stats.connected = True
-        log.info("mqtt_connected", broker=self.url, run_id=self.run_id)
-        publisher.send([(self._status_topic, b"online", True, _OTHER, None)])
-        self._dirty.update(self._states)  # retained topics current after a reconnect
-        await self._pump(publisher)
-        await publisher.wait_room()
-        publisher.send([(self._status_topic, b"offline", True, _OTHER, None)])
-        await publisher.drained()
-        self._report_refusals(publisher)
-        await publisher.disconnect()
-
-    async def _pump(self, publisher: Publisher) -> None:
-        """Publish the buffers through the connection's window, and the changed
-        snapshots when the buffers run dry (and at least every ``_STATES_EVERY_S`` while
-        they do not); return once closing with nothing left."""
-        events, spectator = self._events.items, self._spectator.items
-        refused = 0
-        states_at = time.monotonic()
-        while True:
-            if publisher.error is not None:
-                raise publisher.error
-            if not events and not spectator:
-                await self._publish_states(publisher)
-                states_at = time.monotonic()
-                if self._closing:
-                    await publisher.drained()
-                    return
-                self._wake.clear()
-                await self._wake.wait()
-                continue
-            await publisher.wait_room()
-            room = min(publisher.room, _BATCH)
-            # spectator items share the window with events, at most half of it while
-            # events wait: neither feed starves the other
-            shown = min(len(spectator), room // 2 if events else room)
-            messages: list[Message] = [
-                (topic, payload, False, _SPECTATOR, (topic, payload))  # never retained
-                for topic, payload in self._spectator.take(shown)
-            ]
-            messages += [self._event_message(e) for e in self._events.take(room - shown)]
-            publisher.send(messages)
-            if publisher.refused[_EVENT] + publisher.refused[_SPECTATOR] > refused:
-                refused = self._report_refusals(publisher)
-            if self._dirty and time.monotonic() - states_at >= _STATES_EVERY_S:
-                await self._publish_states(publisher)
-                states_at = time.monotonic()
-            await asyncio.sleep(0)  # the acknowledgements come in between batches
-
-    def _event_message(self, event: Event) -> Message:
-        body = event.to_dict()
-        body["v"], body["run"] = EVENT_SCHEMA_VERSION, self.run_id
-        topic = self._event_topics.get(event.table)
-        if topic is None:
-            topic = self._event_topics[event.table] = (
-                f"{self._tables_prefix}{event.table}/events".encode()
-            )
-        return topic, orjson.dumps(body), False, _EVENT, event
-
-    async def _publish_states(self, publisher: Publisher) -> None:
-        while self._dirty:
-            await publisher.wait_room()
-            table = self._dirty.pop()  # changed again after this: dirty again
-            payload = orjson.dumps(self._states[table].snapshot())
-            topic = f"{self._tables_prefix}{table}/state".encode()
-            publisher.send([(topic, payload, True, _OTHER, None)])
-
-    def _report_refusals(self, publisher: Publisher) -> int:
-        """Say (once per connection) that the broker refuses messages, and why."""
-        refused = publisher.refused[_EVENT] + publisher.refused[_SPECTATOR]
-        if refused and self._refusals_reported is not publisher:
-            self._refusals_reported = publisher
-            log.warning(
-                "mqtt_publish_refused",
+            self._up.set()
+        if code != 0 or not self._final:
+            log.error(
+                "mqtt_worker_exited",
                 broker=self.url,
-                reason=publisher.refusal,
-                hint="the broker acknowledged messages but refused them (an ACL or a "
-                "quota on its side); they are counted as undelivered",
+                code=code,
+                hint="the live feed stopped; what it had not published is counted undelivered",
             )
-        return refused
+
+    def _heard(self, line: bytes) -> None:
+        """One line from the worker: its figures, or a log line to log here."""
+        try:
+            said = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            log.warning("mqtt_worker_said", line=line[:200].decode(errors="replace"))
+            return
+        if "log" in said:
+            level = said["log"] if said["log"] in ("info", "warning", "error") else "info"
+            getattr(log, level)(said["event"], **said.get("fields", {}))
+            return
+        figures = said.get("stats") or said.get("final")
+        if figures is None:
+            return
+        self._final = "final" in said
+        self._worker_stats = figures
+        self._up.set()
+
+    def _update(self, *, final: bool) -> None:
+        """The worker's figures, with what was lost on this side of the pipe."""
+        worker, stats = self._worker_stats, self._stats
+        stats.connections = worker.get("connections", 0)
+        stats.connected = bool(worker.get("connected")) and not final
+        for prefix, kind in (("", EVENT), ("spectator_", SPECTATOR)):
+            published = worker.get(f"{prefix}published", 0)
+            refused = worker.get(f"{prefix}refused", 0)
+            setattr(stats, f"{prefix}published", published)
+            setattr(stats, f"{prefix}refused", refused)
+            setattr(stats, f"{prefix}dropped", worker.get(f"{prefix}dropped", 0) + self._lost[kind])
+            if final:
+                # everything handed over and not published: dropped on either side,
+                # refused, left in a buffer, or lost with the worker
+                handed = self._sent[kind] + self._lost[kind]
+                setattr(stats, f"{prefix}undelivered", handed - published)
 
 
 def new_run_id() -> str:

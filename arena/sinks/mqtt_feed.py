@@ -1,0 +1,401 @@
+"""The MQTT feed itself: buffers, snapshots, one connection after another.
+
+It runs in the MQTT worker process (:mod:`arena.sinks.mqtt_worker`), away from the
+tables, which hand it events through :class:`arena.sinks.mqtt.MqttSink`. Each event
+comes already encoded as it is published; it is folded into its table's public
+snapshot and appended to a bounded buffer (full: the oldest is dropped, counted,
+logged once per overflow). A task owns the connection (:mod:`arena.sinks.mqtt_publisher`):
+it publishes the buffer in order through the broker's window, and the snapshots of the
+tables that changed whenever the buffer runs dry (at least every ``_STATES_EVERY_S``
+while it does not). When the broker goes away it reconnects with exponential backoff
+(capped), keeps buffering, and after each reconnect publishes the status and every
+table's latest snapshot again (retained). Messages in flight when the connection
+dropped are sent again: a subscriber may see an event twice, and its ``seq`` says so.
+
+Spectator items (hidden information, already delayed by the spectator feed) have a
+buffer of their own, as bounded (a spectator burst never drops a public event), and
+go to the ``spectator`` topic alone, never retained.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, Final, Protocol
+
+import orjson
+
+from arena.config import MqttSettings
+from arena.sinks.mqtt_publisher import KINDS, Message, MqttError, Publisher
+from arena.sinks.public_state import PublicTableState
+from arena.table.events import Event
+
+__all__ = ["Logger", "MqttFeed", "MqttStats"]
+
+
+class Logger(Protocol):
+    """Where the feed's lines go: a structlog logger, or the worker's pipe."""
+
+    def info(self, event: str, **fields: Any) -> Any: ...
+    def warning(self, event: str, **fields: Any) -> Any: ...
+    def exception(self, event: str, **fields: Any) -> Any: ...
+
+
+_BATCH: Final = 256
+"""Messages written at once at most (the broker's receive maximum may cap it lower)."""
+_STATES_EVERY_S: Final = 0.1
+"""While events keep coming faster than they go out, the retained snapshots are
+published this often (and whenever the buffers run dry)."""
+_EVENT, _SPECTATOR, _OTHER = 0, 1, 2
+"""Kinds of message, as the publisher counts their acknowledgements."""
+_FIRST_RETRY_S: Final = 0.1
+
+
+@dataclass
+class MqttStats:
+    """What the sink did so far; ``undelivered`` is final once it is closed."""
+
+    published: int = 0
+    """Events the broker acknowledged (QoS 1)."""
+    dropped: int = 0
+    """Events dropped because the buffer was full (the broker slow or away)."""
+    refused: int = 0
+    """Events the broker acknowledged with a refusal (MQTT 5: an ACL, a quota)."""
+    undelivered: int = 0
+    """Events never delivered: dropped, refused, and those left when it closed (final
+    once closed)."""
+    spectator_published: int = 0
+    """Spectator items the broker acknowledged."""
+    spectator_dropped: int = 0
+    """Spectator items dropped: their buffer was full, or they came after ``close``."""
+    spectator_refused: int = 0
+    """Spectator items the broker refused (MQTT 5)."""
+    spectator_undelivered: int = 0
+    """Spectator items never delivered (final once closed)."""
+    connections: int = 0
+    """Successful connections: more than 1 means it reconnected."""
+    connected: bool = False
+
+
+class _Outbox:
+    """One feed's messages waiting for the broker: bounded, oldest dropped first when
+    full, each drop counted, and one warning per overflow (not one per message)."""
+
+    __slots__ = ("_dropping", "_event", "_limit", "_log", "_log_fields", "dropped", "items")
+
+    def __init__(self, limit: int, event: str, log: Logger, **log_fields: object) -> None:
+        self._log = log
+        self.items: deque[Any] = deque()
+        self.dropped = 0
+        self._limit = limit
+        self._event = event
+        self._log_fields = log_fields
+        self._dropping = False
+
+    def put(self, item: Any) -> None:
+        if len(self.items) >= self._limit:
+            self._drop(1)
+        self.items.append(item)
+
+    def put_back(self, items: list[Any]) -> None:
+        """Items sent but never acknowledged go first again; the oldest overflow."""
+        self.items.extendleft(reversed(items))
+        if len(self.items) > self._limit:
+            self._drop(len(self.items) - self._limit)
+
+    def take(self, count: int) -> list[Any]:
+        items = self.items
+        taken = [items.popleft() for _ in range(min(count, len(items)))]
+        if taken:
+            self._dropping = False  # moving again: the next overflow is worth a line
+        return taken
+
+    def _drop(self, count: int) -> None:
+        for _ in range(count):
+            self.items.popleft()
+        self.dropped += count
+        if not self._dropping:
+            self._dropping = True
+            self._log.warning(self._event, queue_size=self._limit, **self._log_fields)
+
+
+class MqttFeed:
+    """Publishes the events, snapshots and spectator items it is given (see the module).
+
+    ``connect`` holds :meth:`Publisher.connect`'s keywords (credentials resolved);
+    ``log`` is where its lines go (the worker sends them to the arena's process).
+    """
+
+    close_within_s: float = 5.0
+    """How long ``close`` may take to deliver what is left and say offline."""
+    backoff_cap_s: float = 5.0
+    """The longest wait between two connection attempts."""
+
+    def __init__(
+        self,
+        settings: MqttSettings,
+        *,
+        run_id: str,
+        connect: dict[str, Any],
+        log: Logger,
+        close_within_s: float = 5.0,
+        backoff_cap_s: float = 5.0,
+    ) -> None:
+        self.close_within_s = close_within_s
+        self.backoff_cap_s = backoff_cap_s
+        self._log = log
+        self.settings = settings
+        self.run_id = run_id
+        self._stats = MqttStats()
+        prefix = settings.topic_prefix
+        self.status_topic = f"{prefix}/status"
+        self._status_topic = self.status_topic.encode()
+        self._tables_prefix = f"{prefix}/tables/"
+        self._event_topics: dict[str, bytes] = {}
+        self._connect_options = connect
+        self._events = _Outbox(
+            settings.queue_size,
+            "mqtt_buffer_full",
+            log,
+            broker=self.url,
+            detail="the oldest buffered events are dropped until the broker catches up",
+        )
+        self._spectator = _Outbox(
+            settings.queue_size,
+            "mqtt_spectator_buffer_full",
+            log,
+            broker=self.url,
+            detail="the oldest spectator items are dropped until the broker catches up",
+        )
+        self._spectator_late = 0
+        """Spectator items that came after ``close``."""
+        self._acked = [0] * KINDS
+        self._refused = [0] * KINDS
+        """Of the connections before the current one."""
+        self._publisher: Publisher | None = None
+        self._refusals_reported: Publisher | None = None
+        self._states: dict[str, PublicTableState] = {}
+        self._dirty: set[str] = set()
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._closing = self._closed = False
+
+    @property
+    def url(self) -> str:
+        """Where it publishes: ``mqtt://host:port`` (``mqtts://`` with TLS)."""
+        scheme = "mqtts" if self.settings.tls else "mqtt"
+        return f"{scheme}://{self.settings.host}:{self.settings.port}"
+
+    @property
+    def stats(self) -> MqttStats:
+        """What it did so far (brought up to date on each read)."""
+        stats = self._stats
+        acked, refused = list(self._acked), list(self._refused)
+        if self._publisher is not None:
+            for kind in range(KINDS):
+                acked[kind] += self._publisher.acked[kind]
+                refused[kind] += self._publisher.refused[kind]
+        stats.published = acked[_EVENT] - refused[_EVENT]
+        stats.refused = refused[_EVENT]
+        stats.dropped = self._events.dropped
+        stats.spectator_published = acked[_SPECTATOR] - refused[_SPECTATOR]
+        stats.spectator_refused = refused[_SPECTATOR]
+        stats.spectator_dropped = self._spectator.dropped + self._spectator_late
+        if self._closed and self._task is None:
+            stats.undelivered = stats.dropped + stats.refused + len(self._events.items)
+            stats.spectator_undelivered = (
+                stats.spectator_dropped + stats.spectator_refused + len(self._spectator.items)
+            )
+        return stats
+
+    def start(self) -> None:
+        """Start connecting now (``emit`` does it otherwise): the status goes online
+        before the first event. Call it inside the running event loop."""
+        if self._task is None and not self._closing:
+            self._task = asyncio.create_task(self._run(), name="mqtt-sink")
+
+    def put_event(self, payload: bytes) -> None:
+        """One event as published (JSON with ``v`` and ``run``): folded into its
+        table's snapshot and buffered; never waits."""
+        fields = orjson.loads(payload)
+        event = Event(
+            fields["type"],
+            fields["table"],
+            fields["round"],
+            fields["seq"],
+            fields["seat"],
+            fields["player"],
+            fields["data"],
+        )
+        table = event.table
+        state = self._states.get(table)
+        if state is None:
+            state = self._states[table] = PublicTableState(table, run_id=self.run_id)
+        if state.apply(event):
+            self._dirty.add(table)
+        topic = self._event_topics.get(table)
+        if topic is None:
+            topic = self._event_topics[table] = f"{self._tables_prefix}{table}/events".encode()
+        self._events.put((topic, payload))
+        self._wake.set()
+        if self._task is None:
+            self.start()
+
+    def put_spectator(self, payload: bytes) -> None:
+        """One released spectator item (JSON with ``run``) for its table's
+        ``spectator`` topic (QoS 1, never retained) and no other; never waits."""
+        if self._closing:
+            self._spectator_late += 1
+            return
+        table = orjson.loads(payload)["table"]
+        self._spectator.put((f"{self._tables_prefix}{table}/spectator".encode(), payload))
+        self._wake.set()
+        if self._task is None:
+            self.start()
+
+    async def close(self) -> None:
+        """Deliver what is left, the final snapshots and ``offline``, then disconnect;
+        within :attr:`close_within_s`. What was not delivered is counted in
+        :attr:`stats` (the sink that started the worker says so)."""
+        if self._closed:
+            return
+        self._closed = self._closing = True
+        self._wake.set()
+        task = self._task
+        if task is not None:
+            done, _ = await asyncio.wait({task}, timeout=self.close_within_s)
+            if not done:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self._task = None
+        self._stats.connected = False
+
+    async def _run(self) -> None:
+        """Connect, publish, reconnect with backoff: until closed."""
+        delay = _FIRST_RETRY_S
+        while True:
+            connections = self._stats.connections
+            try:
+                error = await self._connection()
+            except Exception:  # a bug of ours: logged, never the table's problem
+                self._log.exception("mqtt_sink_failed", broker=self.url)
+                return
+            if self._stats.connections > connections:
+                delay = _FIRST_RETRY_S
+            if error is None:
+                return
+            if self._stats.connected:
+                self._stats.connected = False
+                self._log.warning("mqtt_disconnected", broker=self.url, error=str(error))
+            else:
+                self._log.warning(
+                    "mqtt_unreachable", broker=self.url, error=str(error), retry_in_s=delay
+                )
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, self.backoff_cap_s)
+
+    async def _connection(self) -> MqttError | None:
+        """One connection until closed (None), or the error that ended it."""
+        try:
+            publisher = await Publisher.connect(**self._connect_options, on_lost=self._wake.set)
+        except MqttError as error:
+            return error
+        self._publisher = publisher
+        try:
+            await self._session(publisher)
+        except MqttError as error:
+            return error
+        finally:
+            self._settle(publisher)
+        return None
+
+    def _settle(self, publisher: Publisher) -> None:
+        """The connection is over: count what it delivered, and put what it sent but
+        never had acknowledged back first in line for the next one."""
+        publisher.close()
+        self._events.put_back(publisher.unacknowledged(_EVENT))
+        self._spectator.put_back(publisher.unacknowledged(_SPECTATOR))
+        for kind in range(KINDS):
+            self._acked[kind] += publisher.acked[kind]
+            self._refused[kind] += publisher.refused[kind]
+        self._publisher = None
+
+    async def _session(self, publisher: Publisher) -> None:
+        """One connection: online, every snapshot, then the buffers until closed."""
+        self._stats.connections += 1
+        self._stats.connected = True
+        self._log.info("mqtt_connected", broker=self.url, run_id=self.run_id)
+        publisher.send([(self._status_topic, b"online", True, _OTHER, None)])
+        self._dirty.update(self._states)  # retained topics current after a reconnect
+        await self._pump(publisher)
+        await publisher.wait_room()
+        publisher.send([(self._status_topic, b"offline", True, _OTHER, None)])
+        await publisher.drained()
+        self._report_refusals(publisher)
+        await publisher.disconnect()
+
+    async def _pump(self, publisher: Publisher) -> None:
+        """Publish the buffers through the connection's window, and the changed
+        snapshots when the buffers run dry (and at least every ``_STATES_EVERY_S`` while
+        they do not); return once closing with nothing left."""
+        events, spectator = self._events.items, self._spectator.items
+        refused = 0
+        states_at = time.monotonic()
+        while True:
+            if publisher.error is not None:
+                raise publisher.error
+            if not events and not spectator:
+                await self._publish_states(publisher)
+                states_at = time.monotonic()
+                if self._closing:
+                    await publisher.drained()
+                    return
+                self._wake.clear()
+                await self._wake.wait()
+                continue
+            await publisher.wait_room()
+            room = min(publisher.room, _BATCH)
+            # spectator items share the window with events, at most half of it while
+            # events wait: neither feed starves the other
+            shown = min(len(spectator), room // 2 if events else room)
+            messages: list[Message] = [
+                (topic, payload, False, _SPECTATOR, (topic, payload))  # never retained
+                for topic, payload in self._spectator.take(shown)
+            ]
+            messages += [
+                (topic, payload, False, _EVENT, (topic, payload))
+                for topic, payload in self._events.take(room - shown)
+            ]
+            publisher.send(messages)
+            if publisher.refused[_EVENT] + publisher.refused[_SPECTATOR] > refused:
+                refused = self._report_refusals(publisher)
+            if self._dirty and time.monotonic() - states_at >= _STATES_EVERY_S:
+                await self._publish_states(publisher)
+                states_at = time.monotonic()
+            await asyncio.sleep(0)  # the acknowledgements come in between batches
+
+    async def _publish_states(self, publisher: Publisher) -> None:
+        while self._dirty:
+            await publisher.wait_room()
+            table = self._dirty.pop()  # changed again after this: dirty again
+            payload = orjson.dumps(self._states[table].snapshot())
+            topic = f"{self._tables_prefix}{table}/state".encode()
+            publisher.send([(topic, payload, True, _OTHER, None)])
+
+    def _report_refusals(self, publisher: Publisher) -> int:
+        """Say (once per connection) that the broker refuses messages, and why."""
+        refused = publisher.refused[_EVENT] + publisher.refused[_SPECTATOR]
+        if refused and self._refusals_reported is not publisher:
+            self._refusals_reported = publisher
+            self._log.warning(
+                "mqtt_publish_refused",
+                broker=self.url,
+                reason=publisher.refusal,
+                hint="the broker acknowledged messages but refused them (an ACL or a "
+                "quota on its side); they are counted as undelivered",
+            )
+        return refused

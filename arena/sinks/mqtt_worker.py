@@ -1,0 +1,187 @@
+"""The MQTT worker: the live feed published from a process of its own.
+
+Why a process: publishing costs CPU for every event (encoding, framing, reading the
+broker's acknowledgements, folding the snapshots), and a scripted table makes an event
+every 27 µs. In the tables' process that work would slow every match; here it runs on
+another core. :class:`arena.sinks.mqtt.MqttSink` starts it with
+``python -m arena.sinks.mqtt_worker OPTIONS`` and talks to it through pipes:
+
+- **stdin**, frames: a kind byte (``E`` an event, ``S`` a spectator item), the payload's
+  length (4 bytes, big-endian), the payload (JSON, exactly as it is published). The end
+  of stdin means "deliver what is left, say offline, and exit", whether the arena closed
+  it or died (a killed arena still leaves its status offline and its retained snapshots
+  current).
+- **stdout**, JSON lines: ``{"stats": {...}}`` (what the feed did so far, as
+  :class:`~arena.sinks.mqtt_feed.MqttStats` plus ``received`` and
+  ``spectator_received``: frames read), ``{"log": LEVEL, "event": NAME, "fields":
+  {...}}`` (the feed's log lines, logged again by the arena with its own settings) and,
+  last, ``{"final": {...}}``.
+
+OPTIONS is JSON: the ``[mqtt]`` settings, the run id and the feed's time bounds. The
+credentials come in the environment (:data:`USERNAME_VARIABLE`, :data:`PASSWORD_VARIABLE`),
+never on the command line, where any user of the machine could read them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import gc
+import ssl
+import sys
+import traceback
+from typing import Any, Final
+
+import orjson
+
+from arena.config import MqttSettings
+from arena.sinks.mqtt_feed import MqttFeed
+
+__all__ = [
+    "EVENT",
+    "PASSWORD_VARIABLE",
+    "SPECTATOR",
+    "USERNAME_VARIABLE",
+    "frame",
+    "main",
+    "read_frames",
+]
+
+EVENT: Final = 0x45  # "E"
+SPECTATOR: Final = 0x53  # "S"
+USERNAME_VARIABLE: Final = "DDZ_ARENA_MQTT_USERNAME"
+PASSWORD_VARIABLE: Final = "DDZ_ARENA_MQTT_PASSWORD"
+_STATS_EVERY_S: Final = 0.02
+"""How often the worker says what it did, if anything changed."""
+
+
+def frame(kind: int, payload: bytes) -> bytes:
+    """One frame for the worker's stdin."""
+    return bytes((kind,)) + len(payload).to_bytes(4, "big") + payload
+
+
+def read_frames(buffer: bytearray) -> list[tuple[int, bytes]]:
+    """Take every whole frame off the front of ``buffer``; a partial one stays."""
+    frames: list[tuple[int, bytes]] = []
+    at, size = 0, len(buffer)
+    while at + 5 <= size:
+        end = at + 5 + int.from_bytes(buffer[at + 1 : at + 5], "big")
+        if end > size:
+            break
+        frames.append((buffer[at], bytes(buffer[at + 5 : end])))
+        at = end
+    del buffer[:at]
+    return frames
+
+
+class _Stdout:
+    """JSON lines to the arena, never blocking the feed: a figures line is skipped
+    while earlier lines are still unread (the next one carries newer figures)."""
+
+    def __init__(self, transport: asyncio.WriteTransport) -> None:
+        self._transport = transport
+
+    def say(self, line: dict[str, Any], *, skippable: bool = False) -> None:
+        if skippable and self._transport.get_write_buffer_size():
+            return
+        if not self._transport.is_closing():
+            self._transport.write(orjson.dumps(line, default=str) + b"\n")
+
+    # the feed's log lines
+
+    def info(self, event: str, **fields: Any) -> None:
+        self.say({"log": "info", "event": event, "fields": fields})
+
+    def warning(self, event: str, **fields: Any) -> None:
+        self.say({"log": "warning", "event": event, "fields": fields})
+
+    def exception(self, event: str, **fields: Any) -> None:
+        fields["error"] = traceback.format_exc()
+        self.say({"log": "error", "event": event, "fields": fields})
+
+    async def drained(self) -> None:
+        """Until every line is written (or the arena stopped reading)."""
+        for _ in range(200):
+            if not self._transport.get_write_buffer_size() or self._transport.is_closing():
+                return
+            await asyncio.sleep(0.01)
+
+
+async def serve(options: dict[str, Any], credentials: dict[str, str]) -> None:
+    """Feed every frame from stdin to a :class:`MqttFeed` until stdin ends, then close
+    it and report the final figures."""
+    settings = MqttSettings.model_validate_json(orjson.dumps(options["settings"]))
+    loop = asyncio.get_running_loop()
+    transport, _ = await loop.connect_write_pipe(asyncio.Protocol, sys.stdout.buffer)
+    stdout = _Stdout(transport)
+    feed = MqttFeed(
+        settings,
+        run_id=options["run_id"],
+        connect={
+            "host": settings.host,
+            "port": settings.port,
+            "client_id": settings.client_id or f"ddz-arena-{options['run_id']}",
+            "version": 5 if settings.protocol == "5" else 4,
+            "will": (f"{settings.topic_prefix}/status", b"offline"),
+            "tls": ssl.create_default_context() if settings.tls else None,
+            "timeout_s": 5.0,
+            **credentials,
+        },
+        log=stdout,
+        close_within_s=options["close_within_s"],
+        backoff_cap_s=options["backoff_cap_s"],
+    )
+    received = {EVENT: 0, SPECTATOR: 0}
+
+    def figures() -> dict[str, Any]:
+        stats = dataclasses.asdict(feed.stats)
+        stats["received"], stats["spectator_received"] = received[EVENT], received[SPECTATOR]
+        return stats
+
+    async def report() -> None:
+        last: dict[str, Any] = {}
+        while True:
+            now = figures()
+            if now != last:
+                stdout.say({"stats": now}, skippable=True)
+                last = now
+            await asyncio.sleep(_STATS_EVERY_S)
+
+    reader = asyncio.StreamReader(limit=1 << 20)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
+    feed.start()
+    gc.freeze()  # start-up's objects (pydantic's, the modules') out of every collection
+    reporter = asyncio.create_task(report())
+    buffer = bytearray()
+    put_event, put_spectator = feed.put_event, feed.put_spectator
+    while data := await reader.read(1 << 16):
+        buffer += data
+        for kind, payload in read_frames(buffer):
+            if kind == EVENT:
+                put_event(payload)
+            elif kind == SPECTATOR:
+                put_spectator(payload)
+            received[kind] = received.get(kind, 0) + 1
+    await feed.close()
+    reporter.cancel()
+    stdout.say({"final": figures()})
+    await stdout.drained()
+    transport.close()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m arena.sinks.mqtt_worker OPTIONS`` (see the module)."""
+    import os
+
+    args = sys.argv[1:] if argv is None else argv
+    options = orjson.loads(args[0])
+    credentials = {
+        key: os.environ[variable]
+        for key, variable in (("username", USERNAME_VARIABLE), ("password", PASSWORD_VARIABLE))
+        if os.environ.get(variable)
+    }
+    asyncio.run(serve(options, credentials))
+
+
+if __name__ == "__main__":
+    main()
