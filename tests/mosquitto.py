@@ -50,9 +50,12 @@ class Mosquitto:
         *,
         users: dict[str, str] | None = None,
         tls: tuple[Path, Path] | None = None,
+        acl: Path | None = None,
     ) -> None:
-        """``users`` (name: password): the TCP listener refuses anyone else. ``tls``
-        (certificate, key): one more listener, MQTT over TLS on ``tls_port``."""
+        """``users`` (name: password): the TCP listener refuses anyone else, unless
+        ``acl`` (a Mosquitto ACL file) says what anonymous clients and each user may
+        read and write. ``tls`` (certificate, key): one more listener, MQTT over TLS on
+        ``tls_port``."""
         binary = _binary()
         if binary is None:  # .ci/run installs it; a developer's machine may lack it
             pytest.fail(
@@ -78,8 +81,12 @@ class Mosquitto:
                 ],
                 check=True,
             )
+            anonymous = "true" if acl else "false"
             text = text.replace(  # the first listener's (TCP) anonymous access
-                "allow_anonymous true", f"allow_anonymous false\npassword_file {passwords}", 1
+                "allow_anonymous true",
+                f"allow_anonymous {anonymous}\npassword_file {passwords}"
+                + (f"\nacl_file {acl}" if acl else ""),
+                1,
             )
         self.tls_port = free_port() if tls else 0
         if tls:
@@ -88,7 +95,7 @@ class Mosquitto:
                 f"\nlistener {self.tls_port} 127.0.0.1\nprotocol mqtt\n"
                 f"certfile {cert}\nkeyfile {key}\nallow_anonymous true\n"
             )
-        if (users or tls) and os.geteuid() == 0:
+        if (users or tls or acl) and os.geteuid() == 0:
             text += "\nuser root\n"  # else it reads the files as user mosquitto: no access
         self.config.write_text(text)
         self._process: subprocess.Popen[bytes] | None = None

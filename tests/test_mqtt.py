@@ -82,10 +82,14 @@ async def subscribed_as(
     subscriber: AnySubscriber,
     *,
     protocol: aiomqtt.ProtocolVersion | None = None,
+    username: str | None = None,
+    password: str | None = None,
 ) -> AsyncIterator[AnySubscriber]:
     """``subscriber`` fed from ``ddz-arena/#`` (QoS 1) for the block's length; only our
     topics are kept (an embedded amqtt broker may send others)."""
-    async with aiomqtt.Client("127.0.0.1", broker.port, protocol=protocol) as client:
+    async with aiomqtt.Client(
+        "127.0.0.1", broker.port, protocol=protocol, username=username, password=password
+    ) as client:
         await client.subscribe("ddz-arena/#", qos=1)
 
         async def read() -> None:
@@ -266,9 +270,11 @@ asyncio.run(main())
 """
 
 
-async def test_the_status_is_online_then_offline_by_the_will_when_the_process_vanishes(
+async def test_the_status_is_online_then_offline_when_the_arenas_process_vanishes(
     mosquitto: Mosquitto,
 ) -> None:
+    """Killed, the arena says no goodbye; its MQTT worker sees its input end and says
+    offline (were the worker killed too, the broker's last will would)."""
     publisher = await asyncio.create_subprocess_exec(
         sys.executable, "-c", VANISHING, str(mosquitto.port), stdout=subprocess.PIPE, cwd=REPO
     )
@@ -278,7 +284,7 @@ async def test_the_status_is_online_then_offline_by_the_will_when_the_process_va
         async with subscribed(mosquitto) as subscriber:
             await subscriber.wait_for(lambda ms: said(ms, "online"), within_s=10)
     finally:
-        publisher.kill()  # no DISCONNECT: the broker publishes the last will
+        publisher.kill()
         await publisher.wait()
     async with subscribed(mosquitto) as late:
         await late.wait_for(lambda ms: ("ddz-arena/status", "offline", True) in ms, within_s=10)

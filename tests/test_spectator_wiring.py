@@ -27,11 +27,12 @@ from test_mqtt import Subscriber, said, sink_for, still_hidden, subscribed_as
 from test_spectator_feed import hidden_cards_in
 
 from arena.cli import main
-from arena.config import parse_config
+from arena.config import MqttSettings, parse_config
 from arena.errors import ConfigError
 from arena.replay import load_replay
 from arena.runner import build_tables, run_arena
 from arena.sinks.base import CollectingSink
+from arena.sinks.mqtt import MqttSink
 from arena.sinks.spectator import SpectatorFeed, SpectatorTable
 from arena.table import Event, MatchSummary, TeeRecorder
 
@@ -226,6 +227,50 @@ async def test_spectator_items_have_a_bounded_buffer_of_their_own(tmp_path: Path
     assert sink.stats.undelivered == 3
     assert sink.stats.spectator_undelivered == 9
     assert sink.stats.spectator_dropped == 4
+
+
+async def test_the_example_acl_keeps_every_hand_from_anonymous_subscribers(
+    tmp_path: Path,
+) -> None:
+    """config/mosquitto.acl on a broker players can reach: anyone reads the public
+    topics, only the stream's user the spectator one, and the arena (a user) writes."""
+    broker = Mosquitto(
+        tmp_path,
+        users={"arena": "arena-secret", "studio": "studio-secret"},
+        acl=REPO / "config" / "mosquitto.acl",
+    )
+    broker.start()
+    try:
+        settings = MqttSettings(
+            enabled=True, port=broker.port, username_env="ARENA_USER", password_env="ARENA_PW"
+        )
+        sink = MqttSink(
+            settings, run_id="acl", environ={"ARENA_USER": "arena", "ARENA_PW": "arena-secret"}
+        )
+        feed = SpectatorFeed([sink], delay_s=0.05)
+        async with (
+            subscribed_as(broker, TimedSubscriber()) as anonymous,
+            subscribed_as(
+                broker, TimedSubscriber(), username="studio", password="studio-secret"
+            ) as studio,
+        ):
+            assert await sink.started()
+            feed.start()
+            fast = parse_config({"match": {"rounds": 1}, "table": {"pace_s": 0}})
+            await run_arena(fast, seed=3, sinks=[sink], spectator=feed)
+            await feed.close()
+            await sink.close()
+            for subscriber in (anonymous, studio):
+                await subscriber.wait_for(lambda ms: said(ms, "offline"), within_s=10)
+    finally:
+        broker.stop()
+    assert sink.stats.undelivered == sink.stats.spectator_undelivered == 0
+    assert studio.spectator("t1"), "the stream's user reads the hands"
+    assert len(studio.spectator("t1")) == sink.stats.spectator_published
+    assert anonymous.spectator("t1") == []
+    public = {t for t, _, _ in anonymous.messages}
+    assert public == {"ddz-arena/status", "ddz-arena/tables/t1/events", "ddz-arena/tables/t1/state"}
+    assert anonymous.events("t1") == studio.events("t1")
 
 
 PLAY = ("--rounds", "1", "--no-live", "--seed", "4", "--pace", "0.003")

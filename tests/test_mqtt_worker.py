@@ -1,0 +1,117 @@
+"""The MQTT worker (issue 10): the live feed published from a process of its own.
+
+The arena hands each event to ``python -m arena.sinks.mqtt_worker`` through a pipe; the
+worker publishes. What must hold: credentials never on its command line, Ctrl-C in the
+terminal is not its business (a session of its own), its death is said and counted and
+leaves the status offline (the broker's last will), and the frames it reads are the
+frames written, however the pipe splits them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from mosquitto import Mosquitto, mosquitto_fixture  # noqa: F401 (the fixture)
+from test_http_agent import _events
+from test_mqtt import config, eventually, said, sink_for, subscribed
+
+from arena.config import MqttSettings
+from arena.runner import queue_sinks, run_arena
+from arena.sinks.base import CollectingSink
+from arena.sinks.mqtt import MqttSink
+from arena.sinks.mqtt_worker import EVENT, SPECTATOR, frame, read_frames
+from arena.sinks.queued import QueuedSink
+
+
+def worker_pid(sink: MqttSink) -> int:
+    process = sink._process
+    assert process is not None, "the worker is not running"
+    return process.pid
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 5, 7, 64, 10_000])
+def test_frames_read_back_whole_and_in_order_however_the_pipe_splits_them(chunk: int) -> None:
+    sent = [(EVENT, b'{"seq":1}'), (SPECTATOR, b"x" * 300), (EVENT, b""), (EVENT, b"{}")]
+    stream = b"".join(frame(kind, payload) for kind, payload in sent)
+    buffer, got = bytearray(), []
+    for at in range(0, len(stream), chunk):
+        buffer += stream[at : at + chunk]
+        got += read_frames(buffer)
+    assert got == sent
+    assert buffer == bytearray()
+
+
+async def test_credentials_reach_the_worker_but_never_its_command_line(
+    tmp_path: Path,
+) -> None:
+    broker = Mosquitto(tmp_path, users={"arena": "pw-not-on-argv"})
+    broker.start()
+    try:
+        settings = MqttSettings(enabled=True, port=broker.port, username_env="U", password_env="P")
+        sink = MqttSink(settings, run_id="argv", environ={"U": "arena", "P": "pw-not-on-argv"})
+        assert await sink.started()
+        await eventually(lambda: sink.stats.connected)  # so the password was right
+        cmdline = Path(f"/proc/{worker_pid(sink)}/cmdline")
+        command_line = await asyncio.to_thread(cmdline.read_bytes)
+        assert b"arena.sinks.mqtt_worker" in command_line
+        assert b"pw-not-on-argv" not in command_line
+        options = orjson.loads(command_line.split(b"\0")[-2])
+        assert set(options) == {"settings", "run_id", "close_within_s", "backoff_cap_s"}
+        assert options["settings"]["password_env"] == "P"  # the variable's name only
+        await sink.close()
+    finally:
+        broker.stop()
+
+
+async def test_the_worker_runs_in_a_session_of_its_own(mosquitto: Mosquitto) -> None:
+    """Ctrl-C in a terminal goes to its foreground process group: the arena gets it and
+    closes the feed; the worker, elsewhere, is not cut off before that."""
+    sink = sink_for(mosquitto, run_id="session")
+    assert await sink.started()
+    pid = worker_pid(sink)
+    assert os.getsid(pid) == pid != os.getsid(0)
+    assert os.getpgid(pid) != os.getpgid(0)
+    await sink.close()
+
+
+async def test_a_worker_that_dies_is_said_counted_and_leaves_the_status_offline(
+    mosquitto: Mosquitto, caplog: pytest.LogCaptureFixture
+) -> None:
+    collected = CollectingSink()
+
+    class KillTheWorker(CollectingSink):
+        async def emit(self, event: Any) -> None:
+            if event.seq == 30:
+                os.kill(worker_pid(sink), signal.SIGKILL)
+                await asyncio.sleep(0.2)  # gone before the match goes on
+            await super().emit(event)
+
+    sink = sink_for(mosquitto, run_id="dies")
+    async with subscribed(mosquitto) as subscriber:
+        assert await sink.started()
+        await eventually(lambda: sink.stats.connected)
+        await run_arena(config(rounds=2), seed=4, sinks=[KillTheWorker(), collected, sink])
+        await sink.close()
+        # no goodbye from the worker: the broker publishes its last will
+        await subscriber.wait_for(lambda ms: said(ms, "offline"), within_s=10)
+    assert len(collected.events) > 100  # the match went on to its end
+    stats = sink.stats
+    assert stats.published < len(collected.events)
+    assert stats.undelivered == len(collected.events) - stats.published
+    assert _events(caplog, "mqtt_worker_exited")
+    assert _events(caplog, "mqtt_undelivered")[0]["undelivered"] == stats.undelivered
+
+
+def test_the_runner_queues_no_sink_that_never_waits() -> None:
+    sink = MqttSink(MqttSettings(enabled=True), run_id="q", environ={})
+    other = CollectingSink()
+    wrapped = queue_sinks([sink, other], config())
+    assert wrapped[0] is sink
+    assert isinstance(wrapped[1], QueuedSink)
+    assert wrapped[1].sink is other
