@@ -366,14 +366,23 @@ def test_a_v5_connack_with_a_property_length_of_two_bytes_is_read() -> None:
 
 
 @pytest.mark.parametrize(
+    "properties",
+    [b"\x01\x25", b"\x01\x24", b"\x02\x13\x00", b"\x01\x12", b"\x03\x26\x00\x00"],
+)
+def test_a_property_cut_at_the_packets_end_is_malformed_not_a_crash(properties: bytes) -> None:
+    with pytest.raises(MalformedPacket, match="runs past"):
+        connack(b"\x00\x00" + properties, 5)
+
+
+@pytest.mark.parametrize(
     ("properties", "why"),
     [
         (b"\x03\x7f\x00\x00", "unknown MQTT 5 property 0x7F"),
         (b"\x05\x21\x00\x05", "properties run past their packet"),
-        (b"\x02\x21\x00", "past their stated length"),  # a two-byte value cut short
-        (b"\x03\x27\x00\x00", "past their stated length"),  # a four-byte value cut short
-        (b"\x03\x1f\x00\x05", "past their stated length"),  # a string cut short
-        (b"\x04\x26\x00\x01k", "past their stated length"),  # a user property half there
+        (b"\x02\x21\x00", "a property runs past its packet"),  # a two-byte value cut short
+        (b"\x03\x27\x00\x00", "a property runs past its packet"),  # a four-byte value cut short
+        (b"\x03\x1f\x00\x05", "a property runs past its packet"),  # a string cut short
+        (b"\x04\x26\x00\x01k", "a property runs past its packet"),  # a user property half there
         (b"\x02\x21\x00\x05", "past their stated length"),  # length says 2, value is 3
         (b"\x80", "variable byte integer runs past its packet"),
         (b"\xff\xff\xff\xff\x01", "variable byte integer runs past its packet"),

@@ -530,12 +530,31 @@ async def test_garbage_instead_of_a_connack_fails_the_connect_as_malformed() -> 
 
 
 async def test_a_broker_that_hangs_up_before_connack_fails_the_connect() -> None:
+    """connect raises; on_lost is for a connection that was made, so it is not called."""
+    lost = Lost()
+
     async def script(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await read_packet(reader)
 
     async with fake_broker(script) as port:
         with pytest.raises(MqttError, match="was lost"):
-            await publisher_for(port)
+            await publisher_for(port, on_lost=lost)
+    assert lost.calls == 0
+
+
+async def test_a_connack_cut_inside_a_property_fails_the_connect_as_malformed() -> None:
+    async with fake_broker(answering(b"\x20\x04\x00\x00\x01\x25")) as port:
+        with pytest.raises(MqttError, match="sent a malformed packet: a property runs past"):
+            await publisher_for(port, version=5)
+
+
+async def test_a_puback_too_short_is_a_malformed_packet_and_a_loss() -> None:
+    lost = Lost()
+    async with fake_broker(answering(CONNACK_311, b"\x40\x01\x00")) as port:
+        publisher = await publisher_for(port, on_lost=lost)
+        await lost.wait()
+    assert lost.calls == 1
+    assert "sent a malformed packet: a PUBACK shorter than 2 bytes" in str(publisher.error)
 
 
 async def test_a_v5_disconnect_from_the_broker_names_its_reason() -> None:

@@ -84,6 +84,11 @@ REASONS: Final = {
 _BYTE_PROPS: Final = frozenset({0x01, 0x17, 0x19, 0x24, 0x25, 0x28, 0x29, 0x2A})
 _TWO_BYTE_PROPS: Final = frozenset({0x13, 0x21, 0x22, 0x23})
 _FOUR_BYTE_PROPS: Final = frozenset({0x02, 0x11, 0x18, 0x27})
+_FIXED_SIZES: Final = {
+    **dict.fromkeys(_BYTE_PROPS, 1),
+    **dict.fromkeys(_TWO_BYTE_PROPS, 2),
+    **dict.fromkeys(_FOUR_BYTE_PROPS, 4),
+}
 _VARINT_PROPS: Final = frozenset({0x0B})
 _LENGTH_PROPS: Final = frozenset({0x03, 0x08, 0x09, 0x12, 0x15, 0x16, 0x1A, 0x1C, 0x1F})
 _PAIR_PROPS: Final = frozenset({0x26})
@@ -244,27 +249,49 @@ def _properties(data: bytes, at: int) -> dict[int, int | bytes]:
     if end > len(data):
         raise MalformedPacket("properties run past their packet")
     props: dict[int, int | bytes] = {}
-    while at < end:
-        key, at = _varint(data, at)
-        if key in _BYTE_PROPS:
-            props[key], at = data[at], at + 1
-        elif key in _TWO_BYTE_PROPS:
-            props[key], at = int.from_bytes(data[at : at + 2], "big"), at + 2
-        elif key in _FOUR_BYTE_PROPS:
-            props[key], at = int.from_bytes(data[at : at + 4], "big"), at + 4
-        elif key in _VARINT_PROPS:
-            props[key], at = _varint(data, at)
-        elif key in _LENGTH_PROPS:
-            size = int.from_bytes(data[at : at + 2], "big")
-            props[key], at = data[at + 2 : at + 2 + size], at + 2 + size
-        elif key in _PAIR_PROPS:
-            for _ in range(2):
-                at += 2 + int.from_bytes(data[at : at + 2], "big")
-        else:
-            raise MalformedPacket(f"unknown MQTT 5 property 0x{key:02X}")
+    try:
+        while at < end:
+            at = _property(data, at, props)
+    except IndexError:
+        raise MalformedPacket("a property runs past its packet") from None
     if at != end:
         raise MalformedPacket("properties run past their stated length")
     return props
+
+
+def _property(data: bytes, at: int, props: dict[int, int | bytes]) -> int:
+    """Read one property at ``at`` into ``props``; the index after it. A value cut
+    short raises IndexError."""
+    key, at = _varint(data, at)
+    size = _FIXED_SIZES.get(key)
+    if size is not None:
+        if at + size > len(data):
+            raise IndexError(key)
+        props[key] = data[at] if size == 1 else int.from_bytes(data[at : at + size], "big")
+        return at + size
+    if key in _VARINT_PROPS:
+        props[key], at = _varint(data, at)
+        return at
+    if key in _LENGTH_PROPS:
+        return _skip_field(data, at, into=(props, key))
+    if key in _PAIR_PROPS:
+        return _skip_field(data, _skip_field(data, at))
+    raise MalformedPacket(f"unknown MQTT 5 property 0x{key:02X}")
+
+
+def _skip_field(
+    data: bytes, at: int, *, into: tuple[dict[int, int | bytes], int] | None = None
+) -> int:
+    """Past one length-prefixed field (kept in ``into`` if given); IndexError if cut."""
+    if at + 2 > len(data):
+        raise IndexError(at)
+    end = at + 2 + int.from_bytes(data[at : at + 2], "big")
+    if end > len(data):
+        raise IndexError(at)
+    if into is not None:
+        props, key = into
+        props[key] = data[at + 2 : end]
+    return end
 
 
 def read_packets(buffer: bytearray) -> list[tuple[int, bytes]]:

@@ -87,7 +87,7 @@ class Publisher(asyncio.Protocol):
         scheme = "mqtts" if tls is not None else "mqtt"
         broker = f"{scheme}://{host}:{port}"
         loop = asyncio.get_running_loop()
-        protocol = cls(version=version, broker=broker, on_lost=on_lost)
+        protocol = cls(version=version, broker=broker, on_lost=_nothing)
         try:
             async with asyncio.timeout(timeout_s):
                 await loop.create_connection(
@@ -117,6 +117,7 @@ class Publisher(asyncio.Protocol):
             protocol.close()
             raise MqttError(f"{broker} refused the connection: {connack.refused}")
         protocol.receive_maximum = max(1, connack.receive_maximum)
+        protocol._on_lost = on_lost  # from now on: a failure before this is connect's
         protocol._keepalive = loop.create_task(protocol._keep_alive(keepalive_s))
         return protocol
 
@@ -182,10 +183,20 @@ class Publisher(asyncio.Protocol):
         buffer = self._buffer
         buffer += data
         try:
-            received = packets.read_packets(buffer)
+            self._handle(packets.read_packets(buffer))
         except packets.MalformedPacket as exc:
-            self._lost(MqttError(f"{self.broker} sent a malformed packet: {exc}"))
+            error = MqttError(f"{self.broker} sent a malformed packet: {exc}")
+            if not self._connack.done():
+                self._connack.set_exception(error)
+            self._lost(error)
             return
+        waiter = self._waiter
+        if waiter is not None:
+            self._waiter = None
+            if not waiter.done():
+                waiter.set_result(None)
+
+    def _handle(self, received: list[tuple[int, bytes]]) -> None:
         pending, acked = self._pending, self.acked
         for first, body in received:
             kind = first & 0xF0
@@ -200,20 +211,14 @@ class Publisher(asyncio.Protocol):
                     self.refusal = packets.REASONS.get(code, f"reason code 0x{code:02X}")
             elif kind == packets.CONNACK:
                 if not self._connack.done():
-                    try:
-                        self._connack.set_result(packets.connack(body, self.version))
-                    except packets.MalformedPacket as exc:
-                        self._connack.set_exception(MqttError(f"{self.broker}: {exc}"))
+                    self._connack.set_result(packets.connack(body, self.version))
             elif kind == packets.DISCONNECT:
                 code = body[0] if body else 0
                 words = packets.REASONS.get(code, f"reason code 0x{code:02X}")
+                if code == 0:
+                    words = "a normal disconnection"
                 self._lost(MqttError(f"{self.broker} closed the connection: {words}"))
                 return
-        waiter = self._waiter
-        if waiter is not None:
-            self._waiter = None
-            if not waiter.done():
-                waiter.set_result(None)
 
     def connection_lost(self, exc: Exception | None) -> None:
         detail = f": {exc}" if exc is not None else ""
