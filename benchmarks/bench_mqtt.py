@@ -5,16 +5,18 @@ Three measurements against a real Mosquitto started for the run (the project's
 ``config/mosquitto.conf``, its listeners moved to free loopback ports; never the
 system's broker at 1883):
 
-(a) **raw publishing** with aiomqtt, the payloads real events of a scripted match as the
-    sink sends them (``{**event.to_dict(), "v", "run"}``): QoS 0, QoS 1 one at a time
-    (each awaits its PUBACK) and QoS 1 in windows of 32 (as the sink pipelines them);
+(a) **raw publishing**, the payloads real events of a scripted match as the sink sends
+    them (``{**event.to_dict(), "v", "run"}``): with aiomqtt at QoS 0, at QoS 1 one at a
+    time (each awaits its PUBACK) and QoS 1 in windows of 32; and with the arena's own
+    publish-only client (``arena.sinks.mqtt_publisher``, QoS 1 through its window);
 (b) **the MqttSink itself**: events handed to ``emit`` at once, timed until the broker
-    acknowledged them all (and its snapshots); events per second and this process's CPU
-    per event (the broker's is its own);
+    acknowledged them all (and the snapshots) and the worker exited; events per second,
+    the arena's CPU per event and its MQTT worker's;
 (c) **scripted tables** (``--no-live``-like: ``run_arena`` with the configured seats,
     no pacing) with a null sink (off) and with the MQTT sink (on), alternated: rounds per
     second at "match end" (``run_arena`` returned) and at "all published" (the sink closed:
-    everything acknowledged, final snapshots and ``offline`` included). Goal: on < 10 %
+    everything acknowledged, final snapshots and ``offline`` included, the worker gone),
+    and the CPU of the arena, of its MQTT worker and of Mosquitto. Goal: on < 10 %
     slower than off.
 
 Run: ``.venv/bin/python -m benchmarks.bench_mqtt [--quick]`` (about a minute). Figures
@@ -26,6 +28,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import re
 import shutil
 import socket
@@ -44,6 +47,7 @@ from arena.agents import HeuristicAgent
 from arena.config import ArenaConfig, MqttSettings, parse_config
 from arena.runner import run_arena
 from arena.sinks.mqtt import MqttSink
+from arena.sinks.mqtt_publisher import Publisher
 from arena.table import Event, Table, play_match
 from protocol.events import EVENT_SCHEMA_VERSION
 
@@ -59,8 +63,9 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def _mosquitto() -> Iterator[int]:
-    """A Mosquitto on the project's config, its listeners on free ports; yields the TCP port."""
+def _mosquitto() -> Iterator[tuple[int, int]]:
+    """A Mosquitto on the project's config, its listeners on free ports; yields its TCP
+    port and process id."""
     binary = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
     if not Path(binary).is_file():
         raise SystemExit("mosquitto is not installed (apt-get install mosquitto)")
@@ -82,7 +87,7 @@ def _mosquitto() -> Iterator[int]:
                     break
                 except OSError:
                     time.sleep(0.02)
-            yield port
+            yield port, process.pid
         finally:
             process.terminate()
             process.wait(timeout=5)
@@ -148,15 +153,38 @@ async def _raw(port: int, messages: list[tuple[str, bytes]]) -> dict[str, tuple[
                         tasks.create_task(client.publish(topic, payload, qos=1))
 
         for name, run in (
-            ("QoS 0", qos0),
-            ("QoS 1, one at a time", qos1_serial),
-            (f"QoS 1, windows of {_WINDOW}", qos1_window),
+            ("aiomqtt, QoS 0", qos0),
+            ("aiomqtt, QoS 1, one at a time", qos1_serial),
+            (f"aiomqtt, QoS 1, windows of {_WINDOW}", qos1_window),
         ):
             await run()  # warm up
             wall, cpu = time.perf_counter(), time.process_time()
             await run()
             wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
             results[name] = (len(messages) / wall, cpu / len(messages) * 1e6)
+    publisher = await Publisher.connect(
+        host="127.0.0.1", port=port, client_id="bench-own", version=5, will=("x/status", b"")
+    )
+    own = [(topic.encode(), payload, False, 0, None) for topic, payload in messages]
+
+    async def windowed() -> None:
+        at = 0
+        while at < len(own):
+            await publisher.wait_room()
+            count = min(publisher.room, 256)
+            publisher.send(own[at : at + count])
+            at += count
+        await publisher.drained()
+
+    await windowed()  # warm up
+    wall, cpu = time.perf_counter(), time.process_time()
+    await windowed()
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    results[f"arena's client, QoS 1 (window {publisher.receive_maximum})"] = (
+        len(messages) / wall,
+        cpu / len(messages) * 1e6,
+    )
+    await publisher.disconnect()
     return results
 
 
@@ -175,11 +203,13 @@ async def _connected(sink: MqttSink) -> None:
 
 async def _sink_rate(
     port: int, events: list[Event], copies: int, protocol: str
-) -> tuple[float, float, int]:
-    """(events/s acknowledged, CPU µs/event, events) of MqttSink, ``copies`` tables' worth."""
+) -> tuple[float, float, float, int]:
+    """(events/s acknowledged, arena CPU µs/event, worker CPU µs/event, events) of
+    MqttSink, ``copies`` tables' worth."""
     stream = [e._replace(table=f"b{k}") for k in range(copies) for e in events]
     sink = MqttSink(_settings(port, protocol=protocol), run_id="bench")
     await _connected(sink)
+    worker_before = sink.stats.worker_cpu_s
     wall, cpu = time.perf_counter(), time.process_time()
     for event in stream:
         await sink.emit(event)
@@ -187,7 +217,8 @@ async def _sink_rate(
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     if sink.stats.published != len(stream):
         raise RuntimeError(f"the sink published {sink.stats.published} of {len(stream)}")
-    return len(stream) / wall, cpu / len(stream) * 1e6, len(stream)
+    worker = sink.stats.worker_cpu_s - worker_before
+    return len(stream) / wall, cpu / len(stream) * 1e6, worker / len(stream) * 1e6, len(stream)
 
 
 def _tables_config(tables: int, rounds: int, pace_s: float = 0.0) -> ArenaConfig:
@@ -207,6 +238,8 @@ async def _tables_once(
     mqtt = None if settings is None else MqttSink(settings, run_id="bench")
     if mqtt is not None:
         await _connected(mqtt)  # as `arena play` does before the match: not timed
+    worker = 0.0 if mqtt is None else mqtt.stats.worker_cpu_s
+    broker = _cpu_of(_broker_pid)
     wall, cpu = time.perf_counter(), time.process_time()
     await run_arena(config, seed=11, sinks=[_Null() if mqtt is None else mqtt])
     ended = time.perf_counter() - wall
@@ -216,9 +249,24 @@ async def _tables_once(
         "ended": ended,
         "published": time.perf_counter() - wall,
         "cpu": time.process_time() - cpu,
+        "worker_cpu": 0.0 if mqtt is None else mqtt.stats.worker_cpu_s - worker,
+        "broker_cpu": _cpu_of(_broker_pid) - broker,
         "events": 0 if mqtt is None else mqtt.stats.published,
         "dropped": 0 if mqtt is None else mqtt.stats.undelivered,
     }
+
+
+_broker_pid = 0
+"""The benchmark's Mosquitto, whose CPU time (c) reports."""
+
+
+def _cpu_of(pid: int) -> float:
+    """A process's CPU seconds so far (user and system), from /proc; 0 if unknown."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 async def _tables(
@@ -239,16 +287,17 @@ async def measure(quick: bool) -> None:
     events = await _events(rounds)
     messages = _payloads(events)
     sizes = [len(p) for _, p in messages]
-    with _mosquitto() as port:
+    global _broker_pid
+    with _mosquitto() as (port, _broker_pid):
         raw = await _raw(port, messages * (1 if quick else 10))
         print(
-            f"(a) raw publishing with aiomqtt to Mosquitto on loopback: "
+            f"(a) raw publishing to Mosquitto on loopback: "
             f"{len(messages) * (1 if quick else 10)} event payloads of a scripted match "
             f"({statistics.mean(sizes):.0f} bytes on average, {min(sizes)}–{max(sizes)})"
         )
-        print(f"{'':<26}{'messages/s':>12}{'client CPU/msg':>18}")
+        print(f"{'':<44}{'messages/s':>12}{'client CPU/msg':>18}")
         for name, (rate, cpu) in raw.items():
-            print(f"{name:<26}{rate:>12,.0f}{cpu:>15.1f} µs")
+            print(f"{name:<44}{rate:>12,.0f}{cpu:>15.1f} µs")
 
         print("\n(b) MqttSink: events emitted at once, timed until all acknowledged and closed")
         for protocol in ("5", "3.1.1"):
@@ -258,9 +307,11 @@ async def measure(quick: bool) -> None:
             ]
             rate = statistics.median(s[0] for s in samples)
             cpu = statistics.median(s[1] for s in samples)
+            worker = statistics.median(s[2] for s in samples)
             print(
-                f"MQTT {protocol:<6}{rate:>10,.0f} events/s{cpu:>8.1f} µs CPU/event "
-                f"({samples[0][2]} events, median of {len(samples)})"
+                f"MQTT {protocol:<6}{rate:>10,.0f} events/s   CPU/event: arena {cpu:.1f} µs, "
+                f"its MQTT worker {worker:.1f} µs ({samples[0][3]} events, median of "
+                f"{len(samples)})"
             )
 
         tables, table_rounds, repeats = (3, 3, 2) if quick else (4, 40, 9)
@@ -291,15 +342,20 @@ async def measure(quick: bool) -> None:
 def _report(runs: dict[str, list[dict[str, float]]], total: int) -> None:
     off = statistics.median(r["ended"] for r in runs["off"])
     off_cpu = statistics.median(r["cpu"] for r in runs["off"])
-    print(f"{'':<30}{'rounds/s':>10}{'time vs off':>13}{'CPU s':>8}")
+    print(f"{'':<30}{'rounds/s':>10}{'time vs off':>13}   CPU s: arena, worker, broker")
     print(f"{'MQTT off':<30}{total / off:>10.1f}{'':>13}{off_cpu:>8.2f}")
     worst = 0.0
     for label, key in (("MQTT on, match end", "ended"), ("MQTT on, all published", "published")):
         seconds = statistics.median(r[key] for r in runs["on"])
         slower = seconds / off - 1
         worst = max(worst, slower)
-        cpu = statistics.median(r["cpu"] for r in runs["on"]) if key == "published" else None
-        shown = f"{cpu:>8.2f}" if cpu is not None else f"{'':>8}"
+        if key == "published":
+            cpu = statistics.median(r["cpu"] for r in runs["on"])
+            worker = statistics.median(r["worker_cpu"] for r in runs["on"])
+            broker = statistics.median(r["broker_cpu"] for r in runs["on"])
+            shown = f"{cpu:>8.2f}{worker:>8.2f}{broker:>8.2f}"
+        else:
+            shown = ""
         print(f"{label:<30}{total / seconds:>10.1f}{slower:>+13.1%}{shown}")
     published = runs["on"][0]["events"]
     print(f"({published:.0f} events published a run, {published / total:.0f} a round)")

@@ -13,6 +13,7 @@ import asyncio
 import os
 import signal
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import orjson
@@ -24,9 +25,11 @@ from test_mqtt import config, eventually, said, sink_for, subscribed
 from arena.config import MqttSettings
 from arena.runner import queue_sinks, run_arena
 from arena.sinks.base import CollectingSink
-from arena.sinks.mqtt import MqttSink
-from arena.sinks.mqtt_worker import EVENT, SPECTATOR, frame, read_frames
+from arena.sinks.mqtt import MqttSink, event_line
+from arena.sinks.mqtt_worker import EVENT, SPECTATOR, line, read_lines
 from arena.sinks.queued import QueuedSink
+from arena.table.events import Event
+from protocol.events import EVENT_SCHEMA_VERSION
 
 
 def worker_pid(sink: MqttSink) -> int:
@@ -36,15 +39,29 @@ def worker_pid(sink: MqttSink) -> int:
 
 
 @pytest.mark.parametrize("chunk", [1, 2, 5, 7, 64, 10_000])
-def test_frames_read_back_whole_and_in_order_however_the_pipe_splits_them(chunk: int) -> None:
-    sent = [(EVENT, b'{"seq":1}'), (SPECTATOR, b"x" * 300), (EVENT, b""), (EVENT, b"{}")]
-    stream = b"".join(frame(kind, payload) for kind, payload in sent)
+def test_lines_read_back_whole_and_in_order_however_the_pipe_splits_them(chunk: int) -> None:
+    sent = [
+        (EVENT, b'{"seq":1,"text":"a\\nb"}'),  # an escaped newline stays in its line
+        (SPECTATOR, b'{"hands":"' + b"x" * 300 + b'"}'),
+        (EVENT, b"{}"),
+        (SPECTATOR, b"{}"),
+    ]
+    stream = b"".join(line(kind, payload) for kind, payload in sent)
     buffer, got = bytearray(), []
     for at in range(0, len(stream), chunk):
         buffer += stream[at : at + chunk]
-        got += read_frames(buffer)
+        got += read_lines(buffer)
     assert got == sent
     assert buffer == bytearray()
+
+
+@pytest.mark.parametrize("data", [{"cards": ["♠3"]}, MappingProxyType({"bid": 2}), {}])
+def test_an_event_is_published_as_its_to_dict_with_version_and_run(data: Any) -> None:
+    """The sink builds the JSON without to_dict (it runs for every event): the same."""
+    event = Event("play", "t1", 2, 9, 1, "Beta", data)
+    published = orjson.loads(event_line(event, "r"))
+    assert published == {**event.to_dict(), "v": EVENT_SCHEMA_VERSION, "run": "r"}
+    assert list(published) == [*event.to_dict(), "v", "run"]
 
 
 async def test_credentials_reach_the_worker_but_never_its_command_line(

@@ -50,18 +50,18 @@ from arena.sinks.mqtt_worker import (
     EVENT,
     PASSWORD_VARIABLE,
     SPECTATOR,
+    SPECTATOR_MARK,
     USERNAME_VARIABLE,
-    frame,
 )
 from arena.table.events import Event
 from protocol.events import EVENT_SCHEMA_VERSION
 
-__all__ = ["MqttSink", "MqttStats", "broker_from_url", "new_run_id"]
+__all__ = ["MqttSink", "MqttStats", "broker_from_url", "event_line", "new_run_id"]
 
 log = get_logger(__name__)
 
-_FLUSH_EVERY: Final = 64
-"""Events framed before they are written to the worker at once (fewer wait for the
+_FLUSH_EVERY: Final = 128
+"""Events queued before they are written to the worker at once (fewer wait for the
 next turn of the event loop)."""
 _WORKER_EXTRA_S: Final = 3.0
 """How much longer than its own bound ``close`` waits for the worker to exit."""
@@ -131,9 +131,11 @@ class MqttSink:
         self._stats = MqttStats()
         environ = os.environ if environ is None else environ
         self._credentials = self._options(settings, environ)
-        self._frames: list[bytes] = []
-        """Framed events and spectator items not yet written to the worker."""
-        self._framed = {EVENT: 0, SPECTATOR: 0}
+        self._lines: list[bytes] = []
+        """Events and spectator items not yet written to the worker, one line each."""
+        self._held = {EVENT: 0, SPECTATOR: 0}
+        """How many of each kind ``_lines`` holds while the worker starts; afterwards
+        only the spectator items are counted (the rest are events)."""
         self._sent = {EVENT: 0, SPECTATOR: 0}
         """Written to the worker."""
         self._lost = {EVENT: 0, SPECTATOR: 0}
@@ -199,54 +201,68 @@ class MqttSink:
 
     async def emit(self, event: Event) -> None:
         """Encode the event as published and queue it for the worker; never waits."""
-        body = event.to_dict()
-        body["v"], body["run"] = EVENT_SCHEMA_VERSION, self.run_id
-        await self._queue(EVENT, orjson.dumps(body))
-
-    async def emit_spectator(self, item: dict[str, Any]) -> None:
-        """Queue one released spectator item for ``<prefix>/tables/<table>/spectator``
-        (QoS 1, never retained), with the run id; never waits. Only the spectator feed
-        calls it: its items hold every hand, so they go to that topic and nowhere else."""
-        await self._queue(SPECTATOR, orjson.dumps({**item, "run": self.run_id}))
-
-    async def _queue(self, kind: int, payload: bytes) -> None:
-        if self._closing:
-            self._lost[kind] += 1
+        line = event_line(event, self.run_id)
+        if self._process is None or self._closing:
+            self._hold(EVENT, line)
             return
-        frames = self._frames
-        frames.append(frame(kind, payload))
-        self._framed[kind] += 1
-        if self._process is None:  # the worker is starting: hold a bounded number
-            if self._task is None:
-                self.start()
-            if self._framed[kind] > self.settings.queue_size:  # the oldest of its kind
-                oldest = next(i for i, held in enumerate(frames) if held[0] == kind)
-                del frames[oldest]
-                self._framed[kind] -= 1
-                self._lost[kind] += 1
-            return
-        if len(frames) >= _FLUSH_EVERY:
+        lines = self._lines
+        lines.append(line)
+        if len(lines) >= _FLUSH_EVERY:
             self._flush()
             if self._backlog:  # the worker is behind: let the loop write to it
                 await asyncio.sleep(0)
         elif self._flush_handle is None:
             self._flush_handle = asyncio.get_running_loop().call_soon(self._flush)
 
-    def _flush(self) -> None:
-        """Write every queued frame to the worker at once."""
-        self._flush_handle = None
-        frames, framed = self._frames, self._framed
-        if not frames or self._process is None:
+    async def emit_spectator(self, item: dict[str, Any]) -> None:
+        """Queue one released spectator item for ``<prefix>/tables/<table>/spectator``
+        (QoS 1, never retained), with the run id; never waits. Only the spectator feed
+        calls it: its items hold every hand, so they go to that topic and nowhere else."""
+        line = SPECTATOR_MARK + orjson.dumps({**item, "run": self.run_id})
+        if self._process is None or self._closing:
+            self._hold(SPECTATOR, line)
             return
+        self._lines.append(line)
+        self._held[SPECTATOR] += 1
+        if self._flush_handle is None:
+            self._flush_handle = asyncio.get_running_loop().call_soon(self._flush)
+
+    def _hold(self, kind: int, line: bytes) -> None:
+        """A line while the worker starts (held, a bounded number of each kind), or
+        after ``close`` (lost, counted)."""
+        if self._closing:
+            self._lost[kind] += 1
+            return
+        if self._task is None:
+            self.start()
+        lines, held = self._lines, self._held
+        lines.append(line)
+        held[kind] += 1
+        if held[kind] > self.settings.queue_size:  # the oldest of its kind goes
+            spectator = kind == SPECTATOR
+            oldest = next(
+                i for i, old in enumerate(lines) if old.startswith(SPECTATOR_MARK) == spectator
+            )
+            del lines[oldest]
+            held[kind] -= 1
+            self._lost[kind] += 1
+
+    def _flush(self) -> None:
+        """Write every queued line to the worker at once."""
+        self._flush_handle = None
+        lines, held = self._lines, self._held
+        if not lines or self._process is None:
+            return
+        counts = {EVENT: len(lines) - held[SPECTATOR], SPECTATOR: held[SPECTATOR]}
         stdin = self._process.stdin
         if stdin is None or stdin.is_closing() or self._process.returncode is not None:
-            for kind in (EVENT, SPECTATOR):
-                self._lost[kind] += framed[kind]
+            for kind, count in counts.items():
+                self._lost[kind] += count
         elif stdin.transport.get_write_buffer_size() > self._pipe_limit:
             # the worker is far behind (its own buffer bounds what it holds): these
             # are dropped here rather than held in memory without end
-            for kind in (EVENT, SPECTATOR):
-                self._lost[kind] += framed[kind]
+            for kind, count in counts.items():
+                self._lost[kind] += count
             if not self._dropping:
                 self._dropping = True
                 log.warning(
@@ -256,12 +272,13 @@ class MqttSink:
                 )
         else:
             self._dropping = False
-            stdin.write(b"".join(frames))
-            for kind in (EVENT, SPECTATOR):
-                self._sent[kind] += framed[kind]
+            lines.append(b"")  # each line ends with a newline
+            stdin.write(b"\n".join(lines))
+            for kind, count in counts.items():
+                self._sent[kind] += count
             self._backlog = stdin.transport.get_write_buffer_size() > 0
-        frames.clear()
-        framed[EVENT] = framed[SPECTATOR] = 0
+        lines.clear()
+        held[EVENT] = held[SPECTATOR] = 0
 
     async def close(self) -> None:
         """Let the worker deliver what is left, the final snapshots and ``offline``
@@ -287,9 +304,9 @@ class MqttSink:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
         for kind in (EVENT, SPECTATOR):  # never written: the worker never came up
-            self._lost[kind] += self._framed[kind]
-            self._framed[kind] = 0
-        self._frames.clear()
+            self._lost[kind] += self._held[kind]
+            self._held[kind] = 0
+        self._lines.clear()
         self._task = None
         stats = self.stats
         fields = {"broker": self.url, "published": stats.published, "run_id": self.run_id}
@@ -376,6 +393,7 @@ class MqttSink:
         worker, stats = self._worker_stats, self._stats
         stats.connections = worker.get("connections", 0)
         stats.connected = bool(worker.get("connected")) and not final
+        stats.worker_cpu_s = float(worker.get("cpu_s", 0.0))
         for prefix, kind in (("", EVENT), ("spectator_", SPECTATOR)):
             published = worker.get(f"{prefix}published", 0)
             refused = worker.get(f"{prefix}refused", 0)
@@ -387,6 +405,25 @@ class MqttSink:
                 # refused, left in a buffer, or lost with the worker
                 handed = self._sent[kind] + self._lost[kind]
                 setattr(stats, f"{prefix}undelivered", handed - published)
+
+
+def event_line(event: Event, run_id: str) -> bytes:
+    """An event as published: ``Event.to_dict()`` with ``v`` and ``run``, built as one
+    dict (this runs for every event of every table)."""
+    data = event.data
+    return orjson.dumps(
+        {
+            "type": event.type,
+            "table": event.table,
+            "round": event.round,
+            "seq": event.seq,
+            "seat": event.seat,
+            "player": event.player,
+            "data": data if type(data) is dict else dict(data),
+            "v": EVENT_SCHEMA_VERSION,
+            "run": run_id,
+        }
+    )
 
 
 def new_run_id() -> str:

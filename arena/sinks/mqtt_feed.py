@@ -78,6 +78,8 @@ class MqttStats:
     connections: int = 0
     """Successful connections: more than 1 means it reconnected."""
     connected: bool = False
+    worker_cpu_s: float = 0.0
+    """CPU seconds the MQTT worker process used so far (its start included)."""
 
 
 class _Outbox:
