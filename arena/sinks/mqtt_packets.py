@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from arena.errors import ArenaError
+
 __all__ = [
     "CONNACK",
     "DISCONNECT",
@@ -25,6 +27,7 @@ __all__ = [
     "REASONS",
     "Connack",
     "MalformedPacket",
+    "PacketError",
     "connack",
     "connect",
     "disconnect",
@@ -99,7 +102,11 @@ _RETAIN_AVAILABLE: Final = 0x25
 _REASON_STRING: Final = 0x1F
 
 
-class MalformedPacket(ValueError):
+class PacketError(ArenaError, ValueError):
+    """A value MQTT cannot carry (a string over 65535 bytes, a packet over 256 MB)."""
+
+
+class MalformedPacket(PacketError):
     """The broker sent bytes that are no MQTT packet we can read."""
 
 
@@ -108,7 +115,7 @@ def _length(n: int) -> bytes:
     if n < 0x80:
         return bytes((n,))
     if n > _MAX_REMAINING:
-        raise ValueError(f"an MQTT packet holds at most {_MAX_REMAINING} bytes, not {n}")
+        raise PacketError(f"an MQTT packet holds at most {_MAX_REMAINING} bytes, not {n}")
     out = bytearray()
     while True:
         digit, n = n & 0x7F, n >> 7
@@ -122,7 +129,7 @@ def _length(n: int) -> bytes:
 def _field(data: bytes) -> bytes:
     """A length-prefixed string or binary field."""
     if len(data) > 0xFFFF:
-        raise ValueError(f"an MQTT string holds at most 65535 bytes, not {len(data)}")
+        raise PacketError(f"an MQTT string holds at most 65535 bytes, not {len(data)}")
     return len(data).to_bytes(2, "big") + data
 
 
@@ -249,24 +256,20 @@ def _properties(data: bytes, at: int) -> dict[int, int | bytes]:
     if end > len(data):
         raise MalformedPacket("properties run past their packet")
     props: dict[int, int | bytes] = {}
-    try:
-        while at < end:
-            at = _property(data, at, props)
-    except IndexError:
-        raise MalformedPacket("a property runs past its packet") from None
+    while at < end:
+        at = _property(data, at, props)
     if at != end:
         raise MalformedPacket("properties run past their stated length")
     return props
 
 
 def _property(data: bytes, at: int, props: dict[int, int | bytes]) -> int:
-    """Read one property at ``at`` into ``props``; the index after it. A value cut
-    short raises IndexError."""
+    """Read one property at ``at`` into ``props``; the index after it."""
     key, at = _varint(data, at)
     size = _FIXED_SIZES.get(key)
     if size is not None:
         if at + size > len(data):
-            raise IndexError(key)
+            raise MalformedPacket("a property runs past its packet")
         props[key] = data[at] if size == 1 else int.from_bytes(data[at : at + size], "big")
         return at + size
     if key in _VARINT_PROPS:
@@ -282,12 +285,10 @@ def _property(data: bytes, at: int, props: dict[int, int | bytes]) -> int:
 def _skip_field(
     data: bytes, at: int, *, into: tuple[dict[int, int | bytes], int] | None = None
 ) -> int:
-    """Past one length-prefixed field (kept in ``into`` if given); IndexError if cut."""
-    if at + 2 > len(data):
-        raise IndexError(at)
+    """Past one length-prefixed field (kept in ``into`` if given)."""
     end = at + 2 + int.from_bytes(data[at : at + 2], "big")
-    if end > len(data):
-        raise IndexError(at)
+    if at + 2 > len(data) or end > len(data):
+        raise MalformedPacket("a property runs past its packet")
     if into is not None:
         props, key = into
         props[key] = data[at + 2 : end]

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Final
 
+from arena.errors import ArenaError
 from arena.sinks import mqtt_packets as packets
 
 __all__ = ["KINDS", "Message", "MqttError", "Publisher"]
@@ -32,7 +33,7 @@ KINDS: Final = 4
 _NEVER: Final = float("inf")
 
 
-class MqttError(Exception):
+class MqttError(ArenaError):
     """The connection could not be made, or broke: why, in words."""
 
 
