@@ -156,6 +156,10 @@ class MatchStartedData(EventData):
     players: Players = Field(description="The three players' names, by seat 0, 1, 2.")
     rounds: Annotated[StrictInt, Field(ge=1)] = Field(description="Rounds the match will play.")
     rules: MatchRules
+    match_id: StrictStr | None = Field(
+        default=None,
+        description="The match's id, as every message to the agents names it (not the seed).",
+    )
 
 
 class RoundStartedData(EventData):

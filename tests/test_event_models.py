@@ -35,6 +35,7 @@ from arena.engine import Rules
 from arena.replay import ReplayWriter
 from arena.sinks.base import CollectingSink
 from arena.table import Event, Table, TableSettings, play_match
+from arena.table.match import match_id_of
 from protocol import (
     BidRequest,
     BidResponse,
@@ -237,7 +238,10 @@ async def test_a_late_subscriber_learns_the_rules_and_the_running_totals() -> No
         "quadplex_as_bomb": True,
         "max_gift_doubles": 2,
     }
-    assert "match_id" not in started.data  # the seed by default: it deals the cards
+    # the match's id, as the agents' messages name it: a digest, never the seed (5),
+    # which deals the cards
+    assert started.data["match_id"] == match_id_of(5)
+    assert started.data["match_id"] != "5"
     running = dict.fromkeys(("Alpha", "Beta", "Gamma"), 0)
     for result in (e for e in events if e.type == "round_result"):
         for player, score in result.data["scores"].items():

@@ -22,6 +22,7 @@ from agents_for_tests import FakeAgent
 from arena.cli import main
 from arena.replay import ReplayWriter, load_replay, verify_round
 from arena.table import Table, TableSettings, play_match
+from arena.table.match import match_id_of
 from protocol import PlayResponse
 
 OLD_REPLAY = Path(__file__).resolve().parent / "data" / "replay-before-issue-7.jsonl"
@@ -703,15 +704,16 @@ def test_timing_fields_never_count_as_a_difference(
     assert code == 0, out
 
 
-def test_recordings_of_two_seeds_differ_at_the_first_round_start(
+def test_recordings_of_two_seeds_differ_first_at_the_match_id(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """Each seed names its match (match_started's match_id), before any round."""
     first = record(tmp_path / "a.jsonl", seed=13)
     second = record(tmp_path / "b.jsonl", seed=14)
     code, out = compare(first, second, capsys)
     assert code == 1
-    assert out.startswith(f"different: {first} line 2 and {second} line 2 (table t1 round 1)")
-    assert "differ at seed:" in out
+    assert out.startswith(f"different: {first} line 1 and {second} line 1 (table t1)")
+    assert f'differ at event.data.match_id: "{match_id_of(13)}" vs "{match_id_of(14)}"' in out
 
 
 def test_a_difference_names_both_lines_and_the_key(

@@ -119,7 +119,12 @@ async def _play(
     table.start_match(match_id)
     await table.emit(
         "match_started",
-        data={"players": list(players), "rounds": rounds, "rules": _public_rules(table.rules)},
+        data={
+            "players": list(players),
+            "rounds": rounds,
+            "rules": _public_rules(table.rules),
+            "match_id": match_id,
+        },
     )
     rotate = table.rules.first_bidder == "rotate"
     for round_no in range(1, rounds + 1):
