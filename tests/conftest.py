@@ -1,7 +1,9 @@
-"""Shared test setup: the helper module is importable, and logging is reset per test."""
+"""Shared test setup: the helper module is importable, logging is reset per test, and a
+self-signed certificate for the TLS tests (HTTP seats, MQTT)."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -37,3 +39,19 @@ def user_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pat
         places = [getattr(module, "__file__", None) or "", *getattr(module, "__path__", ())]
         if any(str(place).startswith(str(tmp_path)) for place in places):
             del sys.modules[name]
+
+
+@pytest.fixture
+def certificate(tmp_path: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 (made with the openssl command)."""
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    command = (
+        "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1"
+        " -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1"
+    )
+    subprocess.run(
+        [*command.split(), "-keyout", str(key), "-out", str(cert)],
+        check=True,
+        capture_output=True,
+    )
+    return cert, key

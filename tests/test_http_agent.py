@@ -288,22 +288,6 @@ async def test_a_late_answer_is_never_taken_for_the_next_request(
 # --- TLS ------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def certificate(tmp_path: Path) -> tuple[Path, Path]:
-    """A self-signed certificate for 127.0.0.1 (made with the openssl command)."""
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    command = (
-        "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1"
-        " -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1"
-    )
-    subprocess.run(
-        [*command.split(), "-keyout", str(key), "-out", str(cert)],
-        check=True,
-        capture_output=True,
-    )
-    return cert, key
-
-
 async def test_a_certificate_nobody_trusts_is_refused_and_a_trusted_one_is_used(
     serve: StartServer,
     tmp_path: Path,

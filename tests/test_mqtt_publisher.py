@@ -8,7 +8,6 @@ import asyncio
 import contextlib
 import re
 import ssl
-import subprocess
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -650,22 +649,6 @@ async def test_packet_ids_wrap_from_65535_to_1_never_0() -> None:
     ids = [packet_id(body) for first, body in broker.packets if first & 0xF0 == 0x30]
     assert ids[-4:] == [65_534, 65_535, 1, 2]
     assert publisher.acked[0] == 65_537
-
-
-@pytest.fixture
-def certificate(tmp_path: Path) -> tuple[Path, Path]:
-    """A self-signed certificate for 127.0.0.1 (made with the openssl command)."""
-    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
-    command = (
-        "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1"
-        " -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1"
-    )
-    subprocess.run(
-        [*command.split(), "-keyout", str(key), "-out", str(cert)],
-        check=True,
-        capture_output=True,
-    )
-    return cert, key
 
 
 async def test_tls_connects_when_the_certificate_is_trusted_and_fails_in_words_if_not(
