@@ -97,7 +97,9 @@ class MqttSettings(BaseModel):
     username_env: str | None = None
     password_env: str | None = None
     client_id: str | None = Field(default=None, min_length=1, max_length=64)
-    """None: ``ddz-arena-`` and the run's id, unique per run."""
+    """None: ``ddz-arena-`` and random hex digits, new each run (not the run's id, which
+    every payload shows: a client that connected with the arena's id would take its
+    session over)."""
     protocol: Literal["5", "3.1.1"] = "5"
     topic_prefix: str = Field(default="ddz-arena", max_length=200)
     """The first levels of every topic: ``<prefix>/status``, ``<prefix>/tables/...``."""

@@ -11,9 +11,7 @@ they already have, as docs/mqtt.md tells consumers to.
 
 from __future__ import annotations
 
-import asyncio
 import socket
-import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator
@@ -24,7 +22,15 @@ from typing import Any
 import aiomqtt
 import pytest
 from mosquitto import Mosquitto, free_port, mosquitto_fixture  # noqa: F401 (the fixture)
-from test_mqtt import Subscriber, config, expected_state, payloads, said, subscribed_as
+from test_mqtt import (
+    Subscriber,
+    check_a_stuck_subscriber_does_not_slow_the_table,
+    config,
+    expected_state,
+    payloads,
+    said,
+    subscribed_as,
+)
 
 from arena.cli import main
 from arena.config import MqttSettings
@@ -171,49 +177,10 @@ async def test_the_embedded_broker_going_away_mid_match_neither_stops_nor_slows_
     assert sink.stats.undelivered == 0
 
 
-SLOW_READER = """
-import asyncio, sys, aiomqtt
-
-async def main() -> None:
-    async with aiomqtt.Client(
-        "127.0.0.1", int(sys.argv[1]), protocol=aiomqtt.ProtocolVersion.V311
-    ) as client:
-        await client.subscribe("ddz-arena/#", qos=1)
-        print("subscribed", flush=True)
-        async for _ in client.messages:
-            await asyncio.sleep(0.05)
-
-asyncio.run(main())
-"""
-
-
-async def test_a_subscriber_that_reads_slowly_does_not_slow_the_table(
+async def test_a_subscriber_that_never_reads_does_not_slow_the_table(
     embedded: EmbeddedBroker,
 ) -> None:
-    async def match_seconds() -> tuple[float, int]:
-        sink = sink_for(embedded)
-        collected = CollectingSink()
-        started = time.monotonic()
-        await run_arena(config(rounds=3), seed=2, sinks=[collected, sink])
-        await sink.close()  # every event acknowledged by the broker, not by the reader
-        took = time.monotonic() - started
-        assert sink.stats.published == len(collected.events)
-        return took, len(collected.events)
-
-    alone, _ = await match_seconds()
-    reader = await asyncio.create_subprocess_exec(
-        sys.executable, "-c", SLOW_READER, str(embedded.port), stdout=subprocess.PIPE
-    )
-    try:
-        assert reader.stdout is not None
-        assert await reader.stdout.readline() == b"subscribed\n"
-        watched, events = await match_seconds()
-    finally:
-        reader.terminate()
-        await reader.wait()
-    # The reader needs 0.05 s a message (more than 15 s for these); the table never waits.
-    assert events * 0.05 > 10
-    assert watched < alone + 1.0, f"{watched:.2f} s with a slow reader, {alone:.2f} s without"
+    await check_a_stuck_subscriber_does_not_slow_the_table(embedded, lambda: sink_for(embedded))
 
 
 def _config_file(tmp_path: Path, port: int) -> Path:

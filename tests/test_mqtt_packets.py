@@ -347,7 +347,7 @@ def test_a_v5_connack_reads_the_brokers_limits_and_skips_user_properties() -> No
         b"\x25\x00",  # retain not available
         b"\x24\x01",  # maximum QoS 1
         b"\x12" + field(b"assigned-id"),  # a string property: skipped
-        b"\x13\x00\x3c",  # server keep alive: skipped
+        b"\x13\x00\x3c",  # server keep alive 60
         b"\x26" + field(b"k") + field(b"v"),
     )
     assert connack(body, 5) == Connack(
@@ -356,6 +356,7 @@ def test_a_v5_connack_reads_the_brokers_limits_and_skips_user_properties() -> No
         maximum_packet_size=65_536,
         retain_available=False,
         maximum_qos=1,
+        server_keep_alive=60,
     )
 
 

@@ -686,3 +686,66 @@ async def test_the_broker_going_away_is_a_loss_reported_once(mosquitto: Mosquitt
     )
     with pytest.raises(MqttError, match="was lost"):
         publisher.send([message("ddz-arena/a", b"")])
+
+
+# What an MQTT 5 CONNACK asks for
+
+
+async def test_a_message_over_the_brokers_maximum_packet_size_is_refused_not_sent() -> None:
+    """Sending it would cost the connection (the broker drops the client): it is
+    counted refused instead, with why, and the rest goes on."""
+    broker = AckingBroker(b"\x20\x08\x00\x00\x05\x27\x00\x00\x00\x40")  # at most 64 bytes
+    async with fake_broker(broker) as port:
+        publisher = await publisher_for(port, version=5)
+        try:
+            assert publisher.maximum_packet_size == 64
+            publisher.send(
+                [
+                    message("ddz-arena/a", b"small"),
+                    message("ddz-arena/a", b"x" * 100, kind=1),
+                    message("ddz-arena/a", b"small too"),
+                ]
+            )
+            await publisher.drained()
+        finally:
+            await publisher.disconnect()
+    sent = [body for first, body in broker.packets if first & 0xF0 == 0x30]
+    assert len(sent) == 2
+    assert publisher.acked[:2] == [2, 1]
+    assert publisher.refused[:2] == [0, 1]
+    assert publisher.refusal is not None
+    assert "over the broker's maximum packet size (64)" in publisher.refusal
+
+
+async def test_the_brokers_keep_alive_wins_over_ours() -> None:
+    broker = AckingBroker(b"\x20\x06\x00\x00\x03\x13\x00\x01")  # server keep alive: 1 s
+    async with fake_broker(broker) as port:
+        publisher = await publisher_for(port, version=5, keepalive_s=60)
+        try:
+            await asyncio.sleep(1.2)
+        finally:
+            await publisher.disconnect()
+    assert any(first == 0xC0 for first, _ in broker.packets)  # pinged after 0.5 s idle
+
+
+@pytest.mark.parametrize(
+    ("connack", "words"),
+    [
+        (b"\x20\x05\x00\x00\x02\x25\x00", "keeps no retained messages"),
+        (b"\x20\x05\x00\x00\x02\x24\x00", "takes QoS 0 only"),
+        (b"\x20\x02\x00\x01", "refused the protocol version"),  # a 3.1.1 broker's answer
+    ],
+)
+async def test_a_broker_the_feed_cannot_use_is_refused_in_words(connack: bytes, words: str) -> None:
+    async with fake_broker(answering(connack)) as port:
+        with pytest.raises(MqttError, match=f"refused the connection: .*{words}"):
+            await publisher_for(port, version=5)
+
+
+async def test_no_answer_to_an_mqtt_5_connect_suggests_mqtt_3_1_1() -> None:
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read()
+
+    async with fake_broker(silent) as port:
+        with pytest.raises(MqttError, match=re.escape('try [mqtt] protocol = "3.1.1"')):
+            await publisher_for(port, version=5, timeout_s=0.3)

@@ -132,3 +132,31 @@ def test_the_runner_queues_no_sink_that_never_waits() -> None:
     assert wrapped[0] is sink
     assert isinstance(wrapped[1], QueuedSink)
     assert wrapped[1].sink is other
+
+
+async def test_a_broker_refusing_the_snapshots_is_said_though_no_event_is_lost(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An ACL that lets the arena write its status and events but not the state topic:
+    MQTT 5 says so in each PUBACK, and the feed says it once, naming what it refused."""
+    acl = tmp_path / "acl"
+    acl.write_text(
+        "user arena\ntopic write ddz-arena/status\ntopic write ddz-arena/tables/+/events\n"
+    )
+    broker = Mosquitto(tmp_path, users={"arena": "pw"}, acl=acl)
+    broker.start()
+    try:
+        settings = MqttSettings(enabled=True, port=broker.port, username_env="U", password_env="P")
+        sink = MqttSink(settings, run_id="acl", environ={"U": "arena", "P": "pw"})
+        collected = CollectingSink()
+        assert await sink.started()
+        await run_arena(config(), seed=2, sinks=[collected, sink])
+        await sink.close()
+    finally:
+        broker.stop()
+    assert sink.stats.published == len(collected.events)
+    assert sink.stats.undelivered == 0
+    [refused] = _events(caplog, "mqtt_publish_refused")
+    assert refused["events"] == refused["spectator_items"] == 0
+    assert refused["status_or_snapshots"] > 0
+    assert refused["reason"] == "not authorized"

@@ -106,7 +106,8 @@ class MqttSink:
     """Publishes the public events of every table it is attached to (see the module).
 
     ``run_id`` tells this process's tables from another's on the same broker; the
-    client id defaults to ``ddz-arena-<run_id>``. ``environ`` is where the credentials'
+    client id defaults to ``ddz-arena-`` and 16 random hex digits (never the run id,
+    which every payload shows). ``environ`` is where the credentials'
     variables are read (the process environment by default); a variable unset is a
     ConfigError here, before any match.
     """

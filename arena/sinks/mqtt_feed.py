@@ -52,6 +52,9 @@ published this often (and whenever the buffers run dry)."""
 _EVENT, _SPECTATOR, _OTHER = 0, 1, 2
 """Kinds of message, as the publisher counts their acknowledgements."""
 _FIRST_RETRY_S: Final = 0.1
+_STABLE_S: Final = 5.0
+"""A connection that lasted this long starts the backoff afresh; one dropped sooner (a
+broker that refuses what it is sent, a session taken over) keeps backing off."""
 
 
 @dataclass
@@ -279,23 +282,33 @@ class MqttFeed:
     async def _run(self) -> None:
         """Connect, publish, reconnect with backoff: until closed."""
         delay = _FIRST_RETRY_S
+        said = None  # the last failure logged: the same one again is not repeated
         while True:
             connections = self._stats.connections
+            began = time.monotonic()
             try:
                 error = await self._connection()
             except Exception:  # a bug of ours: logged, never the table's problem
                 self._log.exception("mqtt_sink_failed", broker=self.url)
                 return
             if self._stats.connections > connections:
-                delay = _FIRST_RETRY_S
+                said = None
+                if time.monotonic() - began >= _STABLE_S:  # not dropped at once again
+                    delay = _FIRST_RETRY_S
             if error is None:
                 return
             if self._stats.connected:
                 self._stats.connected = False
                 self._log.warning("mqtt_disconnected", broker=self.url, error=str(error))
-            else:
+            elif str(error) != said:
+                said = str(error)
                 self._log.warning(
-                    "mqtt_unreachable", broker=self.url, error=str(error), retry_in_s=delay
+                    "mqtt_unreachable",
+                    broker=self.url,
+                    error=said,
+                    retry_in_s=delay,
+                    detail=f"retrying, at most {self.backoff_cap_s:g} s apart; "
+                    "said again only if the error changes",
                 )
             await asyncio.sleep(delay)
             delay = min(delay * 2, self.backoff_cap_s)
@@ -373,9 +386,11 @@ class MqttFeed:
                 for topic, payload in self._events.take(room - shown)
             ]
             publisher.send(messages)
-            if publisher.refused[_EVENT] + publisher.refused[_SPECTATOR] > refused:
+            if sum(publisher.refused) > refused:
                 refused = self._report_refusals(publisher)
             if self._dirty and time.monotonic() - states_at >= _STATES_EVERY_S:
+                if sum(publisher.refused) > refused:
+                    refused = self._report_refusals(publisher)
                 await self._publish_states(publisher)
                 states_at = time.monotonic()
             await asyncio.sleep(0)  # the acknowledgements come in between batches
@@ -389,15 +404,20 @@ class MqttFeed:
             publisher.send([(topic, payload, True, _OTHER, None)])
 
     def _report_refusals(self, publisher: Publisher) -> int:
-        """Say (once per connection) that the broker refuses messages, and why."""
-        refused = publisher.refused[_EVENT] + publisher.refused[_SPECTATOR]
+        """Say (once per connection) that the broker refuses messages, which, and why:
+        events and spectator items are counted undelivered; a refused snapshot or status
+        leaves a late subscriber without them."""
+        refused = sum(publisher.refused)
         if refused and self._refusals_reported is not publisher:
             self._refusals_reported = publisher
             self._log.warning(
                 "mqtt_publish_refused",
                 broker=self.url,
                 reason=publisher.refusal,
-                hint="the broker acknowledged messages but refused them (an ACL or a "
-                "quota on its side); they are counted as undelivered",
+                events=publisher.refused[_EVENT],
+                spectator_items=publisher.refused[_SPECTATOR],
+                status_or_snapshots=publisher.refused[_OTHER],
+                hint="the broker refused messages (an ACL, a quota or a size limit on its "
+                "side); refused events and spectator items are counted undelivered",
             )
         return refused

@@ -96,6 +96,7 @@ _VARINT_PROPS: Final = frozenset({0x0B})
 _LENGTH_PROPS: Final = frozenset({0x03, 0x08, 0x09, 0x12, 0x15, 0x16, 0x1A, 0x1C, 0x1F})
 _PAIR_PROPS: Final = frozenset({0x26})
 _RECEIVE_MAXIMUM: Final = 0x21
+_SERVER_KEEP_ALIVE: Final = 0x13
 _MAXIMUM_PACKET_SIZE: Final = 0x27
 _MAXIMUM_QOS: Final = 0x24
 _RETAIN_AVAILABLE: Final = 0x25
@@ -195,6 +196,8 @@ class Connack:
     """The largest packet the broker takes (MQTT 5)."""
     retain_available: bool = True
     maximum_qos: int = 2
+    server_keep_alive: int | None = None
+    """The keepalive the broker wants instead of ours (MQTT 5), in seconds."""
 
 
 def connack(body: bytes, version: int) -> Connack:
@@ -205,9 +208,11 @@ def connack(body: bytes, version: int) -> Connack:
     if version != 5:
         refused = None if code == 0 else _CONNACK_311.get(code, f"refused (code {code})")
         return Connack(refused)
+    if code in _CONNACK_311 and len(body) == 2:  # a 3.1.1 broker answering MQTT 5
+        return Connack(_CONNACK_311[code])
     props = _properties(body, 2)
     reason = props.get(_REASON_STRING)
-    if code >= 0x80:
+    if code != 0:
         words = REASONS.get(code, f"refused (reason code 0x{code:02X})")
         if isinstance(reason, bytes) and reason:
             words += f": {reason.decode(errors='replace')}"
@@ -218,6 +223,9 @@ def connack(body: bytes, version: int) -> Connack:
         maximum_packet_size=_int(props, _MAXIMUM_PACKET_SIZE, _MAX_REMAINING + 5),
         retain_available=bool(_int(props, _RETAIN_AVAILABLE, 1)),
         maximum_qos=_int(props, _MAXIMUM_QOS, 2),
+        server_keep_alive=_int(props, _SERVER_KEEP_ALIVE, -1)
+        if _SERVER_KEEP_ALIVE in props
+        else None,
     )
 
 

@@ -66,6 +66,10 @@ class Publisher(asyncio.Protocol):
         """Messages the broker acknowledged with a refusal (MQTT 5: an ACL, a quota)."""
         self.refusal: str | None = None
         """The last refusal's reason, in words."""
+        self.maximum_packet_size = 268_435_460
+        """The largest packet the broker takes (its CONNACK says, MQTT 5): a larger
+        message is not sent but counted refused, since sending it would cost the
+        connection."""
 
     @classmethod
     async def connect(
@@ -107,17 +111,31 @@ class Publisher(asyncio.Protocol):
                 connack = await protocol._connack
         except TimeoutError:
             protocol.close()
-            raise MqttError(f"{broker} did not answer within {timeout_s:g} s") from None
+            hint = (
+                " (a broker that speaks only MQTT 3.1.1 may not answer an MQTT 5 client: "
+                'try [mqtt] protocol = "3.1.1")'
+                if version == 5
+                else ""
+            )
+            raise MqttError(f"{broker} did not answer within {timeout_s:g} s{hint}") from None
         except OSError as exc:
             protocol.close()
             raise MqttError(f"cannot connect to {broker}: {exc.strerror or exc}") from None
         except MqttError:
             protocol.close()
             raise
-        if connack.refused is not None:
+        refused = connack.refused
+        if refused is None and connack.maximum_qos < 1:
+            refused = "it takes QoS 0 only, and the feed publishes at QoS 1"
+        if refused is None and not connack.retain_available:
+            refused = "it keeps no retained messages, which the status and snapshots need"
+        if refused is not None:
             protocol.close()
-            raise MqttError(f"{broker} refused the connection: {connack.refused}")
+            raise MqttError(f"{broker} refused the connection: {refused}")
         protocol.receive_maximum = max(1, connack.receive_maximum)
+        protocol.maximum_packet_size = connack.maximum_packet_size
+        if connack.server_keep_alive is not None and connack.server_keep_alive > 0:
+            keepalive_s = connack.server_keep_alive  # the broker's word wins (MQTT 5)
         protocol._on_lost = on_lost  # from now on: a failure before this is connect's
         protocol._keepalive = loop.create_task(protocol._keep_alive(keepalive_s))
         return protocol
@@ -135,14 +153,25 @@ class Publisher(asyncio.Protocol):
         if not messages:
             return
         pending, version, next_id = self._pending, self.version, self._next_id
-        encode = packets.publish
+        encode, largest = packets.publish, self.maximum_packet_size
         parts = []
         for topic, payload, retain, kind, item in messages:
-            next_id = next_id % 65_535 + 1
-            parts.append(encode(topic, payload, packet_id=next_id, version=version, retain=retain))
-            pending[next_id] = (kind, item)
+            packet_id = next_id % 65_535 + 1
+            packet = encode(topic, payload, packet_id=packet_id, version=version, retain=retain)
+            if len(packet) > largest:
+                self.acked[kind] += 1
+                self.refused[kind] += 1
+                self.refusal = (
+                    f"a message of {len(packet)} bytes, over the broker's maximum "
+                    f"packet size ({largest})"
+                )
+                continue
+            next_id = packet_id
+            parts.append(packet)
+            pending[packet_id] = (kind, item)
         self._next_id = next_id
-        self._write(b"".join(parts))
+        if parts:
+            self._write(b"".join(parts))
 
     async def wait_room(self) -> None:
         """Until a message may be sent (or the connection's MqttError)."""

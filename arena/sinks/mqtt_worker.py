@@ -28,6 +28,7 @@ import asyncio
 import contextlib
 import dataclasses
 import gc
+import os
 import ssl
 import sys
 import time
@@ -127,7 +128,9 @@ async def serve(options: dict[str, Any], credentials: dict[str, str]) -> None:
         connect={
             "host": settings.host,
             "port": settings.port,
-            "client_id": settings.client_id or f"ddz-arena-{options['run_id']}",
+            # never derived from the run id, which every payload shows: a client that
+            # connected with the arena's id would take its session over
+            "client_id": settings.client_id or f"ddz-arena-{os.urandom(8).hex()}",
             "version": 5 if settings.protocol == "5" else 4,
             "will": (f"{settings.topic_prefix}/status", b"offline"),
             "tls": ssl.create_default_context() if settings.tls else None,
@@ -178,7 +181,6 @@ async def serve(options: dict[str, Any], credentials: dict[str, str]) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """``python -m arena.sinks.mqtt_worker OPTIONS`` (see the module)."""
-    import os
 
     with contextlib.suppress(OSError):
         # the tables come first when both want the same core: the feed catches up
