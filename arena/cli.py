@@ -525,6 +525,15 @@ async def _close_spectator_feed(feed: SpectatorFeed, log_format: str) -> None:
     task = asyncio.current_task()
     interrupted = task is not None and task.cancelling() > 0
     bound = 0.5 if interrupted else feed.delay_s + 5.0
+    if not interrupted and feed.delay_s >= 2 and feed.pending:
+        _say(
+            log_format,
+            "spectator_feed_draining",
+            f"the match is over; the spectator feed's last {feed.pending} item(s) go out "
+            f"after their delay (up to {feed.delay_s:g} s; Ctrl-C drops them)",
+            pending=feed.pending,
+            delay_s=feed.delay_s,
+        )
     with contextlib.suppress(TimeoutError):
         async with asyncio.timeout(bound):
             await feed.close()
@@ -547,8 +556,8 @@ def _say_undelivered(log_format: str, mqtt: MqttSink) -> None:
         _say(
             log_format,
             "mqtt_undelivered",
-            f"{missed} event(s) never reached the MQTT broker at {mqtt.url} "
-            "(unreachable or too slow; see the warnings)",
+            f"{missed} event(s) were not acknowledged by the MQTT broker at {mqtt.url} "
+            "(see the warnings above for why)",
             level="warning",
             undelivered=missed,
             broker=mqtt.url,

@@ -29,6 +29,7 @@ from mosquitto import Mosquitto, mosquitto_fixture  # noqa: F401 (the fixture)
 from arena.cli import main
 from arena.config import MqttSettings, parse_config
 from arena.errors import ConfigError
+from arena.logs import EVENT_ATTRIBUTE
 from arena.runner import run_arena
 from arena.sinks.base import CollectingSink
 from arena.sinks.mqtt import MqttSink, broker_from_url
@@ -295,7 +296,7 @@ async def test_the_status_is_online_then_offline_when_the_arenas_process_vanishe
 
 
 async def test_the_broker_going_away_mid_match_neither_stops_nor_slows_it(
-    mosquitto: Mosquitto,
+    mosquitto: Mosquitto, caplog: pytest.LogCaptureFixture
 ) -> None:
     collected = CollectingSink()
 
@@ -328,6 +329,12 @@ async def test_the_broker_going_away_mid_match_neither_stops_nor_slows_it(
             within_s=15,
         )
     await eventually(lambda: sink.stats.connections == 2)
+    # said at the default level, as the warnings that it was away were
+    assert any(
+        getattr(r, EVENT_ATTRIBUTE, {}).get("event") == "mqtt_reconnected"
+        and r.levelname == "WARNING"
+        for r in caplog.records
+    )
     # the newest events were kept and sent in order; the state has the dropped ones too
     assert subscriber.events("t1") == payloads(collected.events[-50:], "outage")
     async with subscribed(mosquitto) as late:  # the retained topics are current

@@ -48,11 +48,13 @@ from arena.logs import get_logger
 from arena.sinks.mqtt_feed import MqttStats
 from arena.sinks.mqtt_worker import (
     EVENT,
+    HURRY,
     PASSWORD_VARIABLE,
     SPECTATOR,
     SPECTATOR_MARK,
     USERNAME_VARIABLE,
 )
+from arena.sinks.queued import INTERRUPTED_CLOSE_WITHIN_S
 from arena.table.events import Event
 from protocol.events import EVENT_SCHEMA_VERSION
 
@@ -281,22 +283,34 @@ class MqttSink:
         lines.clear()
         held[EVENT] = held[SPECTATOR] = 0
 
-    async def close(self) -> None:
+    async def close(self, *, interrupted: bool | None = None) -> None:
         """Let the worker deliver what is left, the final snapshots and ``offline``
-        (within :attr:`close_within_s`), then report: what was not delivered is
-        counted in :attr:`stats` and logged."""
+        (within :attr:`close_within_s`; ``INTERRUPTED_CLOSE_WITHIN_S`` when
+        ``interrupted``, by default when the calling task is being cancelled, as by
+        Ctrl-C or SIGTERM), then report: what was not delivered is counted in
+        :attr:`stats` and logged."""
         if self._closed:  # a second close (a wrapper's, then the owner's) does nothing
             return
         self._closed = True
+        if interrupted is None:
+            task_now = asyncio.current_task()
+            interrupted = task_now is not None and task_now.cancelling() > 0
+        within_s = (
+            min(self.close_within_s, INTERRUPTED_CLOSE_WITHIN_S)
+            if interrupted
+            else (self.close_within_s)
+        )
         task = self._task
         if task is not None and self._process is None:  # still starting: let it
             await asyncio.wait({task}, timeout=_WORKER_EXTRA_S)
         self._closing = True
         self._flush()
         if self._process is not None and self._process.stdin is not None:
+            if interrupted and not self._process.stdin.is_closing():
+                self._process.stdin.write(HURRY + b"\n")  # deliver within the short bound
             self._process.stdin.close()  # the worker's cue to finish
         if task is not None:
-            done, _ = await asyncio.wait({task}, timeout=self.close_within_s + _WORKER_EXTRA_S)
+            done, _ = await asyncio.wait({task}, timeout=within_s + _WORKER_EXTRA_S)
             if not done:
                 log.error("mqtt_worker_stuck", broker=self.url, within_s=self.close_within_s)
                 if self._process is not None and self._process.returncode is None:
@@ -315,10 +329,9 @@ class MqttSink:
             fields["spectator_published"] = stats.spectator_published
         if stats.spectator_undelivered:
             fields["spectator_undelivered"] = stats.spectator_undelivered
-        if stats.undelivered or stats.spectator_undelivered:
-            log.warning("mqtt_undelivered", undelivered=stats.undelivered, **fields)
-        else:
-            log.info("mqtt_closed", **fields)
+        # one line with the figures; `arena play` then says the count in words
+        level = "warning" if stats.undelivered or stats.spectator_undelivered else "info"
+        getattr(log, level)("mqtt_closed", undelivered=stats.undelivered, **fields)
 
     async def _run(self) -> None:
         """Start the worker, then read what it says until it exits."""

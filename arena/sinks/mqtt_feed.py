@@ -343,7 +343,15 @@ class MqttFeed:
         """One connection: online, every snapshot, then the buffers until closed."""
         self._stats.connections += 1
         self._stats.connected = True
-        self._log.info("mqtt_connected", broker=self.url, run_id=self.run_id)
+        if self._stats.connections > 1:  # the warnings said it was away: say it is back
+            self._log.warning(
+                "mqtt_reconnected",
+                broker=self.url,
+                connections=self._stats.connections,
+                detail="publishing again: what was buffered, then the current snapshots",
+            )
+        else:
+            self._log.info("mqtt_connected", broker=self.url, run_id=self.run_id)
         publisher.send([(self._status_topic, b"online", True, _OTHER, None)])
         self._dirty.update(self._states)  # retained topics current after a reconnect
         await self._pump(publisher)

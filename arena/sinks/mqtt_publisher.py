@@ -131,6 +131,11 @@ class Publisher(asyncio.Protocol):
             refused = "it keeps no retained messages, which the status and snapshots need"
         if refused is not None:
             protocol.close()
+            if "password" in refused or "not authorized" in refused:
+                refused += (
+                    " (the user name and password come from the variables [mqtt] "
+                    "username_env and password_env name)"
+                )
             raise MqttError(f"{broker} refused the connection: {refused}")
         protocol.receive_maximum = max(1, connack.receive_maximum)
         protocol.maximum_packet_size = connack.maximum_packet_size

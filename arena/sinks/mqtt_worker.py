@@ -54,6 +54,8 @@ __all__ = [
 EVENT: Final = 0
 SPECTATOR: Final = 1
 SPECTATOR_MARK: Final = b"S"
+HURRY: Final = b"!"
+"""A line that says: the arena was interrupted, close within 0.5 s."""
 """What starts a spectator item's line (an event's starts with ``{``)."""
 USERNAME_VARIABLE: Final = "DDZ_ARENA_MQTT_USERNAME"
 PASSWORD_VARIABLE: Final = "DDZ_ARENA_MQTT_PASSWORD"
@@ -167,6 +169,9 @@ async def serve(options: dict[str, Any], credentials: dict[str, str]) -> None:
     while data := await reader.read(1 << 16):
         buffer += data
         for kind, payload in read_lines(buffer):
+            if kind == EVENT and payload == HURRY:
+                feed.close_within_s = min(feed.close_within_s, 0.5)
+                continue
             if kind == EVENT:
                 put_event(payload)
             elif kind == SPECTATOR:
