@@ -1,3 +1,11 @@
-"""Viewer gifts: queue, cooldowns and effects (arrives with its issue; see arena.engine hooks)."""
+"""Viewer gifts: the normalized gift event, its sources, the queue, cooldowns and effects.
 
-__all__: list[str] = []
+Built in steps (issue 11): :mod:`gifts.events` (the event every source produces) and
+:mod:`gifts.text` (viewer text made safe) are here; the sources, the queue and the
+effects follow. The table's safe points are where effects apply (arena.table).
+"""
+
+from gifts.events import RESULT_CHANGING, STRONG, Effect, GiftEvent, GiftKind
+from gifts.text import clean_viewer_text
+
+__all__ = ["RESULT_CHANGING", "STRONG", "Effect", "GiftEvent", "GiftKind", "clean_viewer_text"]

@@ -1,0 +1,185 @@
+"""The normalized gift event: what every source turns a viewer's gift into.
+
+Platforms differ in everything (Bilibili's open platform, Douyin's push, Twitch
+EventSub, TikTok-style streaks, a streamer's test from ``arena gift send``); past the
+source, the arena sees only :class:`GiftEvent`. It is strict: a field of the wrong
+type, a string over its cap or an unknown key is a ValidationError naming the field,
+and the gift is rejected with that reason before anything else happens. Viewer text
+(names, gift names, messages) is cleaned on the way in
+(:func:`gifts.text.clean_viewer_text`).
+
+``event_id`` is the platform's own id for the delivery (Douyin and Bilibili ``msg_id``,
+Twitch EventSub ``message_id``): platforms deliver at least once, so a second event
+with an id already seen is a duplicate, recognised before any cooldown is counted.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Annotated, Any, Final
+
+import orjson
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    field_validator,
+    model_validator,
+)
+
+from gifts.text import clean_viewer_text
+
+__all__ = [
+    "MAX_MESSAGE",
+    "MAX_NAME",
+    "MAX_RAW_BYTES",
+    "RESULT_CHANGING",
+    "STRONG",
+    "Effect",
+    "GiftEvent",
+    "GiftKind",
+]
+
+MAX_NAME: Final = 40
+"""A viewer's display name or a gift's name, in characters, after cleaning."""
+MAX_MESSAGE: Final = 200
+"""A viewer's message (a super chat, a comment), in characters, after cleaning."""
+MAX_RAW_BYTES: Final = 16_384
+"""The platform payload kept with the event, as JSON: enough for any documented gift
+payload, and a bound on what one event can make the arena hold."""
+
+
+class Effect(StrEnum):
+    """What a gift does in the match; the comment beside each says when it may apply."""
+
+    CHEER = "CHEER"  # 加油, play phase: a banner, a quoted audience line for the target
+    EMOTE = "EMOTE"  # 表情, play phase: overlay only
+    PEEK = "PEEK"  # 偷看牌, play phase: the target's hand on the delayed spectator feed only
+    SWAP = "SWAP"  # 换牌: a card of the target for one of an opponent, before it leads
+    ADD = "ADD"  # 加牌: the target takes a card from another player, before it leads
+    DOUBLE = "DOUBLE"  # 翻倍, any time: +1 to the round's exponent, capped
+    EFFECT = "EFFECT"  # 全场特效, any time: overlay only
+    ROLE_SWAP = "ROLE_SWAP"  # 角色互换: between rounds, the target is the next landlord
+    RESHUFFLE = "RESHUFFLE"  # 重新洗牌: between rounds, the next deal is dealt afresh
+
+
+STRONG: Final = frozenset({Effect.SWAP, Effect.ADD})
+"""Strong interventions: refused near the end of a hand, under a global cooldown."""
+RESULT_CHANGING: Final = frozenset(
+    {Effect.SWAP, Effect.ADD, Effect.DOUBLE, Effect.ROLE_SWAP, Effect.RESHUFFLE}
+)
+"""Effects that can change a result: refused in ``ranked`` mode, marked in the round."""
+
+
+class GiftKind(StrEnum):
+    """What the viewer did, as the platform calls it."""
+
+    GIFT = "gift"  # a platform gift (Bilibili, Douyin, TikTok)
+    SUPER_CHAT = "super_chat"  # a paid message (Bilibili 醒目留言)
+    CHEER = "cheer"  # Twitch bits
+    POINTS = "points"  # Twitch channel points, redeemed
+    COMMENT = "comment"  # a chat line (Douyin live_comment): free, usually mapped to CHEER
+
+
+Id = Annotated[StrictStr, Field(min_length=1, max_length=128)]
+
+
+class GiftEvent(BaseModel):
+    """One viewer's gift, from any platform, as the arena handles it (see the module)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, allow_inf_nan=False)
+
+    event_id: Id = Field(description="The platform's id for this delivery: duplicates share it.")
+    platform: Annotated[StrictStr, Field(pattern=r"^[a-z0-9_-]{1,32}$")] = Field(
+        description="bilibili, douyin, twitch, tiktok, test, simulated, ..."
+    )
+    room: Id | None = Field(default=None, description="The live room or channel.")
+    kind: GiftKind = GiftKind.GIFT
+    viewer_id: Id | None = Field(default=None, description="The platform's id of the viewer.")
+    display_name: StrictStr = Field(default="", description="The viewer's name, cleaned.")
+    anonymous: StrictBool = Field(default=False, description="Shown as 'a viewer', not by name.")
+    gift_id: Id | None = None
+    gift_name: StrictStr = Field(default="", description="The gift's name, cleaned.")
+    count: Annotated[StrictInt, Field(ge=1, le=10_000)] = Field(
+        default=1, description="How many at once: a gift of count N is N gifts."
+    )
+    value: Annotated[StrictInt, Field(ge=0)] = Field(
+        default=0, description="What it cost, in the platform's integer units (see currency)."
+    )
+    currency: Annotated[StrictStr, Field(max_length=16)] | None = Field(
+        default=None, description="The unit of value: 'bits', 'points', 'CNY_fen', 'coins'..."
+    )
+    streak_id: Id | None = Field(default=None, description="The combo or streak it belongs to.")
+    streak_final: StrictBool = Field(
+        default=True,
+        description="False for a streak's running updates: only its final event counts.",
+    )
+    message: StrictStr = Field(default="", description="What the viewer wrote, cleaned.")
+    sent_at: datetime | None = Field(default=None, description="When the platform says.")
+    received_at: datetime | None = Field(default=None, description="When the arena got it.")
+    test: StrictBool = Field(default=False, description="A streamer's or platform's test.")
+    table: Annotated[StrictStr, Field(pattern=r"^[A-Za-z0-9_-]{1,32}$")] | None = Field(
+        default=None, description="The table it is for (default: the first)."
+    )
+    target_seat: Annotated[StrictInt, Field(ge=0, le=2)] | None = Field(
+        default=None, description="The seat it targets (default: picked by the config's rule)."
+    )
+    effect: Effect | None = Field(
+        default=None,
+        description="The effect, when the source names it (arena gift send); else the "
+        "config maps the gift's name to one.",
+    )
+    raw: dict[str, Any] | None = Field(default=None, description="The platform's payload.")
+
+    @field_validator("display_name", "gift_name", mode="after")
+    @classmethod
+    def _clean_name(cls, value: str) -> str:
+        return clean_viewer_text(value, MAX_NAME)
+
+    @field_validator("message", mode="after")
+    @classmethod
+    def _clean_message(cls, value: str) -> str:
+        return clean_viewer_text(value, MAX_MESSAGE)
+
+    @field_validator("display_name", "gift_name", "message", mode="before")
+    @classmethod
+    def _bounded(cls, value: Any) -> Any:
+        """A string far over any cap is refused, not cleaned: nothing legitimate is
+        that long, and cleaning it would cost time for each such event."""
+        if isinstance(value, str) and len(value) > 20 * MAX_MESSAGE:
+            raise ValueError(f"{len(value)} characters: far more than any viewer text")
+        return value
+
+    @field_validator("raw", mode="after")
+    @classmethod
+    def _raw_bounded(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        if value is not None:
+            size = len(orjson.dumps(value, default=str))
+            if size > MAX_RAW_BYTES:
+                raise ValueError(f"the raw payload is {size} bytes, over {MAX_RAW_BYTES}")
+        return value
+
+    @model_validator(mode="after")
+    def _named_or_anonymous(self) -> GiftEvent:
+        if not self.display_name and not self.anonymous:
+            object.__setattr__(self, "anonymous", True)  # nobody to name: 'a viewer'
+        return self
+
+    @property
+    def shown_name(self) -> str:
+        """How a display names the viewer."""
+        return "a viewer" if self.anonymous else self.display_name
+
+    @property
+    def counts(self) -> bool:
+        """False for a streak's running update: only its final event is a gift."""
+        return self.streak_final
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """What makes two deliveries the same gift: the platform and its event id."""
+        return self.platform, self.event_id

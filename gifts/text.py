@@ -1,0 +1,35 @@
+"""Viewer text made safe to show and to quote: one line, no control characters, capped.
+
+Names, gift names and messages come from anyone watching. Before they reach the
+terminal, an overlay or an agent's prompt they lose what could fake a line break, hide
+text or reverse it (control and format characters, bidirectional overrides), their runs
+of white space become one space, and they are cut to a length, an ellipsis marking the
+cut. Rendering them as text, never as markup, is still each display's job.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Final
+
+__all__ = ["clean_viewer_text"]
+
+_KEPT_FORMAT: Final = frozenset({"\u200d"})
+"""Format characters kept: the zero-width joiner builds emoji sequences (👨‍👩‍👧)."""
+
+
+def clean_viewer_text(text: str, cap: int) -> str:
+    """``text`` as one clean line of at most ``cap`` characters (see the module)."""
+    kept = []
+    for char in text:
+        category = unicodedata.category(char)
+        if char.isspace():
+            kept.append(" ")
+        elif category in ("Cc", "Cs", "Co", "Cn") or (
+            category == "Cf" and char not in _KEPT_FORMAT
+        ):
+            continue
+        else:
+            kept.append(char)
+    line = " ".join("".join(kept).split())
+    return line if len(line) <= cap else line[: cap - 1].rstrip() + "…"

@@ -1,0 +1,132 @@
+"""The normalized gift event (issue 11): strict, cleaned, bounded.
+
+Every source turns a viewer's gift into a GiftEvent; a payload of the wrong shape is a
+ValidationError naming what is wrong, viewer text is one clean capped line, and the raw
+payload kept with it is bounded.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from gifts import RESULT_CHANGING, STRONG, Effect, GiftEvent, GiftKind, clean_viewer_text
+from gifts.events import MAX_MESSAGE, MAX_NAME, MAX_RAW_BYTES
+
+
+def gift(**fields: Any) -> GiftEvent:
+    return GiftEvent(**{"event_id": "m-1", "platform": "bilibili", **fields})
+
+
+def test_a_full_event_survives_a_json_round_trip() -> None:
+    event = gift(
+        room="21452505",
+        kind=GiftKind.GIFT,
+        viewer_id="u-9",
+        display_name="小明",
+        gift_id="31036",
+        gift_name="小花花",
+        count=3,
+        value=300,
+        currency="CNY_fen",
+        streak_id="combo-7",
+        streak_final=True,
+        message="加油！",
+        sent_at=datetime(2026, 11, 24, 5, 0, tzinfo=UTC),
+        test=False,
+        table="t2",
+        target_seat=1,
+        effect=Effect.CHEER,
+        raw={"msg_id": "m-1", "gift_num": 3},
+    )
+    assert GiftEvent.model_validate_json(event.model_dump_json()) == event
+    assert event.key == ("bilibili", "m-1")
+    assert event.shown_name == "小明"
+
+
+@pytest.mark.parametrize(
+    ("fields", "field"),
+    [
+        ({"count": "3"}, "count"),  # a string where a number belongs
+        ({"count": 0}, "count"),
+        ({"count": 10_001}, "count"),
+        ({"value": -1}, "value"),
+        ({"target_seat": 3}, "target_seat"),
+        ({"table": "t1; rm -rf"}, "table"),
+        ({"platform": "Bili Bili"}, "platform"),
+        ({"event_id": ""}, "event_id"),
+        ({"event_id": "x" * 129}, "event_id"),
+        ({"kind": "bribe"}, "kind"),
+        ({"effect": "WIN_THE_ROUND"}, "effect"),
+        ({"anonymous": "yes"}, "anonymous"),
+        ({"colour": "red"}, "colour"),  # no such field
+    ],
+)
+def test_a_payload_of_the_wrong_shape_is_refused_naming_the_field(
+    fields: dict[str, Any], field: str
+) -> None:
+    with pytest.raises(ValidationError) as caught:
+        gift(**fields)
+    assert field in {str(part) for error in caught.value.errors() for part in error["loc"]}
+
+
+def test_viewer_text_is_one_clean_line_within_its_cap() -> None:
+    event = gift(
+        display_name="Eve\u202e\u0007lyn\n\t  the\u200bgreat" + "!" * 100,
+        message="line one\r\nline two\x00" + "y" * 500,
+        gift_name="  Rocket\u2066  ",
+    )
+    assert event.display_name.startswith("Evelyn thegreat!")
+    assert len(event.display_name) == MAX_NAME
+    assert event.display_name.endswith("…")
+    assert event.message.startswith("line one line two")
+    assert len(event.message) == MAX_MESSAGE
+    assert event.gift_name == "Rocket"
+    for text in (event.display_name, event.message, event.gift_name):
+        assert not any(ord(c) < 32 or c in "\u202e\u2066\u200b" for c in text)
+
+
+def test_an_emoji_sequence_keeps_its_joiner() -> None:
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"
+    assert clean_viewer_text(f"{family} fan", 40) == f"{family} fan"
+
+
+def test_a_string_far_over_any_cap_is_refused_not_cleaned() -> None:
+    with pytest.raises(ValidationError, match="far more than any viewer text"):
+        gift(message="x" * 50_000)
+
+
+def test_the_raw_payload_is_bounded() -> None:
+    gift(raw={"blob": "x" * (MAX_RAW_BYTES - 100)})
+    with pytest.raises(ValidationError, match="raw payload is"):
+        gift(raw={"blob": "x" * MAX_RAW_BYTES})
+
+
+def test_a_viewer_without_a_name_is_shown_as_anonymous() -> None:
+    assert gift().anonymous
+    assert gift().shown_name == "a viewer"
+    named = gift(display_name="Bo", anonymous=True)  # the platform says: hide the name
+    assert named.shown_name == "a viewer"
+    assert gift(display_name="Bo").shown_name == "Bo"
+
+
+def test_only_a_streaks_final_event_counts_as_a_gift() -> None:
+    running = gift(streak_id="s", streak_final=False, count=4)
+    final = gift(event_id="m-2", streak_id="s", streak_final=True, count=5)
+    assert not running.counts
+    assert final.counts
+
+
+def test_strong_effects_change_results_and_overlay_effects_do_not() -> None:
+    assert STRONG <= RESULT_CHANGING
+    assert {Effect.CHEER, Effect.EMOTE, Effect.PEEK, Effect.EFFECT}.isdisjoint(RESULT_CHANGING)
+    assert set(Effect) == {
+        *RESULT_CHANGING,
+        Effect.CHEER,
+        Effect.EMOTE,
+        Effect.PEEK,
+        Effect.EFFECT,
+    }
