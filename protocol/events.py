@@ -58,6 +58,7 @@ __all__ = [
     "BudgetSpentData",
     "DecisionData",
     "DoubleData",
+    "EffectAppliedData",
     "EventData",
     "EventEnvelope",
     "EventType",
@@ -94,6 +95,7 @@ EventType: TypeAlias = Literal[
     "play",
     "pass",
     "trick_won",
+    "effect_applied",
     "fault",
     "decision",
     "budget_spent",
@@ -251,6 +253,22 @@ class PassData(_Action):
 
 class TrickWonData(EventData):
     """Two passes closed the trick: ``seat`` won it and leads the next. No data."""
+
+
+class EffectAppliedData(EventData):
+    """A viewer gift's effect changed the round, between two turns (before the next
+    ``turn_started``). Which cards a swap or a transfer moved stays hidden."""
+
+    effect: Literal["swap", "transfer", "double"] = Field(
+        description="``swap`` (换牌: one card each way), ``transfer`` (加牌: one card from "
+        "the first seat to the second) or ``double`` (翻倍: the stakes double)."
+    )
+    seats: Annotated[list[Seat], Field(max_length=2)] = Field(
+        description="A swap's two seats; a transfer's source, then its target; none for a double."
+    )
+    cards_moved: Annotated[StrictInt, Field(ge=0, le=2)] = Field(
+        description="Cards that changed hands: 2 for a swap, 1 for a transfer, 0 for a double."
+    )
 
 
 # ─── faults, stand-ins and model seats ──────────────────────────────────────────────────
@@ -413,6 +431,7 @@ EVENT_DATA: Final[Mapping[str, type[EventData]]] = MappingProxyType(
         "play": PlayData,
         "pass": PassData,
         "trick_won": TrickWonData,
+        "effect_applied": EffectAppliedData,
         "fault": FaultData,
         "decision": DecisionData,
         "budget_spent": BudgetSpentData,

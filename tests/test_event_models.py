@@ -11,6 +11,7 @@ unknown keys, so a renamed key fails here instead of vanishing from an overlay.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from collections.abc import Iterator
@@ -31,10 +32,11 @@ from fake_providers import (  # noqa: F401 (an autouse fixture)
 from arena.agents import GreedyAgent
 from arena.agents.llm.openai_seat import OpenAIAgent
 from arena.cli import main
-from arena.engine import Rules
+from arena.engine import Phase, Rules
+from arena.errors import IllegalActionError
 from arena.replay import ReplayWriter
 from arena.sinks.base import CollectingSink
-from arena.table import Event, Table, TableSettings, play_match
+from arena.table import Event, SafePointHandle, Table, TableSettings, play_match
 from arena.table.match import match_id_of
 from protocol import (
     BidRequest,
@@ -79,6 +81,7 @@ async def events_of(
         timeouts=[timeouts] * 3,
         rules=options.pop("rules", Rules()),
         settings=options.pop("settings", None),
+        safe_points=options.pop("safe_points", ()),
     )
     await table.open()
     try:
@@ -136,6 +139,28 @@ async def faulty_seats() -> list[Event]:
     return per_round + per_match
 
 
+async def viewer_gifts(handle: SafePointHandle) -> None:
+    """A gift whenever a farmer is to act: a swap, a transfer or a double, by the cards
+    left (the engine refuses some: the doubles cap reached, a hand too small)."""
+    seat, other = handle.to_act, handle.landlord
+    if handle.phase is not Phase.PLAYING or seat is None or other is None or seat == other:
+        return
+    with contextlib.suppress(IllegalActionError):
+        match sum(handle.hand_sizes) % 3:
+            case 0:
+                handle.swap_cards(seat, handle.hand(seat)[0], other, handle.hand(other)[0])
+            case 1:
+                handle.transfer_card(other, seat, handle.hand(other)[0])
+            case _:
+                handle.add_gift_double()
+
+
+async def with_gifts() -> list[Event]:
+    """Viewers' gifts change the rounds between turns (``effect_applied``)."""
+    agents = [GreedyAgent("Alpha"), GreedyAgent("Beta"), GreedyAgent("Gamma")]
+    return await events_of(agents, rounds=1, safe_points=[viewer_gifts])
+
+
 def metered(recorded: RecordedRequest) -> Reply:
     """A legal answer that costs 100 tokens in and 10 out."""
     return Reply(
@@ -182,6 +207,7 @@ async def test_every_event_of_real_matches_matches_its_model(server: FakeOpenAI)
         *await nobody_bids(),
         *await faulty_seats(),
         *await model_seats(server),
+        *await with_gifts(),
     ]
     checked: dict[str, list[Any]] = {}
     for event in events:
@@ -197,6 +223,11 @@ async def test_every_event_of_real_matches_matches_its_model(server: FakeOpenAI)
     untils = {d.until for d in checked["seat_replaced"] if isinstance(d, SeatReplacedData)}
     assert untils == {"round_end", "match_end"}
     assert any(d.model_dump()["forced"] for d in checked["landlord_chosen"])
+    assert {d.model_dump()["effect"] for d in checked["effect_applied"]} == {
+        "swap",
+        "transfer",
+        "double",
+    }
     spent = [d.model_dump() for d in checked["budget_spent"]]
     assert {d["switched_to"] for d in spent} == {"gpt-small", "standin"}
     assert any(d["spent"]["cost"] is not None for d in spent)

@@ -6,15 +6,17 @@ from arena.table.match import MatchSummary, derive_seed, play_match
 from arena.table.moderation import ModerationSettings, Moderator, build_moderator
 from arena.table.records import (
     DecisionRecorder,
+    EffectRecorder,
     Recorder,
     RoundRecord,
     TeeRecorder,
     public_result,
     tee_recorders,
 )
+from arena.table.safe_point import SafePoint, SafePointHandle
 from arena.table.settings import TableSettings, seat_deadline
 from arena.table.stats import DecisionStats
-from arena.table.table import SafePoint, Table
+from arena.table.table import Table
 from arena.table.views import SeatViews
 
 __all__ = [
@@ -22,6 +24,7 @@ __all__ = [
     "FAULT_CATEGORIES",
     "DecisionRecorder",
     "DecisionStats",
+    "EffectRecorder",
     "Event",
     "EventType",
     "FaultCategory",
@@ -32,6 +35,7 @@ __all__ = [
     "Recorder",
     "RoundRecord",
     "SafePoint",
+    "SafePointHandle",
     "SeatViews",
     "Table",
     "TableSettings",

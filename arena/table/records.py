@@ -10,6 +10,7 @@ from arena.table.events import Event
 
 __all__ = [
     "DecisionRecorder",
+    "EffectRecorder",
     "Recorder",
     "RoundRecord",
     "TeeRecorder",
@@ -23,8 +24,8 @@ _NO_STATS: dict[str, Any] = {}
 class Recorder(Protocol):
     """Receives everything that happens at a table, hidden information included (replays).
 
-    A recorder may also have ``decision`` (see :class:`DecisionRecorder`): the table
-    looks it up once and calls it when there.
+    A recorder may also have ``decision`` (see :class:`DecisionRecorder`) and ``effect``
+    (see :class:`EffectRecorder`): the table looks each up once and calls it when there.
     """
 
     def round_started(self, header: dict[str, Any]) -> None:
@@ -63,6 +64,16 @@ class DecisionRecorder(Recorder, Protocol):
         included, so replay only)``}``."""
 
 
+class EffectRecorder(Recorder, Protocol):
+    """A recorder that also keeps the cards a gift's effect moved (the replay does)."""
+
+    def effect(self, record: dict[str, Any]) -> None:
+        """An effect applied at a safe point, just before its ``effect_applied`` event:
+        ``{"effect"`` (``"swap"``, ``"transfer"`` or ``"double"``)``, "seats"`` (a swap's
+        two seats; a transfer's source, then target; none for a double)``, "cards"``
+        (the cards moved, as the seats are listed: hidden, unlike the event)``}``."""
+
+
 class TeeRecorder:
     """Several recorders as one: a table calls one recorder, this one hands every call to
     each of its recorders in order (the replay, then a spectator feed ...).
@@ -70,7 +81,7 @@ class TeeRecorder:
     Build it with :func:`tee_recorders`, which gives the single recorder itself when
     there is only one: a table without a second recorder pays nothing for the tee.
     ``decision`` goes to the recorders that have it (a table calls it only for seats
-    whose agent reports its calls).
+    whose agent reports its calls), and so does ``effect``.
     """
 
     def __init__(self, *recorders: Recorder) -> None:
@@ -81,6 +92,9 @@ class TeeRecorder:
         self._round_ended = tuple(r.round_ended for r in recorders)
         self._decisions: tuple[Any, ...] = tuple(
             d for d in (getattr(r, "decision", None) for r in recorders) if d is not None
+        )
+        self._effects: tuple[Any, ...] = tuple(
+            e for e in (getattr(r, "effect", None) for r in recorders) if e is not None
         )
 
     def round_started(self, header: dict[str, Any]) -> None:
@@ -110,6 +124,11 @@ class TeeRecorder:
         """Each recorder that files decisions gets the record."""
         for decided in self._decisions:
             decided(seat, record)
+
+    def effect(self, record: dict[str, Any]) -> None:
+        """Each recorder that keeps effects gets the record."""
+        for kept in self._effects:
+            kept(record)
 
     def round_ended(self, summary: dict[str, Any]) -> None:
         """Each recorder gets the summary."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from types import CoroutineType
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +36,7 @@ from arena.engine import (
     Dealt,
     DealtCards,
     DoubleAction,
+    EffectApplied,
     LandlordChosen,
     Phase,
     PlayAction,
@@ -59,6 +60,7 @@ from arena.table.events import Event, EventType
 from arena.table.faults import Faults
 from arena.table.moderation import Moderator, default_moderator
 from arena.table.records import Recorder, RoundRecord, public_result
+from arena.table.safe_point import SafePoint, SafePointHandle
 from arena.table.seats import SeatState
 from arena.table.settings import TableSettings, seat_deadline
 from arena.table.stats import DecisionTrace
@@ -105,10 +107,6 @@ _ANNOUNCED: frozenset[type] = frozenset({BidAction, DoubleAction, PlayAction})
 """Engine records a turn announces itself: nothing more to say about them after it."""
 
 
-SafePoint = Callable[["Table", Round], Awaitable[None]]
-"""Called between turns (the gift hook): may change the round through its effect hooks."""
-
-
 class Table:
     """Three seats, one rules engine, and the loop that asks each agent in turn."""
 
@@ -143,6 +141,10 @@ class Table:
             recorder, "decision", None
         )
         """The recorder's optional ``decision`` method, looked up once."""
+        self._record_effect: Callable[[dict[str, Any]], None] | None = getattr(
+            recorder, "effect", None
+        )
+        """The recorder's optional ``effect`` method (the replay's), looked up once."""
         self.moderator = moderator if moderator is not None else default_moderator()
         """Every agent's comment and strategy hint pass it before an event carries them."""
         self._moderate_sync = self.moderator.synchronous
@@ -248,8 +250,8 @@ class Table:
                         handled += 1
                     else:
                         handled = await self._announce_new_history(rnd, handled)
-                for hook in self.safe_points:
-                    await hook(self, rnd)
+                if self.safe_points:  # no handle, no call on a table without gifts
+                    handled = await self._at_safe_point(rnd, handled)
                 await self._turn(rnd)
             await self._announce_new_history(rnd, handled)
             record = await self._finish(rnd, round_no, seed)
@@ -287,6 +289,17 @@ class Table:
                 for seat in self.seats
             )
         )
+
+    async def _at_safe_point(self, rnd: Round, handled: int) -> int:
+        """Between two turns: each safe point gets a handle for this moment only, and
+        whatever effects they applied are announced now, before the next turn starts."""
+        handle = SafePointHandle(rnd)
+        try:
+            for hook in self.safe_points:
+                await hook(handle)
+        finally:
+            handle.close()
+        return await self._announce_new_history(rnd, handled)
 
     # --- one turn -----------------------------------------------------------------------
 
@@ -789,7 +802,22 @@ class Table:
                     await self.notify(seat, message)
             elif isinstance(action, TrickWon):
                 await self.emit("trick_won", action.seat)
+            elif isinstance(action, EffectApplied):
+                await self._announce_effect(action)
         return len(rnd.history)
+
+    async def _announce_effect(self, effect: EffectApplied) -> None:
+        """A gift's effect: the cards it moved to the replay only, the seats and how
+        many cards to everyone (the public event never names a card)."""
+        seats = list(effect.seats)
+        if self._record_effect is not None:
+            self._record_effect(
+                {"effect": effect.kind, "seats": seats, "cards": [c.text for c in effect.cards]}
+            )
+        await self.emit(
+            "effect_applied",
+            data={"effect": effect.kind, "seats": list(seats), "cards_moved": len(effect.cards)},
+        )
 
     async def _finish(self, rnd: Round, round_no: int, seed: int) -> RoundRecord:
         result = rnd.result
