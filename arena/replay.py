@@ -18,6 +18,10 @@ file for the organiser, never published. Lines are JSON objects with a ``kind``:
   ``latency_ms``, and the prompt, raw text and reasoning that only the replay keeps).
   It follows the attempt's reply (if any) and precedes its REPLY_REJECTED; the engine
   check passes over it (``arena replay --decisions`` shows it);
+- ``effect``: a viewer gift's effect applied at a safe point (``effect``, ``seats``,
+  ``cards``: the cards moved, hidden information), just before its public
+  ``effect_applied`` event, which says only the seats and how many cards; the check
+  applies it to its engine like an action;
 - ``round_end``: the round's record (result, scores, faults, stand-ins, per-seat stats).
 
 The timing fields ``t_ms``, ``elapsed_ms`` and (at any depth) ``latency_ms`` are the only
@@ -184,6 +188,11 @@ class TableRecorder:
             data = _dumps(line, default=_plain, option=_NEWLINE)
         self._write(data)
 
+    def effect(self, record: dict[str, Any]) -> None:
+        """Write a gift's effect with the cards it moved (tables without gifts never come
+        here)."""
+        self._writer.write({"kind": "effect", "table": self._table, "round": self._round, **record})
+
     def round_ended(self, summary: dict[str, Any]) -> None:
         """Write the round's record."""
         self._writer.write(
@@ -316,7 +325,7 @@ class _Reader:
                 self.match_ended[table] = event["type"] == "match_ended"
             if round_no == 0:
                 return  # match-level events (match_started) belong to no round
-        elif kind in ("message", "round_end"):
+        elif kind in ("message", "round_end", "effect"):
             table, round_no = _table_round(line["table"], line["round"])
         elif kind == "decision":
             table, round_no = _table_round(line["table"], line["round"])
@@ -336,7 +345,7 @@ class _Reader:
             target.messages.append(line)
         elif kind == "decision":
             target.decisions.append(line)
-        else:
+        elif kind == "round_end":
             target.summary = line["summary"]
 
     def result(self) -> Replay:

@@ -15,7 +15,10 @@ each line, checks that
   hand to exactly the event's cards), or says ``fallback`` when every attempt was
   rejected; a late reply is never used;
 - every action is legal, event numbers increase, and the round's end (summary and
-  ``round_result`` event) shows the engine's scores and winning side.
+  ``round_result`` event) shows the engine's scores and winning side;
+- a gift's effect (an ``effect`` line: the cards it moved) applies to the engine between
+  two turns, like an action, and its ``effect_applied`` event follows it and shows the
+  same effect, seats and number of cards.
 
 A round the replay stops inside (the recording was cut off) is checked as far as it
 goes and then reported as incomplete, never as verified.
@@ -168,6 +171,8 @@ class _RoundCheck:
         self.seq = recorded.seq_before
         self.plays = 0
         """Plays and passes so far: a PLAY_REQUEST's ``play_history_len``."""
+        self.effect: tuple[int, dict[str, Any]] | None = None
+        """An effect applied, with its line, whose ``effect_applied`` event is still due."""
 
     def run(self) -> None:
         """Check every line in order; a mismatch names its line."""
@@ -182,6 +187,9 @@ class _RoundCheck:
             try:
                 if line["kind"] == "event":
                     self._event(line["event"])
+                    continue
+                if line["kind"] == "effect":
+                    self._effect(line)
                     continue
                 if line["kind"] != "message":
                     continue
@@ -203,6 +211,7 @@ class _RoundCheck:
                 f"the {attempt.request['type']} to seat {seat} at line {attempt.line} "
                 "is followed by no action"
             )
+        self._effect_announced_before("the round's end")
         rnd = self.rnd
         if rnd.phase is not Phase.FINISHED or rnd.result is None:
             raise _Mismatch("the recorded actions do not finish the round")
@@ -239,6 +248,7 @@ class _RoundCheck:
     def _request(self, seat: int, message: dict[str, Any]) -> None:
         kind = message["type"]
         rnd = self.rnd
+        self._effect_announced_before(f"the {kind} to seat {seat}")
         if rnd.phase is not _PHASE_OF[kind] or rnd.to_act != seat:
             raise _Mismatch(
                 f"a {kind} to seat {seat}, but the engine is {rnd.phase.value} "
@@ -351,6 +361,56 @@ class _RoundCheck:
                 )
             _same(f"event {seq} (landlord_chosen)", "call_score", data, rnd.call_score)
             _same_cards(f"event {seq} (landlord_chosen)", data["bottom_cards"], rnd.bottom)
+        elif kind == "effect_applied":
+            self._effect_announced(seq, data)
+
+    # --- gifts' effects ------------------------------------------------------------------
+
+    def _effect(self, line: dict[str, Any]) -> None:
+        """Apply a recorded effect to the engine: only between turns, only if legal."""
+        self._effect_announced_before("the next effect")
+        for seat, attempt in self.open.items():  # asked, and its action not yet shown
+            raise _Mismatch(
+                f"an effect while seat {seat} decides (its request at line {attempt.line}): "
+                "effects apply only between turns"
+            )
+        kind, seats, cards = line["effect"], line["seats"], line["cards"]
+        rnd = self.rnd
+        try:
+            if kind == "swap":
+                (seat_a, seat_b), (card_a, card_b) = seats, cards
+                rnd.swap_cards(seat_a, card_a, seat_b, card_b)
+            elif kind == "transfer":
+                (source, target), (moved,) = seats, cards
+                rnd.transfer_card(source, target, moved)
+            elif kind == "double" and not seats and not cards:
+                rnd.add_gift_double()
+            else:
+                raise _Mismatch(f"no effect {kind!r} of seats {seats} moving {cards}")
+        except ValueError as exc:  # IllegalActionError, a card that is no card, a bad shape
+            raise _Mismatch(f"the {kind} effect of seats {seats} cannot apply: {exc}") from exc
+        self.effect = (self.line, line)
+
+    def _effect_announced_before(self, what: str) -> None:
+        if self.effect is not None:
+            raise _Mismatch(
+                f"the effect at line {self.effect[0]} has no effect_applied event before {what}"
+            )
+
+    def _effect_announced(self, seq: int, data: dict[str, Any]) -> None:
+        """The public event of the effect just applied: the same effect, seats and count."""
+        if self.effect is None:
+            raise _Mismatch(f"event {seq} (effect_applied) follows no effect line")
+        line_no, line = self.effect
+        self.effect = None
+        shown = (data["effect"], data["seats"], data["cards_moved"])
+        applied = (line["effect"], line["seats"], len(line["cards"]))
+        if shown != applied:
+            raise _Mismatch(
+                f"event {seq} (effect_applied) shows {shown[0]} of seats {shown[1]} moving "
+                f"{shown[2]} cards; the effect at line {line_no} was {applied[0]} of seats "
+                f"{applied[1]} moving {applied[2]}"
+            )
 
     def _action(self, kind: str, seat: int, data: dict[str, Any]) -> None:
         rnd = self.rnd

@@ -126,6 +126,7 @@ class PublicTableState:
             "play": self._play,
             "pass": self._pass,
             "trick_won": self._trick_won,
+            "effect_applied": self._effect_applied,
             "seat_replaced": self._seat_replaced,
             "round_result": self._round_result,
             "match_ended": self._match_ended,
@@ -307,6 +308,16 @@ class PublicTableState:
         self._trick = None
         for seat in self._seats:
             seat.action = None
+
+    def _effect_applied(self, event: Event) -> None:
+        """A gift's transfer moves one card between two seats (a swap keeps the counts)."""
+        data = event.data
+        seats = data.get("seats", ())
+        if data.get("effect") == "transfer" and len(seats) == 2 and set(seats) <= {0, 1, 2}:
+            source, target = self._seats[seats[0]], self._seats[seats[1]]
+            if source.cards_left is not None and target.cards_left is not None:
+                source.cards_left -= 1
+                target.cards_left += 1
 
     def _seat_replaced(self, event: Event) -> None:
         seat = event.seat
