@@ -1,0 +1,287 @@
+"""The gift queue: one gift at a time, at safe points, under cooldowns, every one settled.
+
+Gifts come in at any moment (:meth:`GiftQueue.submit`); the table asks at each safe
+point, with what it can see then (:class:`Moment`), for the next gift that may apply now
+(:meth:`GiftQueue.next`), applies it, and says how it went (:meth:`GiftQueue.settle`).
+Every gift ends in exactly one outcome (:class:`Outcome`): ``applied``, ``rejected``
+with a reason, or ``expired``; none is dropped silently (:attr:`GiftQueue.outcomes`).
+
+- A delivery seen before (same platform and event id) is a duplicate: rejected at once,
+  before any cooldown is counted. A gift of count N is N gifts, each through the rest.
+- ``ranked`` mode rejects every effect that can change a result, at once.
+- A full queue rejects the newcomer (``queue_full``); a gift waits at most its time to
+  live (``ttl_s``), then expires.
+- A gift whose window is closed (a SWAP while the target is not about to lead, a
+  between-rounds effect mid-round) waits; the queue looks past it, in order, for the
+  first gift that may apply, so a waiting SWAP does not hold up a CHEER.
+- Cooldowns: per effect, per viewer, and one global for strong interventions (SWAP,
+  ADD). On cooldown a gift waits (default) or is rejected (``on_cooldown = "reject"``).
+- Strong interventions are rejected while the target holds 5 cards or fewer, or both
+  other players do (the other player involved is drawn among those above 5: see
+  :func:`others_involved`); DOUBLE is rejected once the round has its cap of viewer
+  doubles.
+
+Times are the caller's clock (seconds, monotonic): the queue never reads a clock, so a
+test or a replay drives it exactly.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Final, Literal
+
+from gifts.events import RESULT_CHANGING, STRONG, Effect, GiftEvent
+
+__all__ = [
+    "BETWEEN_ROUNDS",
+    "PLAY_PHASE",
+    "GiftQueue",
+    "Moment",
+    "Outcome",
+    "Pending",
+    "QueueSettings",
+    "others_involved",
+]
+
+PLAY_PHASE: Final = frozenset({Effect.CHEER, Effect.EMOTE, Effect.PEEK})
+"""Effects whose window is the play phase (any turn)."""
+BEFORE_LEAD: Final = frozenset({Effect.SWAP, Effect.ADD})
+"""Effects whose window opens when the target is about to lead (free play)."""
+ANY_TIME: Final = frozenset({Effect.DOUBLE, Effect.EFFECT})
+BETWEEN_ROUNDS: Final = frozenset({Effect.ROLE_SWAP, Effect.RESHUFFLE})
+
+Phase = Literal["bidding", "doubling", "play", "between_rounds", "over"]
+Status = Literal["applied", "rejected", "expired"]
+
+
+@dataclass(frozen=True)
+class QueueSettings:
+    """The queue's rules; the defaults are the documented ones."""
+
+    mode: Literal["show", "ranked"] = "show"
+    queue_size: int = 200
+    ttl_s: float = 60.0
+    on_cooldown: Literal["wait", "reject"] = "wait"
+    effect_cooldown_s: dict[Effect, float] = field(
+        default_factory=lambda: {
+            Effect.CHEER: 0.0,
+            Effect.EMOTE: 0.0,
+            Effect.EFFECT: 2.0,
+            Effect.PEEK: 10.0,
+            Effect.SWAP: 20.0,
+            Effect.ADD: 20.0,
+            Effect.DOUBLE: 15.0,
+            Effect.ROLE_SWAP: 0.0,
+            Effect.RESHUFFLE: 0.0,
+        }
+    )
+    viewer_cooldown_s: float = 5.0
+    strong_cooldown_s: float = 30.0
+    last_cards: int = 5
+    max_doubles: int = 2
+
+
+@dataclass(frozen=True)
+class Moment:
+    """What the table shows the queue at a safe point: enough to open or close each
+    effect's window, nothing more."""
+
+    phase: Phase
+    to_act: int | None
+    """The seat about to decide (None between rounds)."""
+    leading: bool
+    """Whether that seat is about to lead (free play), not follow."""
+    hand_sizes: tuple[int, int, int]
+    gift_doubles: int
+    """Viewer doubles the round has had."""
+
+
+@dataclass(frozen=True)
+class Pending:
+    """One gift (one of a count-N gift's N) waiting for its moment."""
+
+    gift: GiftEvent
+    effect: Effect
+    target: int | None
+    unit: int
+    """Which of the gift's ``count`` this is, from 0."""
+    queued_at: float
+
+    @property
+    def id(self) -> str:
+        """The unit's id: the gift's platform and event id, and the unit."""
+        return f"{self.gift.platform}:{self.gift.event_id}#{self.unit}"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How one gift (unit) ended."""
+
+    id: str
+    gift: GiftEvent
+    effect: Effect | None
+    status: Status
+    reason: str | None = None
+    at: float = 0.0
+
+
+class GiftQueue:
+    """See the module. ``on_outcome`` hears every outcome as it happens (the gifts
+    topic, the replay); :attr:`outcomes` keeps them all too."""
+
+    def __init__(
+        self,
+        settings: QueueSettings | None = None,
+        *,
+        on_outcome: Callable[[Outcome], None] | None = None,
+        remember: int = 100_000,
+    ) -> None:
+        self.settings = settings or QueueSettings()
+        self.outcomes: list[Outcome] = []
+        self._on_outcome = on_outcome
+        self._waiting: deque[Pending] = deque()
+        self._seen: dict[tuple[str, str], None] = {}
+        self._remember = remember
+        self._effect_free_at: dict[Effect, float] = {}
+        self._viewer_free_at: dict[str, float] = {}
+        self._strong_free_at = 0.0
+        self._in_hand: Pending | None = None
+
+    @property
+    def waiting(self) -> int:
+        return len(self._waiting)
+
+    # --- in ---------------------------------------------------------------------------
+
+    def submit(self, gift: GiftEvent, effect: Effect, *, target: int | None, now: float) -> None:
+        """Queue a gift (``count`` units), or settle it at once: a duplicate, a
+        streak's running update (not a gift), ranked mode, a full queue."""
+        if gift.key in self._seen:
+            self._settle(Pending(gift, effect, target, 0, now), "rejected", "duplicate", now)
+            return
+        self._seen[gift.key] = None
+        if len(self._seen) > self._remember:
+            del self._seen[next(iter(self._seen))]
+        if not gift.counts:
+            return  # a streak's running count: its final event is the gift
+        for unit in range(gift.count):
+            pending = Pending(gift, effect, target, unit, now)
+            if self.settings.mode == "ranked" and effect in RESULT_CHANGING:
+                self._settle(pending, "rejected", "ranked_mode", now)
+            elif len(self._waiting) >= self.settings.queue_size:
+                self._settle(pending, "rejected", "queue_full", now)
+            else:
+                self._waiting.append(pending)
+
+    # --- at a safe point ----------------------------------------------------------------
+
+    def next(self, moment: Moment, now: float) -> Pending | None:
+        """The first waiting gift that may apply now, taken out of the queue (settle
+        it once applied or refused); gifts past their time to live expire, and gifts
+        that can never apply here are rejected on the way."""
+        if self._in_hand is not None:
+            raise RuntimeError("settle the gift in hand before asking for the next")
+        kept: deque[Pending] = deque()
+        chosen: Pending | None = None
+        while self._waiting:
+            pending = self._waiting.popleft()
+            if chosen is not None:
+                kept.append(pending)
+                continue
+            if now - pending.queued_at > self.settings.ttl_s:
+                self._settle(pending, "expired", None, now)
+                continue
+            if not _window_open(pending, moment):
+                kept.append(pending)
+                continue
+            refusal = self._refusal(pending, moment)
+            if refusal is not None:
+                self._settle(pending, "rejected", refusal, now)
+                continue
+            if self._cooling(pending, now):
+                if self.settings.on_cooldown == "reject":
+                    self._settle(pending, "rejected", "cooldown", now)
+                else:
+                    kept.append(pending)
+                continue
+            chosen = pending
+        self._waiting = kept
+        self._in_hand = chosen
+        return chosen
+
+    def settle(self, pending: Pending, now: float, *, refused: str | None = None) -> Outcome:
+        """The gift :meth:`next` gave was applied (``refused`` None: its cooldowns
+        start now) or could not be (``refused``: why, as the engine said)."""
+        if pending is not self._in_hand:
+            raise RuntimeError("settle the gift that next() gave")
+        self._in_hand = None
+        if refused is not None:
+            return self._settle(pending, "rejected", refused, now)
+        settings = self.settings
+        effect = pending.effect
+        self._effect_free_at[effect] = now + settings.effect_cooldown_s.get(effect, 0.0)
+        viewer = pending.gift.viewer_id
+        if viewer is not None:
+            self._viewer_free_at[viewer] = now + settings.viewer_cooldown_s
+        if effect in STRONG:
+            self._strong_free_at = now + settings.strong_cooldown_s
+        return self._settle(pending, "applied", None, now)
+
+    def close(self, now: float) -> None:
+        """The match is over: every gift still waiting expires (settled, not lost)."""
+        while self._waiting:
+            self._settle(self._waiting.popleft(), "expired", None, now)
+
+    # --- rules ------------------------------------------------------------------------
+
+    def _refusal(self, pending: Pending, moment: Moment) -> str | None:
+        effect, target = pending.effect, pending.target
+        if effect in STRONG:
+            if target is None:
+                return "no_target"
+            sizes, fewest = moment.hand_sizes, self.settings.last_cards
+            others = [seat for seat in range(3) if seat != target]
+            # the other player involved is drawn among those above the limit
+            if sizes[target] <= fewest or all(sizes[seat] <= fewest for seat in others):
+                return "last_cards"
+        if effect is Effect.DOUBLE and moment.gift_doubles >= self.settings.max_doubles:
+            return "double_cap"
+        return None
+
+    def _cooling(self, pending: Pending, now: float) -> bool:
+        if now < self._effect_free_at.get(pending.effect, 0.0):
+            return True
+        viewer = pending.gift.viewer_id
+        if viewer is not None and now < self._viewer_free_at.get(viewer, 0.0):
+            return True
+        return pending.effect in STRONG and now < self._strong_free_at
+
+    def _settle(self, pending: Pending, status: Status, reason: str | None, now: float) -> Outcome:
+        outcome = Outcome(pending.id, pending.gift, pending.effect, status, reason, now)
+        self.outcomes.append(outcome)
+        if self._on_outcome is not None:
+            self._on_outcome(outcome)
+        return outcome
+
+
+def others_involved(target: int, moment: Moment, last_cards: int = 5) -> list[int]:
+    """The seats a strong intervention on ``target`` may draw its other player from:
+    the other two, but not one holding ``last_cards`` cards or fewer."""
+    return [s for s in range(3) if s != target and moment.hand_sizes[s] > last_cards]
+
+
+def _window_open(pending: Pending, moment: Moment) -> bool:
+    effect = pending.effect
+    if effect in BETWEEN_ROUNDS:
+        return moment.phase == "between_rounds"
+    if moment.phase in ("between_rounds", "over"):
+        return False
+    if effect in ANY_TIME:
+        return True
+    if moment.phase != "play":
+        return False
+    if effect in BEFORE_LEAD:
+        return moment.leading and moment.to_act == pending.target
+    return True  # PLAY_PHASE
