@@ -29,6 +29,7 @@ from arena.errors import IllegalActionError
 from arena.replay import ReplayWriter, RoundMismatch, load_replay, verify_round
 from arena.sinks.base import CollectingSink
 from arena.sinks.public_state import PublicTableState
+from arena.sinks.spectator import SpectatorFeed, SpectatorTable
 from arena.table import (
     Event,
     SafePointHandle,
@@ -449,3 +450,59 @@ def test_an_effect_moved_inside_a_turn_fails(played: Played) -> None:
         lines[request + 1 : request + 1] = moved
 
     assert "effects apply only between turns" in failure(edited(played.path, change))
+
+
+# ─── the delayed spectator feed and the live multiplier follow the gifts ───────────────
+
+
+@dataclass
+class WatchesTheSpectatorFeed:
+    """A safe point that, before the gift script acts, compares the spectator feed's
+    hands with the real ones: after a swap or a transfer they must still agree."""
+
+    spectator: SpectatorTable
+    script: GiftScript
+    disagreements: list[str] = field(default_factory=list)
+    checked: int = 0
+
+    async def __call__(self, handle: SafePointHandle) -> None:
+        if handle.phase is Phase.PLAYING:
+            real = [[c.text for c in handle.hand(seat)] for seat in range(3)]
+            if self.spectator.hands != real:
+                self.disagreements.append(f"{self.spectator.hands} != {real}")
+            self.checked += 1
+        await self.script(handle)
+
+
+async def test_the_spectator_feed_follows_the_cards_a_gift_moved(tmp_path: Path) -> None:
+    sink = FoldingSink()
+    feed = SpectatorFeed([], delay_s=0)
+    spectator = feed.for_table("t1")
+    watcher = WatchesTheSpectatorFeed(spectator, GiftScript(sink))
+    writer = ReplayWriter(tmp_path / "spectated.jsonl")
+    table = Table(
+        [GreedyAgent("A"), GreedyAgent("B"), GreedyAgent("C")],
+        sinks=[sink],
+        recorder=tee_recorders(writer.for_table("t1"), spectator),
+        safe_points=[watcher],
+    )
+    try:
+        await play_match(table, rounds=ROUNDS, seed=7)
+    finally:
+        writer.close()
+    assert len(watcher.script.applied) == ROUNDS * len(PLAN)
+    assert watcher.checked > 20
+    assert watcher.disagreements == []
+    gift_items = [item for _, item in feed._pending if item.get("reason") == "gift"]
+    assert len(gift_items) == ROUNDS * 2  # a swap and a transfer each round
+
+
+def test_the_live_multiplier_counts_the_viewer_doubles(played: Played) -> None:
+    state = PublicTableState("t1", run_id="test")
+    for event in played.events:
+        state.apply(event)
+        if event.type == "effect_applied" and event.data["effect"] == "double":
+            multiplier = state.snapshot()["multiplier"]
+            assert multiplier["gift_doubles"] == 1
+            assert multiplier["common"] == 2 ** multiplier["common_exponent"]
+            assert multiplier["common_exponent"] >= 1

@@ -14,10 +14,10 @@ Nothing is inferred about any hand.
 What the events cannot say, the snapshot says it does not know (``None``) rather than
 guess:
 
-- The multiplier while a round is played counts the bombs and rockets played and the
-  grabs (``common``). A four with two counts as a bomb under the ``quadplex_as_bomb``
-  rule, and viewer doubles (翻倍 gifts) add to it, but no event says either before
-  ``round_result``. Whether a farmer's double counts for one farmer or both
+- The multiplier while a round is played counts the bombs and rockets played, the
+  grabs and the viewer doubles (翻倍 gifts, each an ``effect_applied`` event) in
+  ``common``. A four with two counts as a bomb under the ``quadplex_as_bomb`` rule, but
+  no event says so before ``round_result``. Whether a farmer's double counts for one farmer or both
   (``per_defender_doubling``) is a rule no event carries either, so the farmers' own
   multipliers are given only once the round is settled, from ``round_result``, which is
   then authoritative for every figure.
@@ -176,6 +176,7 @@ class PublicTableState:
         self._grabs = 0
         self._bombs = 0
         self._rockets = 0
+        self._gift_doubles = 0
         self._settled: Mapping[str, Any] | None = None
         self._trick: dict[str, Any] | None = None
         self._turn: dict[str, Any] | None = None
@@ -310,8 +311,12 @@ class PublicTableState:
             seat.action = None
 
     def _effect_applied(self, event: Event) -> None:
-        """A gift's transfer moves one card between two seats (a swap keeps the counts)."""
+        """A gift's transfer moves one card between two seats (a swap keeps the counts);
+        a viewer double adds one to the multiplier's exponent."""
         data = event.data
+        if data.get("effect") == "double":
+            self._gift_doubles += 1
+            return
         seats = data.get("seats", ())
         if data.get("effect") == "transfer" and len(seats) == 2 and set(seats) <= {0, 1, 2}:
             source, target = self._seats[seats[0]], self._seats[seats[1]]
@@ -409,7 +414,7 @@ class PublicTableState:
         bombs, rockets and grabs), the engine's own figures once it is settled."""
         settled = self._settled
         if settled is None:
-            exponent = self._bombs + self._rockets + self._grabs
+            exponent = self._bombs + self._rockets + self._grabs + self._gift_doubles
             return {
                 "settled": False,
                 "common": 2**exponent,
@@ -418,7 +423,7 @@ class PublicTableState:
                 "rockets": self._rockets,
                 "grabs": self._grabs,
                 "spring": None,
-                "gift_doubles": None,
+                "gift_doubles": self._gift_doubles,
                 "farmers": None,
             }
         names = [seat.player for seat in self._seats]

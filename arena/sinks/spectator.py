@@ -317,6 +317,25 @@ class SpectatorTable:
     def round_ended(self, summary: dict[str, Any]) -> None:
         """Nothing to add: the ``round_result`` event already showed the hands left."""
 
+    def effect(self, record: dict[str, Any]) -> None:
+        """A viewer gift moved cards (it comes just before its public ``effect_applied``
+        event): a swap exchanges one card of each seat, a transfer moves one from the
+        first seat to the second. The hands after it are an item, ``reason`` ``gift``."""
+        kind, seats, cards = record.get("effect"), record.get("seats", ()), record.get("cards", ())
+        hands = self.hands
+        if kind == "swap" and len(seats) == 2 and len(cards) == 2:
+            moves = [(seats[0], seats[1], cards[0]), (seats[1], seats[0], cards[1])]
+        elif kind == "transfer" and len(seats) == 2 and len(cards) == 1:
+            moves = [(seats[0], seats[1], cards[0])]
+        else:
+            return  # a double moves no card
+        if any(hands[seat] is None for seat in seats):
+            return  # joined mid-round: no hands to follow
+        for source, target, card in moves:
+            hands[source] = [c for c in hands[source] or () if c != card]
+            hands[target] = sorted([*(hands[target] or ()), card], key=_CARD_ORDER.__getitem__)
+        self._hands_item("gift", seat=seats[0])
+
     # --- more hidden information ------------------------------------------------------------
 
     def note(self, kind: str, data: Mapping[str, Any]) -> None:
