@@ -5,7 +5,7 @@ play for a seat, skip a turn or rewrite the history, so it never sees the table 
 round. It gets a :class:`SafePointHandle` instead: the three effect hooks of
 :class:`~arena.engine.Round` (each recorded in the round's history, then announced and
 written to the replay by the table before the next turn), and read-only facts that
-decide whether and where an effect may apply (DECISIONS.md, "Livestream gifts"): the
+decide whether and where an effect may apply (each effect's window): the
 phase, whose turn it is, who is landlord, whether that seat leads, the card counts and
 the viewer doubles so far.
 
