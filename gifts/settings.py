@@ -1,0 +1,80 @@
+"""The ``[gifts]`` settings: which gift does what, and the queue's rules.
+
+Each platform's gifts are mapped to effects by name or by id (``[gifts.map.<platform>]``,
+``"小花花" = "CHEER"``); ``"*"`` maps for every platform. A gift whose source already
+names its effect (``arena gift send SWAP``) needs no mapping; a gift that maps to
+nothing is rejected with the reason ``unmapped``. The queue's rules have the documented
+defaults (:class:`gifts.queue.QueueSettings`); the cap on viewer doubles is the rules'
+``max_gift_doubles``, not a setting here.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, Strict, StrictBool, StrictInt
+
+from gifts.events import Effect, GiftEvent
+from gifts.queue import QueueSettings
+
+__all__ = ["DEFAULT_COOLDOWNS", "GiftSettings"]
+
+DEFAULT_COOLDOWNS: dict[Effect, float] = dict(QueueSettings().effect_cooldown_s)
+"""Seconds between two gifts of one effect, by default (strong ones also share a global
+cooldown)."""
+
+Seconds = Annotated[float, Field(ge=0, le=3600, allow_inf_nan=False)]
+EffectName = Annotated[Effect, Strict(False)]
+"""An effect by its name, as TOML gives it ("SWAP")."""
+
+
+class GiftSettings(BaseModel):
+    """``[gifts]`` (see the module)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    enabled: StrictBool = False
+    mode: Literal["show", "ranked"] = "show"
+    """``ranked`` rejects every effect that can change a result (tournaments)."""
+    default_table: Annotated[str, Field(pattern=r"^[A-Za-z0-9_-]{1,32}$")] | None = None
+    """The table a gift without one goes to (None: the first table)."""
+    queue_size: Annotated[StrictInt, Field(ge=1, le=100_000)] = 200
+    ttl_s: Seconds = 60.0
+    """How long a gift may wait for its window before it expires."""
+    on_cooldown: Literal["wait", "reject"] = "wait"
+    cooldowns: dict[EffectName, Seconds] = Field(default_factory=lambda: dict(DEFAULT_COOLDOWNS))
+    """Per effect; effects left out keep their default."""
+    viewer_cooldown_s: Seconds = 5.0
+    strong_cooldown_s: Seconds = 30.0
+    """One cooldown shared by the strong interventions (SWAP, ADD)."""
+    last_cards: Annotated[StrictInt, Field(ge=0, le=20)] = 5
+    """Strong interventions are refused while the target (or both others) hold this
+    many cards or fewer."""
+    map: dict[str, dict[str, EffectName]] = Field(default_factory=dict)
+    """``{platform: {gift name or id: effect}}``; platform ``"*"`` for all."""
+
+    def queue_settings(self, *, max_doubles: int) -> QueueSettings:
+        """The queue's rules, with the round's cap on viewer doubles from ``[rules]``."""
+        return QueueSettings(
+            mode=self.mode,
+            queue_size=self.queue_size,
+            ttl_s=self.ttl_s,
+            on_cooldown=self.on_cooldown,
+            effect_cooldown_s={**DEFAULT_COOLDOWNS, **self.cooldowns},
+            viewer_cooldown_s=self.viewer_cooldown_s,
+            strong_cooldown_s=self.strong_cooldown_s,
+            last_cards=self.last_cards,
+            max_doubles=max_doubles,
+        )
+
+    def effect_for(self, gift: GiftEvent) -> Effect | None:
+        """The effect a gift has: its own, else its platform's mapping of its name or id,
+        else the ``"*"`` mapping; None when nothing maps it."""
+        if gift.effect is not None:
+            return gift.effect
+        for platform in (gift.platform, "*"):
+            mapping = self.map.get(platform, {})
+            for key in (gift.gift_name, gift.gift_id):
+                if key and key in mapping:
+                    return mapping[key]
+        return None

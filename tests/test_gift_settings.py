@@ -1,0 +1,115 @@
+"""``[gifts]`` settings and targeting (issue 11): which gift does what, and for whom."""
+
+from __future__ import annotations
+
+import tomllib
+from collections import Counter
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from gifts.events import Effect, GiftEvent
+from gifts.settings import DEFAULT_COOLDOWNS, GiftSettings
+from gifts.targeting import named_seat, pick_target, seeded_seat
+
+PLAYERS = ("Alpha", "Al", "小红")
+
+
+def gift(event_id: str = "e1", **fields: Any) -> GiftEvent:
+    return GiftEvent(**{"event_id": event_id, "platform": "bilibili", **fields})
+
+
+# --- settings ----------------------------------------------------------------------------
+
+
+SETTINGS = GiftSettings.model_validate(
+    tomllib.loads(
+        """
+        enabled = true
+        mode = "ranked"
+        ttl_s = 30
+        cooldowns = { SWAP = 40, PEEK = 12.5 }
+        [map.bilibili]
+        "小花花" = "CHEER"
+        "31036" = "SWAP"
+        [map."*"]
+        Rose = "EMOTE"
+        """
+    )
+)
+
+
+def test_a_gift_maps_by_its_name_then_its_id_then_for_every_platform() -> None:
+    assert SETTINGS.effect_for(gift(gift_name="小花花")) is Effect.CHEER
+    assert SETTINGS.effect_for(gift(gift_name="unknown", gift_id="31036")) is Effect.SWAP
+    assert SETTINGS.effect_for(gift(gift_name="Rose")) is Effect.EMOTE  # "*"
+    assert SETTINGS.effect_for(gift(gift_name="Rose", effect=Effect.DOUBLE)) is Effect.DOUBLE
+    assert SETTINGS.effect_for(gift(gift_name="nothing")) is None
+
+
+def test_the_queue_gets_the_settings_with_defaults_for_what_is_left_out() -> None:
+    queue = SETTINGS.queue_settings(max_doubles=3)
+    assert queue.mode == "ranked"
+    assert queue.ttl_s == 30
+    assert queue.max_doubles == 3
+    assert queue.effect_cooldown_s[Effect.SWAP] == 40
+    assert queue.effect_cooldown_s[Effect.DOUBLE] == DEFAULT_COOLDOWNS[Effect.DOUBLE]
+
+
+@pytest.mark.parametrize(
+    ("fields", "where"),
+    [
+        ({"cooldowns": {"WIN": 3}}, "cooldowns.WIN"),
+        ({"map": {"twitch": {"bits": "EXPLODE"}}}, "map.twitch.bits"),
+        ({"ttl_s": -1}, "ttl_s"),
+        ({"ttl_s": float("inf")}, "ttl_s"),
+        ({"mode": "fair"}, "mode"),
+        ({"queue_size": 0}, "queue_size"),
+        ({"default_table": "t 1"}, "default_table"),
+        ({"colour": "red"}, "colour"),
+    ],
+)
+def test_a_broken_gifts_section_names_what_is_wrong(fields: dict[str, Any], where: str) -> None:
+    with pytest.raises(ValidationError) as caught:
+        GiftSettings.model_validate(fields)
+    assert where in str(caught.value)
+
+
+# --- targeting -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("message", "seat"),
+    [
+        ("swap for ALPHA please", 0),
+        ("go al!", 1),
+        ("换牌给小红", 2),
+        ("Ａｌｐｈａ wins", 0),  # full-width letters name Alpha too
+        ("Alpha", 0),  # "Al" inside "Alpha" is not a second name
+        ("Alpha or Al?", None),  # two names: nobody in particular
+        ("", None),
+        ("nobody here", None),
+    ],
+)
+def test_a_message_names_a_seat_when_it_names_exactly_one_player(
+    message: str, seat: int | None
+) -> None:
+    assert named_seat(message, PLAYERS) == seat
+
+
+def test_the_target_is_the_gifts_seat_then_the_named_one_then_a_seeded_draw() -> None:
+    assert pick_target(gift(target_seat=2, message="Alpha"), PLAYERS, match_seed=1) == 2
+    assert pick_target(gift(message="for Alpha"), PLAYERS, match_seed=1) == 0
+    drawn = pick_target(gift(message="anyone"), PLAYERS, match_seed=1)
+    assert drawn == seeded_seat(gift(), 1)
+
+
+def test_the_draw_is_the_same_for_the_same_seed_and_gift_and_spread_over_seats() -> None:
+    assert seeded_seat(gift("x"), 7) == seeded_seat(gift("x"), 7)
+    seats = Counter(seeded_seat(gift(f"g{n}"), 7) for n in range(600))
+    assert set(seats) == {0, 1, 2}
+    assert min(seats.values()) > 150  # about 200 each
+    assert [seeded_seat(gift(f"g{n}"), 8) for n in range(20)] != [
+        seeded_seat(gift(f"g{n}"), 7) for n in range(20)
+    ]
