@@ -1,0 +1,119 @@
+"""Gifts applied at a table's safe points: the queue meets the engine's effect hooks.
+
+:class:`GiftDirector` is a table's safe point (``Table(safe_points=[director])``). At
+each one it shows the queue what the table looks like now (a :class:`~gifts.queue.Moment`
+made from the :class:`~arena.table.SafePointHandle`), takes the gifts that may apply,
+one at a time, applies each through the handle, and settles it: applied, or rejected
+with the engine's reason when a hook refuses (the round is never left half-changed: a
+hook either applies whole or raises). The table then announces each applied effect,
+in order, before the next turn, and the replay keeps its cards.
+
+The cards an effect moves are drawn, as the rules say ("a random card"), from a
+generator seeded by the match seed and the gift's id: the same gift in the same match
+moves the same cards, on every machine.
+
+- SWAP: one card of the target for one of an opponent drawn among those above the
+  last-cards limit; ADD: the target takes one card from such an opponent (a handicap);
+- DOUBLE: +1 to the round's exponent (the engine keeps the cap);
+- PEEK: the target's hand goes to ``on_peek`` (the delayed spectator feed), never to
+  an agent or a public topic; CHEER, EMOTE, EFFECT change nothing in the round (the
+  overlay shows them from the gift's outcome);
+- ROLE_SWAP and RESHUFFLE wait for the place between rounds (not built yet: they expire).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import time
+from collections.abc import Callable
+
+from arena.engine import Phase
+from arena.errors import IllegalActionError, error_text
+from arena.table.safe_point import SafePointHandle
+from gifts.events import Effect
+from gifts.queue import GiftQueue, Moment, Pending, others_involved
+from gifts.queue import Phase as MomentPhase
+
+__all__ = ["GiftDirector", "moment_of"]
+
+_PHASES: dict[Phase, MomentPhase] = {
+    Phase.BIDDING: "bidding",
+    Phase.DOUBLING: "doubling",
+    Phase.PLAYING: "play",
+    Phase.FINISHED: "over",
+}
+
+PeekOutput = Callable[[Pending, int, list[str]], None]
+"""Where a PEEK's cards go: (the gift, the seat, its cards)."""
+
+
+def moment_of(handle: SafePointHandle) -> Moment:
+    """What the queue needs to see of the table at this safe point."""
+    return Moment(
+        phase=_PHASES[handle.phase],
+        to_act=handle.to_act,
+        leading=handle.is_leading,
+        hand_sizes=handle.hand_sizes,
+        gift_doubles=handle.gift_doubles,
+    )
+
+
+class GiftDirector:
+    """A table's safe point that applies the queue's gifts (see the module)."""
+
+    def __init__(
+        self,
+        queue: GiftQueue,
+        *,
+        match_seed: int,
+        clock: Callable[[], float] = time.monotonic,
+        on_peek: PeekOutput | None = None,
+    ) -> None:
+        self.queue = queue
+        self.match_seed = match_seed
+        self._clock = clock
+        self._on_peek = on_peek
+
+    async def __call__(self, handle: SafePointHandle) -> None:
+        """Apply every gift that may apply now, one at a time."""
+        queue = self.queue
+        if not queue.waiting:
+            return
+        now = self._clock()
+        while (pending := queue.next(moment_of(handle), now)) is not None:
+            try:
+                self._apply(pending, handle)
+            except IllegalActionError as exc:
+                queue.settle(pending, now, refused=error_text(exc))
+            else:
+                queue.settle(pending, now)
+
+    def _apply(self, pending: Pending, handle: SafePointHandle) -> None:
+        effect, target = pending.effect, pending.target
+        rng = random.Random(self._seed_of(pending))
+        if effect is Effect.DOUBLE:
+            handle.add_gift_double()
+        elif effect in (Effect.SWAP, Effect.ADD):
+            if target is None:
+                raise IllegalActionError("the gift has no target seat")
+            others = others_involved(target, moment_of(handle), self.queue.settings.last_cards)
+            if not others:
+                raise IllegalActionError("no other player holds enough cards")
+            other = rng.choice(others)
+            if effect is Effect.SWAP:
+                mine, theirs = rng.choice(handle.hand(target)), rng.choice(handle.hand(other))
+                handle.swap_cards(target, mine, other, theirs)
+            else:
+                handle.transfer_card(other, target, rng.choice(handle.hand(other)))
+        elif effect is Effect.PEEK:
+            if target is None:
+                raise IllegalActionError("the gift has no target seat")
+            if self._on_peek is not None:
+                self._on_peek(pending, target, [c.text for c in handle.hand(target)])
+        # CHEER, EMOTE, EFFECT: nothing in the round; ROLE_SWAP, RESHUFFLE never reach here
+        # (their window is between rounds)
+
+    def _seed_of(self, pending: Pending) -> int:
+        text = f"{self.match_seed}:{pending.id}".encode()
+        return int.from_bytes(hashlib.sha256(text).digest()[:8], "big")
