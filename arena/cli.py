@@ -158,7 +158,7 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--mqtt",
         nargs="?",
-        const="",
+        const=DEFAULT_BROKER,
         metavar="URL",
         help="publish the match live to an MQTT broker, mqtt://host:port (mqtts:// for "
         "TLS); without URL the [mqtt] config's broker, 127.0.0.1:1883 by default, or "
@@ -304,6 +304,8 @@ def _reader_left() -> int:
 
 
 _SIGTERM: Final = "SIGTERM"
+DEFAULT_BROKER: Final = "default"
+"""``--mqtt`` without a URL (or ``--mqtt default``): the [mqtt] address, else embedded."""
 
 
 def stop_on_sigterm() -> None:
@@ -335,7 +337,7 @@ def _effective_config(args: argparse.Namespace) -> tuple[ArenaConfig, bool]:
     live = _wants_live(args, config)
     if args.mqtt is not None:
         data["mqtt"]["enabled"] = True
-        if args.mqtt:
+        if args.mqtt != DEFAULT_BROKER:
             from arena.sinks.mqtt import broker_from_url
 
             try:
@@ -371,7 +373,7 @@ def _play(args: argparse.Namespace) -> int:
     hint = FAULT_HINT if shown else "details with --log-level warning"
     sink = LiveConsoleSink(fault_hint=hint) if live else PlainConsoleSink(fault_hint=hint)
     config, broker = _default_broker(config, args)
-    mqtt = _mqtt_sink(config, args) if config.mqtt.enabled else None
+    mqtt = _mqtt_sink(config, args, embedded=broker is not None) if config.mqtt.enabled else None
     sinks: list[Any] = [sink] if mqtt is None else [sink, mqtt]
 
     async def run() -> None:
@@ -440,19 +442,21 @@ def _default_broker(
     by default), said; when none answers there, an embedded one (amqtt, MQTT 3.1.1) to
     start on it, bound to 127.0.0.1 only. The config to publish with, and that broker."""
     settings = config.mqtt
-    if args.mqtt != "" or settings.tls or settings.host not in ("127.0.0.1", "localhost"):
+    if (
+        args.mqtt != DEFAULT_BROKER
+        or settings.tls
+        or settings.host
+        not in (
+            "127.0.0.1",
+            "localhost",
+        )
+    ):
         return config, None
     from arena.sinks.embedded_broker import EmbeddedBroker, broker_answers
 
     address = f"{settings.host}:{settings.port}"
     if broker_answers(settings.host, settings.port):
-        _say(
-            args.log_format,
-            "mqtt_broker_found",
-            f"using the MQTT broker at {address}",
-            broker=address,
-        )
-        return config, None
+        return config, None  # the publishing line says where
     broker = EmbeddedBroker(settings.port)  # a ConfigError when amqtt is not installed
     _say(
         args.log_format,
@@ -466,13 +470,17 @@ def _default_broker(
     return config.model_copy(update={"mqtt": mqtt}), broker
 
 
-def _mqtt_sink(config: ArenaConfig, args: argparse.Namespace) -> MqttSink:
+def _mqtt_sink(config: ArenaConfig, args: argparse.Namespace, *, embedded: bool) -> MqttSink:
     """The MQTT publisher of ``--mqtt`` or ``[mqtt] enabled``, and a line saying where."""
     from arena.sinks.mqtt import MqttSink, new_run_id
 
     run_id = new_run_id()
     mqtt = MqttSink(config.mqtt, run_id=run_id)
-    default = " (the default broker; --mqtt URL names another)" if args.mqtt == "" else ""
+    default = ""
+    if args.mqtt == DEFAULT_BROKER:
+        default = (
+            " (the embedded one)" if embedded else " (it answers there; --mqtt URL names another)"
+        )
     _say(
         args.log_format,
         "mqtt_publishing",

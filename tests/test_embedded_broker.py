@@ -210,7 +210,11 @@ def test_mqtt_without_url_uses_the_broker_that_answers(
     file = _config_file(tmp_path, mosquitto.port)
     assert main([*PLAY, "--config", str(file), "--mqtt"]) == 0
     err = capsys.readouterr().err
-    assert f"using the MQTT broker at 127.0.0.1:{mosquitto.port}" in err
+    assert (
+        f"publishing the match to mqtt://127.0.0.1:{mosquitto.port} (it answers there; "
+        "--mqtt URL names another)"
+    ) in err
+    assert err.count(f"127.0.0.1:{mosquitto.port}") == 1  # said once, not twice
     assert "embedded" not in err
     assert "never reached" not in err
 

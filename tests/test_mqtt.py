@@ -620,3 +620,12 @@ async def test_mqtts_verifies_the_broker_and_trusts_a_private_ca_from_ssl_cert_f
     assert trusted.stats.connections == 1
     assert trusted.stats.published == len(collected.events)
     assert trusted.stats.undelivered == 0
+
+
+def test_an_empty_broker_url_is_refused_not_taken_for_the_default(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``--mqtt ""`` (a variable that was never set) is no URL; ``--mqtt`` alone is the
+    default broker."""
+    assert main(["play", "--no-live", "--mqtt", ""]) == 2
+    assert "--mqtt: '': the URL must start with mqtt://" in capsys.readouterr().err
