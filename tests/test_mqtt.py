@@ -520,6 +520,15 @@ def test_a_broker_url_gives_host_port_and_tls() -> None:
     assert broker_from_url("mqtts://b") == {"host": "b", "port": 8883, "tls": True}
 
 
+@pytest.mark.parametrize(
+    "url", ["mqtt://127.0.0.1:1883", "mqtts://broker.lan:8884", "mqtt://[::1]:1883"]
+)
+def test_a_sink_names_its_broker_as_the_url_it_was_given(url: str) -> None:
+    """An IPv6 address keeps its brackets, as in the URL."""
+    sink = MqttSink(MqttSettings(enabled=True, **broker_from_url(url)), run_id="r", environ={})
+    assert sink.url == url
+
+
 def test_a_url_with_credentials_is_refused_without_showing_them(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -46,6 +46,7 @@ from arena.config import MqttSettings
 from arena.errors import ConfigError
 from arena.logs import get_logger
 from arena.sinks.mqtt_feed import MqttStats
+from arena.sinks.mqtt_publisher import broker_url
 from arena.sinks.mqtt_worker import (
     EVENT,
     HURRY,
@@ -166,8 +167,7 @@ class MqttSink:
     @property
     def url(self) -> str:
         """Where it publishes: ``mqtt://host:port`` (``mqtts://`` with TLS)."""
-        scheme = "mqtts" if self.settings.tls else "mqtt"
-        return f"{scheme}://{self.settings.host}:{self.settings.port}"
+        return broker_url(self.settings.host, self.settings.port, tls=self.settings.tls)
 
     def _options(self, settings: MqttSettings, environ: Mapping[str, str]) -> dict[str, str]:
         """The Publisher.connect keywords; a credential's variable unset is a ConfigError."""

@@ -29,7 +29,7 @@ from typing import Any, Final, Protocol
 import orjson
 
 from arena.config import MqttSettings
-from arena.sinks.mqtt_publisher import KINDS, Message, MqttError, Publisher
+from arena.sinks.mqtt_publisher import KINDS, Message, MqttError, Publisher, broker_url
 from arena.sinks.public_state import PublicTableState
 from arena.table.events import Event
 
@@ -191,8 +191,7 @@ class MqttFeed:
     @property
     def url(self) -> str:
         """Where it publishes: ``mqtt://host:port`` (``mqtts://`` with TLS)."""
-        scheme = "mqtts" if self.settings.tls else "mqtt"
-        return f"{scheme}://{self.settings.host}:{self.settings.port}"
+        return broker_url(self.settings.host, self.settings.port, tls=self.settings.tls)
 
     @property
     def stats(self) -> MqttStats:

@@ -20,7 +20,7 @@ from typing import Final
 from arena.errors import ArenaError
 from arena.sinks import mqtt_packets as packets
 
-__all__ = ["KINDS", "Message", "MqttError", "Publisher"]
+__all__ = ["KINDS", "Message", "MqttError", "Publisher", "broker_url"]
 
 Message = tuple[bytes, bytes, bool, int, object]
 """(topic, payload, retain, kind, item), published at QoS 1. ``kind`` (a small number,
@@ -31,6 +31,13 @@ KINDS: Final = 4
 """How many kinds of message the counters tell apart."""
 
 _NEVER: Final = float("inf")
+
+
+def broker_url(host: str, port: int, *, tls: bool) -> str:
+    """How a broker is named in every line: ``mqtt://host:port`` (``mqtts://`` with TLS),
+    an IPv6 address in brackets as in any URL (``mqtt://[::1]:1883``)."""
+    shown = f"[{host}]" if ":" in host else host
+    return f"{'mqtts' if tls else 'mqtt'}://{shown}:{port}"
 
 
 class MqttError(ArenaError):
@@ -89,8 +96,7 @@ class Publisher(asyncio.Protocol):
     ) -> Publisher:
         """Connect and wait for the broker's CONNACK, within ``timeout_s``. ``on_lost``
         is called once if the connection ends by itself later (not by :meth:`close`)."""
-        scheme = "mqtts" if tls is not None else "mqtt"
-        broker = f"{scheme}://{host}:{port}"
+        broker = broker_url(host, port, tls=tls is not None)
         loop = asyncio.get_running_loop()
         protocol = cls(version=version, broker=broker, on_lost=_nothing)
         try:
