@@ -28,7 +28,7 @@ from arena.runner import queue_sinks, run_arena
 from arena.sinks.base import CollectingSink
 from arena.sinks.mqtt import MqttSink, event_line
 from arena.sinks.mqtt_worker import EVENT, SPECTATOR, line, read_lines
-from arena.sinks.queued import QueuedSink
+from arena.sinks.queued import QueuedSink, close_sinks
 from arena.table.events import Event
 from protocol.events import EVENT_SCHEMA_VERSION
 
@@ -178,3 +178,29 @@ async def test_an_interrupted_close_tells_the_worker_to_hurry(tmp_path: Path) ->
     assert sink.stats.undelivered == len(collected.events)
     assert sink._process is not None
     assert sink._process.returncode == 0  # it finished on its own, not killed
+
+
+async def test_close_sinks_in_a_cancelled_task_hurries_the_mqtt_sink_too(tmp_path: Path) -> None:
+    """close_sinks closes each sink in a task of its own, which cannot see that Ctrl-C
+    is cancelling its caller: it says so to the MQTT sink, as to the queued ones."""
+    absent = Mosquitto(tmp_path)
+    sink = sink_for(absent)
+    assert await sink.started()
+    await sink.emit(Event("match_started", "t1", 0, 1, data={"players": ["A", "B", "C"]}))
+    took: list[float] = []
+
+    async def cancelled_then_closing() -> None:
+        try:
+            await asyncio.sleep(60)
+        finally:
+            started = time.monotonic()
+            await close_sinks([sink])
+            took.append(time.monotonic() - started)
+
+    task = asyncio.create_task(cancelled_then_closing())
+    await asyncio.sleep(0.05)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert took[0] < 2.5, f"{took[0]:.1f} s: the long bound ({sink.close_within_s} s) was used"
+    assert sink.stats.undelivered == 1

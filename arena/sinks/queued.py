@@ -35,7 +35,7 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
-from typing import Final
+from typing import Any, Final, cast
 
 from arena.errors import ConfigError
 from arena.logs import get_logger
@@ -285,11 +285,16 @@ async def queued_sinks(
 async def close_sinks(sinks: Iterable[Sink]) -> None:
     """Close every sink at once (a stuck one costs its bound once, not once per sink);
     the first error a close raised is raised after all have closed. Called by a task
-    being cancelled (Ctrl-C), queued sinks take their short bound."""
+    being cancelled (Ctrl-C), queued sinks and those that buffer on their own (the MQTT
+    sink, ``never_waits``) take their short bound: each close runs in a task of its own,
+    which could not tell."""
     interrupted = _being_cancelled()
     outcomes = await asyncio.gather(
         *(
-            sink.close(interrupted=interrupted) if isinstance(sink, QueuedSink) else sink.close()
+            # a sink that buffers on its own (never_waits) takes `interrupted` as well
+            cast(Any, sink).close(interrupted=interrupted)
+            if isinstance(sink, QueuedSink) or getattr(sink, "never_waits", False)
+            else sink.close()
             for sink in sinks
         ),
         return_exceptions=True,
