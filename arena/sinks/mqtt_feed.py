@@ -134,11 +134,6 @@ class MqttFeed:
     ``log`` is where its lines go (the worker sends them to the arena's process).
     """
 
-    close_within_s: float = 5.0
-    """How long ``close`` may take to deliver what is left and say offline."""
-    backoff_cap_s: float = 5.0
-    """The longest wait between two connection attempts."""
-
     def __init__(
         self,
         settings: MqttSettings,
@@ -150,7 +145,9 @@ class MqttFeed:
         backoff_cap_s: float = 5.0,
     ) -> None:
         self.close_within_s = close_within_s
+        """How long ``close`` may take to deliver what is left and say offline."""
         self.backoff_cap_s = backoff_cap_s
+        """The longest wait between two connection attempts."""
         self._log = log
         self.settings = settings
         self.run_id = run_id
@@ -396,8 +393,6 @@ class MqttFeed:
             if sum(publisher.refused) > refused:
                 refused = self._report_refusals(publisher)
             if self._dirty and time.monotonic() - states_at >= _STATES_EVERY_S:
-                if sum(publisher.refused) > refused:
-                    refused = self._report_refusals(publisher)
                 await self._publish_states(publisher)
                 states_at = time.monotonic()
             await asyncio.sleep(0)  # the acknowledgements come in between batches
