@@ -23,13 +23,13 @@ moves the same cards, on every machine.
 
 from __future__ import annotations
 
-import hashlib
 import random
 import time
 from collections.abc import Callable
 
 from arena.engine import Phase
 from arena.errors import IllegalActionError, error_text
+from arena.table import derive_seed
 from arena.table.safe_point import SafePointHandle
 from gifts.events import Effect
 from gifts.queue import GiftQueue, Moment, Pending, others_involved
@@ -91,7 +91,7 @@ class GiftDirector:
 
     def _apply(self, pending: Pending, handle: SafePointHandle) -> None:
         effect, target = pending.effect, pending.target
-        rng = random.Random(self._seed_of(pending))
+        rng = random.Random(derive_seed(self.match_seed, "effect", pending.id))
         if effect is Effect.DOUBLE:
             handle.add_gift_double()
         elif effect in (Effect.SWAP, Effect.ADD):
@@ -113,7 +113,3 @@ class GiftDirector:
                 self._on_peek(pending, target, [c.text for c in handle.hand(target)])
         # CHEER, EMOTE, EFFECT: nothing in the round; ROLE_SWAP, RESHUFFLE never reach here
         # (their window is between rounds)
-
-    def _seed_of(self, pending: Pending) -> int:
-        text = f"{self.match_seed}:{pending.id}".encode()
-        return int.from_bytes(hashlib.sha256(text).digest()[:8], "big")

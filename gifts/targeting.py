@@ -9,10 +9,10 @@ id always pick the same seat, so a replay or a tournament check picks it again.
 
 from __future__ import annotations
 
-import hashlib
 import unicodedata
 from collections.abc import Sequence
 
+from arena.table import derive_seed
 from gifts.events import GiftEvent
 
 __all__ = ["named_seat", "pick_target", "seeded_seat"]
@@ -43,9 +43,8 @@ def named_seat(message: str, players: Sequence[str]) -> int | None:
 
 def seeded_seat(gift: GiftEvent, match_seed: int) -> int:
     """A seat drawn from the match seed and the gift's platform and id: stable on every
-    machine (a hash, not Python's per-process one)."""
-    digest = hashlib.sha256(f"{match_seed}:{gift.platform}:{gift.event_id}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") % 3
+    machine (the arena's :func:`~arena.table.derive_seed`, as the deals are)."""
+    return derive_seed(match_seed, "target", gift.platform, gift.event_id) % 3
 
 
 def _fold(text: str) -> str:
