@@ -458,24 +458,36 @@ def test_arena_play_mqtt_publishes_the_match_end_to_end(mosquitto: Mosquitto) ->
     assert state["run"] == events[0]["run"]
 
 
+async def terminate_arena_mid_match(
+    broker: Mosquitto, subscriber: Subscriber, *options: str
+) -> tuple[str, float]:
+    """``arena play --mqtt`` (a long paced match, with ``options``) in a process of its
+    own, sent SIGTERM once 20 events of t1 arrived; its stderr, and the seconds from the
+    signal to its exit (143). The caller then waits for what it wants on the broker."""
+    arena = await asyncio.create_subprocess_exec(
+        *(sys.executable, "-m", "arena.cli", "play", "--mqtt", broker.url, *options),
+        *("--rounds", "100", "--pace", "0.01", "--no-live", "--seed", "1"),
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        await subscriber.wait_for(lambda ms: len(subscriber.events("t1")) >= 20, within_s=30)
+    finally:
+        arena.send_signal(signal.SIGTERM)
+        stopped = time.monotonic()
+        _, err = await arena.communicate()
+    took = time.monotonic() - stopped
+    assert arena.returncode == 143, err.decode()
+    return err.decode(), took
+
+
 async def test_a_terminated_arena_publishes_what_it_played_and_says_offline(
     mosquitto: Mosquitto,
 ) -> None:
     async with subscribed(mosquitto) as subscriber:
-        arena = await asyncio.create_subprocess_exec(
-            *(sys.executable, "-m", "arena.cli", "play", "--mqtt", mosquitto.url),
-            *("--rounds", "100", "--pace", "0.01", "--no-live", "--seed", "1"),
-            cwd=REPO,
-            env={**os.environ, "PYTHONPATH": str(REPO)},
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
-        try:
-            await subscriber.wait_for(lambda ms: len(subscriber.events("t1")) >= 20, within_s=30)
-        finally:
-            arena.send_signal(signal.SIGTERM)
-            _, err = await arena.communicate()
-        assert arena.returncode == 143, err.decode()
+        err, _ = await terminate_arena_mid_match(mosquitto, subscriber)
         await subscriber.wait_for(lambda ms: said(ms, "offline"), within_s=10)
     events = subscriber.events("t1")
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
@@ -491,7 +503,7 @@ async def test_a_terminated_arena_publishes_what_it_played_and_says_offline(
         )
     assert late.last("ddz-arena/status") == "offline"
     assert late.last("ddz-arena/tables/t1/state") == expected_state(played, events[0]["run"])
-    assert "never reached" not in err.decode()
+    assert "never reached" not in err
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -23,7 +22,14 @@ from typing import Any
 import aiomqtt
 import pytest
 from mosquitto import Mosquitto, mosquitto_fixture  # noqa: F401 (the fixture)
-from test_mqtt import Subscriber, said, sink_for, still_hidden, subscribed_as
+from test_mqtt import (
+    Subscriber,
+    said,
+    sink_for,
+    still_hidden,
+    subscribed_as,
+    terminate_arena_mid_match,
+)
 from test_spectator_feed import hidden_cards_in
 
 from arena.cli import main
@@ -374,27 +380,13 @@ async def test_a_terminated_arena_drops_the_held_hands_at_once_and_shows_none_ea
     """SIGTERM mid-match with a 30 s delay: the arena stops within seconds (its close
     waits 0.5 s, not the delay), publishes no hand early, and says how many it dropped."""
     async with subscribed(mosquitto) as subscriber:
-        arena = await asyncio.create_subprocess_exec(
-            *(sys.executable, "-m", "arena.cli", "play", "--mqtt", mosquitto.url),
-            *("--spectator-delay", "30", "--rounds", "100", "--pace", "0.01"),
-            *("--no-live", "--seed", "1"),
-            cwd=REPO,
-            env={**os.environ, "PYTHONPATH": str(REPO)},
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+        err, took = await terminate_arena_mid_match(
+            mosquitto, subscriber, "--spectator-delay", "30"
         )
-        try:
-            await subscriber.wait_for(lambda ms: len(subscriber.events("t1")) >= 20, within_s=30)
-        finally:
-            arena.send_signal(signal.SIGTERM)
-            stopped = time.monotonic()
-            _, err = await arena.communicate()
-        took = time.monotonic() - stopped
-        assert arena.returncode == 143, err.decode()
         await subscriber.wait_for(lambda ms: said(ms, "offline"), within_s=10)
     assert took < 5.0, f"{took:.1f} s to stop"
     assert subscriber.spectator("t1") == []
-    assert "spectator item(s) were never published (0 were" in err.decode()
+    assert "spectator item(s) were never published (0 were" in err
 
 
 async def test_spectator_items_wait_out_a_broker_outage_and_are_never_early(
