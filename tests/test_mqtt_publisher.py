@@ -5,17 +5,17 @@ answer, stay silent, hang up or send garbage on cue."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import re
 import ssl
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
 from pathlib import Path
 
 import aiomqtt
 import pytest
 from mosquitto import Mosquitto, free_port, mosquitto_fixture  # noqa: F401 (the fixture)
+from test_mqtt import Subscriber, subscribed_as
 
 from arena.sinks.mqtt_publisher import Message, MqttError, Publisher
 
@@ -66,42 +66,21 @@ def message(topic: str, payload: bytes, *, kind: int = 0, item: object = None) -
 # A real subscriber (aiomqtt)
 
 
-class Received:
-    """What a subscriber received, in order: (topic, payload, retain flag)."""
+class Received(Subscriber):
+    """A subscriber to ``ddz-arena/#`` that keeps each payload as the bytes published
+    (these tests publish more than the feed's JSON)."""
 
-    def __init__(self) -> None:
-        self.messages: list[tuple[str, bytes, bool]] = []
-        self._arrived = asyncio.Event()
-
-    def add(self, item: aiomqtt.Message) -> None:
-        assert isinstance(item.payload, bytes)
-        self.messages.append((str(item.topic), item.payload, bool(item.retain)))
+    def add(self, message: aiomqtt.Message) -> None:
+        assert isinstance(message.payload, bytes)
+        self.messages.append((str(message.topic), message.payload, bool(message.retain)))
         self._arrived.set()
 
     async def until(self, count: int, *, within_s: float = 5.0) -> None:
-        async with asyncio.timeout(within_s):
-            while len(self.messages) < count:
-                self._arrived.clear()
-                await self._arrived.wait()
+        await self.wait_for(lambda messages: len(messages) >= count, within_s=within_s)
 
 
-@asynccontextmanager
-async def subscribed(port: int, topic: str = "ddz-arena/#") -> AsyncIterator[Received]:
-    received = Received()
-    async with aiomqtt.Client("127.0.0.1", port) as client:
-        await client.subscribe(topic, qos=1)
-
-        async def read() -> None:
-            async for item in client.messages:
-                received.add(item)
-
-        reader = asyncio.create_task(read())
-        try:
-            yield received
-        finally:
-            reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await reader
+def subscribed(broker: Mosquitto) -> AbstractAsyncContextManager[Received]:
+    return subscribed_as(broker, Received())
 
 
 @contextmanager
@@ -231,7 +210,7 @@ async def test_qos_1_messages_arrive_in_order_and_the_retained_one_stays(
 ) -> None:
     events = [message("ddz-arena/test/events", b"event %d" % n, kind=1) for n in range(30)]
     state = (b"ddz-arena/test/state", b"the state", True, 2, None)
-    async with subscribed(mosquitto.port) as live:
+    async with subscribed(mosquitto) as live:
         publisher = await publisher_for(mosquitto.port, version=version)
         try:
             publisher.send(events[:10])
@@ -247,7 +226,7 @@ async def test_qos_1_messages_arrive_in_order_and_the_retained_one_stays(
         ("ddz-arena/test/events", b"event %d" % n, False) for n in range(30)
     ]
     assert live.messages[30][:2] == ("ddz-arena/test/state", b"the state")
-    async with subscribed(mosquitto.port) as late:
+    async with subscribed(mosquitto) as late:
         await late.until(1)
         await asyncio.sleep(0.2)
     assert late.messages == [("ddz-arena/test/state", b"the state", True)]
@@ -259,7 +238,7 @@ async def test_a_small_receive_maximum_is_kept_to_and_more_messages_get_through(
     broker = Mosquitto(tmp_path)
     configured(broker, r"^max_inflight_messages \d+$", "max_inflight_messages 5")
     with running(broker):
-        async with subscribed(broker.port) as live:
+        async with subscribed(broker) as live:
             publisher = await publisher_for(broker.port, version=5)
             try:
                 assert publisher.receive_maximum == 5
@@ -393,13 +372,13 @@ async def test_a_connection_ended_without_disconnect_makes_the_broker_publish_th
     mosquitto: Mosquitto, version: int
 ) -> None:
     lost = Lost()
-    async with subscribed(mosquitto.port) as live:
+    async with subscribed(mosquitto) as live:
         publisher = await publisher_for(mosquitto.port, version=version, on_lost=lost)
         publisher.close()  # the socket closes, no DISCONNECT said
         await live.until(1)
     assert live.messages == [("ddz-arena/test/status", b"offline", False)]
     assert lost.calls == 0  # close() is ours, not a loss
-    async with subscribed(mosquitto.port) as late:
+    async with subscribed(mosquitto) as late:
         await late.until(1)
     assert late.messages == [("ddz-arena/test/status", b"offline", True)]
 
@@ -408,7 +387,7 @@ async def test_a_connection_ended_without_disconnect_makes_the_broker_publish_th
 async def test_disconnect_says_goodbye_and_the_broker_drops_the_will(
     mosquitto: Mosquitto, version: int
 ) -> None:
-    async with subscribed(mosquitto.port) as live:
+    async with subscribed(mosquitto) as live:
         publisher = await publisher_for(mosquitto.port, version=version)
         publisher.send([message("ddz-arena/test/events", b"last")])
         await publisher.drained()
@@ -423,7 +402,7 @@ async def test_disconnect_says_goodbye_and_the_broker_drops_the_will(
         "ddz-arena/test/events",
         "ddz-arena/test/marker",
     ]
-    async with subscribed(mosquitto.port) as late:
+    async with subscribed(mosquitto) as late:
         await asyncio.sleep(0.3)
     assert late.messages == []
 
