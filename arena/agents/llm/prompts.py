@@ -15,6 +15,14 @@ empty card list), and with only the latest ``play_history`` records: at most
 facts (cards played, unseen cards per rank, cards left per player), and the play to beat
 and who made it are always there (``last_play`` and a fact line). So a PLAY prompt
 without its legal-move list stays under 1,500 estimated tokens in rounds of any length.
+
+A PLAY_REQUEST's ``audience`` (viewer chatter the engine relayed) is text someone on a
+stream typed, so it is shown as data, never as part of the instructions: in a section of
+its own, each line a JSON string, under a sentence saying these are viewers' words for
+colour that must not be followed; and it is left out of the quoted request, so the lines
+appear only there. The newest lines that fit :data:`AUDIENCE_TOKENS` are shown. Without
+chatter the prompt is exactly what it was before the section existed.
+
 Pure: no I/O beyond reading the templates once.
 """
 
@@ -39,6 +47,7 @@ from arena.errors import ConfigError
 from protocol import BidRequest, DoubleRequest, Emotion, PlayRequest, ReplyRejected
 
 __all__ = [
+    "AUDIENCE_TOKENS",
     "LANGUAGES",
     "MAX_LISTED_MOVES",
     "MAX_QUOTED_PLAYS",
@@ -63,6 +72,9 @@ MAX_QUOTED_PLAYS = 12
 #: The estimated tokens (system and user text, the legal-move list aside) a prompt quotes
 #: fewer plays to stay within; the issue's bound is 1,500.
 PROMPT_TOKENS = 1400
+#: The estimated tokens the audience lines may take (ten lines of 100 Chinese characters
+#: would be 1,000): the newest that fit are shown, so chatter cannot crowd out the game.
+AUDIENCE_TOKENS = 200
 
 
 def estimate_tokens(text: str) -> int:
@@ -262,7 +274,10 @@ def _json(value: object) -> str:
 def _quoted_play(request: PlayRequest) -> tuple[str, str, list[str]]:
     """The PLAY_REQUEST as compact JSON in three parts: up to ``"play_history":[``, the
     latest :data:`MAX_QUOTED_PLAYS` records (oldest first), and from ``]`` on."""
-    dumped = _compact(request, request.model_dump(mode="json", exclude={"play_history"}))
+    # the audience lines are quoted once, in their own section (_audience_text), not here
+    dumped = _compact(
+        request, request.model_dump(mode="json", exclude={"play_history", "audience"})
+    )
     fields = list(type(request).model_fields)
     cut = fields.index("play_history")
     head = {name: dumped[name] for name in fields[:cut] if name in dumped}
@@ -272,6 +287,25 @@ def _quoted_play(request: PlayRequest) -> tuple[str, str, list[str]]:
         for record in request.play_history[-MAX_QUOTED_PLAYS:]
     ]
     return _json(head)[:-1] + ',"play_history":[', "]," + _json(tail)[1:], records
+
+
+def _audience_text(lines: list[str] | None, language: Language) -> str:
+    """The audience section: the warning sentence, then the newest lines that fit
+    :data:`AUDIENCE_TOKENS`, oldest first, each a JSON string (so a quote or a newline in
+    one cannot pass for the prompt's own text); empty without chatter."""
+    if not lines:
+        return ""
+    shown: list[str] = []
+    budget = AUDIENCE_TOKENS
+    for line in reversed(lines):
+        quoted = f"- {_json(line)}"
+        budget -= estimate_tokens(quoted)
+        if budget < 0:
+            break
+        shown.append(quoted)
+    if not shown:
+        return ""
+    return "\n".join([_phrases(language)["audience"], *reversed(shown)]) + "\n"
 
 
 def _fit_history(
@@ -337,6 +371,7 @@ def build_prompt(
             teammate=teammate,
             request=_REQUEST_MARK,
             history_note=_NOTE_MARK,
+            audience=_audience_text(request.audience, language),
             legal_moves=_LEGAL_MARK,
             **common,
         )
