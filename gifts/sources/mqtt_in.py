@@ -1,0 +1,158 @@
+"""Gifts from MQTT: every message on ``<prefix>/gifts/in``, judged and delivered.
+
+Bridges (a platform's webhook receiver, ``arena gift send``) publish one gift event as
+JSON per message, QoS 1. The listener connects with the ``[mqtt]`` settings (the same
+broker as the live feed, TLS and protocol version included, credentials from the
+variables they name) under a client id of its own, random each time: never the feed's,
+which the broker would hand the session of. When the broker goes away it connects again,
+waiting 0.5 s, then twice as long each time up to 10 s; gifts published meanwhile are
+not kept for it (a clean session each time), which suits gifts that expire anyway.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import ssl
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Final
+
+import aiomqtt
+
+from arena.config import MqttSettings
+from arena.errors import ConfigError
+from arena.logs import get_logger
+from arena.sinks.mqtt_publisher import broker_url
+from gifts.sources.parse import deliver
+
+if TYPE_CHECKING:
+    from gifts.sources import Inbox
+
+__all__ = ["credentials", "gift_client", "gifts_topic", "listen_for_gifts"]
+
+log = get_logger(__name__)
+
+FIRST_BACKOFF_S: Final = 0.5
+BACKOFF_CAP_S: Final = 10.0
+_TIMEOUT_S: Final = 5.0
+"""How long connecting, subscribing or publishing may take before it counts as failed."""
+_FAILED: Final = 0x80
+"""SUBACK return codes from this one up are refusals (MQTT 3.1.1 and 5 alike)."""
+
+
+def gifts_topic(settings: MqttSettings) -> str:
+    """Where gifts are published and listened for: ``<prefix>/gifts/in``."""
+    return f"{settings.topic_prefix}/gifts/in"
+
+
+def credentials(settings: MqttSettings, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The user name and password from the variables the settings name (none when they
+    name none); a variable unset is a ConfigError naming it, never showing a value."""
+    environ = os.environ if environ is None else environ
+    found: dict[str, str] = {}
+    for key, variable in (("username", settings.username_env), ("password", settings.password_env)):
+        if variable is None:
+            continue
+        value = environ.get(variable)
+        if not value:
+            raise ConfigError(f"mqtt.{key}_env: the environment variable {variable} is not set")
+        found[key] = value
+    if "password" in found and "username" not in found:
+        raise ConfigError("mqtt.password_env is set but mqtt.username_env is not")
+    return found
+
+
+def gift_client(
+    settings: MqttSettings, *, client_id: str, environ: Mapping[str, str] | None = None
+) -> aiomqtt.Client:
+    """An aiomqtt client for ``settings``, not yet connected (``async with`` connects):
+    TLS with the system's authorities when ``settings.tls``, the settings' protocol."""
+    found = credentials(settings, environ)
+    return aiomqtt.Client(
+        settings.host,
+        settings.port,
+        username=found.get("username"),
+        password=found.get("password"),
+        identifier=client_id,
+        protocol=(
+            aiomqtt.ProtocolVersion.V5 if settings.protocol == "5" else aiomqtt.ProtocolVersion.V311
+        ),
+        tls_context=ssl.create_default_context() if settings.tls else None,
+        timeout=_TIMEOUT_S,
+    )
+
+
+async def listen_for_gifts(
+    settings: MqttSettings,
+    inbox: Inbox,
+    *,
+    ready: asyncio.Event | None = None,
+    first_backoff_s: float = FIRST_BACKOFF_S,
+    backoff_cap_s: float = BACKOFF_CAP_S,
+    environ: Mapping[str, str] | None = None,
+) -> None:
+    """Deliver every message of ``<prefix>/gifts/in`` to ``inbox`` until cancelled.
+
+    ``ready`` is set while subscribed and cleared while the broker is away, so a caller
+    can wait for the listener to be reachable. A broker that is away, refuses or breaks
+    the connection is logged and tried again with backoff; an inbox that raises is
+    logged and the next message is read. Only a credential variable that is unset
+    (ConfigError, at once) and cancellation end it.
+    """
+    topic = gifts_topic(settings)
+    broker = broker_url(settings.host, settings.port, tls=settings.tls)
+    credentials(settings, environ)  # a ConfigError now, not a retry forever
+    backoff = first_backoff_s
+    while True:
+        client = gift_client(
+            settings, client_id=f"ddz-arena-gifts-{os.urandom(8).hex()}", environ=environ
+        )
+        try:
+            async with client:
+                await _subscribe(client, topic)
+                log.info("gift_source_listening", broker=broker, topic=topic)
+                backoff = first_backoff_s
+                if ready is not None:
+                    ready.set()
+                async for message in client.messages:
+                    await _handle(inbox, message.payload)
+        except aiomqtt.MqttError as exc:
+            if ready is not None:
+                ready.clear()
+            log.warning(
+                "gift_source_disconnected",
+                broker=broker,
+                error=str(exc) or type(exc).__name__,
+                retry_in_s=backoff,
+            )
+        await asyncio.sleep(backoff)
+        backoff = min(backoff * 2, backoff_cap_s)
+
+
+async def _subscribe(client: aiomqtt.Client, topic: str) -> None:
+    """Subscribe at QoS 1; a refusal (an ACL) is an MqttError, retried like any other."""
+    granted = await client.subscribe(topic, qos=1)
+    if any(_refused(code) for code in granted):
+        raise aiomqtt.MqttError(f"the broker refused the subscription to {topic}")
+
+
+def _refused(code: object) -> bool:
+    """Whether one SUBACK code refuses: a ReasonCode that says so, or an int from 0x80."""
+    failure = getattr(code, "is_failure", None)
+    if isinstance(failure, bool):
+        return failure
+    return isinstance(code, int) and code >= _FAILED
+
+
+async def _handle(inbox: Inbox, payload: object) -> None:
+    """One message to the inbox; the inbox's own failure is logged, not raised, so one
+    bad consumer call does not drop the connection."""
+    try:
+        if isinstance(payload, bytes | bytearray | str):
+            await deliver(inbox, payload)
+        else:  # aiomqtt gives bytes; a None or a number would be its own doing
+            await inbox.refuse("payload is not bytes")
+    except asyncio.CancelledError:
+        raise
+    except Exception:
+        log.exception("gift_inbox_failed")
