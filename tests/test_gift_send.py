@@ -1,0 +1,225 @@
+"""Sending a test gift: :func:`gifts.send.send_gift`, :func:`gifts.send.gift_for_test`
+and ``arena gift send`` (:mod:`gifts.cli_send`), against a real Mosquitto of the test's
+own (tests/mosquitto.py) read back by the gift listener."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import orjson
+import pytest
+from mosquitto import Mosquitto, free_port, mosquitto_fixture  # noqa: F401 (the fixture)
+from pydantic import ValidationError
+
+from arena.config import MqttSettings
+from gifts.cli_send import EFFECTS_TEXT, add_gift_command, run_gift_command
+from gifts.events import Effect
+from gifts.send import GiftSendError, gift_for_test, send_gift
+from gifts.sources import CollectingInbox, listen_for_gifts
+
+
+def test_a_test_gift_names_its_effect_and_is_marked() -> None:
+    gift = gift_for_test(Effect.PEEK)
+    assert gift.platform == "test"
+    assert gift.test is True
+    assert gift.effect is Effect.PEEK
+    assert re.fullmatch(r"test-[0-9a-f]{12}", gift.event_id)
+    assert gift_for_test(Effect.PEEK).event_id != gift.event_id
+    assert gift.anonymous  # no viewer named
+    named = gift_for_test(
+        Effect.SWAP, viewer="小明", table="t2", event_id="mine", target=2, message="hi"
+    )
+    assert (named.display_name, named.table, named.event_id, named.target_seat) == (
+        "小明",
+        "t2",
+        "mine",
+        2,
+    )
+    with pytest.raises(ValidationError, match="target_seat"):
+        gift_for_test(Effect.SWAP, target=3)
+
+
+async def test_sending_to_a_broker_that_is_not_there_names_it() -> None:
+    port = free_port()
+    with pytest.raises(GiftSendError, match=f"127.0.0.1:{port}"):
+        await send_gift(MqttSettings(port=port), gift_for_test(Effect.CHEER))
+
+
+# ---------------------------------------------------------------- arena gift send
+
+
+def parser() -> argparse.ArgumentParser:
+    """A parser shaped like ``arena``'s: commands under ``command``."""
+    parser = argparse.ArgumentParser(prog="arena")
+    add_gift_command(parser.add_subparsers(dest="command", required=True, metavar="COMMAND"))
+    return parser
+
+
+def parsed(*argv: str) -> argparse.Namespace:
+    return parser().parse_args(["gift", "send", *argv])
+
+
+def test_the_command_parses_every_option() -> None:
+    args = parsed(
+        "swap",
+        "--viewer",
+        "小明",
+        "--table",
+        "t1",
+        "--event-id",
+        "e-1",
+        "--seat",
+        "2",
+        "--message",
+        "换牌给 Alpha",
+        "--mqtt",
+        "mqtt://127.0.0.1:1999",
+        "--config",
+        "arena.toml",
+    )
+    assert (args.command, args.gift_action, args.effect) == ("gift", "send", "swap")
+    assert (args.viewer, args.table, args.event_id, args.seat) == ("小明", "t1", "e-1", 2)
+    assert (args.message, args.mqtt, args.config) == (
+        "换牌给 Alpha",
+        "mqtt://127.0.0.1:1999",
+        Path("arena.toml"),
+    )
+    assert (args.log_format, args.log_level) == ("console", "warning")  # arena's main reads them
+    defaults = parsed("CHEER")
+    assert (defaults.viewer, defaults.seat, defaults.message, defaults.mqtt) == (
+        None,
+        None,
+        "",
+        None,
+    )
+
+
+def test_an_unknown_effect_is_one_line_listing_the_effects(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert run_gift_command(parsed("teleport")) == 2
+    err = capsys.readouterr().err
+    assert err == f"arena: error: EFFECT: 'teleport' is no effect: one of {EFFECTS_TEXT}\n"
+    assert "RESHUFFLE" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["double", "--seat", "3"], "--seat: Input should be less than or equal to 2"),
+        (["double", "--table", "no spaces"], "--table: String should match pattern"),
+        (["double", "--event-id", ""], "--event-id: String should have at least 1 character"),
+        (["double", "--mqtt", "http://x"], "--mqtt: 'http://x': the URL must start with mqtt://"),
+        (["double", "--config", "/nowhere/arena.toml"], "no such config file"),
+    ],
+)
+def test_a_usage_mistake_is_one_line_and_status_2(
+    argv: list[str], expected: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run_gift_command(parsed(*argv)) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("arena: error: ")
+    assert expected in captured.err
+    assert captured.err.count("\n") == 1
+
+
+def test_a_broker_that_does_not_answer_is_one_line_and_status_1(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    port = free_port()
+    assert run_gift_command(parsed("cheer", "--mqtt", f"mqtt://127.0.0.1:{port}")) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.count("\n") == 1
+    assert f"cannot send the gift to the MQTT broker at mqtt://127.0.0.1:{port}" in captured.err
+
+
+def test_json_log_format_gives_the_error_as_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_gift_command(parsed("nope", "--log-format", "json")) == 2
+    record = orjson.loads(capsys.readouterr().err)
+    assert record["event"] == "command_failed"
+    assert record["level"] == "error"
+    assert "is no effect" in record["error"]
+
+
+@asynccontextmanager
+async def listening(settings: MqttSettings) -> AsyncIterator[CollectingInbox]:
+    inbox, ready = CollectingInbox(), asyncio.Event()
+    task = asyncio.create_task(listen_for_gifts(settings, inbox, ready=ready))
+    try:
+        async with asyncio.timeout(5):
+            await ready.wait()
+        yield inbox
+    finally:
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+
+async def test_the_command_sends_the_gift_to_the_listener(
+    mosquitto: Mosquitto, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = parsed(
+        "Swap",  # any case
+        "--viewer",
+        "小明",
+        "--seat",
+        "1",
+        "--table",
+        "t1",
+        "--event-id",
+        "cli-1",
+        "--message",
+        "换牌",
+        "--mqtt",
+        mosquitto.url,
+    )
+    async with listening(MqttSettings(port=mosquitto.port)) as inbox:
+        assert await asyncio.to_thread(run_gift_command, args) == 0
+        async with asyncio.timeout(5):
+            await inbox.wait_for(1)
+    [gift] = inbox.accepted
+    assert (gift.effect, gift.event_id, gift.platform, gift.test) == (
+        Effect.SWAP,
+        "cli-1",
+        "test",
+        True,
+    )
+    assert (gift.display_name, gift.target_seat, gift.table, gift.message) == (
+        "小明",
+        1,
+        "t1",
+        "换牌",
+    )
+    out = capsys.readouterr().out
+    assert out == (
+        "sent SWAP (event cli-1, table t1, seat 1, from 小明, message '换牌') to "
+        f"{mosquitto.url}, topic ddz-arena/gifts/in\n"
+    )
+
+
+async def test_the_config_file_says_the_broker_and_prefix(
+    mosquitto: Mosquitto, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "arena.toml"
+    config.write_text(
+        f'[mqtt]\nport = {mosquitto.port}\ntopic_prefix = "studio/ddz"\nprotocol = "3.1.1"\n',
+        encoding="utf-8",
+    )
+    settings = MqttSettings(port=mosquitto.port, topic_prefix="studio/ddz")
+    async with listening(settings) as inbox:
+        from_file = parsed("emote", "--config", str(config), "--event-id", "file")
+        assert await asyncio.to_thread(run_gift_command, from_file) == 0
+        elsewhere = f"mqtt://127.0.0.1:{free_port()}"  # --mqtt wins over the file's broker
+        overridden = parsed("emote", "--config", str(config), "--mqtt", elsewhere)
+        assert await asyncio.to_thread(run_gift_command, overridden) == 1
+        async with asyncio.timeout(5):
+            await inbox.wait_for(1)
+    assert [g.event_id for g in inbox.accepted] == ["file"]
+    assert "topic studio/ddz/gifts/in" in capsys.readouterr().out
