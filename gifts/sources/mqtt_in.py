@@ -67,7 +67,10 @@ def gift_client(
 ) -> aiomqtt.Client:
     """An aiomqtt client for ``settings``, not yet connected (``async with`` connects):
     TLS with the system's authorities when ``settings.tls``, the settings' protocol."""
-    found = credentials(settings, environ)
+    return _client(settings, client_id, credentials(settings, environ))
+
+
+def _client(settings: MqttSettings, client_id: str, found: Mapping[str, str]) -> aiomqtt.Client:
     return aiomqtt.Client(
         settings.host,
         settings.port,
@@ -96,17 +99,16 @@ async def listen_for_gifts(
     ``ready`` is set while subscribed and cleared while the broker is away, so a caller
     can wait for the listener to be reachable. A broker that is away, refuses or breaks
     the connection is logged and tried again with backoff; an inbox that raises is
-    logged and the next message is read. Only a credential variable that is unset
-    (ConfigError, at once) and cancellation end it.
+    logged and the next message is read; anything else that goes wrong is logged in
+    full and tried again too. Only a credential variable that is unset (ConfigError, at
+    once, before connecting) and cancellation end it.
     """
     topic = gifts_topic(settings)
     broker = broker_url(settings.host, settings.port, tls=settings.tls)
-    credentials(settings, environ)  # a ConfigError now, not a retry forever
+    found = credentials(settings, environ)  # a ConfigError now, not a retry forever
     backoff = first_backoff_s
     while True:
-        client = gift_client(
-            settings, client_id=f"ddz-arena-gifts-{os.urandom(8).hex()}", environ=environ
-        )
+        client = _client(settings, f"ddz-arena-gifts-{os.urandom(8).hex()}", found)
         try:
             async with client:
                 await _subscribe(client, topic)
@@ -125,6 +127,10 @@ async def listen_for_gifts(
                 error=str(exc) or type(exc).__name__,
                 retry_in_s=backoff,
             )
+        except Exception:  # not the broker's doing: said in full, and tried again all the same
+            if ready is not None:
+                ready.clear()
+            log.exception("gift_source_failed", broker=broker, retry_in_s=backoff)
         await asyncio.sleep(backoff)
         backoff = min(backoff * 2, backoff_cap_s)
 
