@@ -64,6 +64,7 @@ __all__ = [
     "EventType",
     "FaultCounts",
     "FaultData",
+    "GiftData",
     "LandlordChosenData",
     "MatchEndedData",
     "MatchRules",
@@ -96,6 +97,7 @@ EventType: TypeAlias = Literal[
     "pass",
     "trick_won",
     "effect_applied",
+    "gift",
     "fault",
     "decision",
     "budget_spent",
@@ -168,6 +170,14 @@ class RoundStartedData(EventData):
     """A round begins: the cards are dealt (the hands are never in an event)."""
 
     players: Players = Field(description="The three players' names, by seat.")
+    landlord: Seat | None = Field(
+        default=None,
+        description="Set when bidding is skipped: a viewer's 角色互换 (ROLE_SWAP) made this "
+        "seat landlord.",
+    )
+    reshuffled: StrictBool = Field(
+        default=False, description="A viewer's 重新洗牌 (RESHUFFLE) threw the prepared deal away."
+    )
 
 
 class RedealData(EventData):
@@ -269,6 +279,43 @@ class EffectAppliedData(EventData):
     cards_moved: Annotated[StrictInt, Field(ge=0, le=2)] = Field(
         description="Cards that changed hands: 2 for a swap, 1 for a transfer, 0 for a double."
     )
+
+
+GiftStatus: TypeAlias = Literal["queued", "applied", "rejected", "expired"]
+GiftEffect: TypeAlias = Literal[
+    "CHEER", "EMOTE", "PEEK", "SWAP", "ADD", "DOUBLE", "EFFECT", "ROLE_SWAP", "RESHUFFLE"
+]
+
+
+class GiftData(EventData):
+    """A viewer's gift (one unit of a count-N gift) was queued, or ended: ``applied``,
+    ``rejected`` with a reason, or ``expired``. ``seat`` is its target, if any. Viewer
+    text is cleaned and capped, but is still the viewer's: show it as text, never markup.
+    A PEEK's cards are never here (only on the delayed spectator feed)."""
+
+    id: StrictStr = Field(description="The unit's id: ``<platform>:<event_id>#<unit>``.")
+    event_id: StrictStr | None = Field(description="The platform's id of the delivery.")
+    platform: StrictStr | None
+    status: GiftStatus
+    reason: StrictStr | None = Field(
+        description="Why it was rejected: ``duplicate``, ``ranked_mode``, ``queue_full``, "
+        "``cooldown``, ``last_cards``, ``double_cap``, ``unmapped``, ``no_target``, "
+        "``match_over``, ``invalid: ...``, or the engine's words; null otherwise."
+    )
+    effect: GiftEffect | None = Field(description="What it does; null when nothing maps it.")
+    target: Seat | None = Field(description="The seat it is for, if any.")
+    viewer: StrictStr = Field(description="The viewer's shown name (``a viewer`` if anonymous).")
+    gift: StrictStr = Field(description="The platform gift's name.")
+    kind: StrictStr = Field(description="``gift``, ``super_chat``, ``cheer``, ``points``...")
+    value: Count = Field(description="What it cost, in the platform's units (``currency``).")
+    currency: StrictStr | None
+    message: StrictStr = Field(description="The viewer's message, cleaned (a CHEER's line).")
+    test: StrictBool = Field(description="A streamer's or platform's test gift.")
+    refund: StrictBool = Field(
+        description="It did not apply and the platform can give the viewer their points "
+        "back (a Twitch channel-points redemption): a bridge should refund it."
+    )
+    waiting: Count = Field(description="Gifts waiting in the table's queue after this one.")
 
 
 # ─── faults, stand-ins and model seats ──────────────────────────────────────────────────
@@ -403,6 +450,11 @@ class RoundResultData(EventData):
     standins: list[PlayerId] = Field(description="Players a stand-in played for this round.")
     stats: dict[str, SeatStats] = Field(description="This round's decision figures by player.")
     result: PublicSettlement
+    gifts: list[GiftEffect] = Field(
+        default_factory=list,
+        description="The result-changing gifts that touched the round, in order (between "
+        "rounds ``ROLE_SWAP``, ``RESHUFFLE``; during it ``SWAP``, ``ADD``, ``DOUBLE``).",
+    )
     totals: dict[str, StrictInt] = Field(description="The match's total scores so far.")
 
 
@@ -432,6 +484,7 @@ EVENT_DATA: Final[Mapping[str, type[EventData]]] = MappingProxyType(
         "pass": PassData,
         "trick_won": TrickWonData,
         "effect_applied": EffectAppliedData,
+        "gift": GiftData,
         "fault": FaultData,
         "decision": DecisionData,
         "budget_spent": BudgetSpentData,

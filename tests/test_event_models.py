@@ -38,6 +38,9 @@ from arena.replay import ReplayWriter
 from arena.sinks.base import CollectingSink
 from arena.table import Event, SafePointHandle, Table, TableSettings, play_match
 from arena.table.match import match_id_of
+from gifts.events import Effect, GiftEvent
+from gifts.router import attach_gift_desks
+from gifts.settings import GiftSettings
 from protocol import (
     BidRequest,
     BidResponse,
@@ -155,6 +158,24 @@ async def viewer_gifts(handle: SafePointHandle) -> None:
                 handle.add_gift_double()
 
 
+async def with_a_gift_desk() -> list[Event]:
+    """Gifts through the gifts layer: queued, applied (between rounds too), rejected and
+    expired, each a ``gift`` event; a round a gift reshuffled says so when it starts."""
+    sink = CollectingSink()
+    table = Table([GreedyAgent("Alpha"), GreedyAgent("Beta"), GreedyAgent("Gamma")], sinks=[sink])
+    router = attach_gift_desks([table], GiftSettings(viewer_cooldown_s=0), match_seed=3)
+    gifts = [("ROLE_SWAP", 2), ("RESHUFFLE", None), ("CHEER", 1), ("SWAP", 0), ("SWAP", 1)]
+    for number, (effect, seat) in enumerate(gifts):
+        gift = GiftEvent(
+            event_id=f"g{number}", platform="test", effect=Effect(effect), target_seat=seat
+        )
+        await router.accept(gift)
+    await router.accept(GiftEvent(event_id="g0", platform="test", effect=Effect.CHEER))
+    await play_match(table, rounds=2, seed=5)
+    await router.close()
+    return sink.events
+
+
 async def with_gifts() -> list[Event]:
     """Viewers' gifts change the rounds between turns (``effect_applied``)."""
     agents = [GreedyAgent("Alpha"), GreedyAgent("Beta"), GreedyAgent("Gamma")]
@@ -208,6 +229,7 @@ async def test_every_event_of_real_matches_matches_its_model(server: FakeOpenAI)
         *await faulty_seats(),
         *await model_seats(server),
         *await with_gifts(),
+        *await with_a_gift_desk(),
     ]
     checked: dict[str, list[Any]] = {}
     for event in events:

@@ -13,7 +13,13 @@ from arena.table.records import (
     public_result,
     tee_recorders,
 )
-from arena.table.safe_point import SafePoint, SafePointHandle
+from arena.table.safe_point import (
+    BetweenRounds,
+    BetweenRoundsHandle,
+    NextRound,
+    SafePoint,
+    SafePointHandle,
+)
 from arena.table.settings import TableSettings, seat_deadline
 from arena.table.stats import DecisionStats
 from arena.table.table import Table
@@ -22,6 +28,8 @@ from arena.table.views import SeatViews
 __all__ = [
     "EVENT_TYPES",
     "FAULT_CATEGORIES",
+    "BetweenRounds",
+    "BetweenRoundsHandle",
     "DecisionRecorder",
     "DecisionStats",
     "EffectRecorder",
@@ -32,6 +40,7 @@ __all__ = [
     "MatchSummary",
     "ModerationSettings",
     "Moderator",
+    "NextRound",
     "Recorder",
     "RoundRecord",
     "SafePoint",

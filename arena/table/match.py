@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -11,6 +12,7 @@ import structlog
 
 from arena.engine import Rules
 from arena.table.records import RoundRecord
+from arena.table.safe_point import NextRound
 from arena.table.table import Table
 from protocol import MatchEnd, Standing
 
@@ -90,6 +92,12 @@ def _public_rules(rules: Rules) -> dict[str, Any]:
     }
 
 
+def _reseeder(seed: int, table_id: str, round_no: int) -> Callable[[str], int]:
+    """A reshuffled deal's seed from the gift's id: derived from the match seed, the table
+    and the round, so a replay or a tournament check derives it again."""
+    return lambda gift_id: derive_seed(seed, table_id, round_no, "reshuffle", gift_id)
+
+
 async def play_match(
     table: Table, *, rounds: int, seed: int, match_id: str | None = None
 ) -> MatchSummary:
@@ -128,16 +136,28 @@ async def _play(
     )
     rotate = table.rules.first_bidder == "rotate"
     for round_no in range(1, rounds + 1):
-        record = await table.play_round(
+        plan = NextRound(
             round_no,
             seed=derive_seed(seed, table.table_id, round_no),
             first_bidder=(round_no - 1) % 3 if rotate else None,
+        )
+        if round_no > 1 and table.between_rounds:
+            await table.prepare_round(plan, reseed=_reseeder(seed, table.table_id, round_no))
+        record = await table.play_round(
+            round_no,
+            seed=plan.seed,
+            first_bidder=plan.first_bidder,
+            landlord=plan.landlord,
+            call_score=plan.call_score,
+            gift_changes=plan.changes,
         )
         summary.rounds.append(record)
         for seat, player in enumerate(players):
             summary.totals[player] += record.result.scores[seat]
             if seat in record.result.winners:
                 summary.rounds_won[player] += 1
+    for hook in table.match_end_hooks:
+        await hook()
     summary.faults = {p: table.faults(p).to_dict() for p in players}
     summary.stats = {p: table.stats(p) for p in players}
     end = MatchEnd(

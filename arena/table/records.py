@@ -164,6 +164,15 @@ class RoundRecord:
         _NO_STATS,
         _NO_STATS,
     )
+    gifts: tuple[str, ...] = ()
+    """The result-changing gifts that touched the round, in order (``ROLE_SWAP`` and
+    ``RESHUFFLE`` before it, ``SWAP``, ``ADD``, ``DOUBLE`` during it): a tournament may
+    set such a round apart. Empty for an untouched round."""
+
+    @property
+    def gift_touched(self) -> bool:
+        """Whether a viewer's gift may have changed this round's result."""
+        return bool(self.gifts)
 
     def score_of(self, player: str) -> int:
         """The round's score change of a player."""
@@ -181,6 +190,7 @@ class RoundRecord:
             "standins": [self.players[s] for s in self.standins],
             "stats": dict(zip(self.players, self.stats, strict=True)),
             "result": self.result.to_dict(),
+            "gifts": list(self.gifts),
         }
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from types import CoroutineType
 from typing import TYPE_CHECKING, Any
 
@@ -60,7 +60,13 @@ from arena.table.events import Event, EventType
 from arena.table.faults import Faults
 from arena.table.moderation import Moderator, default_moderator
 from arena.table.records import Recorder, RoundRecord, public_result
-from arena.table.safe_point import SafePoint, SafePointHandle
+from arena.table.safe_point import (
+    BetweenRounds,
+    BetweenRoundsHandle,
+    NextRound,
+    SafePoint,
+    SafePointHandle,
+)
 from arena.table.seats import SeatState
 from arena.table.settings import TableSettings, seat_deadline
 from arena.table.stats import DecisionTrace
@@ -121,6 +127,7 @@ class Table:
         recorder: Recorder | None = None,
         timeouts: Sequence[float | None] | None = None,
         safe_points: Sequence[SafePoint] = (),
+        between_rounds: Sequence[BetweenRounds] = (),
         standin_seed: int | None = None,
         clock: Clock | None = None,
         moderator: Moderator | None = None,
@@ -149,6 +156,14 @@ class Table:
         """Every agent's comment and strategy hint pass it before an event carries them."""
         self._moderate_sync = self.moderator.synchronous
         self.safe_points = list(safe_points)
+        self.between_rounds = list(between_rounds)
+        self.match_end_hooks: list[Callable[[], Awaitable[None]]] = []
+        """Called when a match's last round is over, before ``match_ended`` (the gifts
+        still waiting expire, and say so, before the match's end)."""
+        self._audience: list[list[str]] = [[], [], []]
+        """Audience lines (a viewer's 加油) waiting for each seat's next PLAY_REQUEST."""
+        self._last_deal: tuple[int | None, int | None] = (None, None)
+        """The last round's landlord and call score (a 角色互换 keeps the score)."""
         self._standin_seed = standin_seed
         per_seat = list(timeouts) if timeouts is not None else [None, None, None]
         self.seats = [
@@ -203,9 +218,16 @@ class Table:
         first_bidder: int | None = None,
         landlord: int | None = None,
         call_score: int | None = None,
+        gift_changes: Sequence[Mapping[str, Any]] = (),
     ) -> RoundRecord:
-        """Play one round to its settlement and return its record."""
+        """Play one round to its settlement and return its record.
+
+        ``gift_changes``: what viewers' gifts changed of this round between rounds
+        (:attr:`NextRound.changes`): kept in the replay's header and the round's record.
+        """
         self.round_no = round_no
+        for waiting in self._audience:
+            waiting.clear()  # a cheer is for the round it was sent in
         for seat in self.seats:
             if seat.standin is not None and seat.standin_until != "match_end":
                 seat.give_back()
@@ -223,23 +245,28 @@ class Table:
         self.round = rnd
         self.views.new_round(round_no)
         if self.recorder is not None:
-            self.recorder.round_started(
-                {
-                    "table": self.table_id,
-                    "round": round_no,
-                    "seed": seed,
-                    "players": list(self.names),
-                    **self._dumped_setup(),
-                    "first_bidder": first_bidder,
-                    "landlord": landlord,
-                    "call_score": call_score,
-                    "deal": deal.to_dict() if deal is not None else None,
-                    "event_schema": EVENT_SCHEMA_VERSION,  # how to read its events
-                }
-            )
+            header: dict[str, Any] = {
+                "table": self.table_id,
+                "round": round_no,
+                "seed": seed,
+                "players": list(self.names),
+                **self._dumped_setup(),
+                "first_bidder": first_bidder,
+                "landlord": landlord,
+                "call_score": call_score,
+                "deal": deal.to_dict() if deal is not None else None,
+                "event_schema": EVENT_SCHEMA_VERSION,  # how to read its events
+            }
+            if gift_changes:
+                header["gift_changes"] = [dict(change) for change in gift_changes]
+            self.recorder.round_started(header)
+        started: dict[str, Any] = {"players": list(self.names)}
+        if gift_changes:
+            started["landlord"] = landlord
+            started["reshuffled"] = any(c["effect"] == "RESHUFFLE" for c in gift_changes)
         bound = structlog.contextvars.bound_contextvars(table=self.table_id, round=round_no)
         with bound:
-            await self.emit("round_started", data={"players": list(self.names)})
+            await self.emit("round_started", data=started)
             handled = 0
             history = rnd.history
             while rnd.phase is not Phase.FINISHED:
@@ -254,8 +281,21 @@ class Table:
                     handled = await self._at_safe_point(rnd, handled)
                 await self._turn(rnd)
             await self._announce_new_history(rnd, handled)
-            record = await self._finish(rnd, round_no, seed)
+            record = await self._finish(rnd, round_no, seed, gift_changes)
         return record
+
+    async def prepare_round(self, plan: NextRound, *, reseed: Callable[[str], int]) -> None:
+        """Between two rounds: each between-rounds hook (a gift's 角色互换 or 重新洗牌) may
+        change the next round's ``plan`` through a handle valid for this break only."""
+        last_landlord, last_score = self._last_deal
+        handle = BetweenRoundsHandle(
+            plan, reseed=reseed, last_landlord=last_landlord, last_call_score=last_score
+        )
+        try:
+            for hook in self.between_rounds:
+                await hook(handle)
+        finally:
+            handle.close()
 
     async def open(self) -> None:
         """Start every agent that has something to start (an ``open`` method: a program,
@@ -293,7 +333,7 @@ class Table:
     async def _at_safe_point(self, rnd: Round, handled: int) -> int:
         """Between two turns: each safe point gets a handle for this moment only, and
         whatever effects they applied are announced now, before the next turn starts."""
-        handle = SafePointHandle(rnd)
+        handle = SafePointHandle(rnd, self._audience)
         try:
             for hook in self.safe_points:
                 await hook(handle)
@@ -360,6 +400,9 @@ class Table:
         request = self.views.play_request(
             rnd, seat, time_limit_ms=self._time_limit_ms(seat), request_id=self._next_request_id()
         )
+        if self._audience[seat]:  # a viewer's cheer, quoted once, in this request
+            request = request.model_copy(update={"audience": list(self._audience[seat])})
+            self._audience[seat].clear()
 
         def apply(response: PlayResponse) -> None:
             if response.action == "PASS":
@@ -819,10 +862,16 @@ class Table:
             data={"effect": effect.kind, "seats": list(seats), "cards_moved": len(effect.cards)},
         )
 
-    async def _finish(self, rnd: Round, round_no: int, seed: int) -> RoundRecord:
+    async def _finish(
+        self, rnd: Round, round_no: int, seed: int, gift_changes: Sequence[Mapping[str, Any]]
+    ) -> RoundRecord:
         result = rnd.result
         assert result is not None
         names, seats = self.names, self.seats
+        self._last_deal = (result.landlord, result.call_score)
+        gifts: tuple[str, ...] = ()
+        if gift_changes or result.effects_applied:
+            gifts = gift_effects(gift_changes, rnd.history)
         for seat in range(3):
             self.totals[seat] += result.scores[seat]
         record = RoundRecord(
@@ -838,6 +887,7 @@ class Table:
             ),
             standins=tuple(i for i, s in enumerate(self.seats) if s.standin is not None),
             stats=(seats[0].stats_dict(), seats[1].stats_dict(), seats[2].stats_dict()),
+            gifts=gifts,
         )
         message = self.views.round_result(result, self.totals)
         for seat in range(3):
@@ -963,6 +1013,19 @@ class Table:
         if isinstance(seat_or_name, int):
             return seat_or_name
         return self.names.index(seat_or_name)
+
+
+_GIFT_OF_EFFECT = {"swap": "SWAP", "transfer": "ADD", "double": "DOUBLE"}
+
+
+def gift_effects(
+    changes: Sequence[Mapping[str, Any]], history: Sequence[object]
+) -> tuple[str, ...]:
+    """The result-changing gifts that touched a round, in order: those between rounds
+    (its ``gift_changes``), then each effect its history applied."""
+    between = [str(change["effect"]) for change in changes]
+    during = [_GIFT_OF_EFFECT[a.kind] for a in history if isinstance(a, EffectApplied)]
+    return (*between, *during)
 
 
 def _late(elapsed: float, timeout: float) -> str:
