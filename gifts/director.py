@@ -16,9 +16,13 @@ moves the same cards, on every machine.
   last-cards limit; ADD: the target takes one card from such an opponent (a handicap);
 - DOUBLE: +1 to the round's exponent (the engine keeps the cap);
 - PEEK: the target's hand goes to ``on_peek`` (the delayed spectator feed), never to
-  an agent or a public topic; CHEER, EMOTE, EFFECT change nothing in the round (the
-  overlay shows them from the gift's outcome);
-- ROLE_SWAP and RESHUFFLE wait for the place between rounds (not built yet: they expire).
+  an agent or a public topic;
+- CHEER: a short quoted line for the target's next PLAY_REQUEST (``audience``: viewer
+  chatter, never an instruction) and a banner; EMOTE, EFFECT change nothing in the
+  round (the overlay shows them from the gift's outcome);
+- ROLE_SWAP and RESHUFFLE apply between rounds (:meth:`GiftDirector.between_rounds`):
+  the target is the next round's landlord without bidding, or the next deal is dealt
+  afresh from a seed derived from the match seed, the round and the gift's id.
 """
 
 from __future__ import annotations
@@ -28,14 +32,19 @@ import time
 from collections.abc import Callable
 
 from arena.engine import Phase
-from arena.errors import IllegalActionError, error_text
+from arena.errors import IllegalActionError
 from arena.table import derive_seed
-from arena.table.safe_point import SafePointHandle
+from arena.table.safe_point import BetweenRoundsHandle, SafePointHandle
 from gifts.events import Effect
 from gifts.queue import GiftQueue, Moment, Pending, others_involved
 from gifts.queue import Phase as MomentPhase
 
-__all__ = ["GiftDirector", "moment_of"]
+__all__ = ["BETWEEN_ROUNDS_MOMENT", "GiftDirector", "audience_line", "moment_of"]
+
+BETWEEN_ROUNDS_MOMENT = Moment(
+    phase="between_rounds", to_act=None, leading=False, hand_sizes=(0, 0, 0), gift_doubles=0
+)
+"""What the queue sees between rounds: only ROLE_SWAP and RESHUFFLE may apply."""
 
 _PHASES: dict[Phase, MomentPhase] = {
     Phase.BIDDING: "bidding",
@@ -85,7 +94,21 @@ class GiftDirector:
             try:
                 self._apply(pending, handle)
             except IllegalActionError as exc:
-                queue.settle(pending, now, refused=error_text(exc))
+                queue.settle(pending, now, refused=str(exc))
+            else:
+                queue.settle(pending, now)
+
+    async def between_rounds(self, handle: BetweenRoundsHandle) -> None:
+        """Between two rounds: apply every ROLE_SWAP and RESHUFFLE that may apply now."""
+        queue = self.queue
+        if not queue.waiting:
+            return
+        now = self._clock()
+        while (pending := queue.next(BETWEEN_ROUNDS_MOMENT, now)) is not None:
+            try:
+                _apply_between_rounds(pending, handle)
+            except IllegalActionError as exc:
+                queue.settle(pending, now, refused=str(exc))
             else:
                 queue.settle(pending, now)
 
@@ -111,5 +134,23 @@ class GiftDirector:
                 raise IllegalActionError("the gift has no target seat")
             if self._on_peek is not None:
                 self._on_peek(pending, target, [c.text for c in handle.hand(target)])
-        # CHEER, EMOTE, EFFECT: nothing in the round; ROLE_SWAP, RESHUFFLE never reach here
+        elif effect is Effect.CHEER and target is not None:
+            handle.cheer(target, audience_line(pending))
+        # EMOTE, EFFECT: nothing in the round; ROLE_SWAP, RESHUFFLE never reach here
         # (their window is between rounds)
+
+
+def _apply_between_rounds(pending: Pending, handle: BetweenRoundsHandle) -> None:
+    if pending.effect is Effect.ROLE_SWAP:
+        if pending.target is None:
+            raise IllegalActionError("the gift has no target seat")
+        handle.make_landlord(pending.target, pending.id)
+    else:
+        handle.reshuffle(pending.id)
+
+
+def audience_line(pending: Pending) -> str:
+    """A CHEER as the agent reads it: who, and what they wrote (already cleaned), quoted
+    by the protocol's ``audience`` field as chatter, never as an instruction."""
+    gift = pending.gift
+    return f"{gift.shown_name}: {gift.message or '加油!'}"

@@ -125,6 +125,7 @@ class Outcome:
     status: Status
     reason: str | None = None
     at: float = 0.0
+    target: int | None = None
 
 
 class GiftQueue:
@@ -136,11 +137,19 @@ class GiftQueue:
         settings: QueueSettings | None = None,
         *,
         on_outcome: Callable[[Outcome], None] | None = None,
+        on_queued: Callable[[Pending], None] | None = None,
         remember: int = 100_000,
+        keep_outcomes: bool = True,
     ) -> None:
         self.settings = settings or QueueSettings()
         self.outcomes: list[Outcome] = []
+        """Every outcome, when ``keep_outcomes`` (a long live run hands them to
+        ``on_outcome`` only, and keeps :attr:`counts`: memory stays bounded)."""
+        self.counts: dict[tuple[Status, str | None], int] = {}
+        """Outcomes by status and reason: every gift accounted for."""
+        self._keep = keep_outcomes
         self._on_outcome = on_outcome
+        self._on_queued = on_queued
         self._waiting: deque[Pending] = deque()
         self._seen: dict[tuple[str, str], None] = {}
         self._remember = remember
@@ -161,9 +170,7 @@ class GiftQueue:
         if gift.key in self._seen:
             self._settle(Pending(gift, effect, target, 0, now), "rejected", "duplicate", now)
             return
-        self._seen[gift.key] = None
-        if len(self._seen) > self._remember:
-            del self._seen[next(iter(self._seen))]
+        self._remember_key(gift.key)
         if not gift.counts:
             return  # a streak's running count: its final event is the gift
         for unit in range(gift.count):
@@ -174,6 +181,25 @@ class GiftQueue:
                 self._settle(pending, "rejected", "queue_full", now)
             else:
                 self._waiting.append(pending)
+                if self._on_queued is not None:
+                    self._on_queued(pending)
+
+    def refuse(self, gift: GiftEvent, effect: Effect | None, reason: str, *, now: float) -> None:
+        """Settle a gift that cannot be queued at all (no effect maps it, its table is
+        unknown, the match is over): each of its units rejected with ``reason``, or one
+        ``duplicate`` when its delivery was seen before."""
+        if gift.key in self._seen:
+            self._settle_unit(
+                f"{gift.platform}:{gift.event_id}#0", gift, effect, "rejected", "duplicate", now
+            )
+            return
+        self._remember_key(gift.key)
+        if not gift.counts:
+            return
+        for unit in range(gift.count):
+            self._settle_unit(
+                f"{gift.platform}:{gift.event_id}#{unit}", gift, effect, "rejected", reason, now
+            )
 
     # --- at a safe point ----------------------------------------------------------------
 
@@ -258,9 +284,32 @@ class GiftQueue:
             return True
         return pending.effect in STRONG and now < self._strong_free_at
 
+    def _remember_key(self, key: tuple[str, str]) -> None:
+        """A delivery seen (the oldest forgotten past ``remember``: memory stays bounded)."""
+        self._seen[key] = None
+        if len(self._seen) > self._remember:
+            del self._seen[next(iter(self._seen))]
+
     def _settle(self, pending: Pending, status: Status, reason: str | None, now: float) -> Outcome:
-        outcome = Outcome(pending.id, pending.gift, pending.effect, status, reason, now)
-        self.outcomes.append(outcome)
+        return self._settle_unit(
+            pending.id, pending.gift, pending.effect, status, reason, now, pending.target
+        )
+
+    def _settle_unit(
+        self,
+        unit_id: str,
+        gift: GiftEvent,
+        effect: Effect | None,
+        status: Status,
+        reason: str | None,
+        now: float,
+        target: int | None = None,
+    ) -> Outcome:
+        outcome = Outcome(unit_id, gift, effect, status, reason, now, target)
+        if self._keep:
+            self.outcomes.append(outcome)
+        key = (status, reason)
+        self.counts[key] = self.counts.get(key, 0) + 1
         if self._on_outcome is not None:
             self._on_outcome(outcome)
         return outcome

@@ -10,14 +10,17 @@ defaults (:class:`gifts.queue.QueueSettings`); the cap on viewer doubles is the 
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+import difflib
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, Strict, StrictBool, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, Strict, StrictBool, StrictInt, ValidationError
 
+from arena.errors import ConfigError
 from gifts.events import Effect, GiftEvent
 from gifts.queue import QueueSettings
 
-__all__ = ["DEFAULT_COOLDOWNS", "GiftSettings"]
+__all__ = ["DEFAULT_COOLDOWNS", "GiftSettings", "load_gift_settings"]
 
 DEFAULT_COOLDOWNS: dict[Effect, float] = dict(QueueSettings().effect_cooldown_s)
 """Seconds between two gifts of one effect, by default (strong ones also share a global
@@ -78,3 +81,22 @@ class GiftSettings(BaseModel):
                 if key and key in mapping:
                     return mapping[key]
         return None
+
+
+def load_gift_settings(section: Mapping[str, Any], *, source: str) -> GiftSettings:
+    """``[gifts]`` of a config file, validated: a ConfigError names the file and each bad
+    key (``arena.toml: gifts.cooldowns.SWAP: ...``), an unknown key with the close one."""
+    try:
+        return GiftSettings.model_validate(dict(section))
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors(include_url=False):
+            loc = ".".join(str(p) for p in ("gifts", *error["loc"]) if p != "[key]")
+            message = error["msg"]
+            if error["type"] == "extra_forbidden" and len(error["loc"]) == 1:
+                close = difflib.get_close_matches(str(error["loc"][0]), GiftSettings.model_fields)
+                message = "unknown key" + (f"; did you mean {close[0]!r}?" if close else "")
+            elif error["type"] in ("enum", "literal_error") or error["type"].endswith("_type"):
+                message += f" (got {error.get('input')!r})"
+            problems.append(f"{source}: {loc}: {message}")
+        raise ConfigError("\n".join(problems)) from exc

@@ -1,0 +1,110 @@
+"""A run's gifts: one desk per table, and the inbox every source delivers to.
+
+:func:`attach_gift_desks` puts a :class:`~gifts.desk.GiftDesk` beside each table (its
+safe points, its between-rounds hook, its ``emit``) and returns the
+:class:`GiftRouter`, which the sources (the MQTT topic, a file, a simulated audience)
+deliver to: each gift goes to the table it names, else the default table (the config's
+``default_table``, else the first). A gift for a table that does not exist is rejected
+``unknown_table`` at the default table, where the streamer sees it; a payload that is
+no gift is told there too, with what is wrong.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from arena.errors import ConfigError
+from arena.table import Table
+from gifts.desk import GiftDesk
+from gifts.events import GiftEvent
+from gifts.queue import Pending
+from gifts.settings import GiftSettings
+
+if TYPE_CHECKING:
+    from arena.sinks.spectator import SpectatorFeed
+
+__all__ = ["GiftRouter", "attach_gift_desks"]
+
+
+class GiftRouter:
+    """The sources' inbox (:class:`gifts.sources.Inbox`): each gift to its table's desk."""
+
+    def __init__(self, desks: Mapping[str, GiftDesk], *, default_table: str) -> None:
+        if default_table not in desks:
+            known = ", ".join(desks)
+            raise ConfigError(f"gifts.default_table: no table {default_table!r} (tables: {known})")
+        self.desks = dict(desks)
+        self.default_table = default_table
+
+    async def accept(self, gift: GiftEvent) -> None:
+        """A gift from a source, to the desk of its table."""
+        desk = self.desks.get(gift.table or self.default_table)
+        if desk is None:
+            default = self.desks[self.default_table]
+            default.queue.refuse(gift, None, "unknown_table", now=time.monotonic())
+            await default.tell()
+            return
+        await desk.submit(gift)
+
+    async def refuse(
+        self, reason: str, *, event_id: str | None = None, platform: str | None = None
+    ) -> None:
+        """A payload that is no gift: told at the default table, with the reason."""
+        await self.desks[self.default_table].refuse_payload(
+            reason, event_id=event_id, platform=platform
+        )
+
+    async def close(self) -> None:
+        """Every table's match is over: what still waits expires, all of it told."""
+        for desk in self.desks.values():
+            if not desk.closed:
+                await desk.close()
+
+    def figures(self) -> dict[str, dict[str, Any]]:
+        """Each table's outcomes by status and reason (every gift accounted for)."""
+        return {table: desk.figures for table, desk in self.desks.items()}
+
+
+def attach_gift_desks(
+    tables: Sequence[Table],
+    settings: GiftSettings,
+    *,
+    match_seed: int,
+    spectator: SpectatorFeed | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> GiftRouter:
+    """A desk beside each table (its safe points, its break between rounds, its events),
+    and the router the sources deliver to. A PEEK's cards go to the ``spectator`` feed
+    (delayed, hidden information) and nowhere else; without one, a PEEK shows only who
+    peeked at whom."""
+    desks: dict[str, GiftDesk] = {}
+    for table in tables:
+        desk = GiftDesk(
+            settings,
+            players=table.names,
+            match_seed=match_seed,
+            max_doubles=table.rules.max_gift_doubles,
+            clock=clock,
+            on_peek=_peek_to(spectator, table.table_id) if spectator is not None else None,
+        )
+        desk.attach(table.emit)
+        table.safe_points.append(desk.at_safe_point)
+        table.between_rounds.append(desk.between_rounds)
+        table.match_end_hooks.append(desk.close)
+        desks[table.table_id] = desk
+    default = settings.default_table or tables[0].table_id
+    return GiftRouter(desks, default_table=default)
+
+
+def _peek_to(spectator: SpectatorFeed, table_id: str) -> Callable[[Pending, int, list[str]], None]:
+    recorder = spectator.for_table(table_id)
+
+    def peek(pending: Pending, seat: int, cards: list[str]) -> None:
+        recorder.note(
+            "peek",
+            {"gift": pending.id, "viewer": pending.gift.shown_name, "seat": seat, "cards": cards},
+        )
+
+    return peek
