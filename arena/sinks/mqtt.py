@@ -6,6 +6,8 @@ Topics (``<prefix>`` is ``[mqtt] topic_prefix``, ``ddz-arena`` by default; docs/
                                      the last will, sent by the broker if we vanish
     <prefix>/tables/<table>/events   every event as JSON, QoS 1, with its seq, the run's
                                      id ``run`` and the schema version ``v``
+    <prefix>/tables/<table>/gifts    the ``gift`` events alone (also on ``events``): every
+                                     gift queued, applied, rejected or expired
     <prefix>/tables/<table>/state    the table's public snapshot, retained
     <prefix>/tables/<table>/spectator  the delayed spectator feed's items (every hand),
                                      QoS 1, never retained; only when the feed is on

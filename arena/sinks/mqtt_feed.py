@@ -62,7 +62,8 @@ class MqttStats:
     """What the sink did so far; ``undelivered`` is final once it is closed."""
 
     published: int = 0
-    """Events the broker acknowledged (QoS 1)."""
+    """Events the broker acknowledged (QoS 1); a ``gift`` event counts twice, once on
+    the ``events`` topic and once on the ``gifts`` topic."""
     dropped: int = 0
     """Events dropped because the buffer was full (the broker slow or away)."""
     refused: int = 0
@@ -241,6 +242,8 @@ class MqttFeed:
         if topic is None:
             topic = self._event_topics[table] = f"{self._tables_prefix}{table}/events".encode()
         self._events.put((topic, payload))
+        if event.type == "gift":  # also on the table's gifts topic, for overlays and bridges
+            self._events.put((f"{self._tables_prefix}{table}/gifts".encode(), payload))
         self._wake.set()
         if self._task is None:
             self.start()
