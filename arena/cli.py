@@ -27,7 +27,10 @@ if TYPE_CHECKING:  # imported when used: `arena schema` needs no engine
     from arena.sinks.embedded_broker import EmbeddedBroker
     from arena.sinks.mqtt import MqttSink
     from arena.sinks.spectator import SpectatorFeed
+    from arena.table import Table
     from arena.testing import AgentCheckReport, PositionResult
+    from gifts.run import GiftRun
+    from gifts.settings import GiftSettings
 
 __all__ = ["UsageError", "main"]
 
@@ -83,6 +86,7 @@ _COMMANDS = {
     "replay": "print a replay and re-check every move",
     "schema": "write JSON Schemas of the protocol messages and the public events",
     "agent": "check an agent: arena agent check CONFIG [--seat NAME] [--json]",
+    "gift": "send a test gift to a running arena: arena gift send EFFECT [options]",
 }
 """Each command and its one line, for ``arena --help`` and for ``arena`` alone."""
 
@@ -172,6 +176,28 @@ def _parser() -> argparse.ArgumentParser:
         "to <prefix>/tables/<table>/spectator for a stream (default: off; docs/mqtt.md)",
     )
     play.add_argument(
+        "--gifts",
+        action="store_true",
+        help="take viewers' gifts ([gifts] in the config): with --mqtt from "
+        "<prefix>/gifts/in, where `arena gift send` and bridges publish (docs/gifts.md)",
+    )
+    play.add_argument(
+        "--simulate-gifts",
+        nargs="?",
+        const=0.5,
+        type=float,
+        metavar="PER_SECOND",
+        help="a simulated audience sends gifts, seeded by the match seed (default rate: "
+        "0.5 a second); turns --gifts on",
+    )
+    play.add_argument(
+        "--gift-file",
+        type=Path,
+        metavar="FILE",
+        help="replay the gifts of a JSON-lines file with their timing (each line a gift, "
+        'with "at": seconds from the start); turns --gifts on',
+    )
+    play.add_argument(
         "--pace",
         type=float,
         help="seconds each action stays on screen (default: "
@@ -213,6 +239,10 @@ def _parser() -> argparse.ArgumentParser:
         help="with --decisions: print one JSON document on stdout instead",
     )
     _logging_flags(replay)
+
+    from gifts.cli_send import add_gift_command  # the gifts package, only for its command
+
+    add_gift_command(commands)
 
     schema = commands.add_parser("schema", help=_COMMANDS["schema"])
     schema.add_argument("directory", type=Path)
@@ -276,6 +306,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _replay(args)
         if args.command == "agent":
             return _agent_check(args)
+        if args.command == "gift":
+            from gifts.cli_send import run_gift_command
+
+            return run_gift_command(args)
         return _schema(args)
     except ArenaError as exc:
         for line in str(exc).splitlines() or [type(exc).__name__]:
@@ -348,6 +382,15 @@ def _effective_config(args: argparse.Namespace) -> tuple[ArenaConfig, bool]:
         if args.mqtt is None and not config.mqtt.enabled:
             raise UsageError("--spectator-delay: the spectator feed needs --mqtt to go anywhere")
         data["spectator"].update(enabled=True, delay_s=args.spectator_delay)
+    if args.gifts or args.simulate_gifts is not None or args.gift_file is not None:
+        data["gifts"]["enabled"] = True
+    if args.simulate_gifts is not None and not 0 < args.simulate_gifts <= 1000:
+        raise UsageError(
+            f"--simulate-gifts: {args.simulate_gifts:g} gifts a second: give a rate above 0, "
+            "at most 1000"
+        )
+    if args.gift_file is not None and not args.gift_file.is_file():
+        raise UsageError(f"--gift-file: {args.gift_file}: no such file")
     if args.pace is not None:
         data["table"]["pace_s"] = args.pace
     elif not live:
@@ -361,11 +404,12 @@ def _wants_live(args: argparse.Namespace, config: ArenaConfig) -> bool:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from arena.runner import build_tables, new_seed, open_tables, play_tables
+    from arena.runner import build_tables, flush_sinks, new_seed, open_tables, play_tables
     from arena.sinks.console import FAULT_HINT, LiveConsoleSink, PlainConsoleSink
 
     config, live = _effective_config(args)
     _check_terminal_for_humans(config, str(args.config))
+    gift_settings = _gift_settings(config, args)
     seed = config.match.seed if config.match.seed is not None else new_seed()
     replay = _open_replay(args.record) if args.record else None
     # a rejected reply's detail is in its warning log line, if warnings are shown
@@ -378,6 +422,8 @@ def _play(args: argparse.Namespace) -> int:
 
     async def run() -> None:
         stop_on_sigterm()
+        gifts: GiftRun | None = None
+        tables: list[Table] = []
         feed = _spectator_feed(config, mqtt, args.log_format)
         try:
             try:  # every agent is built, or its seat named, before the match is announced
@@ -395,6 +441,8 @@ def _play(args: argparse.Namespace) -> int:
                 await mqtt.started()  # its worker up before the first event
             if feed is not None:
                 feed.start()
+            if gift_settings is not None:
+                gifts = await _start_gifts(tables, gift_settings, config, args, seed, feed)
             _say(
                 args.log_format,
                 "match_seed",
@@ -404,6 +452,10 @@ def _play(args: argparse.Namespace) -> int:
             await play_tables(tables, rounds=config.match.rounds, seed=seed)
         finally:
             gc.unfreeze()
+            if gifts is not None:  # their last events out before the sinks close
+                await gifts.stop()
+                await flush_sinks(tables)
+                _say(args.log_format, "gifts_accounted", gifts.summary(), **gifts.counts())
             await sink.close()
             if feed is not None:  # its last items go out before the MQTT sink closes
                 await _close_spectator_feed(feed, args.log_format)
@@ -433,6 +485,63 @@ def _play(args: argparse.Namespace) -> int:
             path=str(args.record),
         )
     return 0
+
+
+def _gift_settings(config: ArenaConfig, args: argparse.Namespace) -> GiftSettings | None:
+    """``[gifts]`` validated (a broken section is refused even while gifts are off), or
+    None when gifts are off."""
+    from gifts.settings import load_gift_settings
+
+    settings = load_gift_settings(config.gifts, source=str(args.config or "command line"))
+    return settings if settings.enabled else None
+
+
+async def _start_gifts(
+    tables: Sequence[Table],
+    settings: GiftSettings,
+    config: ArenaConfig,
+    args: argparse.Namespace,
+    seed: int,
+    feed: SpectatorFeed | None,
+) -> GiftRun:
+    """The gift desks and sources of ``--gifts``, and a line saying where gifts come from."""
+    from gifts.run import start_gifts
+    from gifts.sources import gifts_topic
+
+    mqtt = config.mqtt if config.mqtt.enabled else None
+    gifts = await start_gifts(
+        tables,
+        settings,
+        match_seed=seed,
+        mqtt=mqtt,
+        gift_file=args.gift_file,
+        simulate_rate=args.simulate_gifts,
+        spectator=feed,
+    )
+    sources = []
+    if mqtt is not None:
+        sources.append(f"MQTT topic {gifts_topic(mqtt)}")
+    if args.gift_file is not None:
+        sources.append(f"the file {args.gift_file}")
+    if args.simulate_gifts is not None:
+        sources.append(f"a simulated audience ({args.simulate_gifts:g} a second)")
+    if not sources:
+        _say(
+            args.log_format,
+            "gifts_without_source",
+            "gifts are on but nothing sends them: add --mqtt (then `arena gift send`), "
+            "--simulate-gifts or --gift-file",
+            level="warning",
+        )
+    else:
+        _say(
+            args.log_format,
+            "gifts_on",
+            f"taking gifts ({settings.mode} mode) from {' and '.join(sources)}",
+            mode=settings.mode,
+            sources=sources,
+        )
+    return gifts
 
 
 def _default_broker(

@@ -166,6 +166,9 @@ class ArenaConfig(BaseModel):
     """The live feed over MQTT, off unless enabled."""
     spectator: SpectatorSettings = Field(default_factory=SpectatorSettings)
     """The delayed feed of every hand (over MQTT), off unless enabled."""
+    gifts: dict[str, Any] = Field(default_factory=dict)
+    """Viewer gifts, off unless enabled: kept as written here and validated by the gifts
+    package when ``arena play`` reads the file (this package does not depend on it)."""
     seats: tuple[SeatConfig, SeatConfig, SeatConfig] = Field(
         default_factory=lambda: _default_seats()
     )

@@ -23,11 +23,7 @@ from pydantic import ValidationError
 from arena.config import MqttSettings, load_config
 from arena.errors import ConfigError
 from arena.logs import LEVELS
-from arena.sinks.mqtt import broker_from_url
-from arena.sinks.mqtt_publisher import broker_url
 from gifts.events import Effect, GiftEvent
-from gifts.send import GiftSendError, gift_for_test, send_gift
-from gifts.sources.mqtt_in import gifts_topic
 
 __all__ = ["EFFECTS_TEXT", "add_gift_command", "run_gift_command"]
 
@@ -113,6 +109,11 @@ def add_gift_command(subparsers: argparse._SubParsersAction[Any]) -> None:
 
 def run_gift_command(args: argparse.Namespace) -> int:
     """Run ``arena gift send`` as parsed; the exit status (see the module)."""
+    # imported here, not above: every `arena` command builds this one's parser
+    from arena.sinks.mqtt_publisher import broker_url
+    from gifts.send import GiftSendError, send_gift
+    from gifts.sources.mqtt_in import gifts_topic
+
     log_format = str(getattr(args, "log_format", "console"))
     try:
         effect = _effect(args.effect)
@@ -142,6 +143,8 @@ def _effect(text: str) -> Effect:
 def _settings(config: Path | None, url: str | None) -> MqttSettings:
     """The ``[mqtt]`` settings of the config file (or the defaults), with ``--mqtt``'s
     broker in place of the file's."""
+    from arena.sinks.mqtt import broker_from_url
+
     mqtt = load_config(config).mqtt
     if url is None:
         return mqtt
@@ -155,6 +158,8 @@ def _settings(config: Path | None, url: str | None) -> MqttSettings:
 def _gift(effect: Effect, args: argparse.Namespace) -> GiftEvent:
     """The test gift the flags describe; a value it refuses is a ConfigError naming
     the flag."""
+    from gifts.send import gift_for_test
+
     try:
         return gift_for_test(
             effect,

@@ -24,6 +24,7 @@ from arena.errors import ConfigError
 from arena.replay import ReplayWriter, load_replay, strip_timing, verify_round
 from arena.runner import run_arena
 from arena.sinks.base import CollectingSink
+from gifts.settings import GiftSettings, load_gift_settings
 from protocol import MESSAGE_TYPES
 
 REPO = Path(__file__).resolve().parent.parent
@@ -424,7 +425,9 @@ def test_a_config_file_sets_the_match(tmp_path: Path, capsys: pytest.CaptureFixt
 
 def test_the_default_config_file_equals_the_embedded_defaults() -> None:
     assert DEFAULT_CONFIG.is_file(), f"{DEFAULT_CONFIG} must exist: it documents the defaults"
-    assert load_config(DEFAULT_CONFIG) == ArenaConfig()
+    documented = load_config(DEFAULT_CONFIG)
+    assert documented.model_copy(update={"gifts": {}}) == ArenaConfig()
+    assert load_gift_settings(documented.gifts, source="arena.toml") == GiftSettings()
 
 
 def test_git_ignores_what_the_readmes_commands_write_and_nothing_under_tests() -> None:
