@@ -16,11 +16,20 @@ counting up (rich's own redraw thread draws them; no event is needed), a model s
 figures so far beside it (:mod:`arena.sinks.model_figures`), and a stand-in that plays
 for a seat until the match ends. Plain lines add to each action its decision's figures,
 or the seconds of any slow turn.
+
+Viewers' gifts (``gift`` events, issue 11) show as banners: an applied gift names the
+viewer, the effect (with its Chinese name), its target and a CHEER's message; a rejected
+or expired one is a quieter line with the reason in words. A queued gift is no line (a
+stream may send thousands a second): the board shows how many wait and the last few
+banners, and plain lines show one rejected line per reason and table every
+:data:`QUIET_EVERY_S`, counting the rest, with a count of every gift at the match's end.
+Viewer text is rendered as rich ``Text``, never as markup.
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 import sys
 import time
 from collections.abc import Callable, Mapping
@@ -43,7 +52,15 @@ from arena.sinks.model_figures import (
 )
 from arena.table.events import Event
 
-__all__ = ["EventLines", "LiveConsoleSink", "PlainConsoleSink", "describe"]
+__all__ = [
+    "GIFT_BANNERS",
+    "QUIET_EVERY_S",
+    "EventLines",
+    "LiveConsoleSink",
+    "PlainConsoleSink",
+    "describe",
+    "gift_text",
+]
 
 _EMOTION_FACES = {
     "confident": "😎",
@@ -139,7 +156,112 @@ def describe(event: Event) -> str | None:
     if kind == "match_ended":
         totals = ", ".join(f"{s['player']} {s['score']:+d}" for s in d["standings"])
         return f"{tag} match over: {totals}"
+    if kind == "gift":  # last: a gift is rarer than any event above, and never hot here
+        text = gift_text(event)
+        return None if text is None else f"{tag} {text.plain}"
     return None
+
+
+# ─── viewers' gifts ─────────────────────────────────────────────────────────────────────
+
+_GIFT_NAMES: Final = {
+    "CHEER": "加油",
+    "EMOTE": "表情",
+    "PEEK": "偷看牌",
+    "SWAP": "换牌",
+    "ADD": "加牌",
+    "DOUBLE": "翻倍",
+    "EFFECT": "全场特效",
+    "ROLE_SWAP": "角色互换",
+    "RESHUFFLE": "重新洗牌",
+}
+"""Each effect's Chinese name, as streams and docs/gifts.md call it."""
+
+_GIFT_REASONS: Final = {
+    "duplicate": "already received (a duplicate)",
+    "ranked_mode": "not in a ranked match",
+    "queue_full": "the gift queue is full",
+    "cooldown": "on cooldown",
+    "last_cards": "too near the end of a hand",
+    "double_cap": "the round's doubles are used up",
+    "unmapped": "this gift does nothing here",
+    "invalid": "not a valid gift",
+    "no_target": "no seat to aim it at",
+    "match_over": "the match is over",
+}
+"""Why a gift did not apply, in words; another reason is the engine's own words."""
+
+_GIFT_REASON_KEYS: Final = 16
+"""Distinct reasons counted per table before the rest count as ``other`` (the engine's
+words could vary without end; the count must not)."""
+
+GIFT_BANNERS: Final = 3
+"""The last banners a table's board shows under its trick line."""
+
+QUIET_EVERY_S: Final = 10.0
+"""Plain lines show a rejected or expired gift at most this often per reason and table
+(with a count of those not shown): 10,000 refused gifts must not bury the game."""
+
+
+def _reason_words(status: str, reason: str | None) -> str:
+    """``rejected: on cooldown``; an ``invalid: detail`` reason keeps its detail."""
+    if not reason:
+        return "expired unused" if status == "expired" else status
+    key, _, detail = reason.partition(":")
+    words = _GIFT_REASONS.get(key)
+    if words is None:
+        return f"{status}: {reason}"
+    return f"{status}: {words}{f' ({detail.strip()})' if detail.strip() else ''}"
+
+
+def _quiet_key(data: Mapping[str, Any]) -> str:
+    """What a quiet line is counted under: ``rejected cooldown``, ``expired``."""
+    reason = data.get("reason")
+    key = str(reason).partition(":")[0] if reason else ""
+    return f"{data.get('status')} {key}".rstrip()
+
+
+def gift_text(event: Event, repeats: int = 0) -> Text | None:
+    """A gift event's banner as rich ``Text`` (viewer words are never parsed as markup),
+    or None for a queued gift (the board counts those instead).
+
+    ``🎁 小明 (小花花): CHEER 加油 → Ann “加油地主！”`` when applied; a PEEK says who
+    peeked at whom and never a card. A rejected or expired gift is one dim line with its
+    reason in words; ``repeats`` adds how many more like it were not shown.
+    """
+    d = event.data
+    status = d.get("status")
+    if status == "queued" or status is None:
+        return None
+    applied = status == "applied"
+    text = Text("🎁 " if applied else "· ", style="" if applied else "dim")
+    text.append(str(d.get("viewer") or "a viewer"), style="bold magenta" if applied else "")
+    if d.get("gift"):
+        text.append(f" ({d['gift']})")
+    effect = d.get("effect")
+    target = event.player or (f"seat {d['target']}" if d.get("target") is not None else "")
+    text.append(": ")
+    if effect:
+        text.append(f"{effect} {_GIFT_NAMES.get(effect, '')}".rstrip(), style="yellow" * applied)
+    else:
+        text.append("no effect")
+    if target:
+        if applied and effect == "PEEK":
+            text.append(f", peeked at {target}'s hand")
+        else:
+            text.append(" → ")
+            text.append(target, style="bold" * applied)
+    if applied and effect == "CHEER" and d.get("message"):
+        text.append(" “")
+        text.append(str(d["message"]), style="italic")
+        text.append("”")
+    if not applied:
+        text.append(f" {_reason_words(str(status), d.get('reason'))}")
+    if d.get("test"):
+        text.append(" (test)")
+    if repeats:
+        text.append(f" (+{repeats:,} more like it)")
+    return text
 
 
 @dataclass
@@ -154,6 +276,30 @@ class _MatchTally:
     models: dict[str, ModelTally] = field(default_factory=dict)
     turn_started: dict[int, float] = field(default_factory=dict)
     decided: dict[int, Mapping[str, Any]] = field(default_factory=dict)
+    gifts_applied: int = 0
+    gifts_quiet: dict[str, int] = field(default_factory=dict)
+    """Rejected and expired gifts by :func:`_quiet_key`, since the last gift summary."""
+    quiet_shown: dict[str, tuple[float, int]] = field(default_factory=dict)
+    """Per quiet key: when its last line was shown, and how many were not shown since."""
+
+    def gift_summary(self) -> str | None:
+        """``gifts: 12 applied, 9,876 rejected (9,000 queue full, 876 cooldown), 4
+        expired``, then counting from nothing again; None when no gift ended here."""
+        if not self.gifts_applied and not self.gifts_quiet:
+            return None
+        rejected = {k[9:] or "other": n for k, n in self.gifts_quiet.items() if k[:8] == "rejected"}
+        parts = [f"{self.gifts_applied:,} applied"]
+        if rejected:
+            each = ", ".join(
+                f"{n:,} {k.replace('_', ' ')}"
+                for k, n in sorted(rejected.items(), key=lambda kn: -kn[1])
+            )
+            parts.append(f"{sum(rejected.values()):,} rejected ({each})")
+        expired = sum(n for k, n in self.gifts_quiet.items() if k[:7] == "expired")
+        if expired:
+            parts.append(f"{expired:,} expired")
+        self.gifts_applied, self.gifts_quiet, self.quiet_shown = 0, {}, {}
+        return f"gifts: {', '.join(parts)}"
 
 
 _ACTIONS: Final = frozenset({"bid", "double", "play", "pass"})
@@ -177,11 +323,17 @@ class EventLines:
 
     def lines(self, event: Event) -> list[str]:
         """The event's lines: none, its :func:`describe` line, or more at the match's end."""
-        if event.type == "match_started":
+        kind = event.type
+        if kind == "gift":
+            return self._gift_lines(event)
+        earlier = None  # gifts that ended after the table's last match did
+        if kind == "match_started":
+            old = self._tallies.get(event.table)
+            earlier = old.gift_summary() if old is not None else None
             self._tallies[event.table] = _MatchTally()
         tally = self._tallies.setdefault(event.table, _MatchTally())
         line = describe(event)
-        kind, seat = event.type, event.seat
+        seat = event.seat
         if kind == "fault" and line is not None and self._fault_hint and not tally.hinted:
             tally.hinted = True
             line = f"{line} — {self._fault_hint}"
@@ -200,8 +352,52 @@ class EventLines:
                 tally.standin_rounds[player] = tally.standin_rounds.get(player, 0) + 1
         elif kind == "match_ended":
             tag = f"[{event.table} r{event.round}]"
-            return [*([line] if line else []), *(f"{tag} {t}" for t in _troubles(event, tally))]
+            troubles = _troubles(event, tally)
+            summary = tally.gift_summary()
+            if summary:
+                troubles.append(summary)
+            return [*([line] if line else []), *(f"{tag} {t}" for t in troubles)]
+        elif earlier:  # after the match's line: the board shows its first line
+            return [*([line] if line else []), f"[{event.table}] {earlier}"]
         return [line] if line is not None else []
+
+    def count_gift(self, event: Event) -> tuple[_MatchTally, str] | None:
+        """Count an ended gift for its table's summary: its tally and the key it is
+        counted under (empty when applied); None for a queued gift (not counted)."""
+        status = event.data.get("status")
+        if status == "queued":
+            return None
+        tally = self._tallies.get(event.table)
+        if tally is None:
+            tally = self._tallies[event.table] = _MatchTally()
+        if status == "applied":
+            tally.gifts_applied += 1
+            return tally, ""
+        key = _quiet_key(event.data)
+        quiet = tally.gifts_quiet
+        if key not in quiet and len(quiet) >= _GIFT_REASON_KEYS:
+            key = f"{status} other"
+        quiet[key] = quiet.get(key, 0) + 1
+        return tally, key
+
+    def _gift_lines(self, event: Event) -> list[str]:
+        """An applied gift's banner; a rejected or expired one's line at most every
+        :data:`QUIET_EVERY_S` per reason (only the first without a clock), saying how
+        many like it were not shown; a queued one none."""
+        counted = self.count_gift(event)
+        if counted is None:
+            return []
+        tally, key = counted
+        held = 0
+        if key:
+            now = self._clock() if self._clock is not None else 0.0
+            shown_at, held = tally.quiet_shown.get(key, (-math.inf, 0))
+            if shown_at > -math.inf and (self._clock is None or now - shown_at < QUIET_EVERY_S):
+                tally.quiet_shown[key] = (shown_at, held + 1)
+                return []
+            tally.quiet_shown[key] = (now, 0)
+        text = gift_text(event, held)
+        return [f"[{event.table} r{event.round}] {text.plain}"] if text is not None else []
 
     def closing_lines(self) -> list[str]:
         """After every table's match: each model seat's figures summed over the tables,
@@ -212,11 +408,16 @@ class EventLines:
             for player, figures in self._tallies[name].models.items():
                 totals.setdefault(player, ModelTally()).absorb(figures)
                 tables[player] = tables.get(player, 0) + 1
-        return [
+        lines = [
             f"[{tables[player]} tables] {totals[player].summary(player)}"
             for player in totals
             if tables[player] > 1
         ]
+        for name in sorted(self._tallies, key=_table_order):
+            summary = self._tallies[name].gift_summary()  # gifts that ended after the match
+            if summary:
+                lines.append(f"[{name}] {summary}")
+        return lines
 
     def _timing(self, tally: _MatchTally, seat: int) -> str:
         """What an action's line adds: its decision's figures, or a slow turn's seconds."""
@@ -325,6 +526,16 @@ class _TableView:
     to_act: int | None = None
     thinking_since: float | None = None
     """When the seat to act was asked (its ``turn_started``), until its action."""
+    gifts_seen: bool = False
+    """A gift came to this table: the board has a gift line (never before, so a stream
+    without gifts keeps the board it had)."""
+    gifts_waiting: int = 0
+    """Gifts waiting in the table's queue, as the latest gift event said."""
+    gifts_ended: dict[str, int] = field(default_factory=dict)
+    """This match's gifts by status (``applied``, ``rejected``, ``expired``)."""
+    banners: list[tuple[Event, int]] = field(default_factory=list)
+    """The last :data:`GIFT_BANNERS` ended gifts, each with how many like it followed (a
+    run of refusals for one reason is one banner); made into text only when drawn."""
 
 
 _BID_LABELS = {
@@ -395,6 +606,29 @@ _PANEL_LINES = 6
 """Lines of a table's board besides its log: two borders, three seats, the trick line."""
 
 
+def _gift_height(view: _TableView) -> int:
+    """Lines a table's board gives its gifts: none until one comes, then the queue's
+    line and the banners."""
+    return 1 + len(view.banners) if view.gifts_seen else 0
+
+
+def _gift_board(view: _TableView, lines: int) -> list[Text]:
+    """``gifts: 3 waiting · 12 applied · 40 rejected``, then the last banners: ``lines``
+    lines in all."""
+    head = Text("gifts: ", style="magenta")
+    head.append(f"{view.gifts_waiting:,} waiting", style="bold" if view.gifts_waiting else "")
+    for status in ("applied", "rejected", "expired"):
+        if view.gifts_ended.get(status):
+            head.append(f" · {view.gifts_ended[status]:,} {status}")
+    texts = [_cut(head)]
+    banners = view.banners[max(len(view.banners) - lines + 1, 0) :] if lines > 1 else []
+    for event, repeats in banners:
+        text = gift_text(event, repeats)
+        if text is not None:
+            texts.append(_cut(text))
+    return texts
+
+
 class LiveConsoleSink:
     """A live board per table, redrawn as events come (rich ``Live``).
 
@@ -431,10 +665,13 @@ class LiveConsoleSink:
         view = self._tables.get(event.table)
         if view is None:
             view = self._tables[event.table] = _TableView(event.table)
-        lines = self._notes.lines(event)  # at a match's end: the scores, then who faulted
-        if event.type == "match_ended":
-            self._troubles[event.table] = lines[1:]
-        self._apply(view, event, lines[0] if lines else None)
+        if event.type == "gift":
+            self._gift(view, event)
+        else:
+            lines = self._notes.lines(event)  # at a match's end: scores, then who faulted
+            if event.type == "match_ended":
+                self._troubles[event.table] = lines[1:]
+            self._apply(view, event, lines[0] if lines else None)
         now = self._clock()
         if self._live is None:
             self._live = Live(
@@ -479,12 +716,36 @@ class LiveConsoleSink:
             self._console.print(Text(line))  # wrapped, not cut: every word counts here
         self._troubles = {}
 
+    def _gift(self, view: _TableView, event: Event) -> None:
+        """A gift: the queue's length, and an ended gift's banner (counted for the
+        match's end); a refusal like the banner before it only counts on that one."""
+        d = event.data
+        view.gifts_seen = True
+        waiting = d.get("waiting")
+        if isinstance(waiting, int):
+            view.gifts_waiting = waiting
+        status = d.get("status")
+        if status == "queued":
+            return
+        self._notes.count_gift(event)
+        view.gifts_ended[str(status)] = view.gifts_ended.get(str(status), 0) + 1
+        banners = view.banners
+        if status != "applied" and banners:
+            last, repeats = banners[-1]
+            if last.data.get("status") != "applied" and _quiet_key(last.data) == _quiet_key(d):
+                banners[-1] = (event, repeats + 1)
+                return
+        banners.append((event, 0))
+        if len(banners) > GIFT_BANNERS:
+            del banners[0]
+
     def _apply(self, view: _TableView, event: Event, line: str | None) -> None:
         d: dict[str, Any] = dict(event.data)
         seat = event.seat
         kind = event.type
         if kind == "match_started":
             view.rounds = d["rounds"]
+            view.gifts_ended, view.banners = {}, []
             for old in view.seats:  # a new match: its own model figures and stand-ins
                 old.model, old.standin_for_match = None, False
         if kind in ("match_started", "round_started"):
@@ -494,6 +755,8 @@ class LiveConsoleSink:
         if line is not None and kind != "turn_started":
             view.log = [*view.log, line.split("] ", 1)[-1]][-self._log_lines :]
         if seat is None or not 0 <= seat < len(view.seats):
+            if kind == "effect_applied" and d.get("effect") == "transfer":
+                self._transfer(view, d.get("seats", ()))
             return
         target = view.seats[seat]
         if kind == "turn_started":
@@ -537,6 +800,14 @@ class LiveConsoleSink:
                 other.total += d["scores"].get(other.name, 0)
 
     @staticmethod
+    def _transfer(view: _TableView, seats: list[int] | tuple[int, ...]) -> None:
+        """A viewer's 加牌 moved a card from the first seat to the second: their counts
+        (a play's event would set them right only at that seat's next play)."""
+        if len(seats) == 2 and all(0 <= s < len(view.seats) for s in seats):
+            view.seats[seats[0]].cards -= 1
+            view.seats[seats[1]].cards += 1
+
+    @staticmethod
     def _seat_players(view: _TableView, names: list[str]) -> None:
         """Seat a round's players, keeping what lasts a match: totals, model figures and
         a stand-in that plays until the match ends."""
@@ -568,12 +839,14 @@ class LiveConsoleSink:
         """Boards if every table's fits with two log lines or more, else one row each."""
         views = list(self._tables.values())
         height = self._console.size.height - 1  # the cursor's line
-        log_lines = min(self._log_lines, height // max(len(views), 1) - _PANEL_LINES)
-        if len(views) == 1 or log_lines >= 2:
-            return Group(*(self._board(view, max(log_lines, 0)) for view in views))
+        room = height // max(len(views), 1) - _PANEL_LINES
+        if len(views) == 1 or min(self._log_lines, room) >= 2:
+            return Group(*(self._board(view, room) for view in views))
         return self._rows(views, height)
 
-    def _board(self, view: _TableView, log_lines: int) -> Panel:
+    def _board(self, view: _TableView, room: int) -> Panel:
+        """A table's board in its seats, trick line and ``room`` lines more: the gifts'
+        lines (the queue's at least, banners as far as two log lines remain), the log."""
         grid = RichTable.grid(padding=(0, 2))
         models = any(seat.model is not None for seat in view.seats)
         columns = ["seat", "role", "cards", "last", "says", "total"]
@@ -600,12 +873,15 @@ class LiveConsoleSink:
         if view.call:
             header.append(f"    call: {view.call}")
         header.no_wrap, header.overflow = True, "ellipsis"
+        gift_lines = min(_gift_height(view), max(room - 2, 1)) if view.gifts_seen else 0
+        log_lines = max(min(self._log_lines, room - gift_lines), 0)
         shown = view.log[len(view.log) - log_lines :] if log_lines else []
-        log = Text("\n".join(shown), style="dim", no_wrap=True, overflow="ellipsis")
-        return Panel(
-            Group(grid, header, log) if shown else Group(grid, header),
-            title=f"斗地主 Arena · {view.table} · round {view.round}",
-        )
+        parts: list[RenderableType] = [grid, header]
+        if gift_lines:
+            parts.extend(_gift_board(view, gift_lines))
+        if shown:
+            parts.append(Text("\n".join(shown), style="dim", no_wrap=True, overflow="ellipsis"))
+        return Panel(Group(*parts), title=f"斗地主 Arena · {view.table} · round {view.round}")
 
     def _rows(self, views: list[_TableView], height: int) -> RenderableType:
         """One row per table: round, each seat (▶ to act, 地 landlord, cards, total), and
@@ -680,7 +956,10 @@ class LiveConsoleSink:
         return _Ticking(name, view.thinking_since, self._clock, tail=standin)
 
     def _last_cell(self, view: _TableView, last: Text) -> RenderableType:
-        """A table's last line, or once a turn is slow, who is thinking and for how long."""
+        """A table's last line, or once a turn is slow, who is thinking and for how long;
+        after ``🎁n`` when n gifts wait there."""
+        if view.gifts_waiting:
+            last = Text(f"🎁{view.gifts_waiting} ", style="magenta") + last
         if view.to_act is None or view.thinking_since is None or view.to_act >= len(view.seats):
             return last
         head = Text(f"{view.seats[view.to_act].name} is thinking")
