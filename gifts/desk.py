@@ -56,7 +56,7 @@ class GiftDesk:
         self.players = tuple(players)
         self.match_seed = match_seed
         self._clock = clock
-        self._told: deque[tuple[str, Pending | Outcome]] = deque()
+        self._told: deque[tuple[str, Pending | Outcome, int]] = deque()
         self.queue = GiftQueue(
             settings.queue_settings(max_doubles=max_doubles),
             on_outcome=self._outcome,
@@ -153,20 +153,20 @@ class GiftDesk:
     # --- out ----------------------------------------------------------------------------
 
     def _queued(self, pending: Pending) -> None:
-        self._told.append(("queued", pending))
+        self._told.append(("queued", pending, self.queue.waiting))
 
     def _outcome(self, outcome: Outcome) -> None:
-        self._told.append((outcome.status, outcome))
+        self._told.append((outcome.status, outcome, self.queue.waiting))
 
     async def tell(self) -> None:
         """Emit every outcome not told yet, in order."""
         told = self._told
         emit = self._emit
         while told:
-            status, item = told.popleft()
+            status, item, waiting = told.popleft()
             if emit is None:
                 continue  # no table attached (a library user reads queue.outcomes)
-            data = gift_event_data(item, status, waiting=self.queue.waiting)
+            data = gift_event_data(item, status, waiting=waiting)
             await emit("gift", data["target"], data)
 
     @property

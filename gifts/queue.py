@@ -151,6 +151,8 @@ class GiftQueue:
         self._on_outcome = on_outcome
         self._on_queued = on_queued
         self._waiting: deque[Pending] = deque()
+        self._kept: deque[Pending] = deque()
+        """While :meth:`next` walks the queue: the gifts it keeps so far (counted waiting)."""
         self._seen: dict[tuple[str, str], None] = {}
         self._remember = remember
         self._effect_free_at: dict[Effect, float] = {}
@@ -160,7 +162,9 @@ class GiftQueue:
 
     @property
     def waiting(self) -> int:
-        return len(self._waiting)
+        """Gifts waiting now (exact even while :meth:`next` walks the queue, so an
+        outcome told then says how many still wait)."""
+        return len(self._waiting) + len(self._kept)
 
     # --- in ---------------------------------------------------------------------------
 
@@ -209,7 +213,7 @@ class GiftQueue:
         that can never apply here are rejected on the way."""
         if self._in_hand is not None:
             raise RuntimeError("settle the gift in hand before asking for the next")
-        kept: deque[Pending] = deque()
+        kept = self._kept
         chosen: Pending | None = None
         while self._waiting:
             pending = self._waiting.popleft()
@@ -233,7 +237,7 @@ class GiftQueue:
                     kept.append(pending)
                 continue
             chosen = pending
-        self._waiting = kept
+        self._waiting, self._kept = kept, self._waiting  # the walked one is empty now
         self._in_hand = chosen
         return chosen
 

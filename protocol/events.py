@@ -315,7 +315,7 @@ class GiftData(EventData):
         description="It did not apply and the platform can give the viewer their points "
         "back (a Twitch channel-points redemption): a bridge should refund it."
     )
-    waiting: Count = Field(description="Gifts waiting in the table's queue after this one.")
+    waiting: Count = Field(description="Gifts waiting in the table's queue once this happened.")
 
 
 # ─── faults, stand-ins and model seats ──────────────────────────────────────────────────
