@@ -413,6 +413,7 @@ def test_the_handle_gives_no_way_to_the_table_or_the_round(played: Played) -> No
         "swap_cards",
         "transfer_card",
         "add_gift_double",
+        "cheer",
         "close",
     }
     with pytest.raises(AttributeError):
