@@ -26,7 +26,7 @@ from gifts.director import GiftDirector, PeekOutput
 from gifts.events import Effect, GiftEvent, GiftKind
 from gifts.queue import GiftQueue, Outcome, Pending
 from gifts.settings import GiftSettings
-from gifts.targeting import named_seat, pick_target
+from gifts.targeting import named_seat, pick_target, seeded_seat
 
 __all__ = ["TARGETED", "Emit", "GiftDesk", "gift_event_data"]
 
@@ -86,7 +86,11 @@ class GiftDesk:
         elif self.closed:
             self.queue.refuse(gift, effect, "match_over", now=now)
         else:
-            self.queue.submit(gift, effect, target=self._target(gift, effect), now=now)
+            target = self._target(gift, effect)
+            if target is None and effect in TARGETED:  # [gifts] pick_target = "reject"
+                self.queue.refuse(gift, effect, "no_target", now=now)
+            else:
+                self.queue.submit(gift, effect, target=target, now=now)
         await self.tell()
 
     async def refuse_payload(
@@ -120,10 +124,17 @@ class GiftDesk:
             )
 
     def _target(self, gift: GiftEvent, effect: Effect) -> int | None:
-        if effect in TARGETED:
-            return pick_target(gift, self.players, match_seed=self.match_seed)
+        """The gift's seat: its own, else as ``[gifts] pick_target`` says for the
+        effects that need one (None for ``reject``), else the one its message names."""
         if gift.target_seat is not None:
             return gift.target_seat
+        if effect in TARGETED:
+            rule = self.settings.pick_target
+            if rule == "message":
+                return pick_target(gift, self.players, match_seed=self.match_seed)
+            if rule == "draw":
+                return seeded_seat(gift, self.match_seed)
+            return None
         return named_seat(gift.message, self.players)
 
     # --- at the table -------------------------------------------------------------------

@@ -53,6 +53,10 @@ class GiftSettings(BaseModel):
     last_cards: Annotated[StrictInt, Field(ge=0, le=20)] = 5
     """Strong interventions are refused while the target (or both others) hold this
     many cards or fewer."""
+    pick_target: Literal["message", "draw", "reject"] = "message"
+    """How a gift that names no seat gets one, for the effects that need one: ``message``
+    the player the viewer's message names, else a draw seeded by the match seed and the
+    gift's id; ``draw`` always such a draw; ``reject`` none (rejected ``no_target``)."""
     map: dict[str, dict[str, EffectName]] = Field(default_factory=dict)
     """``{platform: {gift name or id: effect}}``; platform ``"*"`` for all."""
 

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from gifts.desk import GiftDesk
 from gifts.events import Effect, GiftEvent
 from gifts.settings import DEFAULT_COOLDOWNS, GiftSettings
 from gifts.targeting import named_seat, pick_target, seeded_seat
@@ -113,3 +114,34 @@ def test_the_draw_is_the_same_for_the_same_seed_and_gift_and_spread_over_seats()
     assert [seeded_seat(gift(f"g{n}"), 8) for n in range(20)] != [
         seeded_seat(gift(f"g{n}"), 7) for n in range(20)
     ]
+
+
+@pytest.mark.parametrize(
+    ("rule", "message", "expected"),
+    [
+        ("message", "加油 Beta", 1),  # the named player
+        ("draw", "加油 Beta", "drawn"),  # the message is not read
+        ("reject", "加油 Beta", None),  # no seat: rejected no_target
+    ],
+)
+async def test_pick_target_decides_how_a_gift_naming_no_seat_gets_one(
+    rule: str, message: str, expected: int | str | None
+) -> None:
+    desk = GiftDesk(
+        GiftSettings(pick_target=rule),  # type: ignore[arg-type]
+        players=("Alpha", "Beta", "Gamma"),
+        match_seed=11,
+        max_doubles=2,
+        keep_outcomes=True,
+    )
+    gift = GiftEvent(event_id="e1", platform="test", effect=Effect.CHEER, message=message)
+    await desk.submit(gift)
+    if expected is None:
+        (outcome,) = desk.queue.outcomes
+        assert (outcome.status, outcome.reason) == ("rejected", "no_target")
+        assert desk.queue.waiting == 0
+        return
+    assert desk.queue.waiting == 1
+    (pending,) = desk.queue._waiting
+    wanted = seeded_seat(gift, 11) if expected == "drawn" else expected
+    assert pending.target == wanted
