@@ -428,3 +428,105 @@ async def test_spectator_items_wait_out_a_broker_outage_and_are_never_early(
     assert seqs == sorted(seqs)
     assert sink.stats.spectator_published == feed.released
     assert sink.stats.spectator_undelivered == feed.dropped == 0
+
+
+class RawSubscriber(TimedSubscriber):
+    """A subscriber that keeps every payload as bytes (a gift on gifts/in, a forgery)."""
+
+    def add(self, message: aiomqtt.Message) -> None:
+        assert isinstance(message.payload, bytes)
+        self.received_ms.append(time.time() * 1000)
+        self.messages.append((str(message.topic), message.payload, bool(message.retain)))
+        self._arrived.set()
+
+    def on(self, topic: str) -> list[bytes]:
+        return [payload for t, payload, _ in self.messages if t == topic]
+
+
+GIFTS_IN = "ddz-arena/gifts/in"
+ACL_USERS = {"arena": "arena-secret", "gifts": "gifts-secret", "studio": "studio-secret"}
+
+
+async def test_the_example_acl_lets_only_the_gifts_and_arena_users_send_gifts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """config/mosquitto.acl: the ``gifts`` user (bridges, ``arena gift send``) writes
+    ``gifts/in`` and nothing else, and reads nothing; an anonymous client reads the
+    public ``tables/+/gifts`` but cannot send a gift; the arena's user reads ``gifts/in``
+    (its gift listener gets what the gifts user sent, and nothing anonymous)."""
+    from gifts.events import Effect
+    from gifts.send import gift_for_test, send_gift
+    from gifts.sources import CollectingInbox, listen_for_gifts
+
+    broker = Mosquitto(tmp_path, users=ACL_USERS, acl=REPO / "config" / "mosquitto.acl")
+    broker.start()
+    arena = MqttSettings(port=broker.port, username_env="ARENA_USER", password_env="ARENA_PW")
+    inbox, ready = CollectingInbox(), asyncio.Event()
+    listener = asyncio.create_task(
+        listen_for_gifts(
+            arena,
+            inbox,
+            ready=ready,
+            environ={"ARENA_USER": "arena", "ARENA_PW": ACL_USERS["arena"]},
+        )
+    )
+    forged = b'{"forged": true}'
+    outcome = b'{"type": "gift", "data": {"status": "applied"}}'
+    try:
+        async with (
+            subscribed_as(broker, RawSubscriber()) as anonymous,
+            subscribed_as(
+                broker, RawSubscriber(), username="studio", password=ACL_USERS["studio"]
+            ) as studio,
+            subscribed_as(
+                broker, RawSubscriber(), username="gifts", password=ACL_USERS["gifts"]
+            ) as gifts_user,
+        ):
+            async with asyncio.timeout(5):
+                await ready.wait()
+            # anonymous: a gift of its own is dropped by the broker
+            await send_gift(
+                MqttSettings(port=broker.port), gift_for_test(Effect.DOUBLE, event_id="anon")
+            )
+            # the gifts user: every topic but gifts/in refused, then a gift sent
+            async with aiomqtt.Client(
+                "127.0.0.1", broker.port, username="gifts", password=ACL_USERS["gifts"]
+            ) as client:
+                for topic in ("events", "state", "gifts", "spectator"):
+                    await client.publish(f"ddz-arena/tables/t1/{topic}", forged, qos=1)
+                await client.publish("ddz-arena/status", forged, qos=1)
+            monkeypatch.setenv("GIFT_USER", "gifts")
+            monkeypatch.setenv("GIFT_PW", ACL_USERS["gifts"])
+            sender = MqttSettings(
+                port=broker.port, username_env="GIFT_USER", password_env="GIFT_PW"
+            )
+            await send_gift(sender, gift_for_test(Effect.SWAP, event_id="bridged", target=1))
+            async with asyncio.timeout(5):
+                await inbox.wait_for(1)
+            # the arena tells the outcome on the public gifts topic: anyone reads it
+            async with aiomqtt.Client(
+                "127.0.0.1", broker.port, username="arena", password=ACL_USERS["arena"]
+            ) as client:
+                await client.publish("ddz-arena/tables/t1/gifts", outcome, qos=1)
+            for reader in (anonymous, studio):
+                await reader.wait_for(
+                    lambda ms: any(t == "ddz-arena/tables/t1/gifts" for t, _, _ in ms),
+                    within_s=5,
+                )
+            await asyncio.sleep(0.2)  # anything the gifts user could read is in by now
+    finally:
+        listener.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await listener
+        broker.stop()
+    assert [g.event_id for g in inbox.accepted] == ["bridged"]  # "anon" never reached it
+    assert inbox.refused == []
+    # the stream's user reads everything there was: the gift, the outcome, no forgery
+    assert [t for t, _, _ in studio.messages] == [GIFTS_IN, "ddz-arena/tables/t1/gifts"]
+    assert b'"bridged"' in studio.on(GIFTS_IN)[0]
+    assert studio.on("ddz-arena/tables/t1/gifts") == [outcome]
+    # anonymous reads the public gifts topic, not what viewers send
+    assert [t for t, _, _ in anonymous.messages] == ["ddz-arena/tables/t1/gifts"]
+    assert anonymous.on("ddz-arena/tables/t1/gifts") == [outcome]
+    # the gifts user may only write
+    assert gifts_user.messages == []
