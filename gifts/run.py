@@ -56,8 +56,9 @@ class GiftRun:
             task.cancel()
 
     def counts(self) -> dict[str, Any]:
-        """Every gift of the run (all tables): applied, rejected (and by reason), expired,
-        and payloads that were no gift."""
+        """Every gift of the run (all tables): applied, rejected (and by reason), expired;
+        ``invalid`` payloads that were no gift, also counted rejected (reason
+        ``invalid``), as their events say."""
         totals: dict[str, Any] = {"applied": 0, "rejected": 0, "expired": 0, "invalid": 0}
         reasons: dict[str, int] = {}
         for figures in self.router.figures().values():
@@ -65,6 +66,9 @@ class GiftRun:
                 totals[key] += figures.get(key, 0)
             for reason, count in figures["rejected_by_reason"].items():
                 reasons[reason] = reasons.get(reason, 0) + count
+        if totals["invalid"]:  # a payload that was no gift is told as rejected 'invalid: ...'
+            totals["rejected"] += totals["invalid"]
+            reasons["invalid"] = totals["invalid"]
         totals["rejected_by_reason"] = dict(sorted(reasons.items()))
         return totals
 
@@ -76,8 +80,6 @@ class GiftRun:
         text = f"gifts: {counts['applied']} applied, {counts['rejected']} rejected"
         text += f" ({why})" if why else ""
         text += f", {counts['expired']} expired"
-        if counts["invalid"]:
-            text += f"; {counts['invalid']} payload(s) were no gift"
         return text
 
 

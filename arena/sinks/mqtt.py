@@ -143,6 +143,8 @@ class MqttSink:
         """How many of each kind ``_lines`` holds while the worker starts; afterwards
         only the spectator items are counted (the rest are events)."""
         self._sent = {EVENT: 0, SPECTATOR: 0}
+        self._gift_events = 0
+        """``gift`` events handed over: each is published twice (events and gifts)."""
         """Written to the worker."""
         self._lost = {EVENT: 0, SPECTATOR: 0}
         """Dropped on this side: before the worker was up, or after it was gone."""
@@ -207,6 +209,8 @@ class MqttSink:
     async def emit(self, event: Event) -> None:
         """Encode the event as published and queue it for the worker; never waits."""
         line = event_line(event, self.run_id)
+        if event.type == "gift":
+            self._gift_events += 1
         if self._process is None or self._closing:
             self._hold(EVENT, line)
             return
@@ -420,6 +424,8 @@ class MqttSink:
                 # everything handed over and not published: dropped on either side,
                 # refused, left in a buffer, or lost with the worker
                 handed = self._sent[kind] + self._lost[kind]
+                if kind == EVENT:  # messages, not lines: a gift event is two messages
+                    handed += self._gift_events
                 setattr(stats, f"{prefix}undelivered", handed - published)
 
 
