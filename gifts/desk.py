@@ -56,7 +56,7 @@ class GiftDesk:
         self.players = tuple(players)
         self.match_seed = match_seed
         self._clock = clock
-        self._told: deque[tuple[str, Pending | Outcome, int]] = deque()
+        self._told: deque[tuple[str, Pending | Outcome | dict[str, Any], int]] = deque()
         self.queue = GiftQueue(
             settings.queue_settings(max_doubles=max_doubles),
             on_outcome=self._outcome,
@@ -67,13 +67,17 @@ class GiftDesk:
             self.queue, match_seed=match_seed, clock=clock, on_peek=on_peek
         )
         self._emit: Emit | None = None
+        self._ready: Callable[[], bool] | None = None
         self.closed = False
         self.invalid = 0
         """Payloads refused before they were gifts (not JSON, wrong fields, bad signature)."""
 
-    def attach(self, emit: Emit) -> None:
-        """Tell outcomes through ``emit`` (the table's)."""
+    def attach(self, emit: Emit, *, ready: Callable[[], bool] | None = None) -> None:
+        """Tell outcomes through ``emit`` (the table's), once ``ready`` says the match has
+        started: a gift sent before it waits to be told after ``match_started``, where
+        an overlay that starts afresh with each match will see it."""
         self._emit = emit
+        self._ready = ready
 
     # --- in -----------------------------------------------------------------------------
 
@@ -86,11 +90,13 @@ class GiftDesk:
         elif self.closed:
             self.queue.refuse(gift, effect, "match_over", now=now)
         else:
-            target = self._target(gift, effect)
-            if target is None and effect in TARGETED:  # [gifts] pick_target = "reject"
-                self.queue.refuse(gift, effect, "no_target", now=now)
-            else:
-                self.queue.submit(gift, effect, target=target, now=now)
+            self.queue.submit(
+                gift,
+                effect,
+                now=now,
+                pick=lambda: self._target(gift, effect),
+                target_required=effect in TARGETED,  # None only with pick_target "reject"
+            )
         await self.tell()
 
     async def refuse_payload(
@@ -99,10 +105,9 @@ class GiftDesk:
         """A payload that is not a gift (its reason names what is wrong): told as a
         rejected gift, so the streamer sees it and it is counted, but nothing else."""
         self.invalid += 1
-        if self._emit is not None:
-            await self._emit(
-                "gift",
-                None,
+        self._told.append(
+            (
+                "rejected",
                 {
                     "id": f"{platform or '?'}:{event_id or '?'}#0",
                     "event_id": event_id,
@@ -121,7 +126,10 @@ class GiftDesk:
                     "refund": False,
                     "waiting": self.queue.waiting,
                 },
+                self.queue.waiting,
             )
+        )
+        await self.tell()
 
     def _target(self, gift: GiftEvent, effect: Effect) -> int | None:
         """The gift's seat: its own, else as ``[gifts] pick_target`` says for the
@@ -173,11 +181,16 @@ class GiftDesk:
         """Emit every outcome not told yet, in order."""
         told = self._told
         emit = self._emit
+        if emit is not None and self._ready is not None and not self._ready():
+            return  # before match_started: told at the first safe point
         while told:
             status, item, waiting = told.popleft()
             if emit is None:
                 continue  # no table attached (a library user reads queue.outcomes)
-            data = gift_event_data(item, status, waiting=waiting)
+            if isinstance(item, dict):  # a payload that was no gift, told as it was built
+                data = item
+            else:
+                data = gift_event_data(item, status, waiting=waiting)
             await emit("gift", data["target"], data)
 
     @property

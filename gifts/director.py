@@ -33,6 +33,7 @@ from collections.abc import Callable
 
 from arena.engine import Phase
 from arena.errors import IllegalActionError
+from arena.logs import get_logger
 from arena.table import derive_seed
 from arena.table.safe_point import BetweenRoundsHandle, SafePointHandle
 from gifts.events import Effect
@@ -52,6 +53,8 @@ _PHASES: dict[Phase, MomentPhase] = {
     Phase.PLAYING: "play",
     Phase.FINISHED: "over",
 }
+
+log = get_logger(__name__)
 
 PeekOutput = Callable[[Pending, int, list[str]], None]
 """Where a PEEK's cards go: (the gift, the seat, its cards)."""
@@ -89,28 +92,33 @@ class GiftDirector:
         queue = self.queue
         if not queue.waiting:
             return
-        now = self._clock()
-        while (pending := queue.next(moment_of(handle), now)) is not None:
+
+        def apply(pending: Pending) -> str | None:
             try:
                 self._apply(pending, handle)
             except IllegalActionError as exc:
-                queue.settle(pending, now, refused=str(exc))
-            else:
-                queue.settle(pending, now)
+                return str(exc)
+            except Exception as exc:  # a gift must never stop the match
+                log.exception("gift_effect_failed", gift=pending.id, effect=pending.effect)
+                return f"error: {type(exc).__name__}"
+            return None
+
+        queue.drain(lambda: moment_of(handle), apply, self._clock())
 
     async def between_rounds(self, handle: BetweenRoundsHandle) -> None:
         """Between two rounds: apply every ROLE_SWAP and RESHUFFLE that may apply now."""
         queue = self.queue
         if not queue.waiting:
             return
-        now = self._clock()
-        while (pending := queue.next(BETWEEN_ROUNDS_MOMENT, now)) is not None:
+
+        def apply(pending: Pending) -> str | None:
             try:
                 _apply_between_rounds(pending, handle)
             except IllegalActionError as exc:
-                queue.settle(pending, now, refused=str(exc))
-            else:
-                queue.settle(pending, now)
+                return str(exc)
+            return None
+
+        queue.drain(lambda: BETWEEN_ROUNDS_MOMENT, apply, self._clock())
 
     def _apply(self, pending: Pending, handle: SafePointHandle) -> None:
         effect, target = pending.effect, pending.target

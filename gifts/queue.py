@@ -45,6 +45,10 @@ __all__ = [
     "others_involved",
 ]
 
+_PRUNE_VIEWERS_AT: Final = 1024
+"""Viewers remembered for their cooldown before those whose cooldown is over are
+forgotten (a long stream meets many viewers)."""
+
 PLAY_PHASE: Final = frozenset({Effect.CHEER, Effect.EMOTE, Effect.PEEK})
 """Effects whose window is the play phase (any turn)."""
 BEFORE_LEAD: Final = frozenset({Effect.SWAP, Effect.ADD})
@@ -168,38 +172,60 @@ class GiftQueue:
 
     # --- in ---------------------------------------------------------------------------
 
-    def submit(self, gift: GiftEvent, effect: Effect, *, target: int | None, now: float) -> None:
+    def submit(
+        self,
+        gift: GiftEvent,
+        effect: Effect,
+        *,
+        target: int | None = None,
+        now: float,
+        pick: Callable[[], int | None] | None = None,
+        target_required: bool = False,
+    ) -> None:
         """Queue a gift (``count`` units), or settle it at once: a duplicate, a
-        streak's running update (not a gift), ranked mode, a full queue."""
+        streak's running update (not a gift), ranked mode, a full queue.
+
+        ``pick`` gives the target when ``target`` is None, called only once a unit is
+        about to be queued (a burst that overflows the queue costs no targeting); with
+        ``target_required``, a unit left without one is rejected ``no_target``."""
+        if not gift.counts:
+            return  # a streak's running count (not remembered: it may share the final's id)
         if gift.key in self._seen:
             self._settle(Pending(gift, effect, target, 0, now), "rejected", "duplicate", now)
             return
         self._remember_key(gift.key)
-        if not gift.counts:
-            return  # a streak's running count: its final event is the gift
+        picked = pick is None or target is not None
         for unit in range(gift.count):
             pending = Pending(gift, effect, target, unit, now)
             if self.settings.mode == "ranked" and effect in RESULT_CHANGING:
                 self._settle(pending, "rejected", "ranked_mode", now)
-            elif len(self._waiting) >= self.settings.queue_size:
+                continue
+            if len(self._waiting) >= self.settings.queue_size:
                 self._settle(pending, "rejected", "queue_full", now)
-            else:
-                self._waiting.append(pending)
-                if self._on_queued is not None:
-                    self._on_queued(pending)
+                continue
+            if not picked and pick is not None:
+                target, picked = pick(), True
+            if target is None and target_required:
+                self._settle(pending, "rejected", "no_target", now)
+                continue
+            if pending.target != target:
+                pending = Pending(gift, effect, target, unit, now)
+            self._waiting.append(pending)
+            if self._on_queued is not None:
+                self._on_queued(pending)
 
     def refuse(self, gift: GiftEvent, effect: Effect | None, reason: str, *, now: float) -> None:
         """Settle a gift that cannot be queued at all (no effect maps it, its table is
         unknown, the match is over): each of its units rejected with ``reason``, or one
         ``duplicate`` when its delivery was seen before."""
+        if not gift.counts:
+            return
         if gift.key in self._seen:
             self._settle_unit(
                 f"{gift.platform}:{gift.event_id}#0", gift, effect, "rejected", "duplicate", now
             )
             return
         self._remember_key(gift.key)
-        if not gift.counts:
-            return
         for unit in range(gift.count):
             self._settle_unit(
                 f"{gift.platform}:{gift.event_id}#{unit}", gift, effect, "rejected", reason, now
@@ -241,6 +267,56 @@ class GiftQueue:
         self._in_hand = chosen
         return chosen
 
+    def drain(
+        self,
+        moment: Callable[[], Moment],
+        apply: Callable[[Pending], str | None],
+        now: float,
+    ) -> int:
+        """Apply, in one walk of the queue, every gift that may apply now: what
+        :meth:`next` and :meth:`settle` do gift by gift, at the cost of one walk however
+        many apply (a safe point in a burst stays short). ``apply`` applies a gift and
+        returns None, or why it could not; ``moment`` is read again after each applied
+        gift (an effect changes the hand sizes, the doubles). Returns how many applied."""
+        if self._in_hand is not None:
+            raise RuntimeError("settle the gift in hand before draining")
+        settings = self.settings
+        kept = self._kept
+        current = moment()
+        applied = 0
+        try:
+            while self._waiting:
+                pending = self._waiting.popleft()
+                if now - pending.queued_at > settings.ttl_s:
+                    self._settle(pending, "expired", None, now)
+                    continue
+                if not _window_open(pending, current):
+                    kept.append(pending)
+                    continue
+                refusal = self._refusal(pending, current)
+                if refusal is not None:
+                    self._settle(pending, "rejected", refusal, now)
+                    continue
+                if self._cooling(pending, now):
+                    if settings.on_cooldown == "reject":
+                        self._settle(pending, "rejected", "cooldown", now)
+                    else:
+                        kept.append(pending)
+                    continue
+                self._in_hand = pending
+                refused = apply(pending)
+                self.settle(pending, now, refused=refused)
+                if refused is None:
+                    applied += 1
+                    current = moment()
+        finally:
+            if self._in_hand is not None:  # apply raised: the gift is settled, not lost
+                self.settle(self._in_hand, now, refused="error")
+            kept.extend(self._waiting)  # and the rest wait on
+            self._waiting.clear()
+            self._waiting, self._kept = kept, self._waiting
+        return applied
+
     def settle(self, pending: Pending, now: float, *, refused: str | None = None) -> Outcome:
         """The gift :meth:`next` gave was applied (``refused`` None: its cooldowns
         start now) or could not be (``refused``: why, as the engine said)."""
@@ -254,6 +330,9 @@ class GiftQueue:
         self._effect_free_at[effect] = now + settings.effect_cooldown_s.get(effect, 0.0)
         viewer = pending.gift.viewer_id
         if viewer is not None:
+            free_at = self._viewer_free_at
+            if len(free_at) >= _PRUNE_VIEWERS_AT:  # forget viewers whose cooldown is over
+                self._viewer_free_at = {v: t for v, t in free_at.items() if t > now}
             self._viewer_free_at[viewer] = now + settings.viewer_cooldown_s
         if effect in STRONG:
             self._strong_free_at = now + settings.strong_cooldown_s

@@ -11,6 +11,7 @@ no gift is told there too, with what is wrong.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -27,6 +28,9 @@ if TYPE_CHECKING:
 
 __all__ = ["GiftRouter", "attach_gift_desks"]
 
+_HOLD_AT_MOST_S = 0.001
+"""How long gifts handled back to back may hold the event loop before the tables get it."""
+
 
 class GiftRouter:
     """The sources' inbox (:class:`gifts.sources.Inbox`): each gift to its table's desk."""
@@ -37,13 +41,20 @@ class GiftRouter:
             raise ConfigError(f"gifts.default_table: no table {default_table!r} (tables: {known})")
         self.desks = dict(desks)
         self.default_table = default_table
+        self._yielded_at = time.perf_counter()
 
     async def accept(self, gift: GiftEvent) -> None:
-        """A gift from a source, to the desk of its table."""
+        """A gift from a source, to the desk of its table. A source catching up on a
+        backlog calls this back to back: every millisecond or so it lets the tables
+        have the loop, so a burst of gifts never holds a turn up."""
+        if time.perf_counter() - self._yielded_at > _HOLD_AT_MOST_S:
+            await asyncio.sleep(0)
+            self._yielded_at = time.perf_counter()
         desk = self.desks.get(gift.table or self.default_table)
         if desk is None:
             default = self.desks[self.default_table]
-            default.queue.refuse(gift, None, "unknown_table", now=time.monotonic())
+            effect = default.settings.effect_for(gift)
+            default.queue.refuse(gift, effect, "unknown_table", now=time.monotonic())
             await default.tell()
             return
         await desk.submit(gift)
@@ -89,13 +100,19 @@ def attach_gift_desks(
             clock=clock,
             on_peek=_peek_to(spectator, table.table_id) if spectator is not None else None,
         )
-        desk.attach(table.emit)
+        desk.attach(table.emit, ready=_match_started(table))
         table.safe_points.append(desk.at_safe_point)
         table.between_rounds.append(desk.between_rounds)
         table.match_end_hooks.append(desk.close)
         desks[table.table_id] = desk
     default = settings.default_table or tables[0].table_id
     return GiftRouter(desks, default_table=default)
+
+
+def _match_started(table: Table) -> Callable[[], bool]:
+    """Whether the table's match has begun (``start_match`` names it, just before
+    ``match_started``)."""
+    return lambda: table.match_id is not None
 
 
 def _peek_to(spectator: SpectatorFeed, table_id: str) -> Callable[[Pending, int, list[str]], None]:

@@ -20,6 +20,8 @@ _KEPT_FORMAT: Final = frozenset({"\u200d"})
 
 def clean_viewer_text(text: str, cap: int) -> str:
     """``text`` as one clean line of at most ``cap`` characters (see the module)."""
+    if len(text) <= cap and text.isprintable() and "  " not in text and text == text.strip():
+        return text  # already clean (most are): no character by character look
     kept = []
     for char in text:
         category = unicodedata.category(char)

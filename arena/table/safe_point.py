@@ -189,7 +189,7 @@ class BetweenRoundsHandle:
     @property
     def round_no(self) -> int:
         """The round about to be played."""
-        return self._plan.round_no
+        return self._plan_open()._plan.round_no
 
     @property
     def last_landlord(self) -> int | None:
