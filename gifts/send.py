@@ -34,15 +34,32 @@ async def send_gift(settings: MqttSettings, gift: GiftEvent) -> None:
     naming it; a credential variable unset is a ConfigError.
     """
     broker = broker_url(settings.host, settings.port, tls=settings.tls)
-    client = gift_client(settings, client_id=f"ddz-arena-gift-send-{os.urandom(8).hex()}")
     payload = gift.model_dump_json(exclude_none=True)
     try:
-        async with client:
-            await client.publish(gifts_topic(settings), payload, qos=1)
+        try:
+            await _publish(settings, payload)
+        except aiomqtt.MqttCodeError as exc:
+            if settings.protocol != "5" or not _speaks_only_311(exc):
+                raise
+            # an MQTT 3.1.1 broker (the arena's embedded one): as it speaks
+            await _publish(settings.model_copy(update={"protocol": "3.1.1"}), payload)
     except aiomqtt.MqttError as exc:
         raise GiftSendError(
             f"cannot send the gift to the MQTT broker at {broker}: {exc or type(exc).__name__}"
         ) from exc
+
+
+async def _publish(settings: MqttSettings, payload: str) -> None:
+    client = gift_client(settings, client_id=f"ddz-arena-gift-send-{os.urandom(8).hex()}")
+    async with client:
+        await client.publish(gifts_topic(settings), payload, qos=1)
+
+
+def _speaks_only_311(error: aiomqtt.MqttCodeError) -> bool:
+    """The broker refused MQTT 5 for its version (CONNACK 0x84, or 3.1.1's code 1)."""
+    code = error.rc
+    value = getattr(code, "value", code)
+    return value in (1, 0x84)
 
 
 def gift_for_test(

@@ -233,6 +233,7 @@ def test_a_douyin_gift_push_is_every_gift_in_it_in_order() -> None:
     first = gifts[0]
     assert (first.platform, first.room, first.count, first.value) == ("douyin", "7382", 2, 20)
     assert first.gift_id == douyin_gift(1)["sec_gift_id"]
+    assert first.gift_name == ""  # the opaque id is no name to show
     assert first.display_name == "观众1"
     assert first.sent_at == datetime(2026, 11, 24, 5, 20, 0, 123000, tzinfo=UTC)
     assert [g.test for g in gifts] == [False, True]

@@ -74,6 +74,20 @@ def test_a_streaks_running_update_is_no_gift_and_its_last_event_is() -> None:
     assert apply_all(queue, PLAY, now=1) == ["test:t2#0", "test:t2#1", "test:t2#2"]
 
 
+def test_a_streaks_final_event_sharing_its_updates_id_is_no_duplicate() -> None:
+    """A platform may give a streak's updates and its final event one id: the updates
+    are not gifts, so they must not make the final one a duplicate."""
+    queue = GiftQueue(quiet())
+    running = gift("s1", streak_id="s", streak_final=False, count=1)
+    queue.submit(running, Effect.CHEER, target=0, now=0)
+    queue.submit(running, Effect.CHEER, target=0, now=0)
+    final = gift("s1", streak_id="s", streak_final=True, count=2)
+    queue.submit(final, Effect.CHEER, target=0, now=0)
+    assert apply_all(queue, PLAY, now=1) == ["test:s1#0", "test:s1#1"]
+    queue.submit(final, Effect.CHEER, target=0, now=2)  # the final one again: a duplicate
+    assert [(o.id, o.reason) for o in queue.outcomes][-1] == ("test:s1#0", "duplicate")
+
+
 def test_ranked_mode_rejects_what_can_change_a_result_at_once() -> None:
     queue = GiftQueue(quiet(mode="ranked"))
     for n, effect in enumerate(Effect):
@@ -230,11 +244,13 @@ def test_every_gift_ends_in_exactly_one_outcome(
     seen: set[int] = set()
     now = 0.0
     for n, (event, effect, target, count, viewer, final) in enumerate(arrivals):
-        if event in seen:
+        # a streak's running update is no gift and is not remembered: only gifts that
+        # count make a later delivery with their id a duplicate
+        if final and event in seen:
             duplicates += 1
         elif final:
             expected.update(f"test:e{event}#{unit}" for unit in range(count))
-        seen.add(event)
+            seen.add(event)
         queue.submit(
             gift(
                 f"e{event}",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -223,3 +224,29 @@ async def test_the_config_file_says_the_broker_and_prefix(
             await inbox.wait_for(1)
     assert [g.event_id for g in inbox.accepted] == ["file"]
     assert "topic studio/ddz/gifts/in" in capsys.readouterr().out
+
+
+async def test_a_gift_reaches_the_embedded_broker_which_speaks_mqtt_3_1_1() -> None:
+    """`arena play --mqtt` starts an embedded broker (amqtt, MQTT 3.1.1) when none
+    answers; `arena gift send` asks for MQTT 5 by default and must fall back."""
+    from arena.sinks.embedded_broker import EmbeddedBroker
+
+    broker = EmbeddedBroker(free_port())
+    await broker.start()
+    try:
+        settings = MqttSettings(port=broker.port)  # protocol "5", the default
+        listening = MqttSettings(port=broker.port, protocol="3.1.1")
+        inbox, ready = CollectingInbox(), asyncio.Event()
+        listener = asyncio.create_task(listen_for_gifts(listening, inbox, ready=ready))
+        try:
+            await asyncio.wait_for(ready.wait(), 10)
+            gift = gift_for_test(Effect.DOUBLE, event_id="to-embedded")
+            await send_gift(settings, gift)
+            await asyncio.wait_for(inbox.wait_for(1), 10)
+        finally:
+            listener.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await listener
+    finally:
+        await broker.stop()
+    assert [g.event_id for g in inbox.accepted] == ["to-embedded"]

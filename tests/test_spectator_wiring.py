@@ -451,7 +451,8 @@ async def test_the_example_acl_lets_only_the_gifts_and_arena_users_send_gifts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """config/mosquitto.acl: the ``gifts`` user (bridges, ``arena gift send``) writes
-    ``gifts/in`` and nothing else, and reads nothing; an anonymous client reads the
+    ``gifts/in`` and nothing else, and reads only the outcomes (``tables/+/gifts``, for
+    refunds); an anonymous client reads the
     public ``tables/+/gifts`` but cannot send a gift; the arena's user reads ``gifts/in``
     (its gift listener gets what the gifts user sent, and nothing anonymous)."""
     from gifts.events import Effect
@@ -508,7 +509,7 @@ async def test_the_example_acl_lets_only_the_gifts_and_arena_users_send_gifts(
                 "127.0.0.1", broker.port, username="arena", password=ACL_USERS["arena"]
             ) as client:
                 await client.publish("ddz-arena/tables/t1/gifts", outcome, qos=1)
-            for reader in (anonymous, studio):
+            for reader in (anonymous, studio, gifts_user):
                 await reader.wait_for(
                     lambda ms: any(t == "ddz-arena/tables/t1/gifts" for t, _, _ in ms),
                     within_s=5,
@@ -528,5 +529,5 @@ async def test_the_example_acl_lets_only_the_gifts_and_arena_users_send_gifts(
     # anonymous reads the public gifts topic, not what viewers send
     assert [t for t, _, _ in anonymous.messages] == ["ddz-arena/tables/t1/gifts"]
     assert anonymous.on("ddz-arena/tables/t1/gifts") == [outcome]
-    # the gifts user may only write
-    assert gifts_user.messages == []
+    # the gifts user reads the outcomes (a refund bridge), and nothing else
+    assert [t for t, _, _ in gifts_user.messages] == ["ddz-arena/tables/t1/gifts"]

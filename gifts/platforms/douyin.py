@@ -57,7 +57,9 @@ def _one(message_type: str, data: Any, room: str | None) -> GiftEvent:
     return GiftEvent(
         kind=GiftKind.GIFT,
         gift_id=gift,
-        gift_name=gift,  # the push names the gift by id only: the config maps the id
+        # the push names the gift by its opaque id only: the config maps the id, and no
+        # display shows it as a name
+        gift_name="",
         count=field_int(data, "gift_num", what),
         value=field_int(data, "gift_value", what, default=0),
         currency="CNY_fen",
