@@ -263,6 +263,8 @@ def told_ids(sink: CollectingSink) -> list[tuple[str, str, str | None]]:
 async def test_the_router_sends_each_gift_to_its_table_or_the_default() -> None:
     (one, sink1), (two, sink2) = greedy_table("t1"), greedy_table("t2")
     router = attach_gift_desks([one, two], GiftSettings(default_table="t2"), match_seed=SEED)
+    one.start_match("m1")  # a desk tells its gifts once its table's match has begun
+    two.start_match("m2")
     assert router.default_table == "t2"
     await router.accept(gift("a", effect=Effect.CHEER, table="t1"))
     await router.accept(gift("b", effect=Effect.CHEER))  # no table: the default
@@ -285,6 +287,7 @@ async def test_the_router_sends_each_gift_to_its_table_or_the_default() -> None:
 async def test_without_a_default_table_the_first_table_is_it() -> None:
     (one, sink1), (two, _) = greedy_table("t1"), greedy_table("t2")
     router = attach_gift_desks([one, two], GiftSettings(), match_seed=SEED)
+    one.start_match("m1")
     await router.accept(gift("a", effect=Effect.EMOTE))
     assert router.default_table == "t1"
     assert told_ids(sink1) == [("bilibili:a#0", "queued", None)]
@@ -436,3 +439,23 @@ async def test_a_gift_applied_is_told_before_its_effect_and_before_the_next_turn
     swap = next(e for e in applied if e.data["effect"] == "SWAP")
     turn = next(e for e in after(events, swap) if e.type == "turn_started")
     assert turn.seat == 0
+
+
+async def test_gifts_sent_before_the_match_are_told_once_it_has_started() -> None:
+    table, sink = greedy_table()
+    router = attach_gift_desks([table], GiftSettings(), match_seed=SEED)
+    await router.accept(gift("early", effect=Effect.CHEER, target_seat=0))
+    await router.accept(gift("odd", gift_name="nothing maps me"))
+    await router.refuse("not JSON: early junk")
+    assert sink.of_type("gift") == []  # nobody watches a match that has not begun
+    await play_match(table, rounds=1, seed=SEED)
+    await router.close()
+    started = sink.events.index(sink.of_type("match_started")[0])
+    told = sink.of_type("gift")
+    assert all(sink.events.index(e) > started for e in told)
+    assert [(e.data["id"], e.data["status"], e.data["reason"]) for e in told] == [
+        ("bilibili:early#0", "queued", None),
+        ("bilibili:odd#0", "rejected", "unmapped"),
+        ("?:?#0", "rejected", "invalid: not JSON: early junk"),
+        ("bilibili:early#0", "applied", None),
+    ]

@@ -67,6 +67,16 @@ MAP: dict[str, dict[str, Effect]] = {
 }
 GIFT_NAMES = ["Rose", "Bomb", "Confetti", "Card", "Shuffle", "Crown", "Eye", "Mystery"]
 """Names the map knows (on some platforms), and one nothing maps."""
+AT_ONCE = {
+    "ranked_mode",
+    "queue_full",
+    "unmapped",
+    "unknown_table",
+    "no_target",
+    "match_over",
+}
+"""Reasons a gift is settled with as it arrives: told once, never queued first (and
+``duplicate``, told under the first delivery's unit id)."""
 SHOWN_REASONS = {"duplicate", "cooldown", "queue_full", "last_cards", "ranked_mode", "no_target"}
 MESSAGES = ["", "加油 Alpha!", "swap BETA please", "Ｇａｍｍａ", "Alpha vs Gamma", "hi all"]
 
@@ -370,6 +380,8 @@ def check_every_unit_ends_once(match: Match, sent: Sequence[Sent]) -> None:
         if reason is not None:
             assert isinstance(reason, str)
             assert reason
+        if reason in AT_ONCE:
+            assert unit not in state, f"{unit} was queued, then rejected {reason}"
         if reason == "duplicate":
             told_duplicates += 1
             assert data["refund"] is False
@@ -448,6 +460,8 @@ def check_rounds_name_their_gifts(match: Match, rounds: int) -> None:
             and Effect(e.data["effect"]) in RESULT_CHANGING
         ]
         assert record.gifts == tuple(applied)
+        assert record.gift_touched == bool(applied)
+        assert applied.count("DOUBLE") == record.result.gift_doubles <= 2  # the rules' cap
         assert event.data["gifts"] == list(record.gifts)
         moved = [e.data["effect"] for e in segment if e.type == "effect_applied"]
         assert moved == [MOVES_CARDS[e] for e in applied if e in MOVES_CARDS]
@@ -512,6 +526,8 @@ def check_replay(match: Match, rounds: int) -> None:
         assert recorded.header["seed"] == record.seed
         changes = [c["effect"] for c in recorded.header.get("gift_changes", [])]
         assert changes == [g for g in record.gifts if g in BETWEEN]
+        assert recorded.summary is not None
+        assert recorded.summary["gifts"] == list(record.gifts)
 
 
 @settings(
