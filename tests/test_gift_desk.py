@@ -12,6 +12,7 @@ next turn.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from typing import Any
 
@@ -459,3 +460,31 @@ async def test_gifts_sent_before_the_match_are_told_once_it_has_started() -> Non
         ("?:?#0", "rejected", "invalid: not JSON: early junk"),
         ("bilibili:early#0", "applied", None),
     ]
+
+
+async def test_two_tables_playing_at_once_each_apply_their_own_gifts() -> None:
+    (one, sink1), (two, sink2) = greedy_table("t1"), greedy_table("t2")
+    quiet = GiftSettings(
+        viewer_cooldown_s=0, strong_cooldown_s=0, cooldowns=dict.fromkeys(Effect, 0.0)
+    )
+    router = attach_gift_desks([one, two], quiet, match_seed=SEED)
+    for table in ("t1", "t2"):
+        await router.accept(gift(f"d-{table}", effect=Effect.DOUBLE, table=table))
+        await router.accept(gift(f"r-{table}", effect=Effect.ROLE_SWAP, table=table, target_seat=1))
+    await router.accept(
+        gift("d-t1", effect=Effect.DOUBLE, table="t2")
+    )  # t1's id: t2 is another desk
+    summaries = await asyncio.gather(
+        play_match(one, rounds=2, seed=SEED), play_match(two, rounds=2, seed=SEED)
+    )
+    await router.close()
+    for table, sink, summary in (("t1", sink1, summaries[0]), ("t2", sink2, summaries[1])):
+        applied = [e.data["id"] for e in sink.of_type("gift") if e.data["status"] == "applied"]
+        assert f"bilibili:d-{table}#0" in applied
+        assert f"bilibili:r-{table}#0" in applied
+        assert all(e.table == table for e in sink.events)
+        assert [r.gifts[:1] for r in summary.rounds] == [("DOUBLE",), ("ROLE_SWAP",)]
+        assert summary.rounds[1].result.landlord == 1
+    assert router.figures()["t2"]["applied"] == 3  # its own two and t1's id, sent to t2
+    assert len(sink1.of_type("effect_applied")) == 1
+    assert len(sink2.of_type("effect_applied")) == 2

@@ -371,9 +371,16 @@ def check_every_unit_ends_once(match: Match, sent: Sequence[Sent]) -> None:
         expected.update(f"{one.platform}:g{one.number}#{u}" for u in range(one.count))
     state: dict[str, str] = {}
     told_duplicates = 0
+    waiting = 0
     for event in match.gifts():
         data = event.data
         status, reason, unit = data["status"], data["reason"], data["id"]
+        # how many wait at the table as it is told: the queued ones not yet ended
+        if status == "queued":
+            waiting += 1
+        elif reason != "duplicate" and state.get(unit) == "queued":
+            waiting -= 1
+        assert data["waiting"] == waiting, data
         assert event.table == TABLE
         assert status in ("queued", *TERMINAL), data
         assert (status == "rejected") == (reason is not None), data
