@@ -41,6 +41,7 @@ from hypothesis import strategies as st
 
 from arena.agents import GreedyAgent, HeuristicAgent, RandomAgent
 from arena.agents.base import BaseAgent
+from arena.cli import main
 from arena.engine import Phase
 from arena.replay import ReplayWriter, load_replay, verify_round
 from arena.sinks.base import CollectingSink
@@ -53,6 +54,7 @@ from gifts.settings import DEFAULT_COOLDOWNS, GiftSettings
 from gifts.sources.parse import claimed_identity, decode_object, parse_gift
 from protocol import BidRequest, BidResponse, DoubleRequest, DoubleResponse, PlayRequest
 from protocol.cards import CANONICAL_CARDS
+from protocol.events import EVENT_SCHEMA_VERSION, parse_event
 
 TABLE = "t1"
 NAMES = ("Alpha", "Beta", "Gamma")
@@ -573,8 +575,11 @@ def test_every_gift_ends_once_and_the_match_stays_whole(
             )
         )
         check_replay(match, rounds)
+        assert main(["replay", "--quiet", str(match.path)]) == 0  # the command agrees
     assert match.checked > 0
     assert match.problems == []
+    for event in match.events:  # every event as documented, the gifts' too
+        parse_event(orjson.dumps({**event.to_dict(), "v": EVENT_SCHEMA_VERSION}))
     check_every_unit_ends_once(match, order)
     check_no_effect_while_a_seat_decides(match)
     check_rounds_name_their_gifts(match, rounds)
