@@ -153,21 +153,21 @@ class GiftDesk:
         if self.queue.waiting:
             await self.director(handle)
         if self._told:
-            await self.tell()
+            await self.tell(now=True)  # the table is playing: its match has begun
 
     async def between_rounds(self, handle: BetweenRoundsHandle) -> None:
         """The break before a round: ROLE_SWAP and RESHUFFLE apply here."""
         if self.queue.waiting:
             await self.director.between_rounds(handle)
         if self._told:
-            await self.tell()
+            await self.tell(now=True)
 
     async def close(self) -> None:
         """The match is over: every gift still waiting expires, and later ones are
         rejected ``match_over``; all of it told."""
         self.closed = True
         self.queue.close(self._clock())
-        await self.tell()
+        await self.tell(now=True)  # even a match that never began accounts for its gifts
 
     # --- out ----------------------------------------------------------------------------
 
@@ -177,12 +177,13 @@ class GiftDesk:
     def _outcome(self, outcome: Outcome) -> None:
         self._told.append((outcome.status, outcome, self.queue.waiting))
 
-    async def tell(self) -> None:
-        """Emit every outcome not told yet, in order."""
+    async def tell(self, *, now: bool = False) -> None:
+        """Emit every outcome not told yet, in order; before the match has begun (see
+        :meth:`attach`) only when ``now``, else they wait for the first safe point."""
         told = self._told
         emit = self._emit
-        if emit is not None and self._ready is not None and not self._ready():
-            return  # before match_started: told at the first safe point
+        if not now and emit is not None and self._ready is not None and not self._ready():
+            return
         while told:
             status, item, waiting = told.popleft()
             if emit is None:

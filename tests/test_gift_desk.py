@@ -491,12 +491,6 @@ async def test_two_tables_playing_at_once_each_apply_their_own_gifts() -> None:
     assert len(sink2.of_type("effect_applied")) == 2
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: gifts/router.py _match_started (the desk's 'ready') is table.match_id is not "
-    "None, which only play_match sets: at a table playing rounds with Table.play_round "
-    "alone, gifts apply but no gift event is ever told",
-)
 async def test_a_table_playing_a_round_without_a_match_still_tells_its_gifts() -> None:
     table, sink = greedy_table()
     router = attach_gift_desks([table], GiftSettings(), match_seed=SEED)
@@ -506,3 +500,17 @@ async def test_a_table_playing_a_round_without_a_match_still_tells_its_gifts() -
     assert record.gifts == ("DOUBLE",)  # the gift applied
     assert len(sink.of_type("effect_applied")) == 1
     assert told_ids(sink) == [("bilibili:d1#0", "queued", None), ("bilibili:d1#0", "applied", None)]
+
+
+async def test_gifts_of_a_match_that_never_began_are_told_when_the_run_closes() -> None:
+    """Agents that fail to start end the run before match_started: the gifts that
+    came meanwhile still end, and are told, when the router closes."""
+    table, sink = greedy_table()
+    router = attach_gift_desks([table], GiftSettings(), match_seed=SEED)
+    await router.accept(gift("early", effect=Effect.CHEER, target_seat=0))
+    assert told_ids(sink) == []  # waiting for the match to begin
+    await router.close()
+    assert told_ids(sink) == [
+        ("bilibili:early#0", "queued", None),
+        ("bilibili:early#0", "expired", None),
+    ]
