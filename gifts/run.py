@@ -18,9 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import structlog
-
 from arena.config import MqttSettings
+from arena.logs import get_logger
 from arena.table import Table
 from gifts.router import GiftRouter, attach_gift_desks
 from gifts.settings import GiftSettings
@@ -30,7 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = ["GiftRun", "start_gifts"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 
 @dataclass

@@ -266,8 +266,10 @@ async def test_a_server_that_dies_mid_round_is_an_agent_error_then_a_stand_in(
     assert any("ConnectError" in d for d in rejected)
     failed = _events(caplog, "agent_notify_failed")  # the next round's DEAL, and so on
     assert failed
-    # said as the arena says it, not as Python's repr of the exception
-    assert all(e["error"].startswith(f"cannot reach {server.url}: ") for e in failed)
+    # said as the arena says it, not as Python's repr of the exception; a notification
+    # racing the death on a pooled connection may break off, as a request may
+    assert all(e["error"].startswith((broke_off, unreached)) for e in failed)
+    assert failed[-1]["error"].startswith(unreached)
 
 
 async def test_a_late_answer_is_never_taken_for_the_next_request(
