@@ -2,8 +2,15 @@
 
 The gift goes as JSON to ``<prefix>/gifts/in`` at QoS 1, on the broker of the ``[mqtt]``
 settings, where :func:`gifts.sources.mqtt_in.listen_for_gifts` reads it. The publish is
-awaited until the broker acknowledges it, so a return means the broker has the gift
+awaited until the broker acknowledges it, so a return means the broker took the gift
 (not that an arena was listening: nothing is retained, a gift is for now or never).
+
+Over MQTT 5 (the default) the acknowledgement carries a reason code, and a refusal (an
+ACL that does not let this client write ``gifts/in``: "Not authorized", 135) is a
+:class:`GiftSendError`. Over MQTT 3.1.1 (``[mqtt] protocol = "3.1.1"``, or a broker that
+speaks only that, such as the arena's embedded one) there is no reason code: a broker
+that refuses the publish still acknowledges it (Mosquitto drops it silently), so a
+return then does not prove the broker took the gift.
 """
 
 from __future__ import annotations
@@ -11,8 +18,10 @@ from __future__ import annotations
 import os
 import uuid
 from datetime import UTC, datetime
+from typing import Any
 
 import aiomqtt
+from paho.mqtt.reasoncodes import ReasonCode
 
 from arena.config import MqttSettings
 from arena.errors import ArenaError
@@ -30,8 +39,11 @@ class GiftSendError(ArenaError):
 async def send_gift(settings: MqttSettings, gift: GiftEvent) -> None:
     """Publish ``gift`` to ``<prefix>/gifts/in`` and wait for the broker's acknowledgement.
 
-    A broker that cannot be reached, refuses or does not answer is a GiftSendError
-    naming it; a credential variable unset is a ConfigError.
+    A broker that cannot be reached, refuses the connection or does not answer is a
+    GiftSendError naming it, and so is an MQTT 5 broker that acknowledges the publish
+    with a refusal (a reason code from 0x80: an ACL's "Not authorized"); an MQTT 3.1.1
+    broker cannot say it refused (see the module). A credential variable unset is a
+    ConfigError.
     """
     broker = broker_url(settings.host, settings.port, tls=settings.tls)
     payload = gift.model_dump_json(exclude_none=True)
@@ -51,8 +63,41 @@ async def send_gift(settings: MqttSettings, gift: GiftEvent) -> None:
 
 async def _publish(settings: MqttSettings, payload: str) -> None:
     client = gift_client(settings, client_id=f"ddz-arena-gift-send-{os.urandom(8).hex()}")
+    refusals = _hear_refusals(client)
     async with client:
         await client.publish(gifts_topic(settings), payload, qos=1)
+    if refusals:
+        code = refusals[0]
+        broker = broker_url(settings.host, settings.port, tls=settings.tls)
+        who = (
+            f"as the user named by ${settings.username_env}"
+            if settings.username_env
+            else "anonymously"
+        )
+        raise GiftSendError(
+            f"the broker refused the gift: {code.getName()} ({code.value}), sent {who} to "
+            f"{gifts_topic(settings)} at {broker}; with config/mosquitto.acl only the gifts "
+            "user may send ([mqtt] username_env and password_env name its variables)"
+        )
+
+
+def _hear_refusals(client: aiomqtt.Client) -> list[ReasonCode]:
+    """The refusals the broker acknowledges this client's publishes with, filled in as
+    the acknowledgements come. aiomqtt's ``publish`` returns on any PUBACK, whatever its
+    reason code, so paho's ``on_publish`` (which gets the code) is wrapped to note it."""
+    paho = client._client  # aiomqtt offers no other way to the PUBACK's reason code
+    forward = paho.on_publish
+    refusals: list[ReasonCode] = []
+
+    def on_publish(*args: Any) -> None:  # (client, userdata, mid, reason_code, properties)
+        code = args[3]
+        if isinstance(code, ReasonCode) and code.is_failure:
+            refusals.append(code)
+        if forward is not None:
+            forward(*args)
+
+    paho.on_publish = on_publish
+    return refusals
 
 
 def _speaks_only_311(error: aiomqtt.MqttCodeError) -> bool:

@@ -8,7 +8,7 @@ import argparse
 import asyncio
 import contextlib
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -250,3 +250,69 @@ async def test_a_gift_reaches_the_embedded_broker_which_speaks_mqtt_3_1_1() -> N
     finally:
         await broker.stop()
     assert [g.event_id for g in inbox.accepted] == ["to-embedded"]
+
+
+# ---------------------------------------------------------------- a broker's ACL
+
+ACL = Path(__file__).resolve().parent.parent / "config" / "mosquitto.acl"
+ACL_USERS = {"arena": "arena-secret", "gifts": "gifts-secret"}
+GIFTS_USER = {"GIFT_USER": "gifts", "GIFT_PW": ACL_USERS["gifts"]}
+
+
+@pytest.fixture(name="guarded")
+def guarded_fixture(tmp_path: Path) -> Iterator[Mosquitto]:
+    """A Mosquitto with config/mosquitto.acl: anonymous clients may not send gifts."""
+    broker = Mosquitto(tmp_path, users=ACL_USERS, acl=ACL)
+    broker.start()
+    try:
+        yield broker
+    finally:
+        broker.stop()
+
+
+async def test_a_gift_the_broker_refuses_is_an_error_naming_the_refusal(
+    guarded: Mosquitto,
+) -> None:
+    """Over MQTT 5 Mosquitto acknowledges a publish its ACL forbids with reason code 135:
+    the gift is lost, and send_gift says so rather than return as if it were sent."""
+    with pytest.raises(GiftSendError) as refused:
+        await send_gift(MqttSettings(port=guarded.port), gift_for_test(Effect.CHEER))
+    text = str(refused.value)
+    assert text.startswith("the broker refused the gift: Not authorized (135)")
+    assert f"anonymously to ddz-arena/gifts/in at {guarded.url}" in text
+    assert "only the gifts user may send" in text
+
+
+async def test_the_gifts_user_sends_through_the_acl(
+    guarded: Mosquitto, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, value in GIFTS_USER.items():
+        monkeypatch.setenv(name, value)
+    arena = MqttSettings(port=guarded.port, username_env="ARENA_USER", password_env="ARENA_PW")
+    monkeypatch.setenv("ARENA_USER", "arena")
+    monkeypatch.setenv("ARENA_PW", ACL_USERS["arena"])
+    sender = MqttSettings(port=guarded.port, username_env="GIFT_USER", password_env="GIFT_PW")
+    async with listening(arena) as inbox:
+        await send_gift(sender, gift_for_test(Effect.PEEK, event_id="allowed"))
+        async with asyncio.timeout(5):
+            await inbox.wait_for(1)
+    assert [g.event_id for g in inbox.accepted] == ["allowed"]
+
+
+async def test_over_mqtt_3_1_1_a_refusal_cannot_be_told(guarded: Mosquitto) -> None:
+    """MQTT 3.1.1's PUBACK has no reason code and Mosquitto drops a forbidden publish
+    silently: the limitation send_gift's docstring states."""
+    settings = MqttSettings(port=guarded.port, protocol="3.1.1")
+    await send_gift(settings, gift_for_test(Effect.CHEER))  # returns: nothing to tell
+
+
+def test_the_command_says_the_refusal_in_one_line_and_status_1(
+    guarded: Mosquitto, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run_gift_command(parsed("cheer", "--mqtt", guarded.url)) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.count("\n") == 1
+    assert captured.err.startswith(
+        "arena: error: the broker refused the gift: Not authorized (135)"
+    )
