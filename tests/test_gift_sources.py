@@ -366,10 +366,51 @@ async def test_bad_lines_are_refused_with_their_numbers(tmp_path: Path) -> None:
 async def test_a_replay_of_a_missing_file_names_it(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"nowhere\.jsonl: no such gift file"):
         await replay_gift_file(tmp_path / "nowhere.jsonl", CollectingInbox())
-    with pytest.raises(ConfigError, match="is a folder"):
+    with pytest.raises(ConfigError, match="is a folder, not a gift file"):
         await replay_gift_file(tmp_path, CollectingInbox())
     with pytest.raises(ValueError, match="speed"):
         await replay_gift_file(gift_file(tmp_path), CollectingInbox(), speed=0)
+
+
+async def test_a_replay_cancelled_early_counts_the_lines_not_sent(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The match ends while the replay waits for g2's time: g2 and the 7 non-blank lines
+    after it (bad ones included) were not sent, said in one warning."""
+    caplog.set_level(logging.INFO, logger="gifts.sources.jsonl")
+    waiting = asyncio.Event()
+
+    async def blocking_sleep(seconds: float) -> None:
+        waiting.set()
+        await asyncio.Event().wait()  # until cancelled
+
+    path, inbox = gift_file(tmp_path), CollectingInbox()
+    replay = asyncio.create_task(replay_gift_file(path, inbox, sleep=blocking_sleep))
+    async with asyncio.timeout(5):
+        await waiting.wait()
+    replay.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await replay
+    assert [g.event_id for g in inbox.accepted] == ["g1"]
+    [unsent] = logged(caplog, "gift_file_unsent")
+    assert (unsent["unsent"], unsent["path"]) == (8, str(path))
+    assert unsent["detail"] == (
+        f"8 line(s) of {path} were not sent: the match ended first (slow the match "
+        "with --pace, or shorten the file's times)"
+    )
+    jsonl_levels = [r.levelno for r in caplog.records if r.name == "gifts.sources.jsonl"]
+    assert jsonl_levels == [logging.WARNING]
+
+
+async def test_a_replay_run_to_its_end_warns_of_nothing(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="gifts.sources.jsonl")
+    fake = FakeTime()
+    await replay_gift_file(
+        gift_file(tmp_path), CollectingInbox(), sleep=fake.sleep, clock=fake.clock
+    )
+    assert not logged(caplog, "gift_file_unsent")
 
 
 async def test_a_replay_with_real_time_sends_on_schedule(tmp_path: Path) -> None:
