@@ -85,14 +85,16 @@ class GiftDesk:
         """Take a gift: mapped, targeted, queued (or settled at once), and told."""
         now = self._clock()
         effect = self.settings.effect_for(gift)
+        named = gift.target_seat
         if effect is None:
-            self.queue.refuse(gift, None, "unmapped", now=now)
+            self.queue.refuse(gift, None, "unmapped", now=now, target=named)
         elif self.closed:
-            self.queue.refuse(gift, effect, "match_over", now=now)
+            self.queue.refuse(gift, effect, "match_over", now=now, target=named)
         else:
             self.queue.submit(
                 gift,
                 effect,
+                target=named,
                 now=now,
                 pick=lambda: self._target(gift, effect),
                 target_required=effect in TARGETED,  # None only with pick_target "reject"
@@ -125,6 +127,7 @@ class GiftDesk:
                     "test": False,
                     "refund": False,
                     "waiting": self.queue.waiting,
+                    "units": 1,
                 },
                 self.queue.waiting,
             )
@@ -234,6 +237,7 @@ def gift_event_data(item: Pending | Outcome, status: str, *, waiting: int) -> di
         "test": gift.test,
         "refund": _refundable(status, reason, gift),
         "waiting": waiting,
+        "units": item.units if isinstance(item, Outcome) else 1,
     }
 
 

@@ -130,6 +130,9 @@ class Outcome:
     reason: str | None = None
     at: float = 0.0
     target: int | None = None
+    units: int = 1
+    """Units of the gift this outcome settles: more than one when a gift's units were
+    rejected at once for one reason (ids ``...#first-last``)."""
 
 
 class GiftQueue:
@@ -163,6 +166,7 @@ class GiftQueue:
         self._viewer_free_at: dict[str, float] = {}
         self._strong_free_at = 0.0
         self._in_hand: Pending | None = None
+        self._duplicates = 0
 
     @property
     def waiting(self) -> int:
@@ -187,49 +191,80 @@ class GiftQueue:
 
         ``pick`` gives the target when ``target`` is None, called only once a unit is
         about to be queued (a burst that overflows the queue costs no targeting); with
-        ``target_required``, a unit left without one is rejected ``no_target``."""
+        ``target_required``, a unit left without one is rejected ``no_target``. The
+        units settled at once for one reason are one outcome (``units``): a gift of
+        count 10,000 that overflows the queue is one ``queue_full``, not 9,800."""
         if not gift.counts:
             return  # a streak's running count (not remembered: it may share the final's id)
-        if gift.key in self._seen:
-            self._settle(Pending(gift, effect, target, 0, now), "rejected", "duplicate", now)
+        if self._duplicate(gift, effect, target, now):
             return
         self._remember_key(gift.key)
+        if self.settings.mode == "ranked" and effect in RESULT_CHANGING:
+            self._settle_units(gift, effect, target, 0, gift.count, "ranked_mode", now)
+            return
         picked = pick is None or target is not None
-        for unit in range(gift.count):
-            pending = Pending(gift, effect, target, unit, now)
-            if self.settings.mode == "ranked" and effect in RESULT_CHANGING:
-                self._settle(pending, "rejected", "ranked_mode", now)
-                continue
-            if len(self._waiting) >= self.settings.queue_size:
-                self._settle(pending, "rejected", "queue_full", now)
-                continue
+        room = self.settings.queue_size - len(self._waiting)
+        queued = min(gift.count, max(room, 0))
+        for unit in range(queued):
             if not picked and pick is not None:
                 target, picked = pick(), True
             if target is None and target_required:
-                self._settle(pending, "rejected", "no_target", now)
-                continue
-            if pending.target != target:
-                pending = Pending(gift, effect, target, unit, now)
+                self._settle_units(gift, effect, None, unit, gift.count, "no_target", now)
+                return
+            pending = Pending(gift, effect, target, unit, now)
             self._waiting.append(pending)
             if self._on_queued is not None:
                 self._on_queued(pending)
+        if queued < gift.count:
+            self._settle_units(gift, effect, target, queued, gift.count, "queue_full", now)
 
-    def refuse(self, gift: GiftEvent, effect: Effect | None, reason: str, *, now: float) -> None:
+    def refuse(
+        self,
+        gift: GiftEvent,
+        effect: Effect | None,
+        reason: str,
+        *,
+        now: float,
+        target: int | None = None,
+    ) -> None:
         """Settle a gift that cannot be queued at all (no effect maps it, its table is
-        unknown, the match is over): each of its units rejected with ``reason``, or one
-        ``duplicate`` when its delivery was seen before."""
+        unknown, the match is over): its units rejected with ``reason`` as one outcome,
+        or a ``duplicate`` when its delivery was seen before."""
         if not gift.counts:
             return
-        if gift.key in self._seen:
-            self._settle_unit(
-                f"{gift.platform}:{gift.event_id}#0", gift, effect, "rejected", "duplicate", now
-            )
+        if self._duplicate(gift, effect, target, now):
             return
         self._remember_key(gift.key)
-        for unit in range(gift.count):
-            self._settle_unit(
-                f"{gift.platform}:{gift.event_id}#{unit}", gift, effect, "rejected", reason, now
-            )
+        self._settle_units(gift, effect, target, 0, gift.count, reason, now)
+
+    def _duplicate(
+        self, gift: GiftEvent, effect: Effect | None, target: int | None, now: float
+    ) -> bool:
+        """A delivery seen before: rejected ``duplicate`` under an id of its own
+        (``...#dup1``, ``#dup2`` ...), so the first delivery's units keep theirs, each
+        with one ending."""
+        if gift.key not in self._seen:
+            return False
+        self._duplicates += 1
+        unit_id = f"{gift.platform}:{gift.event_id}#dup{self._duplicates}"
+        self._settle_unit(unit_id, gift, effect, "rejected", "duplicate", now, target)
+        return True
+
+    def _settle_units(
+        self,
+        gift: GiftEvent,
+        effect: Effect | None,
+        target: int | None,
+        first: int,
+        end: int,
+        reason: str,
+        now: float,
+    ) -> None:
+        """Units ``first`` to ``end - 1`` of a gift rejected for one reason, as one
+        outcome (id ``...#first`` for one unit, ``...#first-last`` for several)."""
+        key = f"{gift.platform}:{gift.event_id}"
+        unit_id = f"{key}#{first}" if end - first == 1 else f"{key}#{first}-{end - 1}"
+        self._settle_unit(unit_id, gift, effect, "rejected", reason, now, target, end - first)
 
     # --- at a safe point ----------------------------------------------------------------
 
@@ -387,12 +422,13 @@ class GiftQueue:
         reason: str | None,
         now: float,
         target: int | None = None,
+        units: int = 1,
     ) -> Outcome:
-        outcome = Outcome(unit_id, gift, effect, status, reason, now, target)
+        outcome = Outcome(unit_id, gift, effect, status, reason, now, target, units)
         if self._keep:
             self.outcomes.append(outcome)
         key = (status, reason)
-        self.counts[key] = self.counts.get(key, 0) + 1
+        self.counts[key] = self.counts.get(key, 0) + units
         if self._on_outcome is not None:
             self._on_outcome(outcome)
         return outcome

@@ -5,7 +5,7 @@ safe points, its between-rounds hook, its ``emit``) and returns the
 :class:`GiftRouter`, which the sources (the MQTT topic, a file, a simulated audience)
 deliver to: each gift goes to the table it names, else the default table (the config's
 ``default_table``, else the first). A gift for a table that does not exist is rejected
-``unknown_table`` at the default table, where the streamer sees it; a payload that is
+``unknown_table: <table>`` at the default table, where the streamer sees it; a payload that is
 no gift is told there too, with what is wrong.
 """
 
@@ -54,7 +54,13 @@ class GiftRouter:
         if desk is None:
             default = self.desks[self.default_table]
             effect = default.settings.effect_for(gift)
-            default.queue.refuse(gift, effect, "unknown_table", now=time.monotonic())
+            default.queue.refuse(
+                gift,
+                effect,
+                f"unknown_table: {gift.table}",
+                now=time.monotonic(),
+                target=gift.target_seat,
+            )
             await default.tell()
             return
         await desk.submit(gift)

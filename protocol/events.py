@@ -300,7 +300,8 @@ class GiftData(EventData):
     reason: StrictStr | None = Field(
         description="Why it was rejected: ``duplicate``, ``ranked_mode``, ``queue_full``, "
         "``cooldown``, ``last_cards``, ``double_cap``, ``unmapped``, ``no_target``, "
-        "``match_over``, ``invalid: ...``, or the engine's words; null otherwise."
+        "``match_over``, ``unknown_table: <table>``, ``invalid: ...``, ``error: ...``, or "
+        "the rules' words; null otherwise."
     )
     effect: GiftEffect | None = Field(description="What it does; null when nothing maps it.")
     target: Seat | None = Field(description="The seat it is for, if any.")
@@ -316,6 +317,11 @@ class GiftData(EventData):
         "back (a Twitch channel-points redemption): a bridge should refund it."
     )
     waiting: Count = Field(description="Gifts waiting in the table's queue once this happened.")
+    units: Annotated[StrictInt, Field(ge=1)] = Field(
+        default=1,
+        description="Units of the gift this event settles: more than 1 when a gift of "
+        "count N had units rejected at once for one reason (``id`` ends ``#first-last``).",
+    )
 
 
 # ─── faults, stand-ins and model seats ──────────────────────────────────────────────────

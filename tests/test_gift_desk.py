@@ -102,14 +102,13 @@ async def test_a_gift_maps_by_name_by_id_or_for_every_platform(
     assert made.queue.waiting == 1
 
 
-async def test_a_gift_nothing_maps_is_rejected_unmapped_once_per_unit() -> None:
+async def test_a_gift_nothing_maps_is_rejected_unmapped_its_units_at_once() -> None:
     made, told = desk(MAPPED)
     await made.submit(gift(gift_name="Lollipop", gift_id="999", count=2))
     await made.submit(gift("e2", platform="douyin", gift_name="小花花"))  # bilibili's only
-    assert [(d["id"], d["status"], d["reason"], d["effect"]) for d in told.gifts] == [
-        ("bilibili:e1#0", "rejected", "unmapped", None),
-        ("bilibili:e1#1", "rejected", "unmapped", None),
-        ("douyin:e2#0", "rejected", "unmapped", None),
+    assert [(d["id"], d["status"], d["reason"], d["effect"], d["units"]) for d in told.gifts] == [
+        ("bilibili:e1#0-1", "rejected", "unmapped", None, 2),
+        ("douyin:e2#0", "rejected", "unmapped", None, 1),
     ]
     assert made.queue.waiting == 0
     assert made.figures["rejected_by_reason"] == {"unmapped": 3}
@@ -179,7 +178,9 @@ async def test_a_duplicate_delivery_is_one_rejection_and_queues_nothing() -> Non
     await made.submit(gift(gift_name="nothing maps me"))  # unmapped, yet a duplicate first
     duplicates = [d for d in told.gifts if d["reason"] == "duplicate"]
     assert len(duplicates) == 3
-    assert all(d["id"] == "bilibili:e1#0" and d["status"] == "rejected" for d in duplicates)
+    # each under an id of its own: the first delivery's units keep theirs, one ending each
+    assert [d["id"] for d in duplicates] == [f"bilibili:e1#dup{n}" for n in (1, 2, 3)]
+    assert all(d["status"] == "rejected" and d["units"] == 1 for d in duplicates)
     assert made.queue.waiting == 2
     assert made.figures["rejected_by_reason"] == {"duplicate": 3}
     await made.submit(gift(platform="douyin", effect=Effect.CHEER))  # another platform's e1
@@ -273,13 +274,12 @@ async def test_the_router_sends_each_gift_to_its_table_or_the_default() -> None:
     assert told_ids(sink1) == [("bilibili:a#0", "queued", None)]
     assert told_ids(sink2) == [
         ("bilibili:b#0", "queued", None),
-        ("bilibili:c#0", "rejected", "unknown_table"),
-        ("bilibili:c#1", "rejected", "unknown_table"),
+        ("bilibili:c#0-1", "rejected", "unknown_table: t7"),  # its 2 units, and the table
     ]
     assert all(e.table == "t2" for e in sink2.of_type("gift"))
     assert router.desks["t1"].queue.waiting == 1
     assert router.desks["t2"].queue.waiting == 1
-    assert router.figures()["t2"]["rejected_by_reason"] == {"unknown_table": 2}
+    assert router.figures()["t2"]["rejected_by_reason"] == {"unknown_table: t7": 2}
     await router.refuse("not JSON: nope")
     assert sink2.of_type("gift")[-1].data["reason"] == "invalid: not JSON: nope"
     assert router.figures()["t2"]["invalid"] == 1
@@ -309,12 +309,9 @@ async def test_after_the_match_every_waiting_gift_expires_and_new_ones_are_match
     assert router.desks["t1"].closed
     await router.accept(gift("late", effect=Effect.CHEER, count=2))
     await router.close()  # closing again changes nothing
-    assert told_ids(sink)[-2:] == [
-        ("bilibili:late#0", "rejected", "match_over"),
-        ("bilibili:late#1", "rejected", "match_over"),
-    ]
+    assert told_ids(sink)[-1] == ("bilibili:late#0-1", "rejected", "match_over")
     await router.accept(gift("late", effect=Effect.CHEER))  # still a duplicate first
-    assert told_ids(sink)[-1] == ("bilibili:late#0", "rejected", "duplicate")
+    assert told_ids(sink)[-1] == ("bilibili:late#dup1", "rejected", "duplicate")
     figures = router.figures()["t1"]
     assert figures["expired"] == 1
     assert figures["rejected"] == 3

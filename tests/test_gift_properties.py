@@ -360,6 +360,15 @@ async def play(
 # --- the properties -----------------------------------------------------------------------
 
 
+def units_of(data: Mapping[str, Any]) -> list[str]:
+    """The unit ids a gift event settles: its id, or each of ``...#first-last``."""
+    if data.get("units", 1) == 1:
+        return [data["id"]]
+    key, _, span = data["id"].rpartition("#")
+    first, last = (int(n) for n in span.split("-"))
+    return [f"{key}#{unit}" for unit in range(first, last + 1)]
+
+
 def check_every_unit_ends_once(match: Match, sent: Sequence[Sent]) -> None:
     expected: Counter[str] = Counter()
     seen: set[tuple[str, int]] = set()
@@ -389,19 +398,24 @@ def check_every_unit_ends_once(match: Match, sent: Sequence[Sent]) -> None:
         if reason is not None:
             assert isinstance(reason, str)
             assert reason
-        if reason in AT_ONCE:
-            assert unit not in state, f"{unit} was queued, then rejected {reason}"
         if reason == "duplicate":
             told_duplicates += 1
             assert data["refund"] is False
+            assert unit.rpartition("#")[2] == f"dup{told_duplicates}", data  # an id of its own
+            assert data["units"] == 1
             continue
-        assert unit in expected, data
-        if status == "queued":
-            assert unit not in state, f"{unit} queued twice or after its end"
-            state[unit] = "queued"
-        else:
-            assert state.get(unit) in (None, "queued"), f"{unit} ended twice"
-            state[unit] = "done"
+        units = units_of(data)
+        assert len(units) == data["units"] == (1 if status == "queued" else data["units"])
+        for settled in units:
+            if reason in AT_ONCE:
+                assert settled not in state, f"{settled} was queued, then rejected {reason}"
+            assert settled in expected, data
+            if status == "queued":
+                assert settled not in state, f"{settled} queued twice or after its end"
+                state[settled] = "queued"
+            else:
+                assert state.get(settled) in (None, "queued"), f"{settled} ended twice"
+                state[settled] = "done"
         assert data["refund"] is (data["kind"] == "points" and status in ("rejected", "expired"))
     assert told_duplicates == duplicates
     assert state == dict.fromkeys(expected, "done")  # every unit ended, none was lost

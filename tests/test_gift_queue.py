@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gifts.events import Effect, GiftEvent
-from gifts.queue import GiftQueue, Moment, QueueSettings, others_involved
+from gifts.queue import GiftQueue, Moment, Outcome, QueueSettings, others_involved
 
 PLAY = Moment(phase="play", to_act=0, leading=False, hand_sizes=(15, 17, 17), gift_doubles=0)
 LEAD_0 = Moment(phase="play", to_act=0, leading=True, hand_sizes=(15, 17, 17), gift_doubles=0)
@@ -85,7 +85,7 @@ def test_a_streaks_final_event_sharing_its_updates_id_is_no_duplicate() -> None:
     queue.submit(final, Effect.CHEER, target=0, now=0)
     assert apply_all(queue, PLAY, now=1) == ["test:s1#0", "test:s1#1"]
     queue.submit(final, Effect.CHEER, target=0, now=2)  # the final one again: a duplicate
-    assert [(o.id, o.reason) for o in queue.outcomes][-1] == ("test:s1#0", "duplicate")
+    assert [(o.id, o.reason) for o in queue.outcomes][-1] == ("test:s1#dup1", "duplicate")
 
 
 def test_ranked_mode_rejects_what_can_change_a_result_at_once() -> None:
@@ -219,6 +219,16 @@ arrivals = st.lists(
 
 
 @settings(max_examples=200, deadline=None)
+def units_of(outcome: Outcome) -> list[str]:
+    """The unit ids an outcome settles: its id, or each of ``...#first-last``."""
+    if outcome.units == 1:
+        return [outcome.id]
+    key, _, span = outcome.id.rpartition("#")
+    first, last = (int(n) for n in span.split("-"))
+    assert last - first + 1 == outcome.units
+    return [f"{key}#{unit}" for unit in range(first, last + 1)]
+
+
 @given(
     arrivals=arrivals,
     steps=st.lists(moments, max_size=30),
@@ -267,7 +277,7 @@ def test_every_gift_ends_in_exactly_one_outcome(
             now += 3
             apply_all(queue, steps[n], now)
     queue.close(now + 1)
-    settled = Counter(o.id for o in queue.outcomes if o.reason != "duplicate")
+    settled = Counter(u for o in queue.outcomes if o.reason != "duplicate" for u in units_of(o))
     assert settled == expected  # each unit once, none lost, none twice
     assert sum(o.reason == "duplicate" for o in queue.outcomes) == duplicates
     assert queue.waiting == 0
