@@ -19,7 +19,7 @@ from typing import Any
 import aiomqtt
 import orjson
 import pytest
-from mosquitto import Mosquitto, mosquitto_fixture  # noqa: F401 (the fixture)
+from mosquitto import Mosquitto, free_port, mosquitto_fixture  # noqa: F401 (the fixture)
 
 from arena.config import MqttSettings
 from arena.errors import ConfigError
@@ -200,7 +200,7 @@ def logged(caplog: pytest.LogCaptureFixture, event: str) -> list[dict[str, Any]]
 async def test_the_listener_reconnects_after_the_broker_restarts(
     mosquitto: Mosquitto, caplog: pytest.LogCaptureFixture
 ) -> None:
-    caplog.set_level(logging.INFO, logger="gifts.sources.mqtt_in")
+    caplog.set_level(logging.DEBUG, logger="gifts.sources.mqtt_in")
     settings = settings_for(mosquitto)
     inbox = CollectingInbox()
     ready = asyncio.Event()
@@ -224,7 +224,53 @@ async def test_the_listener_reconnects_after_the_broker_restarts(
     waits = [e["retry_in_s"] for e in disconnected]
     assert waits[0] == 0.05
     assert max(waits) == 0.2
-    assert len(logged(caplog, "gift_source_listening")) == 2
+    # the outage told once at warning, its further attempts at debug, then its end
+    assert levels(caplog, "gift_source_disconnected")[0] == logging.WARNING
+    assert set(levels(caplog, "gift_source_disconnected")[1:]) == {logging.DEBUG}
+    assert levels(caplog, "gift_source_listening") == [logging.INFO, logging.WARNING]
+    back = logged(caplog, "gift_source_listening")[1]
+    assert back["back"] is True
+    assert back["detail"].startswith("back after ")
+
+
+def levels(caplog: pytest.LogCaptureFixture, event: str) -> list[int]:
+    """The levels of one event's lines, in order."""
+    return [
+        r.levelno for r in caplog.records if getattr(r, EVENT_ATTRIBUTE, {}).get("event") == event
+    ]
+
+
+async def test_a_broker_that_stays_away_is_one_warning_however_many_retries(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="gifts.sources.mqtt_in")
+    port = free_port()  # nobody listens
+    task = asyncio.create_task(
+        listen_for_gifts(
+            MqttSettings(port=port), CollectingInbox(), first_backoff_s=0.01, backoff_cap_s=0.02
+        )
+    )
+    try:
+        async with asyncio.timeout(10):
+            while len(logged(caplog, "gift_source_disconnected")) < 5:  # noqa: ASYNC110
+                await asyncio.sleep(0.01)
+    finally:
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+    warnings = [
+        getattr(r, EVENT_ATTRIBUTE)
+        for r in caplog.records
+        if r.name == "gifts.sources.mqtt_in" and r.levelno >= logging.WARNING
+    ]
+    assert len(warnings) == 1
+    [first] = warnings
+    assert first["event"] == "gift_source_disconnected"
+    assert first["broker"] == f"mqtt://127.0.0.1:{port}"
+    assert first["retry_in_s"] == 0.01
+    assert "at most 0.02 s apart" in first["detail"]
+    later = logged(caplog, "gift_source_disconnected")[1:]
+    assert [e["failures"] for e in later[:3]] == [2, 3, 4]
 
 
 async def test_credentials_come_from_the_environment_and_are_never_logged(

@@ -6,7 +6,10 @@ broker as the live feed, TLS and protocol version included, credentials from the
 variables they name) under a client id of its own, random each time: never the feed's,
 which the broker would hand the session of. When the broker goes away it connects again,
 waiting 0.5 s, then twice as long each time up to 10 s; gifts published meanwhile are
-not kept for it (a clean session each time), which suits gifts that expire anyway.
+not kept for it (a clean session each time), which suits gifts that expire anyway. An
+outage is told once: its first failure at warning (``gift_source_disconnected``, the
+broker and the retry), the further attempts at debug, and ``gift_source_listening`` at
+warning again (``back``) once subscribed after it.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import os
 import ssl
+import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Final
 
@@ -98,21 +102,34 @@ async def listen_for_gifts(
 
     ``ready`` is set while subscribed and cleared while the broker is away, so a caller
     can wait for the listener to be reachable. A broker that is away, refuses or breaks
-    the connection is logged and tried again with backoff; an inbox that raises is
-    logged and the next message is read; anything else that goes wrong is logged in
-    full and tried again too. Only a credential variable that is unset (ConfigError, at
-    once, before connecting) and cancellation end it.
+    the connection is logged (once an outage, see the module) and tried again with
+    backoff; an inbox that raises is logged and the next message is read; anything
+    else that goes wrong is logged in full and tried again too. Only a credential
+    variable that is unset (ConfigError, at once, before connecting) and cancellation
+    end it.
     """
     topic = gifts_topic(settings)
     broker = broker_url(settings.host, settings.port, tls=settings.tls)
     found = credentials(settings, environ)  # a ConfigError now, not a retry forever
     backoff = first_backoff_s
+    outage: _Outage | None = None
     while True:
         client = _client(settings, f"ddz-arena-gifts-{os.urandom(8).hex()}", found)
         try:
             async with client:
                 await _subscribe(client, topic)
-                log.info("gift_source_listening", broker=broker, topic=topic)
+                if outage is None:
+                    log.info("gift_source_listening", broker=broker, topic=topic)
+                else:
+                    log.warning(
+                        "gift_source_listening",
+                        broker=broker,
+                        topic=topic,
+                        back=True,
+                        detail=f"back after {outage.seconds():.1f} s away and "
+                        f"{outage.failures} failed attempt(s)",
+                    )
+                    outage = None
                 backoff = first_backoff_s
                 if ready is not None:
                     ready.set()
@@ -121,18 +138,48 @@ async def listen_for_gifts(
         except aiomqtt.MqttError as exc:
             if ready is not None:
                 ready.clear()
-            log.warning(
-                "gift_source_disconnected",
-                broker=broker,
-                error=str(exc) or type(exc).__name__,
-                retry_in_s=backoff,
-            )
+            error = str(exc) or type(exc).__name__
+            if outage is None:
+                outage = _Outage()
+                log.warning(
+                    "gift_source_disconnected",
+                    broker=broker,
+                    error=error,
+                    retry_in_s=backoff,
+                    detail=f"retrying, at most {backoff_cap_s:g} s apart; further failures "
+                    "are logged at debug until it is back",
+                )
+            else:
+                outage.failures += 1
+                log.debug(
+                    "gift_source_disconnected",
+                    broker=broker,
+                    error=error,
+                    retry_in_s=backoff,
+                    failures=outage.failures,
+                )
         except Exception:  # not the broker's doing: said in full, and tried again all the same
             if ready is not None:
                 ready.clear()
+            if outage is None:
+                outage = _Outage()
+            else:
+                outage.failures += 1
             log.exception("gift_source_failed", broker=broker, retry_in_s=backoff)
         await asyncio.sleep(backoff)
         backoff = min(backoff * 2, backoff_cap_s)
+
+
+class _Outage:
+    """Since when the listener has been without its broker, and how many attempts
+    failed (the first one included)."""
+
+    def __init__(self) -> None:
+        self.began = time.monotonic()
+        self.failures = 1
+
+    def seconds(self) -> float:
+        return time.monotonic() - self.began
 
 
 async def _subscribe(client: aiomqtt.Client, topic: str) -> None:
