@@ -5,8 +5,10 @@ its target, and a CHEER's message quoted; a PEEK says who peeked at whom and nev
 A rejected or expired gift is a quieter line with the reason in words. A queued gift is
 no line: the board shows how many wait and its last few banners; plain lines show one
 refusal per reason and table every ``QUIET_EVERY_S`` (10,000 refused gifts must not bury
-the game) and count every gift at the match's end. Viewer text is shown as text, never
-parsed as rich markup.
+the game), saying how many were not shown since, telling at the match's end (a replay's:
+each round's) those still not shown, and counting every gift. One event may settle many
+units of a gift (``units``): shown as ``×9800`` and counted as that many. Viewer text is
+shown as text, never parsed as rich markup.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -47,8 +50,11 @@ def gift(
     waiting: int = 0,
     table: str = "t1",
     test: bool = False,
+    units: int = 1,
+    round_no: int = 1,
 ) -> Event:
-    """A ``gift`` event as the table emits it (checked against the contract below)."""
+    """A ``gift`` event as the table emits it (checked against the contract below); one
+    of ``units`` > 1 has the key, as the arena's newer events do (older ones lack it)."""
     data: dict[str, Any] = {
         "id": "twitch:abc#0",
         "event_id": "abc",
@@ -67,8 +73,10 @@ def gift(
         "refund": False,
         "waiting": waiting,
     }
+    if units != 1:
+        data["units"] = units
     player = NAMES[target] if target is not None else None
-    return Event("gift", table, 1, 100, target, player, data)
+    return Event("gift", table, round_no, 100, target, player, data)
 
 
 def test_the_test_events_are_valid_gift_events() -> None:
@@ -133,10 +141,14 @@ def test_only_a_cheer_quotes_the_message() -> None:
         ("last_cards", "rejected: too near the end of a hand"),
         ("double_cap", "rejected: the round's doubles are used up"),
         ("unmapped", "rejected: this gift does nothing here"),
+        ("unknown_table", "rejected: no such table"),
+        ("unknown_table: t9", "rejected: no such table: t9"),
         ("no_target", "rejected: no seat to aim it at"),
         ("match_over", "rejected: the match is over"),
-        ("invalid: count must be at least 1", "rejected: not a valid gift (count must be at"),
+        ("invalid: count must be at least 1", "rejected: not a valid gift: count must be at"),
+        ("error: KeyError: 'seat'", "rejected: failed unexpectedly: KeyError: 'seat'"),
         ("the seat has no card to give", "rejected: the seat has no card to give"),
+        ("no_rule: for: this", "rejected: no_rule: for: this"),  # unknown: as it came
     ],
 )
 def test_a_rejected_gift_is_a_quiet_line_with_its_reason_in_words(reason: str, words: str) -> None:
@@ -148,6 +160,20 @@ def test_a_rejected_gift_is_a_quiet_line_with_its_reason_in_words(reason: str, w
     assert words in text.plain
     assert not text.plain.startswith("🎁")
     assert text.style == "dim"  # quieter than a banner
+
+
+def test_every_reason_the_docs_name_has_words() -> None:
+    docs = (Path(__file__).parents[1] / "docs" / "events.md").read_text(encoding="utf-8")
+    listed = docs.split("`reason` why it was rejected (", 1)[1].split("the rules' words)")[0]
+    codes = {code.partition(":")[0] for code in re.findall(r"`([^`]+)`", listed)}
+    assert {"duplicate", "unknown_table", "invalid", "error", "match_over"} <= codes
+    assert len(codes) == 12
+    for code in sorted(codes):
+        text = gift_text(gift("rejected", reason=f"{code}: detail"))
+        assert text is not None
+        said = text.plain.split(" rejected: ", 1)[1]
+        assert not said.startswith(code), said  # in words, not in code
+        assert said.endswith(": detail")  # and the detail kept
 
 
 def test_an_expired_gift_says_so() -> None:
@@ -207,11 +233,12 @@ async def test_ten_thousand_refusals_are_a_line_per_reason_and_a_count() -> None
     clock.now += QUIET_EVERY_S  # later: one more line per reason, counting the rest
     await sink.emit(gift("rejected", "SWAP", 1, reason="cooldown"))
     last = out.getvalue().splitlines()[-1]
-    assert last.endswith("rejected: on cooldown (+4,999 more like it)")
-    await sink.close()  # no match_ended: the count comes at the close
-    assert out.getvalue().splitlines()[-1] == (
-        "[t1] gifts: 1 applied, 10,001 rejected (5,001 cooldown, 5,000 queue full)"
-    )
+    assert last.endswith("rejected: on cooldown (+4,999 more like it since)")
+    await sink.close()  # no match_ended: what was not shown, and the count, at the close
+    assert out.getvalue().splitlines()[-2:] == [
+        "[t1] · 4,999 more rejected: the gift queue is full, not shown",
+        "[t1] gifts: 1 applied, 10,001 rejected (5,001 cooldown, 5,000 queue full)",
+    ]
 
 
 async def test_the_match_end_counts_the_tables_gifts() -> None:
@@ -224,8 +251,11 @@ async def test_the_match_end_counts_the_tables_gifts() -> None:
         gift("expired", "ROLE_SWAP", None),
     ]
     lines = await plain([*events[:-1], *gifts, ended])
-    assert lines[-1] == "[t1 r1] gifts: 1 applied, 3 rejected (3 double cap), 1 expired"
-    assert sum("double_cap" in line or "doubles are used up" in line for line in lines) == 1
+    assert lines[-2:] == [
+        "[t1 r1] · 2 more rejected: the round's doubles are used up, not shown",
+        "[t1 r1] gifts: 1 applied, 3 rejected (3 double cap), 1 expired",
+    ]
+    assert sum(line.endswith("rejected: the round's doubles are used up") for line in lines) == 1
     # gifts refused after the match ended are counted at the close
     late = await plain([*events, gift("rejected", reason="match_over")])
     assert late[-1] == "[t1] gifts: 0 applied, 1 rejected (1 match over)"
@@ -237,7 +267,9 @@ async def test_each_table_is_limited_on_its_own() -> None:
     )
     assert [line.split("]")[0] for line in lines[:2]] == ["[t1 r1", "[t2 r1"]
     assert lines[2:] == [
+        "[t1] · 1 more rejected: on cooldown, not shown",
         "[t1] gifts: 0 applied, 2 rejected (2 cooldown)",
+        "[t2] · 1 more rejected: on cooldown, not shown",
         "[t2] gifts: 0 applied, 2 rejected (2 cooldown)",
     ]
 
@@ -247,6 +279,124 @@ def test_without_a_clock_only_the_first_refusal_per_reason_is_a_line() -> None:
     notes = EventLines(None)
     shown = [notes.lines(gift("rejected", reason="cooldown")) for _ in range(50)]
     assert sum(len(s) for s in shown) == 1
+
+
+# ─── hidden refusals are told, not lost ─────────────────────────────────────────────────
+
+
+async def test_refusals_within_the_quiet_window_are_told_at_the_matchs_end() -> None:
+    """The newcomer's run: 11 bad payloads and 21 gifts expired at the match's end were
+    3 lines with no sign of the other 29."""
+    events = await events_of(1)
+    ended = events[-1]
+    bad = [gift("rejected", None, None, reason=f"invalid: bad field {i}") for i in range(11)]
+    expired = [gift("expired", "CHEER", 2, viewer="Mia") for _ in range(21)]
+    lines = await plain([*events[:-1], *bad, *expired, ended])
+    shown = [line for line in lines if " · " in line]
+    assert shown == [
+        "[t1 r1] · 小明 (小花花): no effect rejected: not a valid gift: bad field 0",
+        "[t1 r1] · Mia (小花花): CHEER 加油 → Cid expired unused",
+        "[t1 r1] · 10 more rejected: not a valid gift, not shown",
+        "[t1 r1] · 20 more expired unused, not shown",
+    ]
+    assert lines[-1] == "[t1 r1] gifts: 0 applied, 11 rejected (11 invalid), 21 expired"
+    assert lines.index(shown[2]) > lines.index(next(x for x in lines if "match over" in x))
+
+
+async def test_the_next_line_after_the_window_counts_those_hidden_since() -> None:
+    clock = Clock()
+    out = io.StringIO()
+    sink = PlainConsoleSink(out, clock=clock)
+    for _ in range(3):
+        await sink.emit(gift("rejected", reason="unmapped"))
+    clock.now += QUIET_EVERY_S
+    await sink.emit(gift("rejected", reason="unmapped"))
+    await sink.emit(gift("rejected", reason="unmapped"))
+    await sink.close()
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 4
+    assert lines[0].endswith("rejected: this gift does nothing here")
+    assert lines[1].endswith("rejected: this gift does nothing here (+2 more like it since)")
+    assert lines[2:] == [
+        "[t1] · 1 more rejected: this gift does nothing here, not shown",
+        "[t1] gifts: 0 applied, 5 rejected (5 unmapped)",
+    ]
+
+
+async def test_nothing_hidden_is_no_extra_line() -> None:
+    events = await events_of(1)
+    lines = await plain([*events[:-1], gift("rejected", reason="cooldown"), events[-1]])
+    assert not any("not shown" in line for line in lines)
+
+
+def replay_round(events: Sequence[Event]) -> list[str]:
+    """A round's lines as ``arena replay`` prints them: no clock, and one ``EventLines``
+    per round."""
+    notes = EventLines(None)
+    return [line for event in events for line in notes.lines(event)]
+
+
+async def test_a_replay_tells_the_refusals_it_did_not_show_at_each_rounds_end() -> None:
+    events = await events_of(2)
+    t1 = [e for e in events if e.table == "t1" and e.round == 1]
+    result = next(i for i, e in enumerate(t1) if e.type == "round_result")
+    refused = [
+        gift("rejected", reason="unmapped"),
+        gift("rejected", reason="cooldown"),
+        gift("rejected", reason="unmapped"),
+        gift("rejected", reason="unmapped", units=5),
+    ]
+    lines = replay_round([*t1[:result], *refused, *t1[result:]])
+    assert sum("this gift does nothing here" in line for line in lines) == 2
+    at = next(i for i, line in enumerate(lines) if "(bombs " in line)  # the round's result
+    assert lines[at + 1] == "[t1 r1] · 6 more rejected: this gift does nothing here, not shown"
+    assert not any("more rejected: on cooldown" in line for line in lines)
+
+
+async def test_a_replays_match_end_tells_them_too() -> None:
+    events = await events_of(1)
+    lines = replay_round([*events[:-1], *(gift("expired") for _ in range(4)), events[-1]])
+    assert "[t1 r1] · 3 more expired unused, not shown" in lines
+    notes = EventLines(None)  # and refusals after the round's last line, at the close
+    for _ in range(3):
+        notes.lines(gift("rejected", reason="unmapped"))
+    assert notes.closing_lines() == [
+        "[t1] · 2 more rejected: this gift does nothing here, not shown",
+        "[t1] gifts: 0 applied, 3 rejected (3 unmapped)",
+    ]
+
+
+# ─── one event, many units ──────────────────────────────────────────────────────────────
+
+
+def test_an_event_of_many_units_says_how_many() -> None:
+    line = describe(gift("rejected", "SWAP", 2, reason="queue_full", units=9800))
+    assert line == "[t1 r1] · 小明 (小花花): SWAP 换牌 ×9800 → Cid rejected: the gift queue is full"
+    banner = describe(gift("applied", "CHEER", 0, message="加油", units=3))
+    assert banner == "[t1 r1] 🎁 小明 (小花花): CHEER 加油 ×3 → Ann “加油”"
+    assert "×" not in (describe(gift("applied", "CHEER", 0, units=1)) or "×")
+    older = gift("applied", "DOUBLE", None)
+    assert "units" not in older.data  # an older event: one unit
+    assert describe(older) == "[t1 r1] 🎁 小明 (小花花): DOUBLE 翻倍"
+
+
+async def test_units_are_counted_in_every_tally() -> None:
+    events = await events_of(1)
+    gifts = [
+        gift("applied", "CHEER", 0, units=2),
+        gift("rejected", "SWAP", 1, reason="queue_full", units=9800),
+        gift("rejected", "SWAP", 1, reason="queue_full", units=200),
+        gift("expired", "ROLE_SWAP", None, units=7),
+    ]
+    lines = await plain([*events[:-1], *gifts, events[-1]])
+    assert lines[-2:] == [
+        "[t1 r1] · 200 more rejected: the gift queue is full, not shown",
+        "[t1 r1] gifts: 2 applied, 10,000 rejected (10,000 queue full), 7 expired",
+    ]
+    shown = await board([*events[:20], *gifts])
+    assert "gifts: 0 waiting · 2 applied · 10,000 rejected · 7 expired" in shown
+    run = await board([*events[:20], *gifts[1:3]])  # a run: the last banner, the rest counted
+    assert "SWAP 换牌 ×200 → Bob rejected: the gift queue is full (+9,800 more like it)" in run
 
 
 # ─── the live board ─────────────────────────────────────────────────────────────────────

@@ -22,8 +22,11 @@ viewer, the effect (with its Chinese name), its target and a CHEER's message; a 
 or expired one is a quieter line with the reason in words. A queued gift is no line (a
 stream may send thousands a second): the board shows how many wait and the last few
 banners, and plain lines show one rejected line per reason and table every
-:data:`QUIET_EVERY_S`, counting the rest, with a count of every gift at the match's end.
-Viewer text is rendered as rich ``Text``, never as markup.
+:data:`QUIET_EVERY_S` (a replay's, without a clock: the first), saying how many like it
+were not shown since the last; those still not shown are told per reason at the match's
+end (a replay's: each round's) or at the close, with a count of every gift. An event
+may settle many units of one gift at once (``units``): a banner says ``×9800``, and
+every count counts units. Viewer text is rendered as rich ``Text``, never as markup.
 """
 
 from __future__ import annotations
@@ -185,11 +188,15 @@ _GIFT_REASONS: Final = {
     "last_cards": "too near the end of a hand",
     "double_cap": "the round's doubles are used up",
     "unmapped": "this gift does nothing here",
-    "invalid": "not a valid gift",
+    "unknown_table": "no such table",
     "no_target": "no seat to aim it at",
     "match_over": "the match is over",
+    "invalid": "not a valid gift",
+    "error": "failed unexpectedly",
 }
-"""Why a gift did not apply, in words; another reason is the engine's own words."""
+"""Why a gift did not apply, in words, by the reason's code (its part before any ``:``;
+the rest is a detail, kept: ``no such table: t9``). Another reason is shown as it is
+(the rules' own words)."""
 
 _GIFT_REASON_KEYS: Final = 16
 """Distinct reasons counted per table before the rest count as ``other`` (the engine's
@@ -204,30 +211,49 @@ QUIET_EVERY_S: Final = 10.0
 
 
 def _reason_words(status: str, reason: str | None) -> str:
-    """``rejected: on cooldown``; an ``invalid: detail`` reason keeps its detail."""
+    """``rejected: on cooldown``; a reason with a detail after its code keeps it
+    (``unknown_table: t9`` is ``rejected: no such table: t9``); a reason without words
+    is shown as it came."""
     if not reason:
         return "expired unused" if status == "expired" else status
-    key, _, detail = reason.partition(":")
-    words = _GIFT_REASONS.get(key)
+    code, _, detail = reason.partition(":")
+    words = _GIFT_REASONS.get(code.strip())
     if words is None:
         return f"{status}: {reason}"
-    return f"{status}: {words}{f' ({detail.strip()})' if detail.strip() else ''}"
+    detail = detail.strip()
+    return f"{status}: {words}: {detail}" if detail else f"{status}: {words}"
 
 
 def _quiet_key(data: Mapping[str, Any]) -> str:
     """What a quiet line is counted under: ``rejected cooldown``, ``expired``."""
     reason = data.get("reason")
-    key = str(reason).partition(":")[0] if reason else ""
+    key = str(reason).partition(":")[0].strip() if reason else ""
     return f"{data.get('status')} {key}".rstrip()
 
 
-def gift_text(event: Event, repeats: int = 0) -> Text | None:
+def _quiet_words(key: str) -> str:
+    """A :func:`_quiet_key`'s words: ``rejected: on cooldown``, ``expired unused``."""
+    status, _, code = key.partition(" ")
+    if code == "other":
+        return f"{status} for other reasons"
+    return _reason_words(status, code or None)
+
+
+def _units(data: Mapping[str, Any]) -> int:
+    """How many units of one gift the event settles (``units``; 1 in older events)."""
+    units = data.get("units", 1)
+    return units if type(units) is int and units > 1 else 1
+
+
+def gift_text(event: Event, repeats: int = 0, *, since: bool = False) -> Text | None:
     """A gift event's banner as rich ``Text`` (viewer words are never parsed as markup),
     or None for a queued gift (the board counts those instead).
 
     ``🎁 小明 (小花花): CHEER 加油 → Ann “加油地主！”`` when applied; a PEEK says who
-    peeked at whom and never a card. A rejected or expired gift is one dim line with its
-    reason in words; ``repeats`` adds how many more like it were not shown.
+    peeked at whom and never a card; ``×9800`` after the effect when the event settles
+    that many units of the gift at once. A rejected or expired gift is one dim line with
+    its reason in words; ``repeats`` adds how many more like it were not shown (``since``:
+    since the last line like it, as plain lines say).
     """
     d = event.data
     status = d.get("status")
@@ -245,6 +271,9 @@ def gift_text(event: Event, repeats: int = 0) -> Text | None:
         text.append(f"{effect} {_GIFT_NAMES.get(effect, '')}".rstrip(), style="yellow" * applied)
     else:
         text.append("no effect")
+    units = _units(d)
+    if units > 1:
+        text.append(f" ×{units}")
     if target:
         if applied and effect == "PEEK":
             text.append(f", peeked at {target}'s hand")
@@ -260,7 +289,7 @@ def gift_text(event: Event, repeats: int = 0) -> Text | None:
     if d.get("test"):
         text.append(" (test)")
     if repeats:
-        text.append(f" (+{repeats:,} more like it)")
+        text.append(f" (+{repeats:,} more like it{' since' if since else ''})")
     return text
 
 
@@ -278,9 +307,29 @@ class _MatchTally:
     decided: dict[int, Mapping[str, Any]] = field(default_factory=dict)
     gifts_applied: int = 0
     gifts_quiet: dict[str, int] = field(default_factory=dict)
-    """Rejected and expired gifts by :func:`_quiet_key`, since the last gift summary."""
+    """Rejected and expired gifts (their units) by :func:`_quiet_key`, since the last
+    gift summary."""
     quiet_shown: dict[str, tuple[float, int]] = field(default_factory=dict)
     """Per quiet key: when its last line was shown, and how many were not shown since."""
+
+    def hidden_lines(self) -> list[str]:
+        """``· 20 more expired unused, not shown``: one line per reason with gifts not
+        shown since its last line, which then count from nothing again."""
+        lines = []
+        for key, (shown_at, held) in list(self.quiet_shown.items()):
+            if held:
+                lines.append(f"· {held:,} more {_quiet_words(key)}, not shown")
+                self.quiet_shown[key] = (shown_at, 0)
+        return lines
+
+    def gift_end(self, tag: str) -> list[str]:
+        """A match's (or a table's) last gift lines, each after ``tag``: the hidden ones
+        per reason, then the summary; then counting from nothing again."""
+        lines = [f"{tag} {line}" for line in self.hidden_lines()]
+        summary = self.gift_summary()
+        if summary:
+            lines.append(f"{tag} {summary}")
+        return lines
 
     def gift_summary(self) -> str | None:
         """``gifts: 12 applied, 9,876 rejected (9,000 queue full, 876 cooldown), 4
@@ -329,7 +378,7 @@ class EventLines:
         earlier = None  # gifts that ended after the table's last match did
         if kind == "match_started":
             old = self._tallies.get(event.table)
-            earlier = old.gift_summary() if old is not None else None
+            earlier = old.gift_end(f"[{event.table}]") if old is not None else None
             self._tallies[event.table] = _MatchTally()
         tally = self._tallies.setdefault(event.table, _MatchTally())
         line = describe(event)
@@ -350,58 +399,65 @@ class EventLines:
         elif kind == "round_result":
             for player in event.data.get("standins", ()):
                 tally.standin_rounds[player] = tally.standin_rounds.get(player, 0) + 1
+            if self._clock is None and tally.quiet_shown:  # a replay's round ends here
+                tag = f"[{event.table} r{event.round}]"
+                hidden = [f"{tag} {h}" for h in tally.hidden_lines()]
+                return [*([line] if line else []), *hidden]
         elif kind == "match_ended":
             tag = f"[{event.table} r{event.round}]"
-            troubles = _troubles(event, tally)
-            summary = tally.gift_summary()
-            if summary:
-                troubles.append(summary)
-            return [*([line] if line else []), *(f"{tag} {t}" for t in troubles)]
+            troubles = [f"{tag} {t}" for t in _troubles(event, tally)]
+            return [*([line] if line else []), *troubles, *tally.gift_end(tag)]
         elif earlier:  # after the match's line: the board shows its first line
-            return [*([line] if line else []), f"[{event.table}] {earlier}"]
+            return [*([line] if line else []), *earlier]
         return [line] if line is not None else []
 
-    def count_gift(self, event: Event) -> tuple[_MatchTally, str] | None:
-        """Count an ended gift for its table's summary: its tally and the key it is
-        counted under (empty when applied); None for a queued gift (not counted)."""
+    def count_gift(self, event: Event) -> tuple[_MatchTally, str, int] | None:
+        """Count an ended gift's units for its table's summary: its tally, the key it is
+        counted under (empty when applied) and its units; None for a queued gift (not
+        counted)."""
         status = event.data.get("status")
         if status == "queued":
             return None
         tally = self._tallies.get(event.table)
         if tally is None:
             tally = self._tallies[event.table] = _MatchTally()
+        units = _units(event.data)
         if status == "applied":
-            tally.gifts_applied += 1
-            return tally, ""
+            tally.gifts_applied += units
+            return tally, "", units
         key = _quiet_key(event.data)
         quiet = tally.gifts_quiet
         if key not in quiet and len(quiet) >= _GIFT_REASON_KEYS:
             key = f"{status} other"
-        quiet[key] = quiet.get(key, 0) + 1
-        return tally, key
+        quiet[key] = quiet.get(key, 0) + units
+        return tally, key, units
 
     def _gift_lines(self, event: Event) -> list[str]:
         """An applied gift's banner; a rejected or expired one's line at most every
         :data:`QUIET_EVERY_S` per reason (only the first without a clock), saying how
-        many like it were not shown; a queued one none."""
+        many like it were not shown since the last; a queued one none. Those not shown
+        are told at the match's end (a replay's: at each round's), or at the close."""
         counted = self.count_gift(event)
         if counted is None:
             return []
-        tally, key = counted
+        tally, key, units = counted
         held = 0
         if key:
             now = self._clock() if self._clock is not None else 0.0
             shown_at, held = tally.quiet_shown.get(key, (-math.inf, 0))
             if shown_at > -math.inf and (self._clock is None or now - shown_at < QUIET_EVERY_S):
-                tally.quiet_shown[key] = (shown_at, held + 1)
+                tally.quiet_shown[key] = (shown_at, held + units)
                 return []
             tally.quiet_shown[key] = (now, 0)
-        text = gift_text(event, held)
+        text = gift_text(event, held, since=True)
         return [f"[{event.table} r{event.round}] {text.plain}"] if text is not None else []
 
     def closing_lines(self) -> list[str]:
         """After every table's match: each model seat's figures summed over the tables,
-        when more than one table had it (the figure a stream shows), by seat name."""
+        when more than one table had it (the figure a stream shows), by seat name; then
+        per table the gifts that ended after its match (those not shown, and a count).
+        ``arena replay`` may call it after each round's lines for the refusals its lines
+        did not show."""
         totals: dict[str, ModelTally] = {}
         tables: dict[str, int] = {}
         for name in sorted(self._tallies, key=_table_order):
@@ -413,10 +469,8 @@ class EventLines:
             for player in totals
             if tables[player] > 1
         ]
-        for name in sorted(self._tallies, key=_table_order):
-            summary = self._tallies[name].gift_summary()  # gifts that ended after the match
-            if summary:
-                lines.append(f"[{name}] {summary}")
+        for name in sorted(self._tallies, key=_table_order):  # gifts ended after the match
+            lines.extend(self._tallies[name].gift_end(f"[{name}]"))
         return lines
 
     def _timing(self, tally: _MatchTally, seat: int) -> str:
@@ -727,13 +781,14 @@ class LiveConsoleSink:
         status = d.get("status")
         if status == "queued":
             return
-        self._notes.count_gift(event)
-        view.gifts_ended[str(status)] = view.gifts_ended.get(str(status), 0) + 1
+        counted = self._notes.count_gift(event)
+        units = counted[2] if counted is not None else 1
+        view.gifts_ended[str(status)] = view.gifts_ended.get(str(status), 0) + units
         banners = view.banners
         if status != "applied" and banners:
             last, repeats = banners[-1]
             if last.data.get("status") != "applied" and _quiet_key(last.data) == _quiet_key(d):
-                banners[-1] = (event, repeats + 1)
+                banners[-1] = (event, repeats + _units(last.data))
                 return
         banners.append((event, 0))
         if len(banners) > GIFT_BANNERS:
