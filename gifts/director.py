@@ -116,6 +116,9 @@ class GiftDirector:
                 _apply_between_rounds(pending, handle)
             except IllegalActionError as exc:
                 return str(exc)
+            except Exception as exc:  # a gift must never stop the match
+                log.exception("gift_effect_failed", gift=pending.id, effect=pending.effect)
+                return f"error: {type(exc).__name__}"
             return None
 
         queue.drain(lambda: BETWEEN_ROUNDS_MOMENT, apply, self._clock())

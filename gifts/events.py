@@ -135,6 +135,24 @@ class GiftEvent(BaseModel):
     )
     raw: dict[str, Any] | None = Field(default=None, description="The platform's payload.")
 
+    @field_validator("event_id", "room", "viewer_id", "gift_id", "streak_id", "currency")
+    @classmethod
+    def _printable_id(cls, value: str | None) -> str | None:
+        """An id is kept exactly (duplicates are found by it), so it is refused, not
+        cleaned, when it holds what could fake a line or hide text."""
+        if value is not None and not value.isprintable():
+            raise ValueError("holds control or format characters (an id must be printable)")
+        return value
+
+    @field_validator("effect", mode="before")
+    @classmethod
+    def _effect_any_case(cls, value: Any) -> Any:
+        """``"swap"`` is SWAP, as ``arena gift send swap`` takes it."""
+        if isinstance(value, str) and not isinstance(value, Effect) and len(value) <= 20:
+            upper = value.upper()
+            return Effect(upper) if upper in Effect.__members__ else value
+        return value
+
     @field_validator("display_name", "gift_name", mode="after")
     @classmethod
     def _clean_name(cls, value: str) -> str:

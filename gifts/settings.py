@@ -1,7 +1,8 @@
 """The ``[gifts]`` settings: which gift does what, and the queue's rules.
 
 Each platform's gifts are mapped to effects by name or by id (``[gifts.map.<platform>]``,
-``"小花花" = "CHEER"``); ``"*"`` maps for every platform. A gift whose source already
+``"小花花" = "CHEER"``), else by their kind (``comment = "CHEER"``); ``"*"`` maps for
+every platform. A gift whose source already
 names its effect (``arena gift send SWAP``) needs no mapping; a gift that maps to
 nothing is rejected with the reason ``unmapped``. The queue's rules have the documented
 defaults (:class:`gifts.queue.QueueSettings`); the cap on viewer doubles is the rules'
@@ -14,7 +15,16 @@ import difflib
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, Strict, StrictBool, StrictInt, ValidationError
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    Strict,
+    StrictBool,
+    StrictInt,
+    ValidationError,
+)
 
 from arena.errors import ConfigError
 from gifts.events import Effect, GiftEvent
@@ -27,8 +37,12 @@ DEFAULT_COOLDOWNS: dict[Effect, float] = dict(QueueSettings().effect_cooldown_s)
 cooldown)."""
 
 Seconds = Annotated[float, Field(ge=0, le=3600, allow_inf_nan=False)]
-EffectName = Annotated[Effect, Strict(False)]
-"""An effect by its name, as TOML gives it ("SWAP")."""
+EffectName = Annotated[
+    Effect,
+    Strict(False),
+    BeforeValidator(lambda v: v.upper() if isinstance(v, str) and len(v) <= 20 else v),
+]
+"""An effect by its name, as TOML gives it ("SWAP", or "swap")."""
 
 
 class GiftSettings(BaseModel):
@@ -58,7 +72,10 @@ class GiftSettings(BaseModel):
     the player the viewer's message names, else a draw seeded by the match seed and the
     gift's id; ``draw`` always such a draw; ``reject`` none (rejected ``no_target``)."""
     map: dict[str, dict[str, EffectName]] = Field(default_factory=dict)
-    """``{platform: {gift name or id: effect}}``; platform ``"*"`` for all."""
+    """``{platform: {gift name or id: effect}}``; platform ``"*"`` for all. A gift that
+    neither its name nor its id maps is mapped by its kind when that is a key
+    (``comment``, ``super_chat``, ``cheer``, ``points``, ``gift``): Douyin's chat lines
+    have no name to map."""
 
     def queue_settings(self, *, max_doubles: int) -> QueueSettings:
         """The queue's rules, with the round's cap on viewer doubles from ``[rules]``."""
@@ -84,6 +101,10 @@ class GiftSettings(BaseModel):
             for key in (gift.gift_name, gift.gift_id):
                 if key and key in mapping:
                     return mapping[key]
+        for platform in (gift.platform, "*"):  # then by what the viewer did
+            by_kind = self.map.get(platform, {}).get(gift.kind.value)
+            if by_kind is not None:
+                return by_kind
         return None
 
 

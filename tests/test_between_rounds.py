@@ -381,3 +381,23 @@ async def test_the_record_the_result_event_and_the_replay_say_what_changed(
     assert verify_round(replay.rounds[1]).landlord == 2
     assert main(["replay", "--quiet", str(played.path)]) == 0, capsys.readouterr().out
     assert main(["replay", str(played.path)]) == 0, capsys.readouterr().out
+
+
+async def test_an_effect_that_fails_between_rounds_is_settled_and_the_match_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bug in a between-rounds effect must not stop the match: the gift ends
+    ``error: ...`` and the next round is played as prepared."""
+
+    def broken(self: BetweenRoundsHandle, gift_id: str) -> int:
+        raise ValueError("a bug")
+
+    monkeypatch.setattr(BetweenRoundsHandle, "reshuffle", broken)
+    played = await play(tmp_path, [gift(1, Effect.RESHUFFLE)], rounds=2)
+    assert len(played.summary.rounds) == 2
+    ended = [e.data for e in played.events if e.type == "gift" and e.data["status"] != "queued"]
+    assert [(d["id"], d["status"], d["reason"]) for d in ended] == [
+        (unit(1), "rejected", "error: ValueError")
+    ]
+    assert played.summary.rounds[1].gifts == ()
+    assert played.summary.rounds[1].seed == derive_seed(SEED, TABLE, 2)

@@ -507,3 +507,18 @@ def test_the_live_multiplier_counts_the_viewer_doubles(played: Played) -> None:
             assert multiplier["gift_doubles"] == 1
             assert multiplier["common"] == 2 ** multiplier["common_exponent"]
             assert multiplier["common_exponent"] >= 1
+
+
+def test_an_audience_line_over_the_protocols_cap_is_cut_and_marked() -> None:
+    """The protocol holds an audience line to 100 characters: a longer one is cut with
+    an ellipsis, as viewer text is cut everywhere else, and ten lines at most wait."""
+    waiting: list[list[str]] = [[], [], []]
+    handle = SafePointHandle(Round(seed=3), waiting)
+    handle.cheer(1, "加" * 150)
+    assert waiting[1] == ["加" * 99 + "…"]
+    for n in range(12):
+        handle.cheer(1, f"line {n}")
+    assert waiting[1] == [f"line {n}" for n in range(2, 12)]  # the newest ten
+    handle.close()
+    with pytest.raises(IllegalActionError):
+        handle.cheer(1, "too late")

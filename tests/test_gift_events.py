@@ -130,3 +130,21 @@ def test_strong_effects_change_results_and_overlay_effects_do_not() -> None:
         Effect.PEEK,
         Effect.EFFECT,
     }
+
+
+def test_an_effect_is_read_in_any_case() -> None:
+    """``arena gift send swap`` takes it: so does a payload."""
+    data = '{"event_id": "x", "platform": "test", "effect": "swap"}'
+    assert GiftEvent.model_validate_json(data).effect is Effect.SWAP
+    with pytest.raises(ValidationError, match="effect"):
+        GiftEvent.model_validate_json('{"event_id": "x", "platform": "test", "effect": "swop"}')
+
+
+@pytest.mark.parametrize("field", ["event_id", "room", "viewer_id", "gift_id", "streak_id"])
+@pytest.mark.parametrize("bad", ["e\u202ex", "a\nb", "\x1b[31m", "zero\u200bwidth"])
+def test_an_id_holding_control_or_format_characters_is_refused(field: str, bad: str) -> None:
+    """Ids are kept exactly (duplicates are found by them) and published: refused, not
+    cleaned, when they could fake a line or hide text."""
+    fields: dict[str, Any] = {"event_id": "ok", "platform": "test", field: bad}
+    with pytest.raises(ValidationError, match="printable"):
+        GiftEvent(**fields)

@@ -10,7 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from gifts.desk import GiftDesk
-from gifts.events import Effect, GiftEvent
+from gifts.events import Effect, GiftEvent, GiftKind
 from gifts.settings import DEFAULT_COOLDOWNS, GiftSettings
 from gifts.targeting import named_seat, pick_target, seeded_seat
 
@@ -145,3 +145,19 @@ async def test_pick_target_decides_how_a_gift_naming_no_seat_gets_one(
     (pending,) = desk.queue._waiting
     wanted = seeded_seat(gift, 11) if expected == "drawn" else expected
     assert pending.target == wanted
+
+
+def test_a_gift_no_name_or_id_maps_is_mapped_by_its_kind() -> None:
+    """Douyin's chat lines (live_comment) have no gift name or id: ``comment`` maps them;
+    a mapping by name still wins over one by kind."""
+    settings = GiftSettings.model_validate(
+        {"map": {"douyin": {"comment": "CHEER", "小心心": "emote"}, "*": {"super_chat": "peek"}}}
+    )
+    comment = GiftEvent(event_id="c1", platform="douyin", kind=GiftKind.COMMENT, message="hi")
+    assert settings.effect_for(comment) is Effect.CHEER
+    named = GiftEvent(event_id="c2", platform="douyin", kind=GiftKind.COMMENT, gift_name="小心心")
+    assert settings.effect_for(named) is Effect.EMOTE  # and a lower-case effect name is read
+    chat = GiftEvent(event_id="c3", platform="bilibili", kind=GiftKind.SUPER_CHAT)
+    assert settings.effect_for(chat) is Effect.PEEK  # "*" by kind
+    gift = GiftEvent(event_id="c4", platform="twitch", kind=GiftKind.CHEER)
+    assert settings.effect_for(gift) is None  # nothing maps it

@@ -118,7 +118,9 @@ class SafePointHandle:
             raise IllegalActionError("this table takes no audience lines")
         if not 0 <= seat <= 2:
             raise IllegalActionError(f"no seat {seat}")
-        text = line.strip()[:AUDIENCE_LINE_CHARS]
+        text = line.strip()
+        if len(text) > AUDIENCE_LINE_CHARS:  # cut as viewer text is cut elsewhere: marked
+            text = text[: AUDIENCE_LINE_CHARS - 1].rstrip() + "…"
         if not text:
             raise IllegalActionError("an empty audience line")
         waiting = self.__audience[seat]
