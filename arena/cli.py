@@ -849,6 +849,8 @@ def _print_round(recorded: RecordedRound) -> None:
             continue
         for line in shown:
             print(line)
+    for line in lines.closing_lines():  # what was folded away (repeated gift refusals)
+        print(line)
 
 
 def _decisions(args: argparse.Namespace) -> int:
