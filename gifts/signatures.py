@@ -17,7 +17,9 @@ one) and compared in constant time:
 
 A delivery whose id was already accepted is a replay (:class:`ReplayGuard`, bounded):
 refused, whatever its signature. Every refusal is a :class:`SignatureError` whose
-message says why, without the secret or the expected signature.
+message says why, without the secret or the expected signature, whatever the headers
+hold (non-ASCII text included: signatures are compared as UTF-8 bytes, and times must
+be ASCII digits of a plausible length).
 """
 
 from __future__ import annotations
@@ -104,6 +106,26 @@ def _hmac_hex(secret: bytes, message: bytes) -> str:
     return hmac.new(secret, message, hashlib.sha256).hexdigest()
 
 
+def _raw(text: str) -> bytes:
+    """A header's text as bytes, whatever it holds (a lone surrogate included, which a
+    server decoding with ``surrogateescape`` can give)."""
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _same(expected: str, given: str) -> bool:
+    """Constant-time equality of two signatures; as bytes, since compare_digest raises
+    TypeError on a str with non-ASCII characters (a forged header may hold any)."""
+    return hmac.compare_digest(_raw(expected), _raw(given))
+
+
+def _whole(text: str, most_digits: int) -> int | None:
+    """``text`` as a whole number if it is ASCII digits, at most ``most_digits`` of them
+    (``int`` alone takes other scripts' digits, and a huge one overflows a float)."""
+    if text.isascii() and text.isdigit() and len(text) <= most_digits:
+        return int(text)
+    return None
+
+
 # --- the arena's own webhook ------------------------------------------------------------
 
 
@@ -131,13 +153,12 @@ def verify_arena_webhook(
     )
     if "t" not in parts or "v1" not in parts:
         raise SignatureError("X-Arena-Signature must read t=<unix seconds>,v1=<hex digest>")
-    try:
-        signed_at = int(parts["t"])
-    except ValueError:
-        raise SignatureError("X-Arena-Signature: t is not a whole number of seconds") from None
+    signed_at = _whole(parts["t"], 15)
+    if signed_at is None:
+        raise SignatureError("X-Arena-Signature: t is not a whole number of seconds")
     _within(signed_at, now, TOLERANCE_S, "the signature's time")
     expected = _hmac_hex(secret, parts["t"].encode() + b"." + body)
-    if not hmac.compare_digest(expected, parts["v1"]):
+    if not _same(expected, parts["v1"]):
         raise SignatureError("X-Arena-Signature does not match the body and the shared secret")
     if delivery_id is not None:
         guard.admit(f"arena:{delivery_id}", now)
@@ -160,7 +181,7 @@ class TwitchMessage:
 
 def sign_twitch(message_id: str, timestamp: str, body: bytes, secret: bytes) -> str:
     """The ``Twitch-Eventsub-Message-Signature`` Twitch would send (for tests)."""
-    return "sha256=" + _hmac_hex(secret, message_id.encode() + timestamp.encode() + body)
+    return "sha256=" + _hmac_hex(secret, _raw(message_id) + _raw(timestamp) + body)
 
 
 def verify_twitch(
@@ -176,12 +197,12 @@ def verify_twitch(
         raise SignatureError(f"unknown Twitch-Eventsub-Message-Type {kind[:40]!r}")
     try:
         signed_at = datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
-    except ValueError:
+    except (ValueError, OverflowError, OSError):  # no time, or none the platform can hold
         raise SignatureError(
             f"Twitch-Eventsub-Message-Timestamp {stamp[:40]!r} is no time"
         ) from None
     expected = sign_twitch(message_id, stamp, body, secret)
-    if not hmac.compare_digest(expected, signature):
+    if not _same(expected, signature):
         raise SignatureError("the Twitch signature does not match the body and the secret")
     _within(signed_at, now, TWITCH_TOLERANCE_S, "the Twitch message's timestamp")
     guard.admit(f"twitch:{message_id}", now)
@@ -208,7 +229,7 @@ def sign_douyin(headers: Mapping[str, str], body: bytes, secret: str) -> str:
     """The ``x-signature`` of a Douyin push (see the module)."""
     lowered = _headers(headers)
     signed = sorted((name, lowered[name]) for name in _DOUYIN_SIGNED if name in lowered)
-    text = "&".join(f"{name}={value}" for name, value in signed).encode() + body + secret.encode()
+    text = _raw("&".join(f"{name}={value}" for name, value in signed)) + body + _raw(secret)
     return base64.b64encode(hashlib.md5(text, usedforsecurity=False).digest()).decode()
 
 
@@ -221,11 +242,10 @@ def verify_douyin(
     signature = _require(lowered, "x-signature")
     nonce = _require(lowered, "x-nonce-str")
     stamp = _require(lowered, "x-timestamp")
-    if not hmac.compare_digest(sign_douyin(lowered, body, secret), signature):
+    if not _same(sign_douyin(lowered, body, secret), signature):
         raise SignatureError("the Douyin x-signature does not match the body and the secret")
-    try:
-        signed_at = int(stamp) / 1000
-    except ValueError:
-        raise SignatureError(f"x-timestamp {stamp[:40]!r} is not in milliseconds") from None
-    _within(signed_at, now, TOLERANCE_S, "the Douyin push's x-timestamp")
+    signed_ms = _whole(stamp, 18)
+    if signed_ms is None:
+        raise SignatureError(f"x-timestamp {stamp[:40]!r} is not in milliseconds")
+    _within(signed_ms / 1000, now, TOLERANCE_S, "the Douyin push's x-timestamp")
     guard.admit(f"douyin:{nonce}:{stamp}", now)

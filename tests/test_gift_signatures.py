@@ -8,11 +8,15 @@ SignatureError that says which, and never shows the secret.
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
+import hmac
 import time
 
 import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from gifts.signatures import (
     ReplayGuard,
@@ -233,3 +237,126 @@ def test_the_clock_used_is_the_callers() -> None:
     now = time.time()
     headers = {"X-Arena-Signature": sign_arena_webhook(BODY, SECRET, int(now))}
     verify_arena_webhook(headers, BODY, SECRET, now=now, guard=ReplayGuard())
+
+
+# --- headers a forger chose: non-ASCII, surrogates, anything ---------------------------
+
+NOT_ASCII = "é"
+
+
+@pytest.mark.parametrize(
+    "signature",
+    [f"t={int(NOW)},v1={NOT_ASCII}", f"t={int(NOW)},v1=abc{NOT_ASCII}\ud800", "t=١٧٩٥٥٠٠٠٠٠,v1=a"],
+)
+def test_a_non_ascii_arena_signature_is_refused_not_a_type_error(signature: str) -> None:
+    with pytest.raises(SignatureError):
+        verify_arena_webhook(
+            {"X-Arena-Signature": signature}, BODY, SECRET, now=NOW, guard=ReplayGuard()
+        )
+
+
+def test_an_arena_time_too_large_for_a_float_is_refused() -> None:
+    with pytest.raises(SignatureError, match="not a whole number"):
+        verify_arena_webhook(
+            {"X-Arena-Signature": "t=" + "9" * 400 + ",v1=a"},
+            BODY,
+            SECRET,
+            now=NOW,
+            guard=ReplayGuard(),
+        )
+
+
+@pytest.mark.parametrize("signature", [f"sha256={NOT_ASCII}", "sha256=\ud800", NOT_ASCII * 70])
+def test_a_non_ascii_twitch_signature_is_refused_not_a_type_error(signature: str) -> None:
+    headers = {**twitch_headers(CHEER), "Twitch-Eventsub-Message-Signature": signature}
+    with pytest.raises(SignatureError, match="does not match"):
+        verify_twitch(headers, CHEER, SECRET, now=TWITCH_NOW, guard=ReplayGuard())
+
+
+@pytest.mark.parametrize("signature", [NOT_ASCII, "小明", "\udcff"])
+def test_a_non_ascii_douyin_signature_is_refused_not_a_type_error(signature: str) -> None:
+    headers = {**douyin_headers(), "x-signature": signature}
+    with pytest.raises(SignatureError, match="does not match"):
+        verify_douyin(headers, GIFTS, DOUYIN_SECRET, now=NOW, guard=ReplayGuard())
+
+
+def test_a_signed_douyin_timestamp_that_is_no_number_of_ms_is_refused() -> None:
+    for stamp in ("١٧٩٥٥٠٠٠٠٠٠٠٠", "9" * 400, " 1795500000000"):
+        headers = {"x-nonce-str": "n", "x-timestamp": stamp}
+        headers["x-signature"] = sign_douyin(headers, GIFTS, DOUYIN_SECRET)
+        with pytest.raises(SignatureError, match="not in milliseconds"):
+            verify_douyin(headers, GIFTS, DOUYIN_SECRET, now=NOW, guard=ReplayGuard())
+
+
+ANY_TEXT = st.text(st.characters(codec=None, exclude_categories=()), max_size=40)
+"""Any text, lone surrogates included (a server decoding with surrogateescape)."""
+TEXT_OR_PLAUSIBLE = st.one_of(
+    ANY_TEXT,
+    st.integers().map(str),
+    st.floats(allow_nan=True).map(str),
+    st.datetimes().map(lambda d: d.isoformat() + "Z"),
+)
+
+
+@given(
+    t=st.one_of(TEXT_OR_PLAUSIBLE, st.integers(int(NOW) - 400, int(NOW) + 400).map(str)),
+    v1=ANY_TEXT,
+    raw=st.one_of(st.none(), ANY_TEXT),
+    signed=st.booleans(),
+)
+def test_any_arena_header_is_accepted_or_a_signature_error(
+    t: str, v1: str, raw: str | None, signed: bool
+) -> None:
+    if raw is not None:
+        header = raw
+    elif signed:  # the right digest for whatever t says, so a good t gets past the HMAC
+        digest = hmac.new(SECRET, t.encode("utf-8", "surrogatepass") + b"." + BODY, "sha256")
+        header = f"t={t},v1={digest.hexdigest()}"
+    else:
+        header = f"t={t},v1={v1}"
+    with contextlib.suppress(SignatureError):
+        verify_arena_webhook(
+            {"X-Arena-Signature": header}, BODY, SECRET, now=NOW, guard=ReplayGuard()
+        )
+
+
+@given(
+    message_id=ANY_TEXT,
+    stamp=TEXT_OR_PLAUSIBLE,
+    kind=st.one_of(ANY_TEXT, st.sampled_from(["notification", "revocation"])),
+    signature=ANY_TEXT,
+    signed=st.booleans(),
+    body=st.sampled_from([CHEER, b"[]", b"{", b"\xff"]),
+)
+def test_any_twitch_headers_are_accepted_or_a_signature_error(
+    message_id: str, stamp: str, kind: str, signature: str, signed: bool, body: bytes
+) -> None:
+    headers = {
+        "Twitch-Eventsub-Message-Id": message_id,
+        "Twitch-Eventsub-Message-Timestamp": stamp,
+        "Twitch-Eventsub-Message-Signature": (
+            sign_twitch(message_id, stamp, body, SECRET) if signed else signature
+        ),
+        "Twitch-Eventsub-Message-Type": kind,
+    }
+    with contextlib.suppress(SignatureError):
+        verify_twitch(headers, body, SECRET, now=TWITCH_NOW, guard=ReplayGuard())
+
+
+@given(
+    values=st.fixed_dictionaries(
+        {},
+        optional={
+            name: st.one_of(ANY_TEXT, TEXT_OR_PLAUSIBLE)
+            for name in ("x-nonce-str", "x-timestamp", "x-roomid", "x-msg-type", "x-signature")
+        },
+    ),
+    signed=st.booleans(),
+)
+def test_any_douyin_headers_are_accepted_or_a_signature_error(
+    values: dict[str, str], signed: bool
+) -> None:
+    if signed:
+        values["x-signature"] = sign_douyin(values, GIFTS, DOUYIN_SECRET)
+    with contextlib.suppress(SignatureError):
+        verify_douyin(values, GIFTS, DOUYIN_SECRET, now=NOW, guard=ReplayGuard())
