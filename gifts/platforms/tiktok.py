@@ -3,8 +3,10 @@ them) as gift events, streaks included.
 
 A streakable gift (``giftType`` 1) sends an event at every tap of a streak, each with
 the running ``repeatCount``, and a last one with ``repeatEnd`` true: only that last one
-is a gift, of ``repeatCount`` gifts (the others are kept as not counting, so a display
-may show the streak growing). Other gifts come once. ``msgId`` is the delivery id.
+is a gift, of ``repeatCount`` gifts. The running updates are converted too (marked not
+final, so ``counts`` is False), but the gift queue drops them without an outcome or any
+other event: nothing tells the streak growing, only its final total. Other gifts come
+once. ``msgId`` is the delivery id.
 """
 
 from __future__ import annotations
