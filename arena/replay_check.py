@@ -18,7 +18,16 @@ each line, checks that
   ``round_result`` event) shows the engine's scores and winning side;
 - a gift's effect (an ``effect`` line: the cards it moved) applies to the engine between
   two turns, like an action, and its ``effect_applied`` event follows it and shows the
-  same effect, seats and number of cards.
+  same effect, seats and number of cards;
+- what gifts changed between rounds (the header's ``gift_changes``, in replays since
+  viewer gifts, issue 11) is well formed and is what the header plays: a ROLE_SWAP's
+  seat and call score are the header's landlord and call score (and a header landlord
+  beside gift_changes has its ROLE_SWAP), a RESHUFFLE's seed is the header's seed, at
+  most one of each; the ``round_started`` event says the same landlord and reshuffle;
+- the round's record marks the result-changing gifts that touched it: the ``gifts`` of
+  the round_end summary and of the ``round_result`` event are the between-rounds changes
+  in order, then one per effect line (SWAP, ADD, DOUBLE). A replay from before these
+  marks has neither key, and then no gift may have touched the round.
 
 A round the replay stops inside (the recording was cut off) is checked as far as it
 goes and then reported as incomplete, never as verified.
@@ -173,6 +182,10 @@ class _RoundCheck:
         """Plays and passes so far: a PLAY_REQUEST's ``play_history_len``."""
         self.effect: tuple[int, dict[str, Any]] | None = None
         """An effect applied, with its line, whose ``effect_applied`` event is still due."""
+        self.gift_changes = _gift_changes(header)
+        """The header's gift_changes, checked against the header (None: it has none)."""
+        self.gifts: list[str] = [change["effect"] for change in self.gift_changes or ()]
+        """The marks the round's record must show: the changes, then each effect applied."""
 
     def run(self) -> None:
         """Check every line in order; a mismatch names its line."""
@@ -216,6 +229,7 @@ class _RoundCheck:
         if rnd.phase is not Phase.FINISHED or rnd.result is None:
             raise _Mismatch("the recorded actions do not finish the round")
         _check_result(self.recorded, rnd, self.players)
+        _check_marks(self.recorded, self.gifts)
 
     # --- messages to the agents ---------------------------------------------------------
 
@@ -363,6 +377,39 @@ class _RoundCheck:
             _same_cards(f"event {seq} (landlord_chosen)", data["bottom_cards"], rnd.bottom)
         elif kind == "effect_applied":
             self._effect_announced(seq, data)
+        elif kind == "round_started":
+            self._round_started(seq, data)
+
+    def _round_started(self, seq: int, data: dict[str, Any]) -> None:
+        """Its ``landlord`` and ``reshuffled`` (told only when gifts changed the round
+        between rounds) are what the header's gift_changes did."""
+        what = f"event {seq} (round_started)"
+        told = [key for key in ("landlord", "reshuffled") if key in data]
+        changes = self.gift_changes
+        if changes is None:
+            if told:
+                raise _Mismatch(
+                    f"{what} says {told[0]} {data[told[0]]!r}, but the round_start line has "
+                    "no gift_changes (the table says it only of a round gifts changed)"
+                )
+            return
+        reshuffled = any(change["effect"] == "RESHUFFLE" for change in changes)
+        expected: dict[str, object] = {
+            "landlord": self.recorded.header.get("landlord"),
+            "reshuffled": reshuffled,
+        }
+        for key, wanted in expected.items():
+            if key not in data:
+                raise _Mismatch(
+                    f"{what} has no {key}, but the round_start line has gift_changes "
+                    f"(expected {key} {wanted!r})"
+                )
+            shown = data[key]
+            if shown != wanted or type(shown) is not type(wanted):
+                raise _Mismatch(
+                    f"{what} says {key} {shown!r}; the round_start line's gift_changes make "
+                    f"it {wanted!r}"
+                )
 
     # --- gifts' effects ------------------------------------------------------------------
 
@@ -390,6 +437,7 @@ class _RoundCheck:
         except ValueError as exc:  # IllegalActionError, a card that is no card, a bad shape
             raise _Mismatch(f"the {kind} effect of seats {seats} cannot apply: {exc}") from exc
         self.effect = (self.line, line)
+        self.gifts.append(_GIFT_OF_EFFECT[kind])
 
     def _effect_announced_before(self, what: str) -> None:
         if self.effect is not None:
@@ -531,6 +579,129 @@ def _check_result(recorded: RecordedRound, rnd: Round, players: list[str]) -> No
             raise _Mismatch(f"{label} winner_side {recorded_side!r} is not the engine's {side!r}")
         if where["result"]["landlord"] != result.landlord:
             raise _Mismatch(f"{label} names seat {where['result']['landlord']} landlord")
+
+
+_GIFT_OF_EFFECT = {"swap": "SWAP", "transfer": "ADD", "double": "DOUBLE"}
+"""The gift an effect line marks its round with (as :func:`arena.table.table.gift_effects`)."""
+
+_CHANGE_FIELDS: dict[str, tuple[str, ...]] = {
+    "ROLE_SWAP": ("gift", "seat", "call_score"),
+    "RESHUFFLE": ("gift", "prepared_seed", "seed"),
+}
+"""What each between-rounds change of a header's gift_changes holds (see
+:class:`arena.table.safe_point.NextRound`)."""
+
+
+def _gift_changes(header: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """The header's gift_changes, checked: well formed, at most one of each kind, and what
+    the header plays (None when it has none: no gift changed the round, or an older
+    replay, or a caller that chose the landlord itself)."""
+    if "gift_changes" not in header:
+        return None
+    where = "the round_start line's gift_changes"
+    changes = header["gift_changes"]
+    if type(changes) is not list or not changes:  # the table writes none rather than []
+        raise _Mismatch(f"{where} is {changes!r}, not a list of the changes gifts made")
+    found: dict[str, dict[str, Any]] = {}
+    for index, change in enumerate(changes):
+        what = f"{where}[{index}]"
+        if type(change) is not dict:
+            raise _Mismatch(f"{what} is {change!r}, not a change")
+        kind = change.get("effect")
+        if not isinstance(kind, str) or kind not in _CHANGE_FIELDS:
+            raise _Mismatch(f"{what} has effect {kind!r}, neither ROLE_SWAP nor RESHUFFLE")
+        fields = _CHANGE_FIELDS[kind]
+        for key in fields:
+            _change_field(what, kind, change, key)
+        if kind == "RESHUFFLE":
+            before = found.get("RESHUFFLE")
+            if before is not None and change["prepared_seed"] != before["seed"]:
+                raise _Mismatch(
+                    f"{what}: RESHUFFLE throws away the deal of seed {change['prepared_seed']}, "
+                    f"but the RESHUFFLE before it dealt seed {before['seed']}"
+                )
+            if change["prepared_seed"] == change["seed"]:
+                raise _Mismatch(
+                    f"{what}: RESHUFFLE deals seed {change['seed']} again instead of a fresh deal"
+                )
+        if kind in found:
+            raise _Mismatch(
+                f"{what} is a second {kind}: the table refuses a second before one round"
+            )
+        found[kind] = change
+    landlord, call_score = header.get("landlord"), header.get("call_score")
+    swap = found.get("ROLE_SWAP")
+    if swap is None:
+        if landlord is not None:
+            raise _Mismatch(
+                f"the round_start line makes seat {landlord} landlord without bidding, but "
+                f"{where} hold no ROLE_SWAP that chose it"
+            )
+    elif (swap["seat"], swap["call_score"]) != (landlord, call_score):
+        raise _Mismatch(
+            f"{where}: ROLE_SWAP makes seat {swap['seat']} landlord at call score "
+            f"{swap['call_score']}, but the round_start line has landlord {landlord} at "
+            f"call score {call_score}"
+        )
+    # The first RESHUFFLE's prepared_seed is the seed the match derived for the round,
+    # from the match seed, which no replay holds: what can be checked is that it chains
+    # and that the deal played is the last RESHUFFLE's.
+    reshuffle = found.get("RESHUFFLE")
+    if reshuffle is not None and reshuffle["seed"] != header["seed"]:
+        raise _Mismatch(
+            f"{where}: RESHUFFLE deals seed {reshuffle['seed']}, but the round_start line "
+            f"has seed {header['seed']}"
+        )
+    return changes
+
+
+def _change_field(what: str, kind: str, change: dict[str, Any], key: str) -> None:
+    """One field of a between-rounds change: there, and of its type and range."""
+    if key not in change:
+        raise _Mismatch(f"{what} ({kind}) lacks {key!r}")
+    value = change[key]
+    if key == "gift":
+        fits = isinstance(value, str) and bool(value)
+    elif key == "seat":
+        fits = type(value) is int and 0 <= value <= 2
+    elif key == "call_score":
+        fits = type(value) is int and value >= 1
+    else:  # a seed
+        fits = type(value) is int and value >= 0
+    if not fits:
+        raise _Mismatch(f"{what} ({kind}) has {key} {value!r}")
+
+
+def _check_marks(recorded: RecordedRound, expected: list[str]) -> None:
+    """The round's record (round_end summary and round_result event) marks the gifts the
+    round's gift_changes and effect lines applied, in order; an older replay has no marks,
+    and then nothing may have touched the round."""
+    summary = recorded.summary
+    assert summary is not None
+    result = next(e for e in recorded.events if e["type"] == "round_result")
+    end_line = next((n for n, line in recorded.lines if line["kind"] == "round_end"), 0)
+    result_line = next(
+        (n for n, line in recorded.lines if line["kind"] == "event" and line["event"] is result), 0
+    )
+    places = (
+        (f"line {end_line} (round_end)", summary),
+        (f"line {result_line}: event {result['seq']} (round_result)", result.get("data", {})),
+    )
+    if all("gifts" not in where for _, where in places):
+        if expected:
+            raise _Mismatch(
+                "neither the round_end line nor the round_result event marks the gifts "
+                f"applied to this round: expected gifts {expected}, found no gifts key"
+            )
+        return  # a replay from before the marks
+    for label, where in places:
+        if "gifts" not in where:
+            raise _Mismatch(f"{label} has no gifts key; expected gifts {expected}")
+        if where["gifts"] != expected:
+            raise _Mismatch(
+                f"{label} marks gifts {where['gifts']!r}; the round's gift_changes and "
+                f"effect lines make them {expected!r}"
+            )
 
 
 def _same(what: str, key: str, shown: dict[str, Any], expected: object) -> None:
