@@ -492,7 +492,15 @@ def _gift_settings(config: ArenaConfig, args: argparse.Namespace) -> GiftSetting
     None when gifts are off."""
     from gifts.settings import load_gift_settings
 
-    settings = load_gift_settings(config.gifts, source=str(args.config or "command line"))
+    source = str(args.config or "command line")
+    settings = load_gift_settings(config.gifts, source=source)
+    tables = [f"t{n}" for n in range(1, config.match.tables + 1)]
+    if settings.default_table is not None and settings.default_table not in tables:
+        shown = ", ".join(tables) if len(tables) <= 5 else f"t1 to {tables[-1]}"
+        raise ConfigError(
+            f"{source}: gifts.default_table: no table {settings.default_table!r} "
+            f"(the tables are {shown})"
+        )
     return settings if settings.enabled else None
 
 
@@ -509,15 +517,18 @@ async def _start_gifts(
     from gifts.sources import gifts_topic
 
     mqtt = config.mqtt if config.mqtt.enabled else None
-    gifts = await start_gifts(
-        tables,
-        settings,
-        match_seed=seed,
-        mqtt=mqtt,
-        gift_file=args.gift_file,
-        simulate_rate=args.simulate_gifts,
-        spectator=feed,
-    )
+    try:
+        gifts = await start_gifts(
+            tables,
+            settings,
+            match_seed=seed,
+            mqtt=mqtt,
+            gift_file=args.gift_file,
+            simulate_rate=args.simulate_gifts,
+            spectator=feed,
+        )
+    except ConfigError as exc:  # gifts.default_table naming no table
+        raise ConfigError(f"{args.config or 'command line'}: {exc}") from exc
     sources = []
     if mqtt is not None:
         sources.append(f"MQTT topic {gifts_topic(mqtt)}")
@@ -540,6 +551,14 @@ async def _start_gifts(
             f"taking gifts ({settings.mode} mode) from {' and '.join(sources)}",
             mode=settings.mode,
             sources=sources,
+        )
+    if config.table.pace_s == 0 and (mqtt is not None or args.gift_file is not None):
+        _say(
+            args.log_format,
+            "gifts_unpaced",
+            "the match is not paced (plain lines): it may be over before gifts arrive; "
+            "--pace 0.5 keeps each action half a second",
+            level="warning",
         )
     return gifts
 

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from arena.config import MqttSettings
 from arena.logs import get_logger
-from arena.table import Table
+from arena.table import Table, derive_seed
+from gifts.events import GiftEvent
 from gifts.router import GiftRouter, attach_gift_desks
 from gifts.settings import GiftSettings
 
@@ -103,11 +104,16 @@ async def start_gifts(
         sources.append(listen_for_gifts(mqtt, router, ready=run.listening))
     if gift_file is not None:
         sources.append(replay_gift_file(gift_file, router))
-    if simulate_rate is not None:
-        players = tables[0].names
-        sources.append(
-            simulate_audience(router, seed=match_seed, players=players, rate_per_s=simulate_rate)
-        )
+    if simulate_rate is not None:  # an audience of its own at each table
+        for table in tables:
+            sources.append(
+                simulate_audience(
+                    _AtTable(router, table.table_id),
+                    seed=derive_seed(match_seed, table.table_id, "audience"),
+                    players=table.names,
+                    rate_per_s=simulate_rate,
+                )
+            )
     run.tasks = [asyncio.create_task(_logged(source)) for source in sources]
     remaining = {table.table_id for table in tables}
 
@@ -122,6 +128,22 @@ async def start_gifts(
     for table in tables:
         table.match_end_hooks.append(ended(table.table_id))
     return run
+
+
+class _AtTable:
+    """An inbox that sends every gift to one table (a simulated audience per table)."""
+
+    def __init__(self, router: GiftRouter, table_id: str) -> None:
+        self._router = router
+        self._table = table_id
+
+    async def accept(self, gift: GiftEvent) -> None:
+        await self._router.accept(gift.model_copy(update={"table": self._table}))
+
+    async def refuse(
+        self, reason: str, *, event_id: str | None = None, platform: str | None = None
+    ) -> None:
+        await self._router.refuse(reason, event_id=event_id, platform=platform)
 
 
 async def _logged(source: Coroutine[Any, Any, Any]) -> None:

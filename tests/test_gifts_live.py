@@ -17,6 +17,7 @@ with the same event id, until its first outcome arrives; a second delivery is re
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import subprocess
@@ -410,6 +411,10 @@ def test_a_gift_flag_out_of_range_is_a_usage_error(
             "[gifts]\nenabled = true\nmood = 'show'\n",
             ["gifts.mood: unknown key; did you mean 'mode'?"],
         ),
+        (  # checked before any agent starts, against the tables the match will have
+            "[match]\ntables = 2\n[gifts]\ndefault_table = 't3'\n",
+            ["gifts.default_table: no table 't3' (the tables are t1, t2)"],
+        ),
     ],
 )
 def test_a_broken_gifts_section_names_the_file_and_key(
@@ -462,3 +467,22 @@ def test_a_gift_file_is_played_recorded_and_the_replay_verifies(
     events = [line["event"] for line in lines if line["kind"] == "event"]
     doubles = [e for e in events if e["type"] == "effect_applied"]
     assert [e["data"]["effect"] for e in doubles] == ["double"]
+
+
+def test_a_simulated_audience_sends_to_every_table_and_an_unpaced_file_is_warned(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record = tmp_path / "match.jsonl"
+    argv = ["play", "--no-live", "--rounds", "1", "--tables", "2", "--seed", "5"]
+    assert main([*argv, "--simulate-gifts", "100", "--pace", "0.02", "--record", str(record)]) == 0
+    told: dict[str, int] = {}
+    for line in record.read_text(encoding="utf-8").splitlines():
+        event = json.loads(line).get("event", {})
+        if event.get("type") == "gift":
+            told[event["table"]] = told.get(event["table"], 0) + 1
+    assert set(told) == {"t1", "t2"}  # an audience at each table, not the first alone
+    capsys.readouterr()
+    gift_file = tmp_path / "gifts.jsonl"
+    gift_file.write_text('{"event_id": "u1", "platform": "test", "effect": "EMOTE"}\n')
+    assert main(["play", "--no-live", "--rounds", "1", "--gift-file", str(gift_file)]) == 0
+    assert "the match is not paced" in capsys.readouterr().err
