@@ -456,7 +456,7 @@ async def test_the_example_acl_lets_only_the_gifts_and_arena_users_send_gifts(
     public ``tables/+/gifts`` but cannot send a gift; the arena's user reads ``gifts/in``
     (its gift listener gets what the gifts user sent, and nothing anonymous)."""
     from gifts.events import Effect
-    from gifts.send import gift_for_test, send_gift
+    from gifts.send import GiftSendError, gift_for_test, send_gift
     from gifts.sources import CollectingInbox, listen_for_gifts
 
     broker = Mosquitto(tmp_path, users=ACL_USERS, acl=REPO / "config" / "mosquitto.acl")
@@ -485,10 +485,11 @@ async def test_the_example_acl_lets_only_the_gifts_and_arena_users_send_gifts(
         ):
             async with asyncio.timeout(5):
                 await ready.wait()
-            # anonymous: a gift of its own is dropped by the broker
-            await send_gift(
-                MqttSettings(port=broker.port), gift_for_test(Effect.DOUBLE, event_id="anon")
-            )
+            # anonymous: a gift of its own is refused by the broker (and said so)
+            with pytest.raises(GiftSendError, match=r"Not authorized \(135\)"):
+                await send_gift(
+                    MqttSettings(port=broker.port), gift_for_test(Effect.DOUBLE, event_id="anon")
+                )
             # the gifts user: every topic but gifts/in refused, then a gift sent
             async with aiomqtt.Client(
                 "127.0.0.1", broker.port, username="gifts", password=ACL_USERS["gifts"]
