@@ -47,6 +47,7 @@ import orjson
 from arena.config import MqttSettings
 from arena.errors import ConfigError
 from arena.logs import get_logger
+from arena.sinks.mqtt_client import mqtt_credentials
 from arena.sinks.mqtt_feed import MqttStats
 from arena.sinks.mqtt_publisher import broker_url
 from arena.sinks.mqtt_worker import (
@@ -175,20 +176,7 @@ class MqttSink:
 
     def _options(self, settings: MqttSettings, environ: Mapping[str, str]) -> dict[str, str]:
         """The Publisher.connect keywords; a credential's variable unset is a ConfigError."""
-        credentials: dict[str, str] = {}
-        for key, variable in (
-            ("username", settings.username_env),
-            ("password", settings.password_env),
-        ):
-            if variable is None:
-                continue
-            value = environ.get(variable)
-            if not value:
-                raise ConfigError(f"mqtt.{key}_env: the environment variable {variable} is not set")
-            credentials[key] = value
-        if "password" in credentials and "username" not in credentials:
-            raise ConfigError("mqtt.password_env is set but mqtt.username_env is not")
-        return credentials
+        return mqtt_credentials(settings, environ)
 
     def start(self) -> None:
         """Start the worker now (``emit`` does it otherwise), so that the status goes

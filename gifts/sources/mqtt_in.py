@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import ssl
 import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Final
@@ -24,22 +23,20 @@ from typing import TYPE_CHECKING, Final
 import aiomqtt
 
 from arena.config import MqttSettings
-from arena.errors import ConfigError
 from arena.logs import get_logger
+from arena.sinks.mqtt_client import mqtt_client, mqtt_credentials
 from arena.sinks.mqtt_publisher import broker_url
 from gifts.sources.parse import deliver
 
 if TYPE_CHECKING:
     from gifts.sources import Inbox
 
-__all__ = ["credentials", "gift_client", "gifts_topic", "listen_for_gifts"]
+__all__ = ["gift_client", "gifts_topic", "listen_for_gifts"]
 
 log = get_logger(__name__)
 
 FIRST_BACKOFF_S: Final = 0.5
 BACKOFF_CAP_S: Final = 10.0
-_TIMEOUT_S: Final = 5.0
-"""How long connecting, subscribing or publishing may take before it counts as failed."""
 _FAILED: Final = 0x80
 """SUBACK return codes from this one up are refusals (MQTT 3.1.1 and 5 alike)."""
 
@@ -49,43 +46,12 @@ def gifts_topic(settings: MqttSettings) -> str:
     return f"{settings.topic_prefix}/gifts/in"
 
 
-def credentials(settings: MqttSettings, environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The user name and password from the variables the settings name (none when they
-    name none); a variable unset is a ConfigError naming it, never showing a value."""
-    environ = os.environ if environ is None else environ
-    found: dict[str, str] = {}
-    for key, variable in (("username", settings.username_env), ("password", settings.password_env)):
-        if variable is None:
-            continue
-        value = environ.get(variable)
-        if not value:
-            raise ConfigError(f"mqtt.{key}_env: the environment variable {variable} is not set")
-        found[key] = value
-    if "password" in found and "username" not in found:
-        raise ConfigError("mqtt.password_env is set but mqtt.username_env is not")
-    return found
-
-
 def gift_client(
     settings: MqttSettings, *, client_id: str, environ: Mapping[str, str] | None = None
 ) -> aiomqtt.Client:
-    """An aiomqtt client for ``settings``, not yet connected (``async with`` connects):
-    TLS with the system's authorities when ``settings.tls``, the settings' protocol."""
-    return _client(settings, client_id, credentials(settings, environ))
-
-
-def _client(settings: MqttSettings, client_id: str, found: Mapping[str, str]) -> aiomqtt.Client:
-    return aiomqtt.Client(
-        settings.host,
-        settings.port,
-        username=found.get("username"),
-        password=found.get("password"),
-        identifier=client_id,
-        protocol=(
-            aiomqtt.ProtocolVersion.V5 if settings.protocol == "5" else aiomqtt.ProtocolVersion.V311
-        ),
-        tls_context=ssl.create_default_context() if settings.tls else None,
-        timeout=_TIMEOUT_S,
+    """An aiomqtt client for ``settings``, not yet connected (``async with`` connects)."""
+    return mqtt_client(
+        settings, client_id=client_id, credentials=mqtt_credentials(settings, environ)
     )
 
 
@@ -110,11 +76,13 @@ async def listen_for_gifts(
     """
     topic = gifts_topic(settings)
     broker = broker_url(settings.host, settings.port, tls=settings.tls)
-    found = credentials(settings, environ)  # a ConfigError now, not a retry forever
+    found = mqtt_credentials(settings, environ)  # a ConfigError now, not a retry forever
     backoff = first_backoff_s
     outage: _Outage | None = None
     while True:
-        client = _client(settings, f"ddz-arena-gifts-{os.urandom(8).hex()}", found)
+        client = mqtt_client(
+            settings, client_id=f"ddz-arena-gifts-{os.urandom(8).hex()}", credentials=found
+        )
         try:
             async with client:
                 await _subscribe(client, topic)
