@@ -158,7 +158,10 @@ class MatchStartedData(EventData):
     """A match begins at the table (``round`` is 0 before its first round)."""
 
     players: Players = Field(description="The three players' names, by seat 0, 1, 2.")
-    rounds: Annotated[StrictInt, Field(ge=1)] = Field(description="Rounds the match will play.")
+    rounds: Annotated[StrictInt, Field(ge=1)] | None = Field(
+        description="Rounds the match will play at most; null when open-ended (a tournament's "
+        "daily format: rounds until stopped)."
+    )
     rules: MatchRules
     match_id: StrictStr | None = Field(
         default=None,

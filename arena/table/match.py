@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import structlog
 
@@ -98,15 +98,38 @@ def _reseeder(seed: int, table_id: str, round_no: int) -> Callable[[str], int]:
     return lambda gift_id: derive_seed(seed, table_id, round_no, "reshuffle", gift_id)
 
 
+GoesOn = Callable[[Sequence[RoundRecord]], bool]
+"""Whether a match goes on after the rounds played so far (a tournament format's rule)."""
+OnRound = Callable[[RoundRecord], Awaitable[None]]
+"""Told each round's record as it ends (a tournament's leaderboard)."""
+
+
 async def play_match(
-    table: Table, *, rounds: int, seed: int, match_id: str | None = None
+    table: Table,
+    *,
+    rounds: int | None,
+    seed: int,
+    match_id: str | None = None,
+    goes_on: GoesOn | None = None,
+    landlord_policy: Literal["bid", "rotate"] = "bid",
+    done: Sequence[RoundRecord] = (),
+    on_round: OnRound | None = None,
 ) -> MatchSummary:
     """Play ``rounds`` rounds at ``table``; round seeds derive from ``seed`` and the table.
 
     ``match_id`` names the match in every message (default: :func:`match_id_of` the
     seed, so that the same seed gives the same messages and replays, without telling
     agents the seed).
+
+    For tournaments: ``goes_on`` may end the match earlier (best of five), or, with
+    ``rounds`` None, decides alone (open-ended); ``landlord_policy`` ``rotate`` makes
+    seat 0, 1, 2 ... landlord in turn, asked only for its call score (轮庄); ``done``
+    are the rounds a match that was cut off already played (resumed, it goes on with
+    the next round, dealt as it would have been, its totals counting them); and
+    ``on_round`` hears every record as its round ends.
     """
+    if rounds is None and goes_on is None:
+        raise ValueError("an open-ended match (rounds None) needs goes_on to end it")
     players = table.names
     summary = MatchSummary(
         table=table.table_id,
@@ -114,17 +137,44 @@ async def play_match(
         totals=dict.fromkeys(players, 0),
         rounds_won=dict.fromkeys(players, 0),
     )
+    for record in done:
+        _count(summary, record)
     with structlog.contextvars.bound_contextvars(match=f"{seed}/{table.table_id}"):
         return await _play(
-            table, summary, rounds=rounds, seed=seed, match_id=match_id or match_id_of(seed)
+            table,
+            summary,
+            rounds=rounds,
+            seed=seed,
+            match_id=match_id or match_id_of(seed),
+            goes_on=goes_on,
+            rotate_landlord=landlord_policy == "rotate",
+            on_round=on_round,
         )
 
 
+def _count(summary: MatchSummary, record: RoundRecord) -> None:
+    """A round's record into the match's totals and round wins (farmers win together)."""
+    summary.rounds.append(record)
+    for seat, player in enumerate(summary.players):
+        summary.totals[player] += record.result.scores[seat]
+        if seat in record.result.winners:
+            summary.rounds_won[player] += 1
+
+
 async def _play(
-    table: Table, summary: MatchSummary, *, rounds: int, seed: int, match_id: str
+    table: Table,
+    summary: MatchSummary,
+    *,
+    rounds: int | None,
+    seed: int,
+    match_id: str,
+    goes_on: GoesOn | None,
+    rotate_landlord: bool,
+    on_round: OnRound | None,
 ) -> MatchSummary:
     players = summary.players
     table.start_match(match_id)
+    table.totals = [summary.totals[p] for p in players]  # a resumed match's rounds count
     await table.emit(
         "match_started",
         data={
@@ -135,11 +185,16 @@ async def _play(
         },
     )
     rotate = table.rules.first_bidder == "rotate"
-    for round_no in range(1, rounds + 1):
+    round_no = len(summary.rounds)
+    while (rounds is None or round_no < rounds) and (
+        goes_on is None or not summary.rounds or goes_on(summary.rounds)
+    ):
+        round_no += 1
         plan = NextRound(
             round_no,
             seed=derive_seed(seed, table.table_id, round_no),
             first_bidder=(round_no - 1) % 3 if rotate else None,
+            landlord=(round_no - 1) % 3 if rotate_landlord else None,
         )
         if round_no > 1 and table.between_rounds:
             await table.prepare_round(plan, reseed=_reseeder(seed, table.table_id, round_no))
@@ -151,17 +206,15 @@ async def _play(
             call_score=plan.call_score,
             gift_changes=plan.changes,
         )
-        summary.rounds.append(record)
-        for seat, player in enumerate(players):
-            summary.totals[player] += record.result.scores[seat]
-            if seat in record.result.winners:
-                summary.rounds_won[player] += 1
+        _count(summary, record)
+        if on_round is not None:
+            await on_round(record)
     for hook in table.match_end_hooks:
         await hook()
     summary.faults = {p: table.faults(p).to_dict() for p in players}
     summary.stats = {p: table.stats(p) for p in players}
     end = MatchEnd(
-        rounds_played=rounds,
+        rounds_played=len(summary.rounds),
         standings=summary.standings(),
         match_id=match_id,
         table_id=table.table_id,
