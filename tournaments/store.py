@@ -1,0 +1,791 @@
+"""A tournament's storage: one SQLite file, every round written whole or not at all.
+
+The file holds every tournament, table match and round: a round's header (seed, deal,
+rules, settings, first bidder, landlord, call score, gift changes), its record
+(:meth:`RoundRecord.to_dict`), every line of it as the replay writes them (messages,
+events, decisions, effects: compact JSON lines), its faults and its gift outcomes.
+
+Why it is shaped so:
+
+- **One transaction per round.** :class:`RoundRecorder` is the table's recorder: it
+  keeps a round's lines in memory and writes the round at ``round_ended``, all of it in
+  one transaction. A round that never ends (a crash, ``kill -9``) leaves nothing, so a
+  resumed match plays it again from its start with the same seed and deal, and nothing
+  is counted twice. Lines that come between rounds (``match_started``, a gift told
+  between two rounds) go in with the next round's transaction, or at ``match_ended``.
+- **Refused, not ignored.** A round written twice for the same match is a bug in whoever
+  resumed (it would count twice): :class:`RoundExists` is raised and the transaction
+  rolled back, so the file keeps the first copy only.
+- **Fast.** WAL, ``synchronous=NORMAL`` (a power cut may lose the last rounds, never
+  corrupt the file or split a round), statements cached by :mod:`sqlite3`, faults and
+  gift outcomes inserted in batches.
+- **No secrets.** A tournament's config names environment variables (``api_key_env``),
+  never holds a key: :meth:`TournamentStore.new_tournament` refuses a config with a
+  value under a key named like a secret.
+- **Migrations-ready.** ``schema_version`` says which of :data:`MIGRATIONS` the file has;
+  opening the file applies the rest, and refuses a file from a newer arena.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import secrets
+import sqlite3
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Final, Literal
+
+import orjson
+from pydantic import BaseModel
+
+from arena.engine import DealtCards, Settlement
+from arena.engine.cards import Card, card
+from arena.replay import ReplayWriter, TableRecorder
+from arena.table.events import Event
+from arena.table.records import RoundRecord
+
+__all__ = [
+    "MIGRATIONS",
+    "MatchRow",
+    "RoundExists",
+    "RoundRecorder",
+    "StoreError",
+    "TournamentRow",
+    "TournamentStatus",
+    "TournamentStore",
+    "round_record",
+]
+
+TournamentStatus = Literal["running", "finished", "interrupted"]
+_STATUSES: Final = frozenset({"running", "finished", "interrupted"})
+
+MIGRATIONS: Final[tuple[str, ...]] = (
+    """
+    CREATE TABLE tournaments (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        config TEXT NOT NULL,
+        seed INTEGER NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('running', 'finished', 'interrupted')),
+        created_at TEXT NOT NULL,
+        finished_at TEXT
+    );
+    CREATE TABLE table_matches (
+        id INTEGER PRIMARY KEY,
+        tournament_id TEXT NOT NULL REFERENCES tournaments (id),
+        stage TEXT NOT NULL,
+        table_id TEXT NOT NULL,
+        players TEXT NOT NULL,
+        seed INTEGER NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('running', 'finished')),
+        summary TEXT,
+        started_at TEXT NOT NULL,
+        finished_at TEXT,
+        UNIQUE (tournament_id, stage, table_id)
+    );
+    CREATE TABLE rounds (
+        id INTEGER PRIMARY KEY,
+        table_match_id INTEGER NOT NULL REFERENCES table_matches (id),
+        round_no INTEGER NOT NULL,
+        seed INTEGER NOT NULL,
+        header TEXT NOT NULL,
+        result TEXT NOT NULL,
+        lines BLOB NOT NULL,
+        committed_at TEXT NOT NULL,
+        UNIQUE (table_match_id, round_no)
+    );
+    CREATE TABLE match_lines (
+        id INTEGER PRIMARY KEY,
+        table_match_id INTEGER NOT NULL REFERENCES table_matches (id),
+        after_round INTEGER NOT NULL,
+        lines BLOB NOT NULL
+    );
+    CREATE INDEX match_lines_by_match ON match_lines (table_match_id, after_round);
+    CREATE TABLE faults (
+        round_id INTEGER NOT NULL REFERENCES rounds (id),
+        seat INTEGER NOT NULL,
+        player TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        count INTEGER NOT NULL,
+        PRIMARY KEY (round_id, seat, kind)
+    ) WITHOUT ROWID;
+    CREATE TABLE gift_outcomes (
+        id INTEGER PRIMARY KEY,
+        table_match_id INTEGER NOT NULL REFERENCES table_matches (id),
+        round_id INTEGER REFERENCES rounds (id),
+        gift_id TEXT NOT NULL,
+        status TEXT NOT NULL,
+        reason TEXT,
+        effect TEXT,
+        target INTEGER,
+        units INTEGER NOT NULL
+    );
+    CREATE INDEX gift_outcomes_by_match ON gift_outcomes (table_match_id);
+    """,
+)
+"""The schema, one script per version: a file at version N has had the first N applied.
+A later change appends a script (never edits one a file may have had)."""
+
+_SECRET_NAME: Final = re.compile(r"(?i)(api_?key|secret|token|password)$")
+"""A key named like a secret (``api_key``, not ``api_key_env``, which names a variable)."""
+
+
+_Gift = tuple[str, str, str | None, str | None, int | None, int]
+"""A gift outcome row: id, status, reason, effect, target, units."""
+
+
+class StoreError(Exception):
+    """The store cannot do what was asked (a newer file, an unknown tournament ...)."""
+
+
+class RoundExists(StoreError):
+    """This match's round is stored already: writing it again would count it twice."""
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentRow:
+    """A tournament as stored."""
+
+    id: str
+    name: str
+    config: dict[str, Any]
+    seed: int
+    status: TournamentStatus
+    created_at: str
+    finished_at: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRow:
+    """A table match as stored; ``summary`` is the ``match_ended`` data once finished."""
+
+    id: int
+    tournament_id: str
+    stage: str
+    table_id: str
+    players: tuple[str, str, str]
+    seed: int
+    status: Literal["running", "finished"]
+    summary: dict[str, Any] | None
+    started_at: str
+    finished_at: str | None
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _json(value: Any) -> str:
+    return orjson.dumps(value).decode()
+
+
+class TournamentStore:
+    """The SQLite file of a tournament (or several): see the module.
+
+    One connection, used from one thread (the event loop's); a command reading the file
+    while a tournament writes it opens a store of its own (WAL lets it read meanwhile).
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        try:
+            self.connection = sqlite3.connect(self.path, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot open: {exc}") from exc
+        # autocommit mode: the store begins and commits each transaction itself
+        connection = self.connection
+        connection.execute("PRAGMA journal_mode = WAL")
+        connection.execute("PRAGMA synchronous = NORMAL")
+        connection.execute("PRAGMA foreign_keys = ON")
+        connection.execute("PRAGMA busy_timeout = 5000")
+        self._migrate()
+
+    # --- opening ------------------------------------------------------------------------
+
+    def _migrate(self) -> None:
+        """Apply the migrations the file lacks, each with its version, in one transaction."""
+        with self.transaction() as db:
+            db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+            row = db.execute("SELECT version FROM schema_version").fetchone()
+            version = 0 if row is None else int(row[0])
+            if row is None:
+                db.execute("INSERT INTO schema_version (version) VALUES (0)")
+            if version > len(MIGRATIONS):
+                raise StoreError(
+                    f"{self.path}: schema version {version} is newer than this arena's "
+                    f"({len(MIGRATIONS)}): upgrade the arena to read it"
+                )
+            for number in range(version, len(MIGRATIONS)):
+                for statement in MIGRATIONS[number].split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+                db.execute("UPDATE schema_version SET version = ?", (number + 1,))
+
+    @property
+    def schema_version(self) -> int:
+        """Which of :data:`MIGRATIONS` the file has."""
+        return int(self.connection.execute("SELECT version FROM schema_version").fetchone()[0])
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction: committed at the end, rolled back on any exception."""
+        connection = self.connection
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            yield connection
+        except BaseException:
+            connection.execute("ROLLBACK")
+            raise
+        connection.execute("COMMIT")
+
+    def close(self) -> None:
+        """Close the file (a round being recorded is lost, as in a crash)."""
+        self.connection.close()
+
+    def __enter__(self) -> TournamentStore:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # --- tournaments --------------------------------------------------------------------
+
+    def new_tournament(
+        self,
+        name: str,
+        config: Mapping[str, Any] | BaseModel,
+        *,
+        seed: int,
+        tournament_id: str | None = None,
+    ) -> str:
+        """Store a new running tournament; its id (``t-YYYYMMDD-<6 hex>`` unless given).
+
+        ``config`` is the whole validated config; :class:`StoreError` when a key named
+        like a secret (``api_key``, ``token`` ...) holds a value: name the variable.
+        """
+        data = config.model_dump(mode="json") if isinstance(config, BaseModel) else dict(config)
+        _refuse_secrets(data, "")
+        text = _json(data)
+        created = _now()
+        for _ in range(8):
+            tid = tournament_id or f"t-{created[:10].replace('-', '')}-{secrets.token_hex(3)}"
+            try:
+                with self.transaction() as db:
+                    db.execute(
+                        "INSERT INTO tournaments (id, name, config, seed, status, created_at)"
+                        " VALUES (?, ?, ?, ?, 'running', ?)",
+                        (tid, name, text, seed, created),
+                    )
+            except sqlite3.IntegrityError as exc:
+                if tournament_id is not None:
+                    raise StoreError(f"tournament {tid} exists already") from exc
+                continue  # a random id taken: draw another
+            return tid
+        raise StoreError("no free tournament id after 8 draws")  # pragma: no cover
+
+    def tournament(self, tournament_id: str) -> TournamentRow:
+        """One tournament; :class:`StoreError` when there is none of that id."""
+        row = self.connection.execute(
+            "SELECT id, name, config, seed, status, created_at, finished_at"
+            " FROM tournaments WHERE id = ?",
+            (tournament_id,),
+        ).fetchone()
+        if row is None:
+            raise StoreError(f"no tournament {tournament_id!r} in {self.path}")
+        return _tournament_row(row)
+
+    def tournaments(self) -> list[TournamentRow]:
+        """Every tournament, oldest first."""
+        rows = self.connection.execute(
+            "SELECT id, name, config, seed, status, created_at, finished_at"
+            " FROM tournaments ORDER BY created_at, id"
+        )
+        return [_tournament_row(row) for row in rows]
+
+    def mark_tournament(self, tournament_id: str, status: TournamentStatus) -> None:
+        """Set a tournament's status (``finished`` also sets when; ``running`` clears it)."""
+        if status not in _STATUSES:
+            raise StoreError(f"unknown tournament status {status!r}")
+        finished = _now() if status == "finished" else None
+        with self.transaction() as db:
+            changed = db.execute(
+                "UPDATE tournaments SET status = ?, finished_at = ? WHERE id = ?",
+                (status, finished, tournament_id),
+            ).rowcount
+        if not changed:
+            raise StoreError(f"no tournament {tournament_id!r} in {self.path}")
+
+    # --- table matches ------------------------------------------------------------------
+
+    def open_match(
+        self,
+        tournament_id: str,
+        *,
+        stage: str,
+        table_id: str,
+        players: Sequence[str],
+        seed: int,
+    ) -> int:
+        """The id of the tournament's match at ``table_id`` in ``stage``, stored now if new.
+
+        Resuming opens the same match again and gets the same id; :class:`StoreError`
+        when the stored match has other players or another seed (not the same match).
+        """
+        found = self.connection.execute(
+            "SELECT id, players, seed FROM table_matches"
+            " WHERE tournament_id = ? AND stage = ? AND table_id = ?",
+            (tournament_id, stage, table_id),
+        ).fetchone()
+        if found is not None:
+            if orjson.loads(found[1]) != list(players) or found[2] != seed:
+                raise StoreError(
+                    f"tournament {tournament_id} stage {stage} table {table_id} is stored "
+                    f"with players {orjson.loads(found[1])} and seed {found[2]}, "
+                    f"not {list(players)} and {seed}"
+                )
+            return int(found[0])
+        if len(players) != 3:
+            raise StoreError(f"a table match needs 3 players, got {list(players)}")
+        with self.transaction() as db:
+            cursor = db.execute(
+                "INSERT INTO table_matches"
+                " (tournament_id, stage, table_id, players, seed, status, started_at)"
+                " VALUES (?, ?, ?, ?, ?, 'running', ?)",
+                (tournament_id, stage, table_id, _json(list(players)), seed, _now()),
+            )
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    def table_matches(self, tournament_id: str) -> list[MatchRow]:
+        """The tournament's matches in the order they were opened."""
+        rows = self.connection.execute(
+            "SELECT id, tournament_id, stage, table_id, players, seed, status, summary,"
+            " started_at, finished_at FROM table_matches WHERE tournament_id = ? ORDER BY id",
+            (tournament_id,),
+        )
+        return [_match_row(row) for row in rows]
+
+    def match(self, match_id: int) -> MatchRow:
+        """One table match; :class:`StoreError` when there is none of that id."""
+        row = self.connection.execute(
+            "SELECT id, tournament_id, stage, table_id, players, seed, status, summary,"
+            " started_at, finished_at FROM table_matches WHERE id = ?",
+            (match_id,),
+        ).fetchone()
+        if row is None:
+            raise StoreError(f"no table match {match_id} in {self.path}")
+        return _match_row(row)
+
+    def mark_match_finished(self, match_id: int, summary: Mapping[str, Any] | None = None) -> None:
+        """A match is over (its recorder does this itself at ``match_ended``)."""
+        with self.transaction() as db:
+            self._finish_match(db, match_id, summary)
+
+    def _finish_match(
+        self, db: sqlite3.Connection, match_id: int, summary: Mapping[str, Any] | None
+    ) -> None:
+        db.execute(
+            "UPDATE table_matches SET status = 'finished', finished_at = ?,"
+            " summary = coalesce(?, summary) WHERE id = ?",
+            (_now(), None if summary is None else _json(dict(summary)), match_id),
+        )
+
+    def recorder(self, match_id: int) -> RoundRecorder:
+        """The table's recorder for this match: each round stored as it ends."""
+        return RoundRecorder(self, match_id)
+
+    # --- rounds -------------------------------------------------------------------------
+
+    def last_round(self, match_id: int) -> int:
+        """The match's last stored round number, 0 before its first: resume plays on
+        from the next one."""
+        row = self.connection.execute(
+            "SELECT max(round_no) FROM rounds WHERE table_match_id = ?", (match_id,)
+        ).fetchone()
+        return int(row[0] or 0)
+
+    def rounds_of(self, match_id: int) -> list[dict[str, Any]]:
+        """The match's stored round records (:meth:`RoundRecord.to_dict`), by round."""
+        rows = self.connection.execute(
+            "SELECT result FROM rounds WHERE table_match_id = ? ORDER BY round_no", (match_id,)
+        )
+        return [orjson.loads(row[0]) for row in rows]
+
+    def rounds(self, tournament_id: str) -> list[dict[str, Any]]:
+        """Every stored round record of the tournament, in the order they were written."""
+        rows = self.connection.execute(
+            "SELECT r.result FROM rounds r JOIN table_matches m ON m.id = r.table_match_id"
+            " WHERE m.tournament_id = ? ORDER BY r.id",
+            (tournament_id,),
+        )
+        return [orjson.loads(row[0]) for row in rows]
+
+    def round_records(self, match_id: int) -> list[RoundRecord]:
+        """The match's rounds as :class:`RoundRecord` again: what ``play_match(done=...)``
+        needs to resume the match with its totals and its stop rule intact."""
+        return [round_record(data) for data in self.rounds_of(match_id)]
+
+    def header(self, match_id: int, round_no: int) -> dict[str, Any]:
+        """A stored round's header: seed, deal, rules, settings, who bid first ..."""
+        row = self.connection.execute(
+            "SELECT header FROM rounds WHERE table_match_id = ? AND round_no = ?",
+            (match_id, round_no),
+        ).fetchone()
+        if row is None:
+            raise StoreError(f"table match {match_id} has no round {round_no} stored")
+        header: dict[str, Any] = orjson.loads(row[0])
+        return header
+
+    def faults(self, tournament_id: str) -> dict[str, dict[str, int]]:
+        """Each player's faults over the tournament's stored rounds, by category."""
+        rows = self.connection.execute(
+            "SELECT f.player, f.kind, sum(f.count) FROM faults f"
+            " JOIN rounds r ON r.id = f.round_id JOIN table_matches m ON m.id = r.table_match_id"
+            " WHERE m.tournament_id = ? GROUP BY f.player, f.kind ORDER BY f.player, f.kind",
+            (tournament_id,),
+        )
+        totals: dict[str, dict[str, int]] = {}
+        for player, kind, count in rows:
+            totals.setdefault(player, {})[kind] = int(count)
+        return totals
+
+    def gift_outcomes(self, match_id: int) -> list[dict[str, Any]]:
+        """The match's gift outcomes (applied, rejected, expired) in the order told;
+        ``round`` is the round they were told in, None between rounds."""
+        rows = self.connection.execute(
+            "SELECT g.gift_id, g.status, g.reason, g.effect, g.target, g.units, r.round_no"
+            " FROM gift_outcomes g LEFT JOIN rounds r ON r.id = g.round_id"
+            " WHERE g.table_match_id = ? ORDER BY g.id",
+            (match_id,),
+        )
+        keys = ("id", "status", "reason", "effect", "target", "units", "round")
+        return [dict(zip(keys, row, strict=True)) for row in rows]
+
+    def replay_lines(self, match_id: int) -> Iterator[bytes]:
+        """The match as a replay file's lines (``arena.replay.read_replay`` reads them):
+        each stored round with its ``round_start`` and ``round_end``, and the lines
+        between rounds where they came."""
+        match = self.match(match_id)
+        between: dict[int, list[bytes]] = {}
+        for after, lines in self.connection.execute(
+            "SELECT after_round, lines FROM match_lines WHERE table_match_id = ? ORDER BY id",
+            (match_id,),
+        ):
+            between.setdefault(int(after), []).append(bytes(lines))
+        yield from between.pop(0, ())
+        for round_no, header, result, lines in self.connection.execute(
+            "SELECT round_no, header, result, lines FROM rounds"
+            " WHERE table_match_id = ? ORDER BY round_no",
+            (match_id,),
+        ):
+            yield orjson.dumps({"kind": "round_start", **orjson.loads(header)}) + b"\n"
+            yield from io.BytesIO(bytes(lines))
+            end = {"kind": "round_end", "table": match.table_id, "round": round_no}
+            end["summary"] = orjson.loads(result)
+            yield orjson.dumps(end) + b"\n"
+            yield from between.pop(int(round_no), ())
+        for rest in between.values():  # after a round no longer stored: kept, at the end
+            yield from rest
+
+    # --- writing (the recorder's) -------------------------------------------------------
+
+    def _write_round(
+        self,
+        match_id: int,
+        header: dict[str, Any],
+        summary: dict[str, Any],
+        lines: bytes,
+        gifts: list[_Gift],
+        before: list[_Between],
+    ) -> None:
+        """One round, with the lines and gifts told since the last one, in one transaction."""
+        round_no = int(header["round"])
+        players = summary["players"]
+        faults = summary["faults"]
+        try:
+            with self.transaction() as db:
+                self._write_between(db, match_id, before)
+                cursor = db.execute(
+                    "INSERT INTO rounds (table_match_id, round_no, seed, header, result,"
+                    " lines, committed_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        match_id,
+                        round_no,
+                        int(header["seed"]),
+                        _json(header),
+                        _json(summary),
+                        lines,
+                        _now(),
+                    ),
+                )
+                round_id = cursor.lastrowid
+                rows = [
+                    (round_id, seat, player, kind, count)
+                    for seat, player in enumerate(players)
+                    for kind, count in faults[player].items()
+                    if count
+                ]
+                if rows:
+                    db.executemany(
+                        "INSERT INTO faults (round_id, seat, player, kind, count)"
+                        " VALUES (?, ?, ?, ?, ?)",
+                        rows,
+                    )
+                if gifts:
+                    self._write_gifts(db, match_id, round_id, gifts)
+        except sqlite3.IntegrityError as exc:
+            if "rounds.table_match_id, rounds.round_no" in str(exc):
+                raise RoundExists(
+                    f"table match {match_id} round {round_no} is stored already: "
+                    "not written again (it would count twice)"
+                ) from exc
+            raise
+
+    def _write_between(self, db: sqlite3.Connection, match_id: int, chunks: list[_Between]) -> None:
+        for chunk in chunks:
+            if chunk.lines:
+                db.execute(
+                    "INSERT INTO match_lines (table_match_id, after_round, lines) VALUES (?, ?, ?)",
+                    (match_id, chunk.after_round, chunk.lines),
+                )
+            if chunk.gifts:
+                self._write_gifts(db, match_id, None, chunk.gifts)
+
+    def _write_gifts(
+        self,
+        db: sqlite3.Connection,
+        match_id: int,
+        round_id: int | None,
+        gifts: list[_Gift],
+    ) -> None:
+        db.executemany(
+            "INSERT INTO gift_outcomes (table_match_id, round_id, gift_id, status, reason,"
+            " effect, target, units) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(match_id, round_id, *gift) for gift in gifts],
+        )
+
+    def _write_match_end(
+        self, match_id: int, chunks: list[_Between], summary: Mapping[str, Any] | None
+    ) -> None:
+        with self.transaction() as db:
+            self._write_between(db, match_id, chunks)
+            if summary is not None:
+                self._finish_match(db, match_id, summary)
+
+
+@dataclass(slots=True)
+class _Between:
+    """Lines and gift outcomes told outside a round, after round ``after_round``."""
+
+    after_round: int
+    lines: bytes
+    gifts: list[_Gift]
+
+
+class _MemoryWriter(ReplayWriter):
+    """A replay writer into memory: the store keeps a round's lines until it ends."""
+
+    def __init__(self) -> None:  # no file: ReplayWriter's own __init__ opens one
+        self.path = Path(":memory:")
+        self._buffer = io.BytesIO()
+        self.write_bytes = self._buffer.write
+
+    def take(self) -> bytes:
+        """The lines written since the last take."""
+        buffer = self._buffer
+        data = buffer.getvalue()
+        buffer.seek(0)
+        buffer.truncate()
+        return data
+
+    def close(self) -> None:
+        """Nothing to close."""
+
+
+class RoundRecorder(TableRecorder):
+    """A table's recorder writing each round into the store, whole, when it ends.
+
+    The lines are the replay's own (:class:`~arena.replay.TableRecorder` writes them, into
+    memory): messages, events, decisions and effects. ``round_ended`` writes the header,
+    those lines, the record, its faults and the round's gift outcomes (``gift`` events
+    that ended: applied, rejected or expired) in one transaction. Lines told outside a
+    round go in with the next round, or at the ``match_ended`` event, which also marks
+    the match finished with its summary; :meth:`flush` writes any told after that.
+    """
+
+    def __init__(self, store: TournamentStore, match_id: int) -> None:
+        match = store.match(match_id)
+        self._memory = _MemoryWriter()
+        super().__init__(self._memory, match.table_id)
+        self.store = store
+        self.match_id = match_id
+        self._header: dict[str, Any] | None = None
+        self._gifts: list[_Gift] = []
+        self._before: list[_Between] = []
+        self._last = store.last_round(match_id)
+        """The last round stored: lines between rounds are filed after it."""
+
+    @property
+    def current_round(self) -> int | None:
+        """The round under way (started, not ended), None between rounds."""
+        return None if self._header is None else int(self._header["round"])
+
+    def round_started(self, header: dict[str, Any]) -> None:
+        """Set aside what came before the round; keep the header (not as a line)."""
+        self._set_aside()
+        super().round_started(header)
+        self._memory.take()  # the round_start line: the header column holds it
+        self._header = header
+
+    def event(self, event: Event) -> None:
+        """Keep the event's line; a gift's outcome also as a row."""
+        super().event(event)
+        kind = event.type
+        if kind == "gift":
+            data = event.data
+            if data.get("status") != "queued":
+                self._gifts.append(
+                    (
+                        str(data.get("id")),
+                        str(data.get("status")),
+                        data.get("reason"),
+                        data.get("effect"),
+                        data.get("target"),
+                        int(data.get("units", 1)),
+                    )
+                )
+        elif kind == "match_ended" and self._header is None:
+            self._set_aside()
+            before, self._before = self._before, []
+            self.store._write_match_end(self.match_id, before, dict(event.data))
+
+    def round_ended(self, summary: dict[str, Any]) -> None:
+        """Write the whole round in one transaction (:class:`RoundExists` if stored)."""
+        header, self._header = self._header, None
+        lines = self._memory.take()
+        gifts, self._gifts = self._gifts, []
+        before, self._before = self._before, []
+        if header is None:
+            raise StoreError("round_ended without round_started")
+        self.store._write_round(self.match_id, header, summary, lines, gifts, before)
+        self._last = int(header["round"])
+
+    def flush(self) -> None:
+        """Write what was told outside a round and not written yet (a gift refused after
+        the match ended); a round under way is not touched."""
+        if self._header is not None:
+            return
+        self._set_aside()
+        before, self._before = self._before, []
+        if before:
+            self.store._write_match_end(self.match_id, before, None)
+
+    def _set_aside(self) -> None:
+        lines = self._memory.take()
+        if lines or self._gifts:
+            self._before.append(_Between(self._last, lines, self._gifts))
+            self._gifts = []
+
+
+# --- reading back ---------------------------------------------------------------------
+
+
+def _tournament_row(row: tuple[Any, ...]) -> TournamentRow:
+    tid, name, config, seed, status, created, finished = row
+    return TournamentRow(tid, name, orjson.loads(config), seed, status, created, finished)
+
+
+def _match_row(row: tuple[Any, ...]) -> MatchRow:
+    mid, tid, stage, table_id, players, seed, status, summary, started, finished = row
+    names = orjson.loads(players)
+    return MatchRow(
+        mid,
+        tid,
+        stage,
+        table_id,
+        (names[0], names[1], names[2]),
+        seed,
+        status,
+        None if summary is None else orjson.loads(summary),
+        started,
+        finished,
+    )
+
+
+def _cards(texts: Sequence[str]) -> tuple[Card, ...]:
+    return tuple(card(text) for text in texts)
+
+
+def round_record(data: Mapping[str, Any]) -> RoundRecord:
+    """A :class:`RoundRecord` from its :meth:`~RoundRecord.to_dict` (a stored round)."""
+    players = tuple(data["players"])
+    names = (players[0], players[1], players[2])
+    result = data["result"]
+    hands = result["deal"]["hands"]
+    final = result["final_hands"]
+    settlement = Settlement(
+        landlord=result["landlord"],
+        call_score=result["call_score"],
+        landlord_won=result["landlord_won"],
+        winner_seat=result["winner_seat"],
+        spring=result["spring"],
+        bombs=result["bombs"],
+        rockets=result["rockets"],
+        grabs=result["grabs"],
+        gift_doubles=result["gift_doubles"],
+        doubled={int(k): v for k, v in result["doubled"].items()},
+        redoubled=result["redoubled"],
+        common_exponent=result["common_exponent"],
+        exponents={int(k): v for k, v in result["exponents"].items()},
+        scores=(result["scores"][0], result["scores"][1], result["scores"][2]),
+        deals=result["deals"],
+        forced_landlord=result["forced_landlord"],
+        first_bidder=result["first_bidder"],
+        plays_by_seat=tuple(result["plays_by_seat"]),
+        effects_applied=result["effects_applied"],
+        deal=DealtCards(
+            (_cards(hands[0]), _cards(hands[1]), _cards(hands[2])),
+            _cards(result["deal"]["bottom"]),
+        ),
+        final_hands=(_cards(final[0]), _cards(final[1]), _cards(final[2])),
+        seed=result["seed"],
+        winners=tuple(result["winners"]),
+    )
+    faults, stats = data["faults"], data["stats"]
+    return RoundRecord(
+        table=data["table"],
+        round_no=data["round_no"],
+        seed=data["seed"],
+        players=names,
+        result=settlement,
+        faults=(faults[names[0]], faults[names[1]], faults[names[2]]),
+        standins=tuple(names.index(p) for p in data["standins"]),
+        stats=(stats[names[0]], stats[names[1]], stats[names[2]]),
+        gifts=tuple(data["gifts"]),
+    )
+
+
+def _refuse_secrets(data: Any, where: str) -> None:
+    """StoreError naming the first key named like a secret that holds a value."""
+    if isinstance(data, Mapping):
+        for key, value in data.items():
+            path = f"{where}.{key}" if where else str(key)
+            if _SECRET_NAME.search(str(key)) and value not in (None, ""):
+                raise StoreError(
+                    f"config key {path} holds a value: a tournament stores no secrets; "
+                    f"name the environment variable instead ({key}_env)"
+                )
+            _refuse_secrets(value, path)
+    elif isinstance(data, list | tuple):
+        for index, value in enumerate(data):
+            _refuse_secrets(value, f"{where}[{index}]")
