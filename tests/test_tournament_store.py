@@ -152,10 +152,16 @@ async def test_a_round_cut_off_midway_leaves_only_whole_rounds(tmp_path: Path) -
     resumed_table = Table(
         [GreedyAgent(n) for n in NAMES], table_id="T1", recorder=store.recorder(match_id)
     )
-    await resumed_table.play_round(3, seed=whole.rounds[2].seed)  # the next unfinished one
+    resumed = await play_match(  # on from the next unfinished round, totals intact
+        resumed_table, rounds=3, seed=9, done=store.round_records(match_id)
+    )
+    assert resumed.totals == whole.totals
     assert [untimed(r) for r in store.rounds_of(match_id)] == [
         untimed(r.to_dict()) for r in whole.rounds
-    ]  # dealt and played as if never cut off
+    ]  # dealt and played as if never cut off, round 3 once
+    assert store.match(match_id).status == "finished"
+    exported = read_replay(store.replay_lines(match_id))
+    assert [verify_round(r).result is not None for r in exported.rounds] == [True] * 3
     with pytest.raises(RoundExists, match="round 3 is stored already"):
         await resumed_table.play_round(3, seed=whole.rounds[2].seed)
     assert len(store.rounds_of(match_id)) == 3  # refused: the first copy only

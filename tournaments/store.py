@@ -484,16 +484,16 @@ class TournamentStore:
         return [dict(zip(keys, row, strict=True)) for row in rows]
 
     def replay_lines(self, match_id: int) -> Iterator[bytes]:
-        """The match as a replay file's lines (``arena.replay.read_replay`` reads them):
+        """The match as a replay file's lines, one by one (``read_replay`` reads them):
         each stored round with its ``round_start`` and ``round_end``, and the lines
         between rounds where they came."""
         match = self.match(match_id)
-        between: dict[int, list[bytes]] = {}
+        between: dict[int, list[bytes]] = {}  # whole lines, one by one
         for after, lines in self.connection.execute(
             "SELECT after_round, lines FROM match_lines WHERE table_match_id = ? ORDER BY id",
             (match_id,),
         ):
-            between.setdefault(int(after), []).append(_unpack(lines))
+            between.setdefault(int(after), []).extend(io.BytesIO(_unpack(lines)))
         yield from between.pop(0, ())
         for round_no, header, result, lines in self.connection.execute(
             "SELECT round_no, header, result, lines FROM rounds"
