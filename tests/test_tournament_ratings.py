@@ -1,0 +1,123 @@
+"""Tournament ratings (issue 12): one landlord against two farmers, deterministic, and
+the same whether reloaded from their dict or recomputed from the stored rounds."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+
+import pytest
+
+from arena.agents import GreedyAgent, HeuristicAgent, RandomAgent
+from arena.table import RoundRecord, Table, play_match
+from tournaments.ratings import DEFAULT_MU, DEFAULT_SIGMA, Rating, Ratings
+
+
+def real_rounds() -> list[RoundRecord]:
+    """Ten real rounds at one table of scripted agents."""
+    agents = [GreedyAgent("Alpha"), HeuristicAgent("Beta"), RandomAgent("Gamma", seed=3)]
+    summary = asyncio.run(play_match(Table(agents), rounds=10, seed=12))
+    return summary.rounds
+
+
+def test_an_unrated_agent_has_the_starting_rating() -> None:
+    ratings = Ratings()
+    assert ratings.rating("Nobody") == Rating(DEFAULT_MU, DEFAULT_SIGMA, 0)
+    assert "Nobody" not in ratings
+    assert ratings.rating("Nobody").ordinal == pytest.approx(0.0)
+
+
+def test_a_landlord_who_keeps_winning_rises_above_farmers_who_keep_losing() -> None:
+    ratings = Ratings()
+    for _ in range(8):
+        ratings.rate("Lord", ("Farm1", "Farm2"), landlord_won=True)
+    lord, farm1, farm2 = (ratings.rating(n) for n in ("Lord", "Farm1", "Farm2"))
+    assert lord.mu > DEFAULT_MU > farm1.mu
+    assert lord.ordinal > farm1.ordinal
+    assert farm1 == farm2  # farmers win and lose together
+    assert (lord.rounds, farm1.rounds) == (8, 8)
+
+
+def test_farmers_who_win_gain_and_their_landlord_loses() -> None:
+    ratings = Ratings()
+    ratings.rate("Lord", ("Farm1", "Farm2"), landlord_won=False)
+    assert ratings.rating("Farm1").mu > DEFAULT_MU > ratings.rating("Lord").mu
+
+
+def test_uncertainty_falls_with_rounds() -> None:
+    ratings = Ratings()
+    sigmas = []
+    for i in range(10):
+        ratings.rate("A", ("B", "C"), landlord_won=i % 2 == 0)
+        sigmas.append(ratings.rating("A").sigma)
+    assert sigmas[0] < DEFAULT_SIGMA
+    assert all(later < earlier for earlier, later in itertools.pairwise(sigmas))
+
+
+def test_the_same_rounds_in_the_same_order_give_the_same_numbers() -> None:
+    def rate(order: list[bool]) -> dict[str, Rating]:
+        ratings = Ratings()
+        for won in order:
+            ratings.rate("A", ("B", "C"), landlord_won=won)
+        return {n: ratings.rating(n) for n in ratings}
+
+    order = [True, False, False, True, False]
+    assert rate(order) == rate(order)  # deterministic, exactly
+    reordered = rate(list(reversed(order)))
+    assert reordered != rate(order)  # order matters
+    assert {n: r.rounds for n, r in reordered.items()} == {"A": 5, "B": 5, "C": 5}
+
+
+def test_a_round_needs_three_distinct_agents() -> None:
+    with pytest.raises(ValueError, match="distinct"):
+        Ratings().rate("A", ("A", "B"), landlord_won=True)
+
+
+def test_ratings_survive_json_and_rate_on_as_if_never_stored() -> None:
+    records = real_rounds()
+    assert {r.result.landlord_won for r in records} == {True, False}  # both sides won
+    whole = Ratings.from_rounds(records)
+
+    first = Ratings.from_rounds(records[:4])
+    stored = json.loads(json.dumps(first.to_dict()))
+    resumed = Ratings.from_dict(stored)
+    assert resumed.to_dict() == first.to_dict()
+    for record in records[4:]:
+        resumed.add_round(record)
+    assert resumed.to_dict() == whole.to_dict()  # bit for bit, not approximately
+    assert {n: whole.rating(n).rounds for n in whole} == dict.fromkeys(records[0].players, 10)
+
+
+def test_add_round_rates_the_landlord_against_the_two_farmers() -> None:
+    record = real_rounds()[0]
+    by_record = Ratings()
+    by_record.add_round(record)
+    landlord = record.result.landlord
+    farmers = [p for s, p in enumerate(record.players) if s != landlord]
+    by_hand = Ratings()
+    by_hand.rate(
+        record.players[landlord],
+        (farmers[0], farmers[1]),
+        landlord_won=record.result.landlord_won,
+    )
+    assert by_record.to_dict() == by_hand.to_dict()
+    winners = {record.players[s] for s in record.result.winners}
+    for name in record.players:
+        moved_up = by_record.rating(name).mu > DEFAULT_MU
+        assert moved_up == (name in winners)
+
+
+def test_model_parameters_are_kept_with_the_ratings() -> None:
+    ratings = Ratings(mu=30.0, sigma=5.0, beta=2.5, tau=0.1)
+    ratings.rate("A", ("B", "C"), landlord_won=True)
+    data = json.loads(json.dumps(ratings.to_dict()))
+    params = {"mu": 30.0, "sigma": 5.0, "beta": 2.5, "tau": 0.1}
+    assert data["model"] == {"name": "PlackettLuce", **params}
+    again = Ratings.from_dict(data)
+    assert again.rating("Newcomer") == Rating(30.0, 5.0, 0)
+    again.rate("A", ("B", "C"), landlord_won=False)
+    ratings.rate("A", ("B", "C"), landlord_won=False)
+    assert again.to_dict() == ratings.to_dict()
+    with pytest.raises(ValueError, match="unknown model"):
+        Ratings.from_dict({"model": {"name": "Elo"}, "agents": {}})
