@@ -1,0 +1,284 @@
+"""A tournament's leaderboard: every agent's figures over the rounds it played.
+
+Agents may play different numbers of rounds (several tables, stand-ins, formats that
+stop early), so the ranking is by points per round played, with the rating
+(:mod:`tournaments.ratings`) and its uncertainty beside it. The leaderboard is built one
+:class:`~arena.table.records.RoundRecord` at a time (after every round), and goes out as
+plain data (:meth:`Leaderboard.to_dict`: MQTT, ``--json``), CSV, or a terminal table.
+
+Farmers win together: each farmer of a winning side is credited a round win.
+
+``bombs_in_rounds`` counts the bombs and rockets played in the agent's rounds, by
+anyone: a round's :class:`~arena.engine.Settlement` counts them for the round, not per
+seat, so who played them is not known here.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Final
+
+from rich.table import Table as RichTable
+
+from arena.table.faults import FAULT_CATEGORIES
+from arena.table.records import RoundRecord
+from tournaments.ratings import Rating, Ratings
+
+__all__ = ["AgentLine", "Leaderboard", "Standing"]
+
+CSV_FAULT_PREFIX: Final = "fault_"
+"""A fault category's CSV column: ``fault_timeout`` ... (JSON nests them in ``faults``)."""
+
+
+@dataclass(slots=True)
+class AgentLine:
+    """One agent's running figures (sums: a round adds to each)."""
+
+    name: str
+    points: int = 0
+    rounds: int = 0
+    round_wins: int = 0
+    landlord_rounds: int = 0
+    landlord_wins: int = 0
+    farmer_rounds: int = 0
+    farmer_wins: int = 0
+    springs: int = 0
+    """Rounds won by a spring (as landlord) or a reverse spring (as a farmer)."""
+    bombs_in_rounds: int = 0
+    faults: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FAULT_CATEGORIES, 0))
+    standin_rounds: int = 0
+    """Rounds in which a stand-in played for the agent (some or all of its decisions)."""
+    decisions: int = 0
+    legal_first_try: int = 0
+    legal_after_retry: int = 0
+    fell_back: int = 0
+    latency_ms: float = 0.0
+    """Time the agent's own decisions took, all together (the mean is derived)."""
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float | None = None
+    """None until a round names a cost (an agent without prices never does)."""
+
+    @property
+    def points_per_round(self) -> float:
+        """What the ranking goes by; 0.0 before the first round."""
+        return self.points / self.rounds if self.rounds else 0.0
+
+    @property
+    def mean_latency_ms(self) -> float | None:
+        """Mean time per decision; None without decisions."""
+        return round(self.latency_ms / self.decisions, 1) if self.decisions else None
+
+    @property
+    def tokens(self) -> int:
+        """Input and output tokens (reasoning tokens are part of the output)."""
+        return self.input_tokens + self.output_tokens
+
+    def add(self, record: RoundRecord, seat: int) -> None:
+        """The round's figures of the agent in ``seat``."""
+        result = record.result
+        landlord = seat == result.landlord
+        won = seat in result.winners
+        self.points += result.scores[seat]
+        self.rounds += 1
+        self.round_wins += won
+        if landlord:
+            self.landlord_rounds += 1
+            self.landlord_wins += won
+        else:
+            self.farmer_rounds += 1
+            self.farmer_wins += won
+        self.springs += won and result.spring is not None
+        self.bombs_in_rounds += result.bombs + result.rockets
+        for kind, count in record.faults[seat].items():
+            self.faults[kind] = self.faults.get(kind, 0) + count
+        self.standin_rounds += seat in record.standins
+        stats = record.stats[seat]
+        self.decisions += stats.get("decisions", 0)
+        self.legal_first_try += stats.get("legal_first_try", 0)
+        self.legal_after_retry += stats.get("legal_after_retry", 0)
+        self.fell_back += stats.get("fell_back", 0)
+        self.latency_ms += stats.get("latency_ms", 0.0)
+        self.input_tokens += stats.get("input_tokens", 0)
+        self.output_tokens += stats.get("output_tokens", 0)
+        cost = stats.get("cost")
+        if cost is not None:
+            self.cost = cost if self.cost is None else self.cost + cost
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """An agent's place: rank (shared by a tie), its figures and its rating."""
+
+    rank: int
+    line: AgentLine
+    rating: Rating
+
+    @property
+    def name(self) -> str:
+        return self.line.name
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready, in a fixed key order (the CSV's columns follow it)."""
+        line = self.line
+        return {
+            "rank": self.rank,
+            "name": line.name,
+            "points": line.points,
+            "rounds": line.rounds,
+            "points_per_round": round(line.points_per_round, 4),
+            "mu": self.rating.mu,
+            "sigma": self.rating.sigma,
+            "ordinal": self.rating.ordinal,
+            "round_wins": line.round_wins,
+            "landlord_rounds": line.landlord_rounds,
+            "landlord_wins": line.landlord_wins,
+            "farmer_rounds": line.farmer_rounds,
+            "farmer_wins": line.farmer_wins,
+            "springs": line.springs,
+            "bombs_in_rounds": line.bombs_in_rounds,
+            "faults": dict(line.faults),
+            "standin_rounds": line.standin_rounds,
+            "decisions": line.decisions,
+            "legal_first_try": line.legal_first_try,
+            "legal_after_retry": line.legal_after_retry,
+            "fell_back": line.fell_back,
+            "latency_ms": round(line.latency_ms, 1),
+            "mean_latency_ms": line.mean_latency_ms,
+            "input_tokens": line.input_tokens,
+            "output_tokens": line.output_tokens,
+            "tokens": line.tokens,
+            "cost": None if line.cost is None else round(line.cost, 9),
+        }
+
+
+class Leaderboard:
+    """Every agent's figures and rating, one round record at a time (see the module)."""
+
+    def __init__(self, ratings: Ratings | None = None) -> None:
+        self.ratings = ratings if ratings is not None else Ratings()
+        """Updated with every round added; pass one to choose the model's parameters."""
+        self.lines: dict[str, AgentLine] = {}
+        self.rounds = 0
+        """Rounds added (each counts once, for all three of its agents)."""
+
+    def add_round(self, record: RoundRecord) -> None:
+        """A finished round into every figure of its three agents and their ratings."""
+        self.ratings.add_round(record)  # first: it refuses a round without 3 agents
+        for seat, name in enumerate(record.players):
+            line = self.lines.get(name)
+            if line is None:
+                line = self.lines[name] = AgentLine(name)
+            line.add(record, seat)
+        self.rounds += 1
+
+    @classmethod
+    def from_rounds(cls, records: Iterable[RoundRecord]) -> Leaderboard:
+        """A leaderboard of stored rounds, added in the order given."""
+        board = cls()
+        for record in records:
+            board.add_round(record)
+        return board
+
+    def standings(self) -> list[Standing]:
+        """Agents by points per round (then rating ordinal, then name); agents equal in
+        points per round and ordinal share a rank."""
+
+        def key(line: AgentLine) -> tuple[Fraction, float]:
+            ppr = Fraction(line.points, line.rounds) if line.rounds else Fraction(0)
+            return ppr, self.ratings.rating(line.name).ordinal
+
+        def order_key(line: AgentLine) -> tuple[Fraction, float, str]:
+            ppr, ordinal = key(line)
+            return -ppr, -ordinal, line.name
+
+        order = sorted(self.lines.values(), key=order_key)
+        standings: list[Standing] = []
+        previous: tuple[Fraction, float] | None = None
+        for index, line in enumerate(order):
+            current = key(line)
+            rank = standings[-1].rank if current == previous else index + 1
+            standings.append(Standing(rank, line, self.ratings.rating(line.name)))
+            previous = current
+        return standings
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: rounds played, the rating model, and the agents in ranked order."""
+        return {
+            "rounds": self.rounds,
+            "rating_model": {"name": "PlackettLuce", **self.ratings.params},
+            "agents": [s.to_dict() for s in self.standings()],
+        }
+
+    def to_csv(self) -> str:
+        """A header row and one row per agent, ranked; faults one column per kind, and
+        an empty cell for None."""
+        rows = [_flat(s.to_dict()) for s in self.standings()]
+        columns = dict.fromkeys(_flat(_empty_row()))
+        for row in rows:  # a fault kind from a newer arena gets a column too
+            columns.update(dict.fromkeys(row))
+        header = list(columns)
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=header, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+        return out.getvalue()
+
+    def render(self, top: int | None = None) -> RichTable:
+        """A terminal table of the first ``top`` agents (all of them for None)."""
+        table = RichTable(title=f"Leaderboard · {self.rounds} rounds", title_justify="left")
+        for header in ("#", "Agent", "Pts", "Rds", "Pts/Rd", "Rating (μ ± σ)", "Wins"):
+            table.add_column(header, justify="left" if header == "Agent" else "right")
+        for header in ("Landlord", "Farmer", "Springs", "Faults", "Stand-in", "Legal 1st"):
+            table.add_column(header, justify="right")
+        for header in ("Retry ok", "ms/dec", "Tokens", "Cost"):
+            table.add_column(header, justify="right")
+        standings = self.standings()
+        for s in standings if top is None else standings[:top]:
+            line = s.line
+            faults = sum(line.faults.values())
+            table.add_row(
+                str(s.rank),
+                line.name,
+                str(line.points),
+                str(line.rounds),
+                f"{line.points_per_round:.2f}",
+                f"{s.rating.mu:.1f} ± {s.rating.sigma:.1f}",
+                str(line.round_wins),
+                f"{line.landlord_wins}/{line.landlord_rounds}",
+                f"{line.farmer_wins}/{line.farmer_rounds}",
+                str(line.springs),
+                str(faults),
+                str(line.standin_rounds),
+                _percent(line.legal_first_try, line.decisions),
+                str(line.legal_after_retry),
+                "-" if line.mean_latency_ms is None else f"{line.mean_latency_ms:.1f}",
+                str(line.tokens),
+                "-" if line.cost is None else f"${line.cost:.4f}",
+            )
+        return table
+
+
+def _percent(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.0f}%" if whole else "-"
+
+
+def _flat(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A standing's dict with its faults spread into ``fault_<kind>`` columns."""
+    flat: dict[str, Any] = {}
+    for key, value in row.items():
+        if key == "faults":
+            for kind, count in value.items():
+                flat[CSV_FAULT_PREFIX + kind] = count
+        else:
+            flat[key] = "" if value is None else value
+    return flat
+
+
+def _empty_row() -> dict[str, Any]:
+    """The columns of a leaderboard without agents (a header alone)."""
+    return Standing(1, AgentLine(""), Rating(0.0, 0.0)).to_dict()
