@@ -1,0 +1,250 @@
+"""Tournament schedules (issue 12): round robin over triples, Swiss by rating, stage by
+stage, pure in their inputs so a resumed run pairs as an uninterrupted one."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections import Counter
+from collections.abc import Sequence
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tournaments.schedule import (
+    FinishedTable,
+    ScheduleKind,
+    Table,
+    default_kind,
+    default_stages,
+    meetings,
+    plan_stage,
+    round_robin,
+    round_robin_stages,
+    seat_counts,
+    swiss_stage,
+)
+
+FAST = settings(max_examples=40, deadline=None)
+
+
+def roster(n: int) -> list[str]:
+    return [f"agent{i:02}" for i in range(n)]
+
+
+def spread(counts: tuple[int, int, int]) -> int:
+    return max(counts) - min(counts)
+
+
+def no_agent_twice(stage: Sequence[Table]) -> bool:
+    players = [p for table in stage for p in table.players]
+    return len(players) == len(set(players))
+
+
+def play(
+    kind: ScheduleKind, names: Sequence[str], stages: int, seed: int, points_seed: int = 0
+) -> list[list[Table]]:
+    """Plan ``stages`` stages one after another, each from the finished ones before it,
+    with made-up points."""
+    rng = random.Random(points_seed)
+    history: list[FinishedTable] = []
+    planned: list[list[Table]] = []
+    for stage_no in range(1, stages + 1):
+        tables = plan_stage(kind, stage_no, names, history, seed)
+        planned.append(tables)
+        for table in tables:
+            points = (rng.randint(-12, 12), rng.randint(-12, 12), rng.randint(-12, 12))
+            history.append(FinishedTable(stage_no, table.players, points))
+    return planned
+
+
+# ─── defaults ────────────────────────────────────────────────────────────────────────
+
+
+def test_three_agents_play_one_table_match() -> None:
+    assert default_kind(3) is ScheduleKind.ROUND_ROBIN
+    assert default_stages(3) == 1
+    (only,) = round_robin(["A", "B", "C"], seed=1)
+    (table,) = only
+    assert sorted(table.players) == ["A", "B", "C"]
+    assert table.table_id == "s1t1"
+
+
+def test_round_robin_up_to_twenty_tables_then_five_swiss_stages() -> None:
+    assert default_kind(6) is ScheduleKind.ROUND_ROBIN  # C(6,3) = 20
+    assert default_stages(6) == 10  # 20 tables, two at a time
+    assert default_kind(7) is ScheduleKind.SWISS  # C(7,3) = 35
+    assert default_stages(7) == 5
+    assert default_stages(40) == 5
+    with pytest.raises(ValueError, match="at least 3"):
+        default_stages(2)
+
+
+def test_duplicate_names_are_refused() -> None:
+    with pytest.raises(ValueError, match="distinct: A"):
+        round_robin(["A", "B", "A", "C"], seed=1)
+
+
+# ─── round robin ─────────────────────────────────────────────────────────────────────
+
+
+@FAST
+@given(n=st.integers(3, 10), seed=st.integers(0, 2**53 - 1))
+def test_a_round_robin_plays_every_triple_once_with_balanced_seats(n: int, seed: int) -> None:
+    names = roster(n)
+    stages = round_robin(names, seed)
+    tables = [table for stage in stages for table in stage]
+    triples = Counter(frozenset(t.players) for t in tables)
+    assert set(triples) == {frozenset(c) for c in itertools.combinations(names, 3)}
+    assert set(triples.values()) == {1}
+    assert set(meetings(tables).values()) == {n - 2}  # every pair, n - 2 times
+    counts = seat_counts(tables)
+    assert all(spread(c) <= 1 for c in counts.values()), counts
+    assert all(no_agent_twice(stage) for stage in stages)
+    assert len({t.table_id for t in tables}) == len(tables)
+    assert len(stages) == round_robin_stages(n)
+    assert round_robin(names, seed) == stages  # the seed decides it all
+
+
+def test_six_agents_play_two_tables_in_every_stage() -> None:
+    stages = round_robin(roster(6), seed=3)
+    assert [len(stage) for stage in stages] == [2] * 10
+
+
+def test_the_seed_decides_who_takes_which_place() -> None:
+    draws = {tuple(t.players for t in round_robin(roster(5), seed)[0]) for seed in range(8)}
+    assert len(draws) > 1
+
+
+@FAST
+@given(n=st.integers(3, 6), seed=st.integers(0, 2**32))
+def test_repeated_cycles_turn_the_seats_until_they_are_even(n: int, seed: int) -> None:
+    cycle = round_robin_stages(n)
+    planned = play(ScheduleKind.ROUND_ROBIN, roster(n), 3 * cycle, seed)
+    tables = [table for stage in planned for table in stage]
+    counts = seat_counts(tables)
+    assert all(spread(c) == 0 for c in counts.values())  # three turns: exactly even
+    assert [t.players for t in planned[0]] != [t.players for t in planned[cycle]]
+    assert {frozenset(t.players) for t in planned[0]} == {
+        frozenset(t.players) for t in planned[cycle]
+    }
+
+
+# ─── Swiss ───────────────────────────────────────────────────────────────────────────
+
+
+def test_swiss_groups_neighbours_in_the_standings() -> None:
+    standings = roster(9)
+    tables = swiss_stage(standings, {}, {}, seed=1, stage_no=1)
+    assert [sorted(t.players) for t in tables] == [standings[0:3], standings[3:6], standings[6:9]]
+    assert [t.index for t in tables] == [1, 2, 3]
+
+
+def test_swiss_avoids_the_rematches_a_neighbour_grouping_would_make() -> None:
+    standings = roster(9)
+    first = [
+        FinishedTable(1, (standings[i], standings[i + 1], standings[i + 2]), (0, 0, 0))
+        for i in range(0, 9, 3)
+    ]
+    tables = swiss_stage(standings, meetings(first), seat_counts(first), seed=1, stage_no=2)
+    assert max(meetings([*first, *tables]).values()) == 1  # one from each old table
+
+
+def test_swiss_sits_out_the_lowest_ranked_that_sat_out_least() -> None:
+    standings = roster(7)
+    first = swiss_stage(standings, {}, {}, seed=1, stage_no=1)
+    playing = {p for t in first for p in t.players}
+    assert set(standings) - playing == {"agent06"}  # the last
+    seats = seat_counts(first)
+    second = swiss_stage(standings, meetings(first), seats, seed=1, stage_no=2)
+    assert set(standings) - {p for t in second for p in t.players} == {"agent05"}
+
+
+@FAST
+@given(n=st.integers(7, 20), stages=st.integers(1, 8), seed=st.integers(0, 2**32))
+def test_swiss_stages_seat_everyone_once_and_rotate_who_sits_out(
+    n: int, stages: int, seed: int
+) -> None:
+    names = roster(n)
+    planned = play(ScheduleKind.SWISS, names, stages, seed, points_seed=seed)
+    for stage in planned:
+        assert no_agent_twice(stage)
+        assert len(stage) == n // 3
+    tables = [table for stage in planned for table in stage]
+    sat_out = Counter({name: stages - sum(c) for name, c in seat_counts(tables).items()})
+    sat_out.update(dict.fromkeys(names, 0))
+    assert max(sat_out.values()) - min(sat_out.values()) <= 1
+    assert all(spread(c) <= 2 for c in seat_counts(tables).values())
+
+
+@FAST
+@given(n=st.integers(9, 18), seed=st.integers(0, 2**32), points_seed=st.integers(0, 99))
+def test_swiss_has_no_rematch_in_its_first_three_stages(
+    n: int, seed: int, points_seed: int
+) -> None:
+    planned = play(ScheduleKind.SWISS, roster(n), 3, seed, points_seed)
+    assert max(meetings(t for stage in planned for t in stage).values()) == 1
+
+
+@FAST
+@given(seed=st.integers(0, 2**32), points_seed=st.integers(0, 99))
+def test_nine_agents_meet_each_other_once_in_four_swiss_stages(seed: int, points_seed: int) -> None:
+    planned = play(ScheduleKind.SWISS, roster(9), 4, seed, points_seed)
+    met = meetings(t for stage in planned for t in stage)
+    assert len(met) == 36
+    assert set(met.values()) == {1}
+
+
+# ─── planning a stage from what finished before it ───────────────────────────────────
+
+
+@FAST
+@given(
+    kind=st.sampled_from(ScheduleKind),
+    n=st.integers(3, 14),
+    seed=st.integers(0, 2**53 - 1),
+    cut=st.integers(1, 5),
+)
+def test_a_resumed_run_pairs_as_an_uninterrupted_one(
+    kind: ScheduleKind, n: int, seed: int, cut: int
+) -> None:
+    names = roster(n)
+    whole = play(kind, names, 6, seed, points_seed=7)
+    again = play(kind, names, 6, seed, points_seed=7)
+    assert again == whole  # deterministic from the seed and the results
+    rng = random.Random(7)
+    history: list[FinishedTable] = []
+    for stage_no, stage in enumerate(whole[:cut], 1):
+        for table in stage:
+            points = (rng.randint(-12, 12), rng.randint(-12, 12), rng.randint(-12, 12))
+            history.append(FinishedTable(stage_no, table.players, points))
+    resumed = plan_stage(kind, cut + 1, names, list(reversed(history)), seed)  # order: no matter
+    assert resumed == whole[cut]
+
+
+def test_a_stage_is_planned_from_earlier_stages_only() -> None:
+    names = roster(9)
+    later = [FinishedTable(3, ("agent00", "agent01", "agent02"), (1, 0, -1))]
+    with pytest.raises(ValueError, match="earlier stages only"):
+        plan_stage(ScheduleKind.SWISS, 3, names, later, seed=1)
+    with pytest.raises(ValueError, match="from 1"):
+        plan_stage(ScheduleKind.SWISS, 0, names, [], seed=1)
+
+
+def test_swiss_standings_follow_points_or_the_ratings_given() -> None:
+    names = roster(6)
+    history = [
+        FinishedTable(1, ("agent00", "agent01", "agent02"), (-10, -10, 20)),
+        FinishedTable(1, ("agent03", "agent04", "agent05"), (30, -15, -15)),
+    ]
+    by_points = plan_stage(ScheduleKind.SWISS, 2, names, history, seed=4)
+    assert "agent03" in by_points[0].players
+    assert "agent02" in by_points[0].players
+    ratings = {"agent00": 6.0, "agent04": 5.0, "agent01": 4.0, "agent05": 3.0, "agent02": 2.0}
+    by_rating = plan_stage(ScheduleKind.SWISS, 2, names, history, seed=4, ratings=ratings)
+    # neighbours by rating; each table must repeat one pair (two tables of three met)
+    assert [set(t.players) for t in by_rating] == [
+        {"agent00", "agent04", "agent01"},
+        {"agent05", "agent02", "agent03"},
+    ]

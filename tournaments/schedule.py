@@ -1,0 +1,384 @@
+"""Who plays whom, in which seat, stage by stage: pure functions of their inputs.
+
+A tournament of three agents is one table match. With more, tables of three play in
+stages: a stage's tables use distinct agents (they play at once), and a stage's
+pairings are made only from the stages finished before it, by :func:`plan_stage`, a
+pure function of the roster, that history and the seed. So a run that was stopped and
+resumed pairs exactly as one that never stopped.
+
+Two kinds of schedule:
+
+- **Round robin** (small rosters): every triple of agents plays once, C(n, 3) tables,
+  so every pair meets n - 2 times; seat orders are chosen so each agent sits in each
+  seat about equally often (counts differ by at most 1). More stages than one cycle
+  repeat it with the seats turned one place per cycle.
+- **Swiss** (large rosters): each stage groups neighbours in the standings, avoiding
+  pairs that have met where it can, and seats them to even out their seat counts;
+  when the roster is no multiple of 3, the lowest-ranked of those that sat out least
+  sit this stage out.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import cache
+from math import comb
+from typing import Final
+
+from arena.table.match import derive_seed
+
+__all__ = [
+    "ROUND_ROBIN_LIMIT",
+    "SWISS_STAGES",
+    "FinishedTable",
+    "ScheduleKind",
+    "Table",
+    "default_kind",
+    "default_stages",
+    "meetings",
+    "plan_stage",
+    "round_robin",
+    "round_robin_stages",
+    "seat_counts",
+    "swiss_stage",
+]
+
+ROUND_ROBIN_LIMIT: Final = 20
+"""The most table matches a default round robin has; beyond it, Swiss."""
+SWISS_STAGES: Final = 5
+"""Stages a Swiss tournament plays unless ``[tournament] stages`` says otherwise."""
+
+Trio = tuple[str, str, str]
+Pair = tuple[str, str]
+
+
+class ScheduleKind(StrEnum):
+    """How tables are drawn."""
+
+    ROUND_ROBIN = "round_robin"
+    SWISS = "swiss"
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """One table match of a stage: three agent names in seat order (seat 0 first)."""
+
+    stage: int
+    """The stage, from 1."""
+    index: int
+    """The table's place in its stage, from 1."""
+    players: Trio
+
+    @property
+    def table_id(self) -> str:
+        """``s2t1``: unique in the tournament, so round seeds derived from the
+        tournament's seed and this id differ between tables."""
+        return f"s{self.stage}t{self.index}"
+
+
+@dataclass(frozen=True, slots=True)
+class FinishedTable:
+    """A table match that has ended, as later stages see it."""
+
+    stage: int
+    players: Trio
+    """In seat order."""
+    points: tuple[int, int, int]
+    """Each seat's total over the match."""
+
+
+# ─── round robin ─────────────────────────────────────────────────────────────────────
+
+
+def default_kind(n: int) -> ScheduleKind:
+    """Round robin while it has at most :data:`ROUND_ROBIN_LIMIT` tables, else Swiss."""
+    return ScheduleKind.ROUND_ROBIN if comb(n, 3) <= ROUND_ROBIN_LIMIT else ScheduleKind.SWISS
+
+
+def default_stages(n: int) -> int:
+    """How many stages a roster of ``n`` plays by default: one full round robin over
+    the triples, or :data:`SWISS_STAGES` Swiss stages when that would be more than
+    :data:`ROUND_ROBIN_LIMIT` table matches."""
+    _check_roster_size(n)
+    if default_kind(n) is ScheduleKind.SWISS:
+        return SWISS_STAGES
+    return round_robin_stages(n)
+
+
+def round_robin_stages(n: int) -> int:
+    """Stages in one cycle of the round robin of ``n`` agents."""
+    _check_roster_size(n)
+    return len(_round_robin_by_index(n))
+
+
+def round_robin(roster: Sequence[str], seed: int) -> list[list[Table]]:
+    """One full cycle of the round robin: stages of tables, every triple once.
+
+    The cycle's shape depends on the roster's size alone; the seed decides which agent
+    takes which place in it (so two tournaments of the same agents differ by seed).
+    """
+    names = _checked_roster(roster)
+    order = list(names)
+    random.Random(derive_seed(seed, "round robin")).shuffle(order)
+    return [
+        [
+            Table(stage=s, index=i, players=(order[a], order[b], order[c]))
+            for i, (a, b, c) in enumerate(tables, 1)
+        ]
+        for s, tables in enumerate(_round_robin_by_index(len(order)), 1)
+    ]
+
+
+@cache
+def _round_robin_by_index(n: int) -> tuple[tuple[tuple[int, int, int], ...], ...]:
+    """Stages of seated triples of 0..n-1: seats balanced, stages packed greedily."""
+    seated = _balanced_seats(list(itertools.combinations(range(n), 3)), n)
+    stages: list[tuple[tuple[int, int, int], ...]] = []
+    left = seated
+    while left:
+        used: set[int] = set()
+        stage: list[tuple[int, int, int]] = []
+        rest: list[tuple[int, int, int]] = []
+        for trio in left:
+            if used.isdisjoint(trio):
+                stage.append(trio)
+                used.update(trio)
+            else:
+                rest.append(trio)
+        stages.append(tuple(stage))
+        left = rest
+    return tuple(stages)
+
+
+_PERMUTATIONS: Final = tuple(itertools.permutations(range(3)))
+
+
+def _balanced_seats(trios: list[tuple[int, int, int]], n: int) -> list[tuple[int, int, int]]:
+    """Seat orders for ``trios`` so each agent's seat counts differ by at most 1.
+
+    Greedy first (each triple takes the order that adds least to its players' fullest
+    seats), then single-triple changes that lower the sum of squared counts, until none
+    does: a local search that reaches a spread of at most 1 for every roster a round
+    robin is used for (the tests check 3 to 12 agents).
+    """
+    counts = [[0, 0, 0] for _ in range(n)]
+
+    def cost(trio: Sequence[int]) -> int:
+        return sum(counts[agent][seat] for seat, agent in enumerate(trio))
+
+    seated: list[tuple[int, int, int]] = []
+    for trio in trios:
+        options = [(trio[p[0]], trio[p[1]], trio[p[2]]) for p in _PERMUTATIONS]
+        best = min(options, key=cost)
+        for seat, agent in enumerate(best):
+            counts[agent][seat] += 1
+        seated.append(best)
+
+    improved = True
+    while improved:
+        improved = False
+        for index, current in enumerate(seated):
+            for seat, agent in enumerate(current):
+                counts[agent][seat] -= 1
+            options = [(current[p[0]], current[p[1]], current[p[2]]) for p in _PERMUTATIONS]
+            best = min(options, key=cost)  # cost of a seat = count before this table
+            if cost(best) < cost(current):
+                improved = True
+                current = best
+            for seat, agent in enumerate(current):
+                counts[agent][seat] += 1
+            seated[index] = current
+    return seated
+
+
+def _round_robin_stage(roster: Sequence[str], stage_no: int, seed: int) -> list[Table]:
+    """Stage ``stage_no`` of repeated round-robin cycles, seats turned once per cycle."""
+    cycle = round_robin(roster, seed)
+    turn, place = divmod(stage_no - 1, len(cycle))
+    shift = turn % 3
+    return [
+        Table(
+            stage=stage_no,
+            index=table.index,
+            players=_turned(table.players, shift),
+        )
+        for table in cycle[place]
+    ]
+
+
+def _turned(players: Trio, shift: int) -> Trio:
+    """The seats turned ``shift`` places: each player one seat on per place."""
+    return (players[-shift % 3], players[(1 - shift) % 3], players[(2 - shift) % 3])
+
+
+# ─── Swiss ───────────────────────────────────────────────────────────────────────────
+
+
+def meetings(tables: Iterable[FinishedTable | Table]) -> Counter[Pair]:
+    """How often each pair of agents (sorted names) has shared a table."""
+    met: Counter[Pair] = Counter()
+    for table in tables:
+        for a, b in itertools.combinations(sorted(table.players), 2):
+            met[(a, b)] += 1
+    return met
+
+
+def seat_counts(tables: Iterable[FinishedTable | Table]) -> dict[str, tuple[int, int, int]]:
+    """Each agent's times in seat 0, 1 and 2."""
+    counts: dict[str, list[int]] = {}
+    for table in tables:
+        for seat, player in enumerate(table.players):
+            counts.setdefault(player, [0, 0, 0])[seat] += 1
+    return {player: (c[0], c[1], c[2]) for player, c in counts.items()}
+
+
+def swiss_stage(
+    standings: Sequence[str],
+    met: Mapping[Pair, int],
+    seats: Mapping[str, tuple[int, int, int]],
+    seed: int,
+    stage_no: int,
+) -> list[Table]:
+    """A Swiss stage's tables: neighbours in ``standings`` (best first) grouped by three.
+
+    ``met`` counts the meetings so far (:func:`meetings`, pairs in sorted order),
+    ``seats`` each agent's seat counts so far (:func:`seat_counts`). Groups avoid pairs
+    that have met where they can (fewest repeated meetings first, then the narrowest
+    spread of ranks); seats go to whoever sat there least. With ``n % 3`` agents too
+    many, those that sat out least sit out, the lowest-ranked of them first.
+    """
+    names = _checked_roster(standings)
+    played = {name: sum(seats.get(name, (0, 0, 0))) for name in names}
+    rank = {name: place for place, name in enumerate(names)}
+    out = sorted(names, key=lambda name: (-played[name], -rank[name]))[: len(names) % 3]
+    playing = [name for name in names if name not in out]
+    groups = _improve(_greedy_groups(playing, met, rank), met, rank)
+    groups.sort(key=lambda group: min(rank[name] for name in group))
+    rng = random.Random(derive_seed(seed, "swiss seats", stage_no))
+    return [
+        Table(stage=stage_no, index=i, players=_seat(group, seats, rng))
+        for i, group in enumerate(groups, 1)
+    ]
+
+
+def _met(met: Mapping[Pair, int], a: str, b: str) -> int:
+    return met.get((a, b) if a < b else (b, a), 0)
+
+
+def _group_cost(group: Sequence[str], met: Mapping[Pair, int], rank: Mapping[str, int]) -> int:
+    """Repeated meetings weigh more than any spread of ranks could."""
+    repeats = sum(_met(met, a, b) for a, b in itertools.combinations(group, 2))
+    ranks = [rank[name] for name in group]
+    return repeats * 10_000 + max(ranks) - min(ranks)
+
+
+def _greedy_groups(
+    playing: Sequence[str], met: Mapping[Pair, int], rank: Mapping[str, int]
+) -> list[list[str]]:
+    """The best-ranked agent left, with the two left that cost it least."""
+    left = list(playing)
+    groups: list[list[str]] = []
+    while left:
+        head, rest = left[0], left[1:]
+        pair = min(
+            itertools.combinations(rest, 2),
+            key=lambda two: _group_cost((head, *two), met, rank),
+        )
+        groups.append([head, *pair])
+        left = [name for name in rest if name not in pair]
+    return groups
+
+
+def _improve(
+    groups: list[list[str]], met: Mapping[Pair, int], rank: Mapping[str, int]
+) -> list[list[str]]:
+    """Swap agents between groups while a swap lowers the total cost (a local search,
+    deterministic: the greedy draw leaves repeats at the end that a swap often mends)."""
+    improved = True
+    while improved:
+        improved = False
+        for g, h in itertools.combinations(range(len(groups)), 2):
+            for i, j in itertools.product(range(3), range(3)):
+                first, second = list(groups[g]), list(groups[h])
+                first[i], second[j] = second[j], first[i]
+                before = _group_cost(groups[g], met, rank) + _group_cost(groups[h], met, rank)
+                after = _group_cost(first, met, rank) + _group_cost(second, met, rank)
+                if after < before:
+                    groups[g], groups[h] = first, second
+                    improved = True
+    return groups
+
+
+def _seat(
+    group: Sequence[str], seats: Mapping[str, tuple[int, int, int]], rng: random.Random
+) -> Trio:
+    """The seat order giving each player a seat they sat in least (ties: seeded)."""
+
+    def cost(order: Trio) -> tuple[int, int]:
+        counts = [seats.get(name, (0, 0, 0))[seat] for seat, name in enumerate(order)]
+        return (sum(c * c for c in counts), max(counts))
+
+    options: list[Trio] = [(group[p[0]], group[p[1]], group[p[2]]) for p in _PERMUTATIONS]
+    rng.shuffle(options)
+    return min(options, key=cost)
+
+
+# ─── the entry point ─────────────────────────────────────────────────────────────────
+
+
+def plan_stage(
+    kind: ScheduleKind,
+    stage_no: int,
+    roster: Sequence[str],
+    history: Sequence[FinishedTable],
+    seed: int,
+    *,
+    ratings: Mapping[str, float] | None = None,
+) -> list[Table]:
+    """Stage ``stage_no``'s tables (from 1), from the tables of earlier stages alone.
+
+    Pure: the same roster, history, seed (and ratings) give the same tables, so a
+    resumed tournament pairs exactly as an uninterrupted one. ``history`` must hold
+    only finished tables of earlier stages (a later one would make the pairing depend
+    on when it was asked). Swiss standings are by ``ratings`` when given, else by
+    points over ``history``; ties in a seeded order of the roster.
+    """
+    if stage_no < 1:
+        raise ValueError(f"stages count from 1, not {stage_no}")
+    late = sorted({table.stage for table in history if table.stage >= stage_no})
+    if late:
+        raise ValueError(
+            f"stage {stage_no} is planned from earlier stages only; history has stage {late[0]}"
+        )
+    names = _checked_roster(roster)
+    if kind is ScheduleKind.ROUND_ROBIN:
+        return _round_robin_stage(names, stage_no, seed)
+    tiebreak = list(names)
+    random.Random(derive_seed(seed, "swiss order")).shuffle(tiebreak)
+    points: Counter[str] = Counter()
+    for table in history:
+        for player, score in zip(table.players, table.points, strict=True):
+            points[player] += score
+    score_of: Mapping[str, float] = ratings if ratings is not None else points
+    place = {name: index for index, name in enumerate(tiebreak)}
+    standings = sorted(names, key=lambda name: (-score_of.get(name, 0), place[name]))
+    return swiss_stage(standings, meetings(history), seat_counts(history), seed, stage_no)
+
+
+def _check_roster_size(n: int) -> None:
+    if n < 3:
+        raise ValueError(f"a tournament needs at least 3 agents, not {n}")
+
+
+def _checked_roster(roster: Sequence[str]) -> tuple[str, ...]:
+    names = tuple(roster)
+    _check_roster_size(len(names))
+    if len(set(names)) != len(names):
+        twice = sorted(name for name, count in Counter(names).items() if count > 1)
+        raise ValueError(f"agent names must be distinct: {', '.join(twice)} more than once")
+    return names
