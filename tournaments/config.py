@@ -1,0 +1,223 @@
+"""A tournament file: ``[tournament]``, the ``[[agents]]`` roster, and the table
+sections ``arena play`` knows (``[rules]``, ``[table]``, ``[mqtt]``, ``[gifts]``).
+
+Validated like ``arena play``'s config (strict, frozen, unknown keys refused with a
+close known one offered), and every mistake is reported at once, naming the file and
+the key. ``config/tournament.toml`` is a commented example.
+"""
+
+from __future__ import annotations
+
+import difflib
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Annotated, Any, Final
+
+from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, field_validator
+
+from arena.config import MqttSettings, SeatConfig
+from arena.engine import Rules
+from arena.errors import ConfigError
+from arena.table.settings import TableSettings
+from tournaments.formats import Format, LandlordPolicy
+
+__all__ = [
+    "AgentEntry",
+    "TournamentConfig",
+    "TournamentSettings",
+    "load_tournament_config",
+    "parse_tournament_config",
+]
+
+AgentEntry = SeatConfig
+"""One agent of the roster (``[[agents]]``): name, type, options, timeout_s, exactly
+as a seat of ``arena play``'s config."""
+
+
+class TournamentSettings(BaseModel):
+    """``[tournament]``: what is played, and how long."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, allow_inf_nan=False)
+
+    name: str = Field(min_length=1, max_length=80)
+    format: Annotated[Format, Strict(False)] = Format.STANDARD
+    """quick (best of 5), standard (10 rounds), championship (20) or daily (open-ended)."""
+    landlord_policy: Annotated[LandlordPolicy, Strict(False)] = LandlordPolicy.BID
+    """bid (normal bidding) or rotate (轮庄: each seat landlord in turn)."""
+    seed: int | None = Field(default=None, ge=0, le=2**53 - 1)
+    """None: a fresh seed per tournament (stored, so it can be resumed and replayed)."""
+    stages: int | None = Field(default=None, ge=1, le=10_000)
+    """None: one full round robin over the triples, or 5 Swiss stages when that would
+    be more than 20 table matches (``tournaments.schedule.default_stages``)."""
+    tables_at_once: int | None = Field(default=None, ge=1, le=1000)
+    """Tables playing at the same time; None: every table of a stage."""
+
+
+class TournamentConfig(BaseModel):
+    """The whole tournament file."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    tournament: TournamentSettings
+    agents: tuple[AgentEntry, ...]
+    rules: Rules = Field(default_factory=Rules)
+    table: TableSettings = Field(default_factory=TableSettings)
+    """Unlike ``arena play``, no pause between actions by default (``pace_s = 0``)."""
+    mqtt: MqttSettings = Field(default_factory=MqttSettings)
+    gifts: dict[str, Any] = Field(default_factory=lambda: {"mode": "ranked"})
+    """Viewer gifts, off unless enabled, validated by the gifts package when the
+    tournament starts. Tournaments are ranked: ``mode`` is always ``"ranked"`` (every
+    effect that could change a result is rejected); writing ``mode = "show"`` is an error,
+    leaving it out is the same as ``"ranked"``."""
+
+    @field_validator("agents", mode="before")
+    @classmethod
+    def _at_least_three(cls, agents: Any) -> Any:
+        if isinstance(agents, list | tuple) and len(agents) < 3:
+            raise ValueError(f"at least 3 agents needed, {len(agents)} given")
+        return agents
+
+    @field_validator("agents")
+    @classmethod
+    def _distinct_names(cls, agents: tuple[AgentEntry, ...]) -> tuple[AgentEntry, ...]:
+        names = [agent.name for agent in agents]
+        twice = sorted({name for name in names if names.count(name) > 1})
+        if twice:
+            raise ValueError(f"agent names must be distinct: {', '.join(twice)} more than once")
+        return agents
+
+    @field_validator("gifts")
+    @classmethod
+    def _ranked(cls, gifts: dict[str, Any]) -> dict[str, Any]:
+        mode = gifts.get("mode", "ranked")
+        if mode != "ranked":
+            raise ValueError(
+                f"mode {mode!r}: tournaments are ranked, gifts never change a result; "
+                'leave mode out or write "ranked"'
+            )
+        return {**gifts, "mode": "ranked"}
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The roster's names, in file order."""
+        return tuple(agent.name for agent in self.agents)
+
+
+def load_tournament_config(path: str | Path) -> TournamentConfig:
+    """Read and validate a tournament file; :class:`ConfigError` names the file and
+    each bad key."""
+    file = Path(path)
+    if file.is_dir():
+        raise ConfigError(f"{file}: is a folder, not a tournament file")
+    try:
+        data = tomllib.loads(file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{file}: no such tournament file") from None
+    except OSError as exc:
+        raise ConfigError(f"{file}: cannot read: {exc.strerror}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{file}: not valid TOML: {exc}") from exc
+    return parse_tournament_config(data, source=str(file))
+
+
+def parse_tournament_config(
+    data: Mapping[str, Any], *, source: str = "<tournament>"
+) -> TournamentConfig:
+    """Validate already-parsed data; every error names ``source`` and the key."""
+    try:
+        config = TournamentConfig.model_validate(dict(data))
+    except ValidationError as exc:
+        lines = [f"{source}: {_with_agent(key, data)}: {text}" for key, text in _problems(exc)]
+        raise ConfigError("\n".join(lines)) from exc
+    _check_agent_types(config, source)
+    _check_human_agents(config, source)
+    return config
+
+
+_SECTIONS: Final[dict[tuple[str, ...], type[BaseModel]]] = {
+    (): TournamentConfig,
+    ("tournament",): TournamentSettings,
+    ("agents",): SeatConfig,
+    ("rules",): Rules,
+    ("table",): TableSettings,
+    ("mqtt",): MqttSettings,
+}
+"""The model behind each place a key can be (agent numbers left out): its known keys."""
+
+
+def _problems(exc: ValidationError) -> list[tuple[str, str]]:
+    """(key, message) per mistake: an unknown key offers a close known one (and then the
+    "Field required" of the key it meant is left out: the same mistake), quoted numbers
+    and booleans are named as the TOML slip they are. A small equivalent of
+    ``arena.config``'s, which is private and knows only ``arena play``'s sections."""
+    found: list[tuple[tuple[Any, ...], str]] = []
+    meant: set[tuple[Any, ...]] = set()
+    for error in exc.errors(include_url=False):
+        loc, message = tuple(error["loc"]), error["msg"]
+        if error["type"] == "extra_forbidden":
+            fields = _SECTIONS.get(tuple(p for p in loc[:-1] if isinstance(p, str)))
+            known = list(fields.model_fields) if fields else []
+            close = difflib.get_close_matches(str(loc[-1]), known, n=1)
+            message = "unknown key" + (f"; did you mean {close[0]!r}?" if close else "")
+            if loc == ("seats",):
+                message = "unknown key; a tournament's roster is [[agents]], not seats"
+            meant.update((*loc[:-1], name) for name in close)
+        elif error["type"] == "value_error":
+            message = str(error["ctx"]["error"])
+        elif error["type"].endswith("_type") and isinstance(error.get("input"), str):
+            fix = "true or false" if error["type"] == "bool_type" else "it"
+            message += f" (got {error['input']!r}: write {fix} without quotes)"
+        found.append((loc, message))
+    return [
+        (".".join(str(part) for part in loc) or "(top level)", message)
+        for loc, message in found
+        if not (loc in meant and message == "Field required")
+    ]
+
+
+def _with_agent(key: str, data: Mapping[str, Any]) -> str:
+    """``agents.3.type (agent 'Delta')``: agents count from 0 in keys; the name says
+    which is meant."""
+    parts = key.split(".")
+    if len(parts) < 2 or parts[0] != "agents" or not parts[1].isdigit():
+        return key
+    agents = data.get("agents")
+    index = int(parts[1])
+    if not isinstance(agents, list | tuple) or index >= len(agents):
+        return key
+    agent = agents[index]
+    name = agent.get("name") if isinstance(agent, Mapping) else None
+    return f"{key} (agent {name!r})" if isinstance(name, str) and name else key
+
+
+def _check_agent_types(config: TournamentConfig, source: str) -> None:
+    """Resolve every agent type now (as ``arena play`` does, without building an agent),
+    so a typo fails before the first stage; each bad one is named."""
+    from arena.agents.registry import check_agent_class
+
+    checks = [
+        (f"agents.{i}.type (agent {agent.name!r})", agent.type)
+        for i, agent in enumerate(config.agents)
+    ]
+    checks.append(("table.standin", config.table.standin))
+    problems = []
+    for key, type_name in checks:
+        try:
+            check_agent_class(type_name)
+        except ConfigError as exc:
+            problems.append(f"{source}: {key}: {exc}")
+    if problems:
+        raise ConfigError("\n".join(problems))
+
+
+def _check_human_agents(config: TournamentConfig, source: str) -> None:
+    """A person at the terminal can sit at one table at a time: with six agents or
+    more a stage may seat several tables at once, so ``tables_at_once`` must be 1."""
+    humans = [agent.name for agent in config.agents if agent.type == "human"]
+    at_once = config.tournament.tables_at_once
+    if humans and len(config.agents) >= 6 and at_once != 1:
+        raise ConfigError(
+            f"{source}: tournament.tables_at_once: agent {humans[0]!r} is human and plays "
+            f"at one table at a time; set tables_at_once = 1"
+        )
