@@ -52,6 +52,8 @@ ROUND_ROBIN_LIMIT: Final = 20
 """The most table matches a default round robin has; beyond it, Swiss."""
 SWISS_STAGES: Final = 5
 """Stages a Swiss tournament plays unless ``[tournament] stages`` says otherwise."""
+RESTARTS: Final = 12
+"""Seeded fresh starts of the Swiss grouping's local search when it ends on repeats."""
 
 Trio = tuple[str, str, str]
 Pair = tuple[str, str]
@@ -249,8 +251,10 @@ def swiss_stage(
     ``met`` counts the meetings so far (:func:`meetings`, pairs in sorted order),
     ``seats`` each agent's seat counts so far (:func:`seat_counts`). Groups avoid pairs
     that have met where they can (fewest repeated meetings first, then the narrowest
-    spread of ranks); seats go to whoever sat there least. With ``n % 3`` agents too
-    many, those that sat out least sit out, the lowest-ranked of them first.
+    spread of ranks: a greedy draw mended by swaps between tables, and a few seeded
+    restarts while pairs still repeat); seats go to whoever sat there least. With
+    ``n % 3`` agents too many, those that sat out least sit out, the lowest-ranked of
+    them first.
     """
     names = _checked_roster(standings)
     played = {name: sum(seats.get(name, (0, 0, 0))) for name in names}
@@ -258,6 +262,14 @@ def swiss_stage(
     out = sorted(names, key=lambda name: (-played[name], -rank[name]))[: len(names) % 3]
     playing = [name for name in names if name not in out]
     groups = _improve(_greedy_groups(playing, met, rank), met, rank)
+    if _repeats(groups, met):  # a local search stuck on repeats: a few seeded restarts
+        draw = random.Random(derive_seed(seed, "swiss restarts", stage_no))
+        for _ in range(RESTARTS):
+            start = list(playing)
+            draw.shuffle(start)
+            other = _improve([start[i : i + 3] for i in range(0, len(start), 3)], met, rank)
+            if _total(other, met, rank) < _total(groups, met, rank):
+                groups = other
     groups.sort(key=lambda group: min(rank[name] for name in group))
     rng = random.Random(derive_seed(seed, "swiss seats", stage_no))
     return [
@@ -275,6 +287,16 @@ def _group_cost(group: Sequence[str], met: Mapping[Pair, int], rank: Mapping[str
     repeats = sum(_met(met, a, b) for a, b in itertools.combinations(group, 2))
     ranks = [rank[name] for name in group]
     return repeats * 10_000 + max(ranks) - min(ranks)
+
+
+def _total(
+    groups: Sequence[Sequence[str]], met: Mapping[Pair, int], rank: Mapping[str, int]
+) -> int:
+    return sum(_group_cost(group, met, rank) for group in groups)
+
+
+def _repeats(groups: Sequence[Sequence[str]], met: Mapping[Pair, int]) -> int:
+    return sum(_met(met, a, b) for group in groups for a, b in itertools.combinations(group, 2))
 
 
 def _greedy_groups(
