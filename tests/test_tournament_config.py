@@ -18,7 +18,7 @@ from tournaments.config import (
     parse_tournament_config,
 )
 from tournaments.formats import Format, LandlordPolicy
-from tournaments.schedule import ScheduleKind, default_kind, default_stages
+from tournaments.schedule import ScheduleKind
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "config" / "tournament.toml"
 
@@ -52,8 +52,19 @@ def test_the_example_loads_with_the_documented_defaults() -> None:
     assert config.mqtt == MqttSettings()
     assert config.gifts == {"enabled": False, "mode": "ranked"}
     # what its comments say: six agents, a round robin of 10 stages of 2 tables
-    assert default_kind(6) is ScheduleKind.ROUND_ROBIN
-    assert default_stages(6) == 10
+    assert config.schedule_kind is ScheduleKind.ROUND_ROBIN
+    assert config.stage_count == 10
+
+
+def test_stages_default_by_roster_size_unless_given() -> None:
+    three = parse_tournament_config(minimal())
+    assert (three.schedule_kind, three.stage_count) == (ScheduleKind.ROUND_ROBIN, 1)
+    seven = minimal()
+    seven["agents"] += [{"name": n} for n in "DEFG"]
+    assert parse_tournament_config(seven).schedule_kind is ScheduleKind.SWISS
+    assert parse_tournament_config(seven).stage_count == 5
+    seven["tournament"]["stages"] = 8
+    assert parse_tournament_config(seven).stage_count == 8
 
 
 def test_defaults_of_a_minimal_file() -> None:

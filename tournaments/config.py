@@ -21,6 +21,7 @@ from arena.engine import Rules
 from arena.errors import ConfigError
 from arena.table.settings import TableSettings
 from tournaments.formats import Format, LandlordPolicy
+from tournaments.schedule import ScheduleKind, default_kind, default_stages
 
 __all__ = [
     "AgentEntry",
@@ -102,6 +103,17 @@ class TournamentConfig(BaseModel):
     def names(self) -> tuple[str, ...]:
         """The roster's names, in file order."""
         return tuple(agent.name for agent in self.agents)
+
+    @property
+    def schedule_kind(self) -> ScheduleKind:
+        """Round robin over the triples while that is at most 20 table matches, else
+        Swiss (three agents: one table match)."""
+        return default_kind(len(self.agents))
+
+    @property
+    def stage_count(self) -> int:
+        """``[tournament] stages``, or the default for the roster's size."""
+        return self.tournament.stages or default_stages(len(self.agents))
 
 
 def load_tournament_config(path: str | Path) -> TournamentConfig:
