@@ -327,14 +327,14 @@ async def test_the_feed_shows_the_real_deal_and_every_hand_after_every_play(
     feed.start()
     replay = ReplayWriter(tmp_path / "teed.jsonl")
     summary, sink = await play(
-        tee_recorders(replay.for_table("t1"), feed.for_table("t1")), rounds=4, seed=5
+        tee_recorders(replay.for_table("t1"), feed.for_table("t1")), rounds=4, seed=45
     )
     replay.close()
     await feed.close()
 
     assert feed.pending == 0
     assert feed.dropped == 0
-    assert [r.result.deals for r in summary.rounds] == [1, 2, 1, 1]  # round 2: a redeal
+    assert [r.result.deals for r in summary.rounds] == [1, 1, 2, 1]  # round 3: a redeal
     for item, received in zip(out.items, out.received_at, strict=True):
         assert received >= item["at"] / 1000 - EPOCH + DELAY  # never early
     assert [i["seq"] for i in out.items] == list(range(1, len(out.items) + 1))

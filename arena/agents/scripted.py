@@ -8,6 +8,7 @@ its randomness from its own seeded generator, so a match replays identically.
 from __future__ import annotations
 
 import random
+import zlib
 from typing import Any
 
 from arena.agents.base import BaseAgent
@@ -17,9 +18,11 @@ from arena.engine import Combo, ComboType, rank_counts
 from protocol import (
     BidRequest,
     BidResponse,
+    Deal,
     DoubleRequest,
     DoubleResponse,
     Emotion,
+    Message,
     PlayRequest,
     PlayResponse,
 )
@@ -36,6 +39,17 @@ class RandomAgent(BaseAgent):
         super().__init__(name, seed=seed, **options)
         self._rng = random.Random(seed)
         self._memo = HandMemo()
+
+    async def notify(self, message: Message) -> None:
+        """Each deal starts the choices afresh from the seed, the match and the round: a
+        round played again (a tournament resumed after a crash) is played the same,
+        whatever the rounds before it drew."""
+        if type(message) is Deal and self.seed is not None:
+            match = zlib.crc32((message.match_id or "").encode())
+            first = zlib.crc32("".join(message.hand[:3]).encode())  # a redeal draws anew
+            self._rng.seed(
+                (self.seed << 64) ^ (match << 32) ^ (first << 16) ^ (message.round_no or 0)
+            )
 
     async def bid(self, request: BidRequest) -> BidResponse:
         """Any allowed bid."""

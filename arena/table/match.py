@@ -11,6 +11,7 @@ from typing import Any, Literal
 import structlog
 
 from arena.engine import Rules
+from arena.errors import SetupError
 from arena.table.records import RoundRecord
 from arena.table.safe_point import NextRound
 from arena.table.table import Table
@@ -129,7 +130,7 @@ async def play_match(
     ``on_round`` hears every record as its round ends.
     """
     if rounds is None and goes_on is None:
-        raise ValueError("an open-ended match (rounds None) needs goes_on to end it")
+        raise SetupError("an open-ended match (rounds None) needs goes_on to end it")
     players = table.names
     summary = MatchSummary(
         table=table.table_id,
