@@ -87,6 +87,7 @@ _COMMANDS = {
     "schema": "write JSON Schemas of the protocol messages and the public events",
     "agent": "check an agent: arena agent check CONFIG [--seat NAME] [--json]",
     "gift": "send a test gift to a running arena: arena gift send EFFECT [options]",
+    "tournament": "run a tournament between any number of agents: arena tournament run FILE",
 }
 """Each command and its one line, for ``arena --help`` and for ``arena`` alone."""
 
@@ -241,8 +242,10 @@ def _parser() -> argparse.ArgumentParser:
     _logging_flags(replay)
 
     from gifts.cli_send import add_gift_command  # the gifts package, only for its command
+    from tournaments.cli import add_tournament_command  # and tournaments, for theirs
 
     add_gift_command(commands)
+    add_tournament_command(commands)
 
     schema = commands.add_parser("schema", help=_COMMANDS["schema"])
     schema.add_argument("directory", type=Path)
@@ -310,6 +313,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from gifts.cli_send import run_gift_command
 
             return run_gift_command(args)
+        if args.command == "tournament":
+            from tournaments.cli import run_tournament_command
+
+            return run_tournament_command(args)
         return _schema(args)
     except ArenaError as exc:
         for line in str(exc).splitlines() or [type(exc).__name__]:

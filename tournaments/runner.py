@@ -30,7 +30,7 @@ from tournaments.schedule import FinishedTable, plan_stage
 from tournaments.schedule import Table as Seating
 from tournaments.store import MatchRow, TournamentStore, round_record
 
-__all__ = ["TournamentRun", "run_tournament"]
+__all__ = ["TournamentRun", "check_agents", "run_tournament"]
 
 OnLeaderboard = Callable[[dict[str, Any]], None]
 """Hears the leaderboard (``Leaderboard.to_dict()`` with the tournament's id) after
@@ -52,13 +52,16 @@ async def run_tournament(
     *,
     tournament_id: str | None = None,
     on_leaderboard: OnLeaderboard | None = None,
+    on_start: Callable[[str], None] | None = None,
 ) -> TournamentRun:
     """Play ``config`` as a new tournament, or resume ``tournament_id`` (its config and
-    seed as stored); see the module. An interruption marks it ``interrupted``."""
+    seed as stored); see the module. ``on_start`` hears the tournament's id before the
+    first round. An interruption marks it ``interrupted``."""
     if (config is None) == (tournament_id is None):
         raise ValueError("give a config (a new tournament) or a tournament id (resume)")
     if tournament_id is None:
         assert config is not None
+        check_agents(config)  # a seat's mistake said now, not when its table comes
         seed = config.tournament.seed if config.tournament.seed is not None else new_seed()
         tournament_id = store.new_tournament(config.tournament.name, config, seed=seed)
     else:
@@ -70,6 +73,8 @@ async def run_tournament(
         round_record(stored) for stored in store.rounds(tournament_id)
     )
     tid = tournament_id
+    if on_start is not None:
+        on_start(tid)
 
     def told(record: RoundRecord) -> None:
         leaderboard.add_round(record)
@@ -86,6 +91,20 @@ async def run_tournament(
         raise
     store.mark_tournament(tid, "finished")
     return TournamentRun(tid, leaderboard, finished=True)
+
+
+def check_agents(config: TournamentConfig) -> None:
+    """Build every agent once, as its tables will: a ConfigError names the agent's key
+    and name before anything is played or stored."""
+    for index, entry in enumerate(config.agents):
+        create_agent(
+            entry.type,
+            entry.name,
+            seed=0,
+            rules=config.rules,
+            options=dict(entry.options),
+            seat_key=f"agents.{index}",
+        )
 
 
 def _history(matches: Sequence[MatchRow], *, before: int) -> list[FinishedTable]:

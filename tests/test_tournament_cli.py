@@ -1,0 +1,160 @@
+"""``arena tournament`` (issue 12): run, list, show, export, resume; a run killed with
+SIGKILL midway and resumed ends with the standings of an uninterrupted run; the
+leaderboard retained on a real broker."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import aiomqtt
+import pytest
+from mosquitto import Mosquitto, mosquitto_fixture  # noqa: F401 (the fixture)
+
+from arena.cli import main
+
+REPO = Path(__file__).resolve().parent.parent
+
+CUP = """\
+[tournament]
+name = "test cup"
+format = "standard"
+seed = 23
+
+[table]
+pace_s = {pace}
+
+[[agents]]
+name = "Ann"
+type = "greedy"
+
+[[agents]]
+name = "Bob"
+type = "heuristic"
+
+[[agents]]
+name = "Cid"
+type = "random"
+
+[[agents]]
+name = "Dee"
+type = "greedy"
+"""
+
+
+def cup(tmp_path: Path, *, pace: float = 0.0) -> Path:
+    file = tmp_path / "cup.toml"
+    file.write_text(CUP.format(pace=pace), encoding="utf-8")
+    return file
+
+
+def shown(db: Path, tid: str, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    capsys.readouterr()
+    assert main(["tournament", "show", tid, "--json", "--db", str(db)]) == 0
+    document: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return document
+
+
+def standings(document: dict[str, Any]) -> list[tuple[str, int, int]]:
+    return [(a["name"], a["points"], a["rounds"]) for a in document["agents"]]
+
+
+def only_id(db: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    capsys.readouterr()
+    assert main(["tournament", "list", "--json", "--db", str(db)]) == 0
+    (listed,) = json.loads(capsys.readouterr().out)["tournaments"]
+    return str(listed["id"])
+
+
+def test_run_list_show_export_and_the_mistakes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "cup.db"
+    assert main(["tournament", "run", str(cup(tmp_path)), "--db", str(db)]) == 0
+    tid = only_id(db, capsys)
+    document = shown(db, tid, capsys)
+    assert document["status"] == "finished"
+    assert {a["name"] for a in document["agents"]} == {"Ann", "Bob", "Cid", "Dee"}
+    assert all(a["rounds"] == 30 for a in document["agents"])  # 3 matches of 10 each
+    capsys.readouterr()
+    assert main(["tournament", "export", tid, "--csv", "--db", str(db)]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[0].startswith("rank,name,points,rounds")
+    assert len(rows) == 5
+    assert main(["tournament", "export", tid, "--json", "--db", str(db)]) == 0
+    assert standings(json.loads(capsys.readouterr().out)) == standings(document)
+    for argv, said in [
+        (["resume", tid], "is finished: nothing to resume"),
+        (["show", "t-nope"], "no tournament 't-nope'"),
+        (["show", tid, "--db", str(tmp_path / "none.db")], "no tournament database here"),
+        (["run", str(tmp_path / "missing.toml")], "no such tournament file"),
+    ]:
+        db_flag = [] if "--db" in argv else ["--db", str(db)]
+        assert main(["tournament", *argv, *db_flag]) == 2
+        assert said in capsys.readouterr().err
+
+
+def test_a_run_killed_midway_resumes_to_the_standings_of_an_uninterrupted_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    whole_db = tmp_path / "whole.db"
+    assert main(["tournament", "run", str(cup(tmp_path)), "--db", str(whole_db)]) == 0
+    whole = standings(shown(whole_db, only_id(whole_db, capsys), capsys))
+
+    killed_db = tmp_path / "killed.db"
+    file = cup(tmp_path, pace=0.004)  # slow enough to be caught midway
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "tournament", "run", str(file), "--db", str(killed_db)],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:  # until a dozen rounds are stored
+            time.sleep(0.05)
+            if killed_db.exists():
+                with sqlite3.connect(killed_db) as db:
+                    try:
+                        stored = db.execute("SELECT count(*) FROM rounds").fetchone()[0]
+                    except sqlite3.OperationalError:
+                        continue
+                if stored >= 12:
+                    break
+        os.kill(process.pid, signal.SIGKILL)
+    finally:
+        process.wait(10)
+    tid = only_id(killed_db, capsys)
+    cut = shown(killed_db, tid, capsys)
+    assert cut["status"] == "running"  # killed: nobody could say otherwise
+    assert 12 <= cut["rounds"] < 30  # midway
+    assert main(["tournament", "resume", tid, "--db", str(killed_db)]) == 0
+    resumed = shown(killed_db, tid, capsys)
+    assert resumed["status"] == "finished"
+    assert standings(resumed) == whole
+
+
+async def test_the_leaderboard_is_retained_on_the_broker(
+    tmp_path: Path, mosquitto: Mosquitto
+) -> None:
+    db = tmp_path / "cup.db"
+    url = f"mqtt://127.0.0.1:{mosquitto.port}"
+    argv = ["tournament", "run", str(cup(tmp_path)), "--db", str(db), "--mqtt", url]
+    assert await asyncio.to_thread(main, argv) == 0
+    async with aiomqtt.Client("127.0.0.1", mosquitto.port, identifier="late-reader") as client:
+        await client.subscribe("ddz-arena/tournaments/+/leaderboard", qos=1)
+        async with asyncio.timeout(5):
+            message = await anext(aiter(client.messages))
+    board = json.loads(bytes(message.payload))
+    assert message.retain
+    assert str(message.topic) == f"ddz-arena/tournaments/{board['tournament']}/leaderboard"
+    assert board["rounds"] == 40  # the last standings: 4 matches of 10 rounds
+    assert {a["name"] for a in board["agents"]} == {"Ann", "Bob", "Cid", "Dee"}

@@ -1,0 +1,250 @@
+"""``arena tournament``: run, resume, show, list and export tournaments.
+
+Every action takes ``--db PATH`` (default ``arena.db`` in the current folder), the
+SQLite file the tournament lives in. ``run FILE`` plays the tournament file from the
+start; ``resume ID`` goes on with one that was interrupted (Ctrl-C, a crash, ``kill
+-9``); ``show ID`` prints its leaderboard, finished or not (``--json``: one document);
+``list`` the tournaments in the file; ``export ID --csv|--json`` the leaderboard. With
+``--mqtt [URL]`` a run publishes the leaderboard after every round, retained, on
+``<prefix>/tournaments/<id>/leaderboard``.
+
+The parser is built for every ``arena`` command, so this module imports little at the
+top; what a run needs is imported when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from arena.errors import ArenaError, ConfigError
+
+if TYPE_CHECKING:
+    from tournaments.leaderboard import Leaderboard
+    from tournaments.store import TournamentStore
+
+__all__ = ["add_tournament_command", "run_tournament_command"]
+
+DEFAULT_DB: Final = Path("arena.db")
+DEFAULT_BROKER: Final = "default"
+
+
+class TournamentCommandError(ArenaError):
+    """A mistake naming a tournament or a file (one line, exit status 2)."""
+
+
+def add_tournament_command(subparsers: argparse._SubParsersAction[Any]) -> None:
+    """Add ``tournament`` and its actions to ``arena``'s commands."""
+    command = subparsers.add_parser(
+        "tournament",
+        help="run a tournament between any number of agents: arena tournament run FILE",
+        description="Tournaments: many agents, tables of three, a leaderboard, and "
+        "nothing lost if the process dies (docs/tournaments.md).",
+    )
+    actions = command.add_subparsers(dest="tournament_action", required=True, metavar="ACTION")
+    run = actions.add_parser("run", help="play a tournament file from the start")
+    run.add_argument("file", type=Path, metavar="FILE", help="the tournament file (TOML)")
+    resume = actions.add_parser("resume", help="go on with an interrupted tournament")
+    resume.add_argument("tournament_id", metavar="ID")
+    for playing in (run, resume):
+        playing.add_argument(
+            "--mqtt",
+            nargs="?",
+            const=DEFAULT_BROKER,
+            metavar="URL",
+            help="publish the leaderboard after every round, retained, to an MQTT broker "
+            "(default: the file's [mqtt] broker, 127.0.0.1:1883)",
+        )
+    show = actions.add_parser("show", help="a tournament's leaderboard, finished or not")
+    show.add_argument("tournament_id", metavar="ID")
+    show.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    listing = actions.add_parser("list", help="the tournaments in the database")
+    listing.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    export = actions.add_parser("export", help="a tournament's leaderboard as CSV or JSON")
+    export.add_argument("tournament_id", metavar="ID")
+    kind = export.add_mutually_exclusive_group(required=True)
+    kind.add_argument("--csv", action="store_true", help="one row per agent")
+    kind.add_argument("--json", action="store_true", help="one document")
+    for action in (run, resume, show, listing, export):
+        action.add_argument(
+            "--db",
+            type=Path,
+            default=DEFAULT_DB,
+            metavar="PATH",
+            help=f"the tournaments' SQLite file (default: {DEFAULT_DB} here)",
+        )
+        action.add_argument(
+            "--log-format", choices=("console", "json"), default="console", help=argparse.SUPPRESS
+        )
+        action.add_argument("--log-level", default="warning", help=argparse.SUPPRESS)
+
+
+def run_tournament_command(args: argparse.Namespace) -> int:
+    """Run ``arena tournament ACTION`` as parsed; the exit status."""
+    from tournaments.store import StoreError
+
+    action = args.tournament_action
+    if action == "run" and not args.file.is_file():
+        raise TournamentCommandError(f"{args.file}: no such tournament file")
+    if action != "run" and not args.db.is_file():
+        raise TournamentCommandError(f"{args.db}: no tournament database here (--db PATH)")
+    try:
+        if action in ("run", "resume"):
+            return _play(args)
+        return _read(args)
+    except StoreError as exc:
+        raise TournamentCommandError(str(exc)) from None
+
+
+def _play(args: argparse.Namespace) -> int:
+    from tournaments.config import load_tournament_config
+    from tournaments.runner import run_tournament
+    from tournaments.store import TournamentStore
+
+    config = None
+    if args.tournament_action == "run":
+        config = load_tournament_config(args.file)
+    with TournamentStore(args.db) as store:
+        if config is None:
+            row = store.tournament(args.tournament_id)
+            if row.status == "finished":
+                raise TournamentCommandError(f"tournament {row.id} is finished: nothing to resume")
+            from tournaments.config import parse_tournament_config
+
+            mqtt = parse_tournament_config(row.config, source=f"tournament {row.id}").mqtt
+        else:
+            mqtt = config.mqtt
+        publisher_settings = _broker(mqtt, args.mqtt)
+
+        async def play() -> Any:
+            from tournaments.publish import LeaderboardPublisher
+
+            publisher: LeaderboardPublisher | None = None
+
+            def start(tid: str) -> None:
+                nonlocal publisher
+                print(f"arena: tournament {tid} in {args.db}", file=sys.stderr, flush=True)
+                if publisher_settings is not None:
+                    publisher = LeaderboardPublisher(publisher_settings, tid)
+                    print(f"arena: leaderboard on {publisher.topic}", file=sys.stderr)
+
+            def told(board: dict[str, Any]) -> None:
+                if publisher is not None:
+                    publisher.publish(board)
+
+            try:
+                return await run_tournament(
+                    store,
+                    config,
+                    tournament_id=getattr(args, "tournament_id", None),
+                    on_leaderboard=told,
+                    on_start=start,
+                )
+            finally:
+                if publisher is not None:
+                    await publisher.close()
+
+        try:
+            run = asyncio.run(play())
+        except KeyboardInterrupt:
+            interrupted = [t for t in store.tournaments() if t.status == "interrupted"]
+            if interrupted:
+                tid = interrupted[-1].id
+                print(
+                    f"arena: tournament {tid} interrupted; go on with: arena tournament "
+                    f"resume {tid} --db {args.db}",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            raise
+        _print_board(run.leaderboard, title=f"tournament {run.tournament_id}, finished")
+    return 0
+
+
+def _broker(mqtt: Any, url: str | None) -> Any:
+    """The broker to publish the leaderboard to: none without ``--mqtt`` (unless the
+    file's ``[mqtt]`` is enabled), the file's, or the URL's."""
+    if url is None:
+        return mqtt if mqtt.enabled else None
+    if url == DEFAULT_BROKER:
+        return mqtt
+    from arena.config import MqttSettings
+    from arena.sinks.mqtt import broker_from_url
+
+    try:
+        return MqttSettings.model_validate({**mqtt.model_dump(), **broker_from_url(url)})
+    except ConfigError as exc:
+        raise TournamentCommandError(f"--mqtt: {exc}") from None
+
+
+def _read(args: argparse.Namespace) -> int:
+    from tournaments.store import TournamentStore
+
+    with TournamentStore(args.db) as store:
+        if args.tournament_action == "list":
+            return _list(store, as_json=args.json)
+        row = store.tournament(args.tournament_id)
+        board = _board(store, row.id)
+        if args.tournament_action == "show":
+            if args.json:
+                print(
+                    json.dumps(
+                        {
+                            "tournament": row.id,
+                            "name": row.name,
+                            "status": row.status,
+                            **board.to_dict(),
+                        },
+                        ensure_ascii=False,
+                        indent=2,
+                    )
+                )
+            else:
+                _print_board(board, title=f"tournament {row.id} ({row.name}), {row.status}")
+            return 0
+        if args.csv:
+            sys.stdout.write(board.to_csv())
+        else:
+            print(json.dumps({"tournament": row.id, **board.to_dict()}, ensure_ascii=False))
+        return 0
+
+
+def _board(store: TournamentStore, tid: str) -> Leaderboard:
+    from tournaments.leaderboard import Leaderboard
+    from tournaments.store import round_record
+
+    return Leaderboard.from_rounds(round_record(stored) for stored in store.rounds(tid))
+
+
+def _list(store: TournamentStore, *, as_json: bool) -> int:
+    rows = store.tournaments()
+    if as_json:
+        listed = [
+            {
+                "id": row.id,
+                "name": row.name,
+                "status": row.status,
+                "created_at": row.created_at,
+                "finished_at": row.finished_at,
+                "rounds": len(store.rounds(row.id)),
+            }
+            for row in rows
+        ]
+        print(json.dumps({"tournaments": listed}, ensure_ascii=False, indent=2))
+        return 0
+    if not rows:
+        print(f"no tournaments in {store.path}")
+    for row in rows:
+        print(f"{row.id}  {row.status:<11}  {row.created_at}  {row.name}")
+    return 0
+
+
+def _print_board(board: Leaderboard, *, title: str) -> None:
+    from rich.console import Console
+
+    wide = None if sys.stdout.isatty() else 200  # a file or a pipe: every column whole
+    Console(width=wide).print(title, board.render())
