@@ -433,7 +433,13 @@ def test_the_default_config_file_equals_the_embedded_defaults() -> None:
 def test_git_ignores_what_the_readmes_commands_write_and_nothing_under_tests() -> None:
     """``arena play --record match.jsonl`` and ``arena schema schemas/`` write into the
     clone's folder; a replay under tests/data is test data and must stay tracked."""
-    written = ["match.jsonl", "b.jsonl", "schemas/PLAY_REQUEST.schema.json"]
+    written = [
+        "match.jsonl",
+        "b.jsonl",
+        "schemas/PLAY_REQUEST.schema.json",
+        "arena.db",
+        "arena.db-wal",
+    ]
     kept = ["tests/data/replay-before-issue-7.jsonl", "tests/data/new.jsonl", "docs/x.jsonl"]
     done = subprocess.run(
         ["git", "check-ignore", "--no-index", "--verbose", "--non-matching", *written, *kept],
