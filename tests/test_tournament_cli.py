@@ -5,6 +5,7 @@ leaderboard retained on a real broker."""
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import os
 import signal
@@ -158,3 +159,41 @@ async def test_the_leaderboard_is_retained_on_the_broker(
     assert str(message.topic) == f"ddz-arena/tournaments/{board['tournament']}/leaderboard"
     assert board["rounds"] == 40  # the last standings: 4 matches of 10 rounds
     assert {a["name"] for a in board["agents"]} == {"Ann", "Bob", "Cid", "Dee"}
+
+
+def a_board(rounds: int) -> dict[str, Any]:
+    agent = {"rank": 1, "name": "Ann", "points_per_round": 1.5, "points": 3 * rounds}
+    return {"rounds": rounds, "agents": [{**agent, "mu": 25.0, "sigma": 8.0}]}
+
+
+def test_off_a_terminal_progress_is_a_line_every_tenth_of_the_rounds() -> None:
+    from rich.console import Console
+
+    from tournaments.cli import RunView
+
+    out = io.StringIO()
+    view = RunView(Console(file=out, force_terminal=False, width=120))
+    view.start(planned=40, played=8)  # resumed: 8 played before
+    for rounds in range(9, 41):
+        view.update(a_board(rounds))
+    view.stop()
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "arena: 12/40 rounds; leader Ann (1.50 a round)"
+    assert lines[-1] == "arena: 40/40 rounds; leader Ann (1.50 a round)"
+    assert len(lines) == 8  # 12, 16, ... 40
+
+
+def test_on_a_terminal_progress_is_a_bar_with_the_top_of_the_leaderboard() -> None:
+    from rich.console import Console
+
+    from tournaments.cli import RunView
+
+    out = io.StringIO()
+    view = RunView(Console(file=out, force_terminal=True, width=100))
+    view.start(planned=40, played=0)
+    view.update(a_board(10))
+    view.stop()
+    shown = out.getvalue()
+    assert "10/40" in shown
+    assert "Ann" in shown
+    assert "25.0 ± 8.0" in shown

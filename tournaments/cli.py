@@ -124,17 +124,20 @@ def _play(args: argparse.Namespace) -> int:
             from tournaments.publish import LeaderboardPublisher
 
             publisher: LeaderboardPublisher | None = None
+            view = RunView()
 
-            def start(tid: str) -> None:
+            def start(tid: str, planned: int | None, played: int) -> None:
                 nonlocal publisher
                 print(f"arena: tournament {tid} in {args.db}", file=sys.stderr, flush=True)
                 if publisher_settings is not None:
                     publisher = LeaderboardPublisher(publisher_settings, tid)
                     print(f"arena: leaderboard on {publisher.topic}", file=sys.stderr)
+                view.start(planned, played)
 
             def told(board: dict[str, Any]) -> None:
                 if publisher is not None:
                     publisher.publish(board)
+                view.update(board)
 
             try:
                 return await run_tournament(
@@ -145,6 +148,7 @@ def _play(args: argparse.Namespace) -> int:
                     on_start=start,
                 )
             finally:
+                view.stop()
                 if publisher is not None:
                     await publisher.close()
 
@@ -163,6 +167,77 @@ def _play(args: argparse.Namespace) -> int:
             raise
         _print_board(run.leaderboard, title=f"tournament {run.tournament_id}, finished")
     return 0
+
+
+class RunView:
+    """A run's progress: on a terminal a bar with an ETA above the top of the
+    leaderboard, redrawn after every round; otherwise a line at every tenth of the
+    rounds planned (every 50 rounds when open-ended), naming the leader."""
+
+    def __init__(self, console: Any = None) -> None:
+        from rich.console import Console
+
+        self.console = console or Console(stderr=True)
+        self.live: Any = None
+        self.progress: Any = None
+        self.task: Any = None
+        self.planned: int | None = None
+        self.played = 0
+        self._said = 0
+
+    def start(self, planned: int | None, played: int) -> None:
+        """Rounds planned (None: open-ended) and already played (a resumed run)."""
+        self.planned, self.played, self._said = planned, played, played
+        if not self.console.is_terminal:
+            return
+        from rich.live import Live
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+        self.progress = Progress(
+            "rounds",
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=self.console,
+        )
+        self.task = self.progress.add_task("rounds", total=planned, completed=played)
+        self.live = Live(self.progress, console=self.console, refresh_per_second=4)
+        self.live.start()
+
+    def update(self, board: dict[str, Any]) -> None:
+        """The leaderboard after a round."""
+        self.played = int(board["rounds"])
+        if self.live is not None:
+            from rich.console import Group
+            from rich.table import Table
+
+            self.progress.update(self.task, completed=self.played)
+            top = Table("#", "Agent", "Pts/Rd", "Pts", "Rating", box=None)
+            for agent in board["agents"][:5]:
+                top.add_row(
+                    str(agent["rank"]),
+                    agent["name"],
+                    f"{agent['points_per_round']:.2f}",
+                    str(agent["points"]),
+                    f"{agent['mu']:.1f} ± {agent['sigma']:.1f}",
+                )
+            self.live.update(Group(self.progress, top))
+            return
+        step = max(self.planned // 10, 1) if self.planned else 50
+        if self.played // step > self._said // step or self.played == self.planned:
+            self._said = self.played
+            leader = board["agents"][0]
+            of = f"/{self.planned}" if self.planned else ""
+            self.console.print(
+                f"arena: {self.played}{of} rounds; leader {leader['name']} "
+                f"({leader['points_per_round']:.2f} a round)",
+                highlight=False,
+            )
+
+    def stop(self) -> None:
+        if self.live is not None:
+            self.live.stop()
+            self.live = None
 
 
 def _broker(mqtt: Any, url: str | None) -> Any:
@@ -247,4 +322,22 @@ def _print_board(board: Leaderboard, *, title: str) -> None:
     from rich.console import Console
 
     wide = None if sys.stdout.isatty() else 200  # a file or a pipe: every column whole
-    Console(width=wide).print(title, board.render())
+    console = Console(width=wide)
+    if console.width >= 150:
+        console.print(title, board.render())
+        return
+    from rich.table import Table  # a narrow terminal: the columns that matter most
+
+    table = Table("#", "Agent", "Pts/Rd", "Pts", "Rds", "Rating (μ ± σ)", "Wins", title=title)
+    for agent in board.to_dict()["agents"]:
+        table.add_row(
+            str(agent["rank"]),
+            agent["name"],
+            f"{agent['points_per_round']:.2f}",
+            str(agent["points"]),
+            str(agent["rounds"]),
+            f"{agent['mu']:.1f} ± {agent['sigma']:.1f}",
+            str(agent["round_wins"]),
+        )
+    console.print(table)
+    console.print("(every column: a wider terminal, or --json / export --csv)", style="dim")

@@ -26,11 +26,11 @@ from arena.table import RoundRecord, Table, derive_seed, play_match
 from tournaments.config import TournamentConfig, parse_tournament_config
 from tournaments.formats import MatchLength
 from tournaments.leaderboard import Leaderboard
-from tournaments.schedule import FinishedTable, plan_stage
+from tournaments.schedule import FinishedTable, ScheduleKind, plan_stage
 from tournaments.schedule import Table as Seating
 from tournaments.store import MatchRow, TournamentStore, round_record
 
-__all__ = ["TournamentRun", "check_agents", "run_tournament"]
+__all__ = ["TournamentRun", "check_agents", "planned_rounds", "run_tournament"]
 
 OnLeaderboard = Callable[[dict[str, Any]], None]
 """Hears the leaderboard (``Leaderboard.to_dict()`` with the tournament's id) after
@@ -52,11 +52,12 @@ async def run_tournament(
     *,
     tournament_id: str | None = None,
     on_leaderboard: OnLeaderboard | None = None,
-    on_start: Callable[[str], None] | None = None,
+    on_start: Callable[[str, int | None, int], None] | None = None,
 ) -> TournamentRun:
     """Play ``config`` as a new tournament, or resume ``tournament_id`` (its config and
-    seed as stored); see the module. ``on_start`` hears the tournament's id before the
-    first round. An interruption marks it ``interrupted``."""
+    seed as stored); see the module. ``on_start`` hears, before the first round, the
+    tournament's id, the rounds it plans at most (None: open-ended) and those played
+    before (a resumed run). An interruption marks it ``interrupted``."""
     if (config is None) == (tournament_id is None):
         raise ValueError("give a config (a new tournament) or a tournament id (resume)")
     if tournament_id is None:
@@ -73,8 +74,8 @@ async def run_tournament(
         round_record(stored) for stored in store.rounds(tournament_id)
     )
     tid = tournament_id
-    if on_start is not None:
-        on_start(tid)
+    if on_start is not None:  # the id, the rounds planned and those already played
+        on_start(tid, planned_rounds(config, seed), leaderboard.rounds)
 
     def told(record: RoundRecord) -> None:
         leaderboard.add_round(record)
@@ -91,6 +92,23 @@ async def run_tournament(
         raise
     store.mark_tournament(tid, "finished")
     return TournamentRun(tid, leaderboard, finished=True)
+
+
+def planned_rounds(config: TournamentConfig, seed: int) -> int | None:
+    """How many rounds the tournament plays at most (a best-of-five may end sooner);
+    None when open-ended (``daily``). A round robin's stages are known at once; a
+    Swiss stage seats all but the agents left over (n % 3)."""
+    length = MatchLength.of(config.tournament.format)
+    if length.rounds is None:
+        return None
+    if config.schedule_kind is ScheduleKind.SWISS:
+        matches = config.stage_count * (len(config.agents) // 3)
+    else:
+        matches = sum(
+            len(plan_stage(ScheduleKind.ROUND_ROBIN, stage, config.names, [], seed))
+            for stage in range(1, config.stage_count + 1)
+        )
+    return matches * length.rounds
 
 
 def check_agents(config: TournamentConfig) -> None:
