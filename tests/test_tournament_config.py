@@ -77,9 +77,9 @@ def test_defaults_of_a_minimal_file() -> None:
 
 
 def test_every_field_of_tournament_is_read() -> None:
-    config = parse_tournament_config(
-        minimal(format="quick", landlord_policy="rotate", seed=7, stages=3, tables_at_once=2)
-    )
+    data = minimal(format="quick", landlord_policy="rotate", seed=7, stages=3, tables_at_once=2)
+    data["agents"].append({"name": "D"})  # stages need more than three agents
+    config = parse_tournament_config(data)
     settings = config.tournament
     assert settings.format is Format.QUICK
     assert settings.landlord_policy is LandlordPolicy.ROTATE
@@ -194,3 +194,14 @@ def test_the_config_is_frozen() -> None:
     config = parse_tournament_config(minimal())
     with pytest.raises(ValueError, match="frozen"):
         config.tournament.name = "Other"  # type: ignore[misc]
+
+
+def test_three_agents_play_one_table_match_and_more_stages_are_refused() -> None:
+    three = [{"name": n} for n in ("A", "B", "C")]
+    config = parse_tournament_config({"tournament": {"name": "x"}, "agents": three}, source="s")
+    assert config.stage_count == 1
+    with pytest.raises(ConfigError) as raised:
+        parse_tournament_config(
+            {"tournament": {"name": "x", "stages": 3}, "agents": three}, source="cup.toml"
+        )
+    assert str(raised.value).startswith("cup.toml: tournament.stages: 3 stages with 3 agents")

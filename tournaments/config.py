@@ -14,7 +14,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Final
 
-from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    Strict,
+    ValidationError,
+    field_validator,
+)
 
 from arena.config import MqttSettings, SeatConfig
 from arena.engine import Rules
@@ -144,6 +151,12 @@ def parse_tournament_config(
         raise ConfigError("\n".join(lines)) from exc
     _check_agent_types(config, source)
     _check_human_agents(config, source)
+    stages = config.tournament.stages
+    if len(config.agents) == 3 and stages is not None and stages > 1:
+        raise ConfigError(  # more stages would replay the one match, seats turned
+            f"{source}: tournament.stages: {stages} stages with 3 agents; three agents play "
+            "one table match (leave stages out, or choose a longer format)"
+        )
     return config
 
 
