@@ -29,6 +29,7 @@ __all__ = [
     "SpectatorSettings",
     "load_config",
     "parse_config",
+    "read_toml",
 ]
 
 DEFAULT_SEATS: tuple[tuple[str, str], ...] = (
@@ -204,18 +205,23 @@ def load_config(path: str | Path | None = None) -> ArenaConfig:
     """
     if path is None:
         return ArenaConfig()
+    return parse_config(read_toml(path, "config file"), source=str(path))
+
+
+def read_toml(path: str | Path, what: str) -> dict[str, Any]:
+    """A TOML file's data; a ConfigError names the file and says what is wrong with it
+    (``what`` names the kind of file: ``config file``, ``tournament file``)."""
     file = Path(path)
     if file.is_dir():
-        raise ConfigError(f"{file}: is a folder, not a config file")
+        raise ConfigError(f"{file}: is a folder, not a {what}")
     try:
-        data = tomllib.loads(file.read_text(encoding="utf-8"))
+        return tomllib.loads(file.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ConfigError(f"{file}: no such config file") from None
+        raise ConfigError(f"{file}: no such {what}") from None
     except OSError as exc:
         raise ConfigError(f"{file}: cannot read: {exc.strerror}") from exc
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{file}: not valid TOML: {exc}") from exc
-    return parse_config(data, source=str(file))
 
 
 def parse_config(

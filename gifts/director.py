@@ -94,14 +94,7 @@ class GiftDirector:
             return
 
         def apply(pending: Pending) -> str | None:
-            try:
-                self._apply(pending, handle)
-            except IllegalActionError as exc:
-                return str(exc)
-            except Exception as exc:  # a gift must never stop the match
-                log.exception("gift_effect_failed", gift=pending.id, effect=pending.effect)
-                return f"error: {type(exc).__name__}"
-            return None
+            return _refusal_of(lambda: self._apply(pending, handle), pending)
 
         queue.drain(lambda: moment_of(handle), apply, self._clock())
 
@@ -112,14 +105,7 @@ class GiftDirector:
             return
 
         def apply(pending: Pending) -> str | None:
-            try:
-                _apply_between_rounds(pending, handle)
-            except IllegalActionError as exc:
-                return str(exc)
-            except Exception as exc:  # a gift must never stop the match
-                log.exception("gift_effect_failed", gift=pending.id, effect=pending.effect)
-                return f"error: {type(exc).__name__}"
-            return None
+            return _refusal_of(lambda: _apply_between_rounds(pending, handle), pending)
 
         queue.drain(lambda: BETWEEN_ROUNDS_MOMENT, apply, self._clock())
 
@@ -149,6 +135,19 @@ class GiftDirector:
             handle.cheer(target, audience_line(pending))
         # EMOTE, EFFECT: nothing in the round; ROLE_SWAP, RESHUFFLE never reach here
         # (their window is between rounds)
+
+
+def _refusal_of(effect: Callable[[], None], pending: Pending) -> str | None:
+    """Apply one gift's effect: None when it applied, else why not, in the rules' words
+    (an unexpected error is logged and named: a gift must never stop the match)."""
+    try:
+        effect()
+    except IllegalActionError as exc:
+        return str(exc)
+    except Exception as exc:
+        log.exception("gift_effect_failed", gift=pending.id, effect=pending.effect)
+        return f"error: {type(exc).__name__}"
+    return None
 
 
 def _apply_between_rounds(pending: Pending, handle: BetweenRoundsHandle) -> None:

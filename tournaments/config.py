@@ -9,7 +9,6 @@ the key. ``config/tournament.toml`` is a commented example.
 from __future__ import annotations
 
 import difflib
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Final
@@ -23,7 +22,7 @@ from pydantic import (
     field_validator,
 )
 
-from arena.config import MqttSettings, SeatConfig
+from arena.config import MqttSettings, SeatConfig, read_toml
 from arena.engine import Rules
 from arena.errors import ConfigError
 from arena.table.settings import TableSettings
@@ -126,18 +125,7 @@ class TournamentConfig(BaseModel):
 def load_tournament_config(path: str | Path) -> TournamentConfig:
     """Read and validate a tournament file; :class:`ConfigError` names the file and
     each bad key."""
-    file = Path(path)
-    if file.is_dir():
-        raise ConfigError(f"{file}: is a folder, not a tournament file")
-    try:
-        data = tomllib.loads(file.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"{file}: no such tournament file") from None
-    except OSError as exc:
-        raise ConfigError(f"{file}: cannot read: {exc.strerror}") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{file}: not valid TOML: {exc}") from exc
-    return parse_tournament_config(data, source=str(file))
+    return parse_tournament_config(read_toml(path, "tournament file"), source=str(path))
 
 
 def parse_tournament_config(
