@@ -14,8 +14,10 @@ import random
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from arena.agents.base import Agent
 from arena.agents.registry import create_agent
-from arena.config import ArenaConfig
+from arena.config import ArenaConfig, SeatConfig
+from arena.engine import Rules
 from arena.errors import raise_start_failures
 from arena.replay import ReplayWriter
 from arena.sinks.queued import DEFAULT_MAX_EVENTS, QueuedSink
@@ -40,6 +42,7 @@ __all__ = [
     "play_tables",
     "queue_sinks",
     "run_arena",
+    "seat_agent",
 ]
 
 
@@ -70,6 +73,14 @@ def queue_sinks(
     ]
 
 
+def seat_agent(seat: SeatConfig, *, seed: int, rules: Rules, seat_key: str) -> Agent:
+    """The agent a seat's config describes (a ConfigError names ``seat_key`` and the
+    seat's name): its type, name and options, the seed and rules the table gives."""
+    return create_agent(
+        seat.type, seat.name, seed=seed, rules=rules, options=dict(seat.options), seat_key=seat_key
+    )
+
+
 def build_tables(
     config: ArenaConfig,
     *,
@@ -93,12 +104,10 @@ def build_tables(
     for index in range(config.match.tables):
         table_id = f"t{index + 1}"
         agents = [
-            create_agent(
-                seat.type,
-                seat.name,
+            seat_agent(
+                seat,
                 seed=derive_seed(seed, table_id, "seat", position),
                 rules=config.rules,
-                options=dict(seat.options),
                 seat_key=f"seats.{position}",
             )
             for position, seat in enumerate(config.seats)

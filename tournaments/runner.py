@@ -20,8 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arena.agents.registry import create_agent
-from arena.runner import new_seed
+from arena.runner import new_seed, seat_agent
 from arena.table import RoundRecord, Table, derive_seed, play_match
 from tournaments.config import TournamentConfig, parse_tournament_config
 from tournaments.formats import MatchLength
@@ -115,14 +114,7 @@ def check_agents(config: TournamentConfig) -> None:
     """Build every agent once, as its tables will: a ConfigError names the agent's key
     and name before anything is played or stored."""
     for index, entry in enumerate(config.agents):
-        create_agent(
-            entry.type,
-            entry.name,
-            seed=0,
-            rules=config.rules,
-            options=dict(entry.options),
-            seat_key=f"agents.{index}",
-        )
+        seat_agent(entry, seed=0, rules=config.rules, seat_key=f"agents.{index}")
 
 
 def _history(matches: Sequence[MatchRow], *, before: int) -> list[FinishedTable]:
@@ -184,12 +176,10 @@ async def _play_table_match(
     for position, name in enumerate(seating.players):
         index, entry = entries[name]
         agents.append(
-            create_agent(
-                entry.type,
-                entry.name,
+            seat_agent(
+                entry,
                 seed=derive_seed(seed, table_id, "seat", position),
                 rules=config.rules,
-                options=dict(entry.options),
                 seat_key=f"agents.{index}",
             )
         )
