@@ -1,5 +1,7 @@
 """A tournament file: ``[tournament]``, the ``[[agents]]`` roster, and the table
-sections ``arena play`` knows (``[rules]``, ``[table]``, ``[mqtt]``, ``[gifts]``).
+sections ``arena play`` knows (``[rules]``, ``[table]``, ``[moderation]``, ``[mqtt]``,
+``[gifts]``). ``[spectator]`` is refused: a tournament's tables publish no live feed
+for a delayed one to follow.
 
 Validated like ``arena play``'s config (strict, frozen, unknown keys refused with a
 close known one offered), and every mistake is reported at once, naming the file and
@@ -20,11 +22,13 @@ from pydantic import (
     Strict,
     ValidationError,
     field_validator,
+    model_validator,
 )
 
 from arena.config import MqttSettings, SeatConfig, read_toml
 from arena.engine import Rules
 from arena.errors import ConfigError
+from arena.table.moderation import ModerationSettings, load_hook
 from arena.table.settings import TableSettings
 from tournaments.formats import Format, LandlordPolicy
 from tournaments.schedule import ScheduleKind, default_kind, default_stages
@@ -59,6 +63,18 @@ class TournamentSettings(BaseModel):
     be more than 20 table matches (``tournaments.schedule.default_stages``)."""
     tables_at_once: int | None = Field(default=None, ge=1, le=1000)
     """Tables playing at the same time; None: every table of a stage."""
+    session_rounds: int | None = Field(default=None, ge=1, le=1_000_000)
+    """``daily`` only: the rounds one session plays (across the stage's tables) before
+    it stops, resumable; None: until stopped (Ctrl-C). ``--rounds N`` overrides it."""
+
+    @model_validator(mode="after")
+    def _sessions_are_daily(self) -> TournamentSettings:
+        if self.session_rounds is not None and self.format is not Format.DAILY:
+            raise ValueError(
+                f"session_rounds: only a daily tournament has sessions; a {self.format} "
+                "tournament has a fixed length (leave session_rounds out)"
+            )
+        return self
 
 
 class TournamentConfig(BaseModel):
@@ -71,6 +87,9 @@ class TournamentConfig(BaseModel):
     rules: Rules = Field(default_factory=Rules)
     table: TableSettings = Field(default_factory=TableSettings)
     """Unlike ``arena play``, no pause between actions by default (``pace_s = 0``)."""
+    moderation: ModerationSettings = Field(default_factory=ModerationSettings)
+    """What viewers may read of the agents' comments and strategy hints, as in
+    ``arena play``: the stored rounds keep the filtered texts."""
     mqtt: MqttSettings = Field(default_factory=MqttSettings)
     gifts: dict[str, Any] = Field(default_factory=lambda: {"mode": "ranked"})
     """Viewer gifts, off unless enabled, validated by the gifts package when the
@@ -132,6 +151,12 @@ def parse_tournament_config(
     data: Mapping[str, Any], *, source: str = "<tournament>"
 ) -> TournamentConfig:
     """Validate already-parsed data; every error names ``source`` and the key."""
+    if "spectator" in data:
+        raise ConfigError(
+            f"{source}: spectator: not in a tournament file: a tournament's tables publish "
+            "no live feed (only the leaderboard), so a delayed feed of every hand would "
+            "have nothing to follow; remove [spectator] (arena play has it)"
+        )
     try:
         config = TournamentConfig.model_validate(dict(data))
     except ValidationError as exc:
@@ -139,6 +164,8 @@ def parse_tournament_config(
         raise ConfigError("\n".join(lines)) from exc
     _check_agent_types(config, source)
     _check_human_agents(config, source)
+    _check_moderation_hook(config, source)
+    _check_gifts(config, source)
     stages = config.tournament.stages
     if len(config.agents) == 3 and stages is not None and stages > 1:
         raise ConfigError(  # more stages would replay the one match, seats turned
@@ -154,6 +181,7 @@ _SECTIONS: Final[dict[tuple[str, ...], type[BaseModel]]] = {
     ("agents",): SeatConfig,
     ("rules",): Rules,
     ("table",): TableSettings,
+    ("moderation",): ModerationSettings,
     ("mqtt",): MqttSettings,
 }
 """The model behind each place a key can be (agent numbers left out): its known keys."""
@@ -234,3 +262,28 @@ def _check_human_agents(config: TournamentConfig, source: str) -> None:
             f"{source}: tournament.tables_at_once: agent {humans[0]!r} is human and plays "
             f"at one table at a time; set tables_at_once = 1"
         )
+
+
+def _check_moderation_hook(config: TournamentConfig, source: str) -> None:
+    """Load the moderation hook now, so a typo fails before the first stage."""
+    if config.moderation.enabled and config.moderation.hook:
+        try:
+            load_hook(config.moderation.hook)
+        except ConfigError as exc:
+            raise ConfigError(f"{source}: moderation.hook: {exc}") from exc
+
+
+def _check_gifts(config: TournamentConfig, source: str) -> None:
+    """``[gifts]`` as the gifts package reads it (only when the file says more than the
+    mode, so a tournament without gifts never loads the package). ``default_table`` is
+    refused: a tournament's tables change stage by stage."""
+    if set(config.gifts) <= {"mode"}:
+        return
+    if "default_table" in config.gifts:
+        raise ConfigError(
+            f"{source}: gifts.default_table: not in a tournament: its tables change stage by "
+            "stage (s1t1, s1t2, ...); a gift naming no table goes to the first table playing"
+        )
+    from gifts.settings import load_gift_settings
+
+    load_gift_settings(config.gifts, source=source)

@@ -11,23 +11,38 @@ order they were committed. After every round the leaderboard is updated and hand
 A table match's seeds derive from the tournament's seed and the table's id
 (``s<stage>t<index>``), the agents' from those and the seat: the same file and seed
 play the same tournament.
+
+A :class:`~tournaments.session.Session` may stop the tables short of the end (a daily
+session's rounds played, or a stop asked): each stops after a round, the tournament is
+left ``interrupted`` and :attr:`TournamentRun.finished` is false. With
+:class:`~tournaments.gifts.TournamentGifts` each table takes viewer gifts while it
+plays (ranked: never a changed result); that module, and the gifts package, are only
+imported by a caller that turns gifts on.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from arena.agents.base import Agent
+from arena.errors import ConfigError
 from arena.runner import new_seed, seat_agent
-from arena.table import RoundRecord, Table, derive_seed, play_match
-from tournaments.config import TournamentConfig, parse_tournament_config
-from tournaments.formats import MatchLength
+from arena.table import RoundRecord, Table, build_moderator, derive_seed, play_match
+from tournaments.config import AgentEntry, TournamentConfig, parse_tournament_config
+from tournaments.formats import Format, MatchLength
 from tournaments.leaderboard import Leaderboard
 from tournaments.schedule import FinishedTable, ScheduleKind, plan_stage
 from tournaments.schedule import Table as Seating
+from tournaments.session import Session, SessionEnd
 from tournaments.store import MatchRow, TournamentStore, round_record
+
+if TYPE_CHECKING:
+    from arena.table.moderation import Moderator
+    from tournaments.gifts import TournamentGifts
 
 __all__ = ["TournamentRun", "check_agents", "planned_rounds", "run_tournament"]
 
@@ -52,11 +67,15 @@ async def run_tournament(
     tournament_id: str | None = None,
     on_leaderboard: OnLeaderboard | None = None,
     on_start: Callable[[str, int | None, int], None] | None = None,
+    session: Session | None = None,
+    gifts: TournamentGifts | None = None,
 ) -> TournamentRun:
     """Play ``config`` as a new tournament, or resume ``tournament_id`` (its config and
     seed as stored); see the module. ``on_start`` hears, before the first round, the
     tournament's id, the rounds it plans at most (None: open-ended) and those played
-    before (a resumed run). An interruption marks it ``interrupted``."""
+    before (a resumed run). An interruption, or a ``session`` that stops short of the
+    end, marks it ``interrupted``. ``session`` defaults to the file's ``session_rounds``
+    (``daily`` only); ``gifts`` are started with the seed and stopped at the end."""
     if (config is None) == (tournament_id is None):
         raise ValueError("give a config (a new tournament) or a tournament id (resume)")
     if tournament_id is None:
@@ -69,9 +88,16 @@ async def run_tournament(
         config = parse_tournament_config(row.config, source=f"tournament {tournament_id}")
         seed = row.seed
         store.mark_tournament(tournament_id, "running")
-    leaderboard = Leaderboard.from_rounds(
-        round_record(stored) for stored in store.rounds(tournament_id)
-    )
+    if session is None:
+        session = Session(config.tournament.session_rounds)
+    if session.rounds is not None and config.tournament.format is not Format.DAILY:
+        raise ConfigError(
+            f"a session of {session.rounds} rounds: only a daily tournament has sessions; "
+            f"a {config.tournament.format} tournament has a fixed length"
+        )
+    stored = store.rounds(tournament_id)
+    leaderboard = Leaderboard.from_rounds(round_record(row) for row in stored)
+    played = Counter(str(row["table"]) for row in stored)
     tid = tournament_id
     if on_start is not None:  # the id, the rounds planned and those already played
         on_start(tid, planned_rounds(config, seed), leaderboard.rounds)
@@ -81,16 +107,41 @@ async def run_tournament(
         if on_leaderboard is not None:
             on_leaderboard({"tournament": tid, **leaderboard.to_dict()})
 
+    playing = _Playing(store, config, tid, seed, session, gifts, _moderator(config))
+    if gifts is not None:
+        gifts.start(seed)
     try:
         for stage_no in range(1, config.stage_count + 1):
             history = _history(store.table_matches(tid), before=stage_no)
             seatings = plan_stage(config.schedule_kind, stage_no, config.names, history, seed)
-            await _play_stage(store, config, tid, seed, seatings, told)
+            session.plan_stage([s.table_id for s in seatings], played)
+            await _play_stage(playing, seatings, told)
+            if session.ended:
+                break
     except BaseException:
         store.mark_tournament(tid, "interrupted")
         raise
+    finally:
+        if gifts is not None:
+            await gifts.stop()
+    if session.ended:
+        store.mark_tournament(tid, "interrupted")
+        return TournamentRun(tid, leaderboard, finished=False)
     store.mark_tournament(tid, "finished")
     return TournamentRun(tid, leaderboard, finished=True)
+
+
+@dataclass(frozen=True)
+class _Playing:
+    """What every table of a run shares."""
+
+    store: TournamentStore
+    config: TournamentConfig
+    tid: str
+    seed: int
+    session: Session
+    gifts: TournamentGifts | None
+    moderator: Moderator
 
 
 def planned_rounds(config: TournamentConfig, seed: int) -> int | None:
@@ -131,19 +182,16 @@ def _history(matches: Sequence[MatchRow], *, before: int) -> list[FinishedTable]
 
 
 async def _play_stage(
-    store: TournamentStore,
-    config: TournamentConfig,
-    tid: str,
-    seed: int,
+    playing: _Playing,
     seatings: Sequence[Seating],
     told: Callable[[RoundRecord], None],
 ) -> None:
     """Every table of one stage, ``tables_at_once`` at a time (default: all)."""
-    at_once = asyncio.Semaphore(config.tournament.tables_at_once or max(len(seatings), 1))
+    at_once = asyncio.Semaphore(playing.config.tournament.tables_at_once or max(len(seatings), 1))
 
     async def one(seating: Seating) -> None:
         async with at_once:
-            await _play_table_match(store, config, tid, seed, seating, told)
+            await _play_table_match(playing, seating, told)
 
     try:
         async with asyncio.TaskGroup() as group:
@@ -156,50 +204,44 @@ async def _play_stage(
 
 
 async def _play_table_match(
-    store: TournamentStore,
-    config: TournamentConfig,
-    tid: str,
-    seed: int,
+    playing: _Playing,
     seating: Seating,
     told: Callable[[RoundRecord], None],
 ) -> None:
+    store, config, seed, session = playing.store, playing.config, playing.seed, playing.session
     table_id = seating.table_id
     match_id = store.open_match(
-        tid, stage=str(seating.stage), table_id=table_id, players=seating.players, seed=seed
+        playing.tid, stage=str(seating.stage), table_id=table_id, players=seating.players, seed=seed
     )
     if store.match(match_id).status == "finished":
         return  # played before the interruption: already history and on the board
     done = store.round_records(match_id)
-    entries = {entry.name: (index, entry) for index, entry in enumerate(config.agents)}
-    agents = []
-    timeouts = []
-    for position, name in enumerate(seating.players):
-        index, entry = entries[name]
-        agents.append(
-            seat_agent(
-                entry,
-                seed=derive_seed(seed, table_id, "seat", position),
-                rules=config.rules,
-                seat_key=f"agents.{index}",
-            )
-        )
-        timeouts.append(entry.effective_timeout_s)
+    if not session.may_start(table_id, len(done)):
+        return  # this session's rounds are played (or a stop was asked)
     table = Table(
-        agents,
+        _agents(config, seating, seed),
         table_id=table_id,
         rules=config.rules,
         settings=config.table,
-        recorder=store.recorder(match_id),
-        timeouts=timeouts,
+        recorder=(recorder := store.recorder(match_id)),
+        timeouts=[_entry(config, name)[1].effective_timeout_s for name in seating.players],
         standin_seed=derive_seed(seed, table_id, "standin"),
+        moderator=playing.moderator,
     )
     length = MatchLength.of(config.tournament.format)
+    in_all = len(done)
 
     async def on_round(record: RoundRecord) -> None:
+        nonlocal in_all
+        in_all += 1
         told(record)
+        session.after_round(table_id, in_all)  # SessionEnd: the table stops here
 
+    gifts = playing.gifts
     await table.open()
     try:
+        if gifts is not None:
+            await gifts.attach(table)
         await play_match(
             table,
             rounds=length.rounds,
@@ -209,5 +251,44 @@ async def _play_table_match(
             done=done,
             on_round=on_round,
         )
+    except SessionEnd:
+        pass  # stopped after a stored round: the match goes on when resumed
     finally:
+        if gifts is not None:
+            await gifts.detach(table)
         await table.close()
+        recorder.flush()  # what was told after the last round (a gift's end)
+
+
+def _moderator(config: TournamentConfig) -> Moderator:
+    """The ``[moderation]`` section's moderator, shared by every table; the shipped one
+    (built once at import) when the section says nothing."""
+    from arena.table.moderation import ModerationSettings, default_moderator
+
+    if config.moderation == ModerationSettings():
+        return default_moderator()
+    return build_moderator(config.moderation)
+
+
+def _entry(config: TournamentConfig, name: str) -> tuple[int, AgentEntry]:
+    """The roster's index and entry of an agent."""
+    for index, entry in enumerate(config.agents):
+        if entry.name == name:
+            return index, entry
+    raise ConfigError(f"no agent {name!r} in the roster")
+
+
+def _agents(config: TournamentConfig, seating: Seating, seed: int) -> list[Agent]:
+    """A table's agents, each seeded by the tournament, the table and its seat."""
+    agents = []
+    for position, name in enumerate(seating.players):
+        index, entry = _entry(config, name)
+        agents.append(
+            seat_agent(
+                entry,
+                seed=derive_seed(seed, seating.table_id, "seat", position),
+                rules=config.rules,
+                seat_key=f"agents.{index}",
+            )
+        )
+    return agents

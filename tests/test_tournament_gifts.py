@@ -1,0 +1,179 @@
+"""Viewer gifts in a tournament (issue 12): ranked mode, a desk per table while it plays.
+
+Real parts throughout: the tournament runner and its SQLite store, the gifts package's
+desks and sources (a gift file, a simulated audience, the MQTT topic on a real Mosquitto
+started by the test on free ports). What is checked is what the store keeps: every gift
+has exactly one ending, result-changing effects are rejected ``ranked_mode``, cosmetic
+ones apply, a gift for a table not playing is rejected ``unknown_table``, and the
+standings are those of the same tournament without gifts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from mosquitto import Mosquitto, mosquitto_fixture  # noqa: F401 (the fixture)
+
+from arena.config import MqttSettings
+from gifts.events import RESULT_CHANGING, Effect, GiftEvent
+from gifts.send import send_gift
+from gifts.settings import load_gift_settings
+from tournaments.config import TournamentConfig, parse_tournament_config
+from tournaments.gifts import GiftSources, TournamentGifts
+from tournaments.leaderboard import Leaderboard
+from tournaments.runner import run_tournament
+from tournaments.store import TournamentStore
+
+RANKED_CHANGING = {effect.value for effect in RESULT_CHANGING}
+
+
+def cup(agents: int = 4, *, fmt: str = "quick", pace: float = 0.002) -> TournamentConfig:
+    roster = [
+        {"name": "Ann", "type": "greedy"},
+        {"name": "Bob", "type": "heuristic"},
+        {"name": "Cid", "type": "random"},
+        {"name": "Dee", "type": "greedy"},
+    ][:agents]
+    return parse_tournament_config(
+        {
+            "tournament": {"name": "gift cup", "format": fmt, "seed": 23},
+            "agents": roster,
+            "table": {"pace_s": pace},
+            "gifts": {"enabled": True, "viewer_cooldown_s": 0, "ttl_s": 2.0},
+        },
+        source="test",
+    )
+
+
+def gifts_for(config: TournamentConfig, sources: GiftSources) -> TournamentGifts:
+    return TournamentGifts(load_gift_settings(config.gifts, source="test"), sources)
+
+
+def standings(board: Leaderboard) -> list[tuple[str, int, int, int]]:
+    return [(s.name, s.rank, s.line.points, s.line.rounds) for s in board.standings()]
+
+
+def stored_outcomes(store: TournamentStore, tid: str) -> dict[str, list[dict[str, Any]]]:
+    """Every stored gift outcome, by table id."""
+    return {m.table_id: store.gift_outcomes(m.id) for m in store.table_matches(tid)}
+
+
+def check_ranked(outcomes: list[dict[str, Any]]) -> None:
+    """One ending a gift unit; result-changing effects never applied."""
+    ids = Counter(o["id"] for o in outcomes)
+    assert all(n == 1 for n in ids.values()), [i for i, n in ids.items() if n > 1]
+    assert {o["status"] for o in outcomes} <= {"applied", "rejected", "expired"}
+    for outcome in outcomes:
+        if outcome["effect"] in RANKED_CHANGING and outcome["status"] != "expired":
+            assert (outcome["status"], outcome["reason"]) == ("rejected", "ranked_mode")
+        assert not (outcome["effect"] in RANKED_CHANGING and outcome["status"] == "applied")
+
+
+async def test_a_simulated_audience_changes_no_ranked_result_and_every_gift_is_stored(
+    tmp_path: Path,
+) -> None:
+    config = cup()
+    with TournamentStore(tmp_path / "plain.db") as store:
+        plain = await run_tournament(store, config)
+    gifts = gifts_for(config, GiftSources(simulate_rate=300))
+    with TournamentStore(tmp_path / "gifts.db") as store:
+        run = await run_tournament(store, config, gifts=gifts)
+        by_table = stored_outcomes(store, run.tournament_id)
+    assert standings(run.leaderboard) == standings(plain.leaderboard)
+    assert sorted(by_table) == ["s1t1", "s2t1", "s3t1", "s4t1"]  # a table a stage
+    for table in by_table.values():  # an audience a table: its gift ids are the table's
+        check_ranked(table)
+    outcomes = [o for table in by_table.values() for o in table]
+    applied = {o["effect"] for o in outcomes if o["status"] == "applied"}
+    assert applied
+    assert applied <= {"CHEER", "EMOTE", "EFFECT", "PEEK"}
+    assert any(o["reason"] == "ranked_mode" for o in outcomes)
+    assert all(by_table.values())  # each table had its own audience while it played
+    counts = gifts.counts()  # what the run counted is what the store kept, unit for unit
+    for status in ("applied", "rejected", "expired"):
+        stored = sum(o["units"] for o in outcomes if o["status"] == status)
+        assert stored == counts[status], status
+    assert counts["dropped"] == 0
+
+
+async def test_a_gift_file_reaches_the_table_it_names_while_it_plays(tmp_path: Path) -> None:
+    lines = [
+        {"event_id": "swap", "platform": "test", "effect": "SWAP", "table": "s1t1"},
+        {"event_id": "double", "platform": "test", "effect": "DOUBLE", "count": 2},
+        {"event_id": "cheer", "platform": "test", "effect": "CHEER", "table": "s1t1"},
+        {"event_id": "emote", "platform": "test", "effect": "EMOTE"},
+        {"event_id": "later", "platform": "test", "effect": "EMOTE", "table": "s2t1"},
+        {"event_id": "reshuffle", "platform": "test", "effect": "RESHUFFLE", "table": "s1t1"},
+    ]
+    file = tmp_path / "gifts.jsonl"
+    file.write_text("".join(json.dumps(line) + "\n" for line in lines) + "not json\n")
+    config = cup(fmt="standard", pace=0.001)
+    with TournamentStore(tmp_path / "arena.db") as store:
+        plain = await run_tournament(store, config)
+    gifts = gifts_for(config, GiftSources(gift_file=file))
+    with TournamentStore(tmp_path / "gifts.db") as store:
+        run = await run_tournament(store, config, gifts=gifts)
+        by_table = stored_outcomes(store, run.tournament_id)
+    assert standings(run.leaderboard) == standings(plain.leaderboard)
+    first = by_table["s1t1"]  # every line came before s1t1 ended: all told there
+    assert all(not outcomes for table, outcomes in by_table.items() if table != "s1t1")
+    check_ranked(first)
+    ending = {o["id"]: (o["status"], o["reason"]) for o in first}
+    assert ending == {
+        "test:swap#0": ("rejected", "ranked_mode"),
+        "test:double#0-1": ("rejected", "ranked_mode"),  # a gift of count 2: 2 units
+        "test:cheer#0": ("applied", None),
+        "test:emote#0": ("applied", None),
+        "test:later#0": ("rejected", "unknown_table: s2t1"),  # not playing yet
+        "test:reshuffle#0": ("rejected", "ranked_mode"),
+        "?:?#0": ending["?:?#0"],
+    }
+    invalid = ending["?:?#0"][1]
+    assert invalid is not None
+    assert invalid.startswith("invalid: line 7")
+    ranked = gifts.counts()["rejected_by_reason"]["ranked_mode"]
+    assert ranked == 4  # units: SWAP, DOUBLE (2), RESHUFFLE
+
+
+async def test_gifts_over_a_real_mosquitto_reach_a_tournament_table(
+    tmp_path: Path,
+    mosquitto: Mosquitto,
+) -> None:
+    settings = MqttSettings(port=mosquitto.port)
+    config = cup(3, fmt="standard", pace=0.01)  # three agents: one table, s1t1, ~10 s
+    gifts = gifts_for(config, GiftSources(mqtt=settings))
+    sent = [
+        GiftEvent(event_id="m-swap", platform="test", effect=Effect.SWAP, table="s1t1"),
+        GiftEvent(event_id="m-cheer", platform="test", effect=Effect.CHEER, message="加油"),
+        GiftEvent(event_id="m-add", platform="test", effect=Effect.ADD, target_seat=1),
+        GiftEvent(event_id="m-elsewhere", platform="test", effect=Effect.EMOTE, table="s2t1"),
+        GiftEvent(event_id="m-peek", platform="test", effect=Effect.PEEK, target_seat=2),
+    ]
+
+    async def send_when_listening() -> None:
+        assert gifts.listening is not None
+        await asyncio.wait_for(gifts.listening.wait(), 20)
+        for gift in sent:
+            await send_gift(settings, gift)
+
+    with TournamentStore(tmp_path / "arena.db") as store:
+        playing = asyncio.create_task(run_tournament(store, config, gifts=gifts))
+        await send_when_listening()
+        run = await asyncio.wait_for(playing, 120)
+        outcomes = stored_outcomes(store, run.tournament_id)["s1t1"]
+    with TournamentStore(tmp_path / "plain.db") as store:
+        plain = await run_tournament(store, config.model_copy(update={"gifts": {}}))
+    assert standings(run.leaderboard) == standings(plain.leaderboard)
+    check_ranked(outcomes)
+    ending = {o["id"]: (o["status"], o["reason"]) for o in outcomes}
+    assert ending == {
+        "test:m-swap#0": ("rejected", "ranked_mode"),
+        "test:m-cheer#0": ("applied", None),
+        "test:m-add#0": ("rejected", "ranked_mode"),
+        "test:m-elsewhere#0": ("rejected", "unknown_table: s2t1"),
+        "test:m-peek#0": ("applied", None),
+    }
