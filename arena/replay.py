@@ -67,7 +67,11 @@ __all__ = [
     "RoundMismatch",
     "TableRecorder",
     "compare_replays",
+    "encoded_decision",
+    "encoded_message",
     "load_replay",
+    "message_body",
+    "plain",
     "read_replay",
     "strip_timing",
     "verify_round",
@@ -94,7 +98,7 @@ class ReplayWriter:
 
     def write(self, line: dict[str, Any]) -> None:
         """One JSON line."""
-        self.write_bytes(_dumps(line, default=_plain, option=_NEWLINE))
+        self.write_bytes(_dumps(line, default=plain, option=_NEWLINE))
 
     def close(self) -> None:
         """Flush and close the file."""
@@ -141,13 +145,6 @@ class TableRecorder:
         A reply may be anything an agent returned (a dict, a string, None): what is not a
         protocol message is written as its repr and type, so no agent can stop the record.
         """
-        if type(message) in _MESSAGE_CLASSES or isinstance(message, Message):
-            body = message.__dict__
-            if "play_history" in body:
-                body = body.copy()
-                body["play_history_len"] = len(body.pop("play_history"))
-        else:
-            body = _invalid_reply(message)
         line: dict[str, Any] = {
             "kind": "message",
             "table": self._table,
@@ -155,23 +152,23 @@ class TableRecorder:
             "dir": direction,
             "seat": seat,
             "t_ms": round((time.perf_counter() - self._started) * 1e6) / 1000,
-            "message": body,
+            "message": message_body(message),
         }
         if elapsed_ms is not None:
             line["elapsed_ms"] = round(elapsed_ms * 1000) / 1000
         if late:
             line["late"] = True
         try:
-            data = _dumps(line, default=_plain, option=_NEWLINE)
+            data = _dumps(line, default=plain, option=_NEWLINE)
         except TypeError:  # a message built past pydantic's checks, holding what JSON cannot
             line["message"] = _invalid_reply(message)
-            data = _dumps(line, default=_plain, option=_NEWLINE)
+            data = _dumps(line, default=plain, option=_NEWLINE)
         self._write(data)
 
     def event(self, event: Event) -> None:
         """Write a public event."""
         line = {"kind": "event", "table": self._table, "event": event.to_dict()}
-        self._write(_dumps(line, default=_plain, option=_NEWLINE))
+        self._write(_dumps(line, default=plain, option=_NEWLINE))
 
     def decision(self, seat: int, record: dict[str, Any]) -> None:
         """Write one attempt of a model seat: outcome, detail and the call's full report.
@@ -181,12 +178,7 @@ class TableRecorder:
         """
         line = {"kind": "decision", "table": self._table, "round": self._round, "seat": seat}
         line.update(record)
-        try:
-            data = _dumps(line, default=_plain, option=_NEWLINE)
-        except TypeError:  # a report holding what JSON cannot: keep what is text
-            line["report"] = json.loads(json.dumps(line.get("report"), default=repr))
-            data = _dumps(line, default=_plain, option=_NEWLINE)
-        self._write(data)
+        self._write(encoded_decision(line) + b"\n")
 
     def effect(self, record: dict[str, Any]) -> None:
         """Write a gift's effect with the cards it moved (tables without gifts never come
@@ -580,7 +572,37 @@ def _invalid_reply(reply: object) -> dict[str, str]:
     return {"invalid_reply": shown, "python_type": type(reply).__name__}
 
 
-def _plain(value: object) -> Any:
+def message_body(message: object) -> dict[str, Any]:
+    """A message as a replay holds it: a protocol message's fields, a PLAY_REQUEST's
+    history as its length; anything else an agent returned as its repr and type."""
+    if type(message) in _MESSAGE_CLASSES or isinstance(message, Message):
+        body: dict[str, Any] = message.__dict__
+        if "play_history" in body:
+            body = body.copy()
+            body["play_history_len"] = len(body.pop("play_history"))
+        return body
+    return _invalid_reply(message)
+
+
+def encoded_message(message: object) -> bytes:
+    """:func:`message_body` as JSON; a message built past pydantic's checks, holding
+    what JSON cannot, as its repr and type (no agent can stop the record)."""
+    try:
+        return _dumps(message_body(message), default=plain)
+    except TypeError:
+        return _dumps(_invalid_reply(message))
+
+
+def encoded_decision(line: dict[str, Any]) -> bytes:
+    """A ``decision`` line as JSON; a report holding what JSON cannot keeps what is text."""
+    try:
+        return _dumps(line, default=plain)
+    except TypeError:
+        line = {**line, "report": json.loads(json.dumps(line.get("report"), default=repr))}
+        return _dumps(line, default=plain)
+
+
+def plain(value: object) -> Any:
     """orjson's fallback: nested protocol records as their fields."""
     if isinstance(value, BaseModel):
         return value.__dict__

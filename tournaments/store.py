@@ -2,9 +2,9 @@
 
 The file holds every tournament, table match and round: a round's header (seed, deal,
 rules, settings, first bidder, landlord, call score, gift changes), its record
-(:meth:`RoundRecord.to_dict`), every line of it as the replay writes them (messages,
-events, decisions, effects: compact JSON lines, zlib-compressed), its faults and its gift
-outcomes.
+(:meth:`RoundRecord.to_dict`), everything a replay file would hold of it (messages,
+events, decisions, effects: :mod:`tournaments.round_lines`, one compressed array a
+round, read back as the replay's lines), its faults and its gift outcomes.
 
 Why it is shaped so:
 
@@ -17,9 +17,10 @@ Why it is shaped so:
 - **Refused, not ignored.** A round written twice for the same match is a bug in whoever
   resumed (it would count twice): :class:`RoundExists` is raised and the transaction
   rolled back, so the file keeps the first copy only.
-- **Fast.** WAL, ``synchronous=NORMAL`` (a power cut may lose the last rounds, never
-  corrupt the file or split a round), statements cached by :mod:`sqlite3`, faults and
-  gift outcomes inserted in batches.
+- **Fast.** A round's lines kept cheaply and encoded once (:mod:`tournaments.round_lines`),
+  WAL, ``synchronous=NORMAL`` (a power cut may lose the last rounds, never corrupt the
+  file or split a round), statements cached by :mod:`sqlite3`, faults and gift outcomes
+  inserted in batches. ``benchmarks/bench_tournament.py`` measures what it costs.
 - **No secrets.** A tournament's config names environment variables (``api_key_env``),
   never holds a key: :meth:`TournamentStore.new_tournament` refuses a config with a
   value under a key named like a secret.
@@ -47,9 +48,9 @@ from pydantic import BaseModel
 
 from arena.engine import DealtCards, Settlement
 from arena.engine.cards import Card, card
-from arena.replay import ReplayWriter, TableRecorder
 from arena.table.events import Event
 from arena.table.records import RoundRecord
+from tournaments.round_lines import FORMAT, RoundLines, expand
 
 __all__ = [
     "MIGRATIONS",
@@ -129,6 +130,12 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     );
     CREATE INDEX gift_outcomes_by_match ON gift_outcomes (table_match_id);
     """,
+    # 2: lines kept as one compact array a round (tournaments.round_lines); 1 is the
+    # replay's own JSON lines, zlib-compressed, which files from version 1 still hold.
+    """
+    ALTER TABLE rounds ADD COLUMN lines_format INTEGER NOT NULL DEFAULT 1;
+    ALTER TABLE match_lines ADD COLUMN lines_format INTEGER NOT NULL DEFAULT 1;
+    """,
 )
 """The schema, one script per version: a file at version N has had the first N applied.
 A later change appends a script (never edits one a file may have had)."""
@@ -182,14 +189,14 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-def _pack(lines: bytes) -> bytes:
-    """A round's lines as stored: zlib at its fastest level (about 9 times smaller, and
-    cheaper than writing the pages it saves)."""
-    return zlib.compress(lines, 1)
-
-
-def _unpack(stored: bytes) -> bytes:
-    return zlib.decompress(stored)
+def _lines_of(stored: bytes, lines_format: int, table: str, round_no: int) -> Iterator[bytes]:
+    """Stored lines as the replay's lines: format 1 (a version 1 file) is those lines,
+    zlib-compressed; 2 is :mod:`tournaments.round_lines`'s array."""
+    if lines_format == 1:
+        return iter(io.BytesIO(zlib.decompress(stored)))
+    if lines_format == FORMAT:
+        return expand(stored, table, round_no)
+    raise StoreError(f"stored lines of an unknown format {lines_format}: upgrade the arena")
 
 
 def _json(value: Any) -> str:
@@ -487,22 +494,23 @@ class TournamentStore:
         """The match as a replay file's lines, one by one (``read_replay`` reads them):
         each stored round with its ``round_start`` and ``round_end``, and the lines
         between rounds where they came."""
-        match = self.match(match_id)
+        table = self.match(match_id).table_id
         between: dict[int, list[bytes]] = {}  # whole lines, one by one
-        for after, lines in self.connection.execute(
-            "SELECT after_round, lines FROM match_lines WHERE table_match_id = ? ORDER BY id",
+        for after, lines, lines_format in self.connection.execute(
+            "SELECT after_round, lines, lines_format FROM match_lines"
+            " WHERE table_match_id = ? ORDER BY id",
             (match_id,),
         ):
-            between.setdefault(int(after), []).extend(io.BytesIO(_unpack(lines)))
+            between.setdefault(int(after), []).extend(_lines_of(lines, lines_format, table, after))
         yield from between.pop(0, ())
-        for round_no, header, result, lines in self.connection.execute(
-            "SELECT round_no, header, result, lines FROM rounds"
+        for round_no, header, result, lines, lines_format in self.connection.execute(
+            "SELECT round_no, header, result, lines, lines_format FROM rounds"
             " WHERE table_match_id = ? ORDER BY round_no",
             (match_id,),
         ):
             yield orjson.dumps({"kind": "round_start", **orjson.loads(header)}) + b"\n"
-            yield from io.BytesIO(_unpack(lines))
-            end = {"kind": "round_end", "table": match.table_id, "round": round_no}
+            yield from _lines_of(lines, lines_format, table, round_no)
+            end = {"kind": "round_end", "table": table, "round": round_no}
             end["summary"] = orjson.loads(result)
             yield orjson.dumps(end) + b"\n"
             yield from between.pop(int(round_no), ())
@@ -529,14 +537,15 @@ class TournamentStore:
                 self._write_between(db, match_id, before)
                 cursor = db.execute(
                     "INSERT INTO rounds (table_match_id, round_no, seed, header, result,"
-                    " lines, committed_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    " lines, lines_format, committed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         match_id,
                         round_no,
                         int(header["seed"]),
                         _json(header),
                         _json(summary),
-                        _pack(lines),
+                        lines,
+                        FORMAT,
                         _now(),
                     ),
                 )
@@ -567,8 +576,9 @@ class TournamentStore:
         for chunk in chunks:
             if chunk.lines:
                 db.execute(
-                    "INSERT INTO match_lines (table_match_id, after_round, lines) VALUES (?, ?, ?)",
-                    (match_id, chunk.after_round, _pack(chunk.lines)),
+                    "INSERT INTO match_lines (table_match_id, after_round, lines, lines_format)"
+                    " VALUES (?, ?, ?, ?)",
+                    (match_id, chunk.after_round, chunk.lines, FORMAT),
                 )
             if chunk.gifts:
                 self._write_gifts(db, match_id, None, chunk.gifts)
@@ -597,50 +607,34 @@ class TournamentStore:
 
 @dataclass(slots=True)
 class _Between:
-    """Lines and gift outcomes told outside a round, after round ``after_round``."""
+    """Lines (encoded, or none) and gift outcomes told outside a round, after round
+    ``after_round``."""
 
     after_round: int
-    lines: bytes
+    lines: bytes | None
     gifts: list[_Gift]
 
 
-class _MemoryWriter(ReplayWriter):
-    """A replay writer into memory: the store keeps a round's lines until it ends."""
+class RoundRecorder:
+    """A table's recorder (:class:`arena.table.Recorder`) writing each round into the
+    store, whole, when it ends.
 
-    def __init__(self) -> None:  # no file: ReplayWriter's own __init__ opens one
-        self.path = Path(":memory:")
-        self._buffer = io.BytesIO()
-        self.write_bytes = self._buffer.write
-
-    def take(self) -> bytes:
-        """The lines written since the last take."""
-        buffer = self._buffer
-        data = buffer.getvalue()
-        buffer.seek(0)
-        buffer.truncate()
-        return data
-
-    def close(self) -> None:
-        """Nothing to close."""
-
-
-class RoundRecorder(TableRecorder):
-    """A table's recorder writing each round into the store, whole, when it ends.
-
-    The lines are the replay's own (:class:`~arena.replay.TableRecorder` writes them, into
-    memory): messages, events, decisions and effects. ``round_ended`` writes the header,
-    those lines, the record, its faults and the round's gift outcomes (``gift`` events
-    that ended: applied, rejected or expired) in one transaction. Lines told outside a
-    round go in with the next round, or at the ``match_ended`` event, which also marks
-    the match finished with its summary; :meth:`flush` writes any told after that.
+    It keeps what a replay file would hold (:class:`~tournaments.round_lines.RoundLines`):
+    messages, events, decisions and effects. ``round_ended`` writes the header, those
+    lines, the record, its faults and the round's gift outcomes (``gift`` events that
+    ended: applied, rejected or expired) in one transaction. Lines told outside a round go
+    in with the next round, or at the ``match_ended`` event, which also marks the match
+    finished with its summary; :meth:`flush` writes any told after that.
     """
 
     def __init__(self, store: TournamentStore, match_id: int) -> None:
-        match = store.match(match_id)
-        self._memory = _MemoryWriter()
-        super().__init__(self._memory, match.table_id)
         self.store = store
         self.match_id = match_id
+        self.table = store.match(match_id).table_id
+        self._lines = RoundLines()
+        self.message = self._lines.message
+        """Keep a message to or from a seat (a reply may be anything an agent returned):
+        the recorder's busiest call, so no step in between."""
         self._header: dict[str, Any] | None = None
         self._gifts: list[_Gift] = []
         self._before: list[_Between] = []
@@ -653,15 +647,14 @@ class RoundRecorder(TableRecorder):
         return None if self._header is None else int(self._header["round"])
 
     def round_started(self, header: dict[str, Any]) -> None:
-        """Set aside what came before the round; keep the header (not as a line)."""
+        """Set aside what came before the round; keep the header (its own column)."""
         self._set_aside()
-        super().round_started(header)
-        self._memory.take()  # the round_start line: the header column holds it
+        self._lines.restart_clock()
         self._header = header
 
     def event(self, event: Event) -> None:
-        """Keep the event's line; a gift's outcome also as a row."""
-        super().event(event)
+        """Keep the event; a gift's outcome also as a row."""
+        self._lines.event(event)
         kind = event.type
         if kind == "gift":
             data = event.data
@@ -681,10 +674,20 @@ class RoundRecorder(TableRecorder):
             before, self._before = self._before, []
             self.store._write_match_end(self.match_id, before, dict(event.data))
 
+    def decision(self, seat: int, record: dict[str, Any]) -> None:
+        """Keep one attempt of a model seat, its full report included."""
+        self._lines.decision(
+            {"kind": "decision", "table": self.table, "round": self._round, "seat": seat, **record}
+        )
+
+    def effect(self, record: dict[str, Any]) -> None:
+        """Keep a gift's effect with the cards it moved."""
+        self._lines.line({"kind": "effect", "table": self.table, "round": self._round, **record})
+
     def round_ended(self, summary: dict[str, Any]) -> None:
         """Write the whole round in one transaction (:class:`RoundExists` if stored)."""
         header, self._header = self._header, None
-        lines = self._memory.take()
+        lines = self._lines.take()
         gifts, self._gifts = self._gifts, []
         before, self._before = self._before, []
         if header is None:
@@ -702,8 +705,14 @@ class RoundRecorder(TableRecorder):
         if before:
             self.store._write_match_end(self.match_id, before, None)
 
+    @property
+    def _round(self) -> int:
+        """The round a line belongs to: the one under way, else the last one."""
+        current = self.current_round
+        return self._last if current is None else current
+
     def _set_aside(self) -> None:
-        lines = self._memory.take()
+        lines = self._lines.take() if self._lines else None
         if lines or self._gifts:
             self._before.append(_Between(self._last, lines, self._gifts))
             self._gifts = []
