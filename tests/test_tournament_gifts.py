@@ -16,6 +16,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pytest
 from mosquitto import Mosquitto, mosquitto_fixture  # noqa: F401 (the fixture)
 
 from arena.config import MqttSettings
@@ -177,3 +178,37 @@ async def test_gifts_over_a_real_mosquitto_reach_a_tournament_table(
         "test:m-elsewhere#0": ("rejected", "unknown_table: s2t1"),
         "test:m-peek#0": ("applied", None),
     }
+
+
+def test_arena_tournament_run_takes_gifts_from_a_simulated_audience(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from arena.cli import main
+
+    file = tmp_path / "cup.toml"
+    roster = "".join(
+        f'[[agents]]\nname = "{name}"\ntype = "{kind}"\n\n'
+        for name, kind in (("Ann", "greedy"), ("Bob", "heuristic"), ("Cid", "random"))
+    )
+    file.write_text(
+        '[tournament]\nname = "cup"\nformat = "quick"\nseed = 4\n\n'
+        f"{roster}[table]\npace_s = 0.002\n\n[gifts]\nviewer_cooldown_s = 0\n"
+    )
+    db = tmp_path / "arena.db"
+    argv = ["tournament", "run", str(file), "--db", str(db), "--simulate-gifts", "300"]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert "taking gifts (ranked mode) from a simulated audience (300 a second)" in err
+    (summary,) = [line for line in err.splitlines() if line.startswith("arena: gifts: ")]
+    with TournamentStore(db) as store:
+        (tournament,) = store.tournaments()
+        (match,) = store.table_matches(tournament.id)
+        outcomes = store.gift_outcomes(match.id)
+    check_ranked(outcomes)
+    applied = sum(o["units"] for o in outcomes if o["status"] == "applied")
+    assert applied > 0
+    assert summary.startswith(f"arena: gifts: {applied} applied, ")
+    assert "ranked_mode" in summary
+    missing = ["tournament", "run", str(file), "--db", str(db), "--gift-file", "nope.jsonl"]
+    assert main(missing) == 2
+    assert "--gift-file: nope.jsonl: no such file" in capsys.readouterr().err

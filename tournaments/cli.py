@@ -59,6 +59,14 @@ def add_tournament_command(subparsers: argparse._SubParsersAction[Any]) -> None:
             help="publish the leaderboard after every round, retained, to an MQTT broker "
             "(default: the file's [mqtt] broker, 127.0.0.1:1883)",
         )
+        playing.add_argument(
+            "--rounds",
+            type=int,
+            metavar="N",
+            help="a daily tournament: play N more rounds this session, then stop, "
+            "resumable (default: the file's session_rounds, else until Ctrl-C)",
+        )
+        _add_gift_flags(playing)
     show = actions.add_parser("show", help="a tournament's leaderboard, finished or not")
     show.add_argument("tournament_id", metavar="ID")
     show.add_argument("--json", action="store_true", help="one JSON document on stdout")
@@ -83,6 +91,32 @@ def add_tournament_command(subparsers: argparse._SubParsersAction[Any]) -> None:
         action.add_argument("--log-level", default="warning", help=argparse.SUPPRESS)
 
 
+def _add_gift_flags(command: argparse.ArgumentParser) -> None:
+    """``arena play``'s gift flags; a tournament's gifts are always ranked."""
+    command.add_argument(
+        "--gifts",
+        action="store_true",
+        help="take viewers' gifts, ranked (never a changed result): with --mqtt from "
+        "<prefix>/gifts/in, where `arena gift send` and bridges publish (docs/gifts.md)",
+    )
+    command.add_argument(
+        "--simulate-gifts",
+        nargs="?",
+        type=float,
+        const=0.5,
+        metavar="PER_SECOND",
+        help="a simulated audience at each table while it plays (default rate: 0.5 a "
+        "second); turns --gifts on",
+    )
+    command.add_argument(
+        "--gift-file",
+        type=Path,
+        metavar="FILE",
+        help="replay the gifts of a JSON-lines file with their timing (docs/gifts.md); "
+        "turns --gifts on",
+    )
+
+
 def run_tournament_command(args: argparse.Namespace) -> int:
     """Run ``arena tournament ACTION`` as parsed; the exit status."""
     from tournaments.store import StoreError
@@ -101,10 +135,12 @@ def run_tournament_command(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from tournaments.config import load_tournament_config
+    from tournaments.config import load_tournament_config, parse_tournament_config
     from tournaments.runner import run_tournament
+    from tournaments.session import Session
     from tournaments.store import TournamentStore
 
+    _check_play_flags(args)
     config = None
     if args.tournament_action == "run":
         config = load_tournament_config(args.file)
@@ -113,12 +149,19 @@ def _play(args: argparse.Namespace) -> int:
             row = store.tournament(args.tournament_id)
             if row.status == "finished":
                 raise TournamentCommandError(f"tournament {row.id} is finished: nothing to resume")
-            from tournaments.config import parse_tournament_config
-
-            mqtt = parse_tournament_config(row.config, source=f"tournament {row.id}").mqtt
+            settings = parse_tournament_config(row.config, source=f"tournament {row.id}")
         else:
-            mqtt = config.mqtt
-        publisher_settings = _broker(mqtt, args.mqtt)
+            settings = config
+        publisher_settings = _broker(settings.mqtt, args.mqtt)
+        rounds = args.rounds if args.rounds is not None else settings.tournament.session_rounds
+        session = Session(rounds)
+        if session.rounds is not None and settings.tournament.format != "daily":
+            raise TournamentCommandError(
+                f"--rounds: only a daily tournament has sessions; this one is "
+                f"{settings.tournament.format}, with a fixed length"
+            )
+        gifts = _gifts(args, settings, publisher_settings)
+        started: list[str] = []
 
         async def play() -> Any:
             from tournaments.publish import LeaderboardPublisher
@@ -128,17 +171,25 @@ def _play(args: argparse.Namespace) -> int:
 
             def start(tid: str, planned: int | None, played: int) -> None:
                 nonlocal publisher
+                started.append(tid)
                 print(f"arena: tournament {tid} in {args.db}", file=sys.stderr, flush=True)
                 if publisher_settings is not None:
                     publisher = LeaderboardPublisher(publisher_settings, tid)
                     print(f"arena: leaderboard on {publisher.topic}", file=sys.stderr)
-                view.start(planned, played)
+                if session.rounds is not None:
+                    print(
+                        f"arena: a session of {session.rounds} rounds (then it stops, "
+                        "resumable); Ctrl-C stops after the current round",
+                        file=sys.stderr,
+                    )
+                view.start(planned if session.rounds is None else played + session.rounds, played)
 
             def told(board: dict[str, Any]) -> None:
                 if publisher is not None:
                     publisher.publish(board)
                 view.update(board)
 
+            stopping = _stop_gently_on_ctrl_c(session)
             try:
                 return await run_tournament(
                     store,
@@ -146,27 +197,109 @@ def _play(args: argparse.Namespace) -> int:
                     tournament_id=getattr(args, "tournament_id", None),
                     on_leaderboard=told,
                     on_start=start,
+                    session=session,
+                    gifts=gifts,
                 )
+            except asyncio.CancelledError:
+                if stopping.is_set():  # the second Ctrl-C: as a plain Ctrl-C would
+                    raise KeyboardInterrupt from None
+                raise
             finally:
                 view.stop()
                 if publisher is not None:
                     await publisher.close()
+                if gifts is not None:
+                    print(f"arena: {gifts.summary()}", file=sys.stderr, flush=True)
 
         try:
             run = asyncio.run(play())
         except KeyboardInterrupt:
-            interrupted = [t for t in store.tournaments() if t.status == "interrupted"]
-            if interrupted:
-                tid = interrupted[-1].id
-                print(
-                    f"arena: tournament {tid} interrupted; go on with: arena tournament "
-                    f"resume {tid} --db {args.db}",
-                    file=sys.stderr,
-                    flush=True,
-                )
+            if started:
+                _say_resume(started[0], args.db, "interrupted")
             raise
+        if not run.finished:
+            why = "stopped after the current round" if session.stop_asked else "session over"
+            _print_board(run.leaderboard, title=f"tournament {run.tournament_id}, {why}")
+            _say_resume(run.tournament_id, args.db, why)
+            return 130 if session.stop_asked else 0
         _print_board(run.leaderboard, title=f"tournament {run.tournament_id}, finished")
     return 0
+
+
+def _check_play_flags(args: argparse.Namespace) -> None:
+    """The numbers and files of ``run`` and ``resume``, each refused with its flag."""
+    if args.rounds is not None and args.rounds < 1:
+        raise TournamentCommandError(f"--rounds: {args.rounds}: give 1 round or more")
+    if args.simulate_gifts is not None and not 0 < args.simulate_gifts <= 1000:
+        raise TournamentCommandError(
+            f"--simulate-gifts: {args.simulate_gifts:g} gifts a second: give a rate above 0, "
+            "at most 1000"
+        )
+    if args.gift_file is not None and not args.gift_file.is_file():
+        raise TournamentCommandError(f"--gift-file: {args.gift_file}: no such file")
+
+
+def _say_resume(tid: str, db: Path, why: str) -> None:
+    print(
+        f"arena: tournament {tid} {why}; go on with: arena tournament resume {tid} --db {db}",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def _stop_gently_on_ctrl_c(session: Any) -> asyncio.Event:
+    """The first Ctrl-C asks every table to stop after the round it plays (nothing is
+    played twice, the tournament stays resumable); a second one stops at once (the
+    rounds under way are played again from their start when resumed)."""
+    import contextlib
+    import signal
+
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    hard = asyncio.Event()  # set by the second Ctrl-C
+
+    def at_once() -> None:
+        hard.set()
+        loop.remove_signal_handler(signal.SIGINT)
+        if task is not None:
+            task.cancel()
+
+    def first() -> None:
+        session.stop_asked = True
+        print(
+            "\narena: stopping after the current round (Ctrl-C again to stop at once)",
+            file=sys.stderr,
+            flush=True,
+        )
+        loop.add_signal_handler(signal.SIGINT, at_once)
+
+    # no signal handlers on Windows' loop or off the main thread: Ctrl-C stops at once
+    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+        loop.add_signal_handler(signal.SIGINT, first)
+    return hard
+
+
+def _gifts(args: argparse.Namespace, config: Any, mqtt: Any) -> Any:
+    """The run's :class:`~tournaments.gifts.TournamentGifts`, None when gifts are off
+    (the gifts package is then never imported); a line says where gifts come from."""
+    wanted = args.gifts or args.simulate_gifts is not None or args.gift_file is not None
+    if not (wanted or config.gifts.get("enabled", False)):
+        return None
+    from gifts.settings import load_gift_settings
+    from tournaments.gifts import GiftSources, TournamentGifts
+
+    settings = load_gift_settings(config.gifts, source="[gifts]")
+    sources = GiftSources(mqtt=mqtt, gift_file=args.gift_file, simulate_rate=args.simulate_gifts)
+    said = sources.described()
+    if said:
+        print(f"arena: taking gifts (ranked mode) from {' and '.join(said)}", file=sys.stderr)
+    else:
+        print(
+            "arena: gifts are on but nothing sends them: add --mqtt (then `arena gift send`), "
+            "--simulate-gifts or --gift-file",
+            file=sys.stderr,
+        )
+    return TournamentGifts(settings, sources)
 
 
 class RunView:
