@@ -428,6 +428,10 @@ class PublicSettlement(EventData):
     spring: SpringKind | None
     bombs: Count
     rockets: Count
+    bombs_by_seat: Annotated[list[Count], Field(min_length=3, max_length=3)] = Field(
+        default_factory=lambda: [0, 0, 0],
+        description="Bombs and rockets each seat played (absent from older records).",
+    )
     grabs: Count
     gift_doubles: Count = Field(description="Doubles bought by viewers' gifts.")
     doubled: dict[str, StrictBool] = Field(description="Each farmer's double, by seat ('1').")

@@ -81,9 +81,7 @@ def test_every_figure_sums_the_rounds_each_agent_played(records: list[RoundRecor
         assert a["springs"] == over(
             records, name, lambda r, s: s in r.result.winners and r.result.spring is not None
         )
-        assert a["bombs_in_rounds"] == over(
-            records, name, lambda r, s: r.result.bombs + r.result.rockets
-        )
+        assert a["bombs_played"] == over(records, name, lambda r, s: r.result.bombs_by_seat[s])
         for kind in FAULT_CATEGORIES:
             assert a["faults"][kind] == over(records, name, fault_count(kind))
         assert a["standin_rounds"] == over(records, name, lambda r, s: s in r.standins)
@@ -104,6 +102,8 @@ def test_every_figure_sums_the_rounds_each_agent_played(records: list[RoundRecor
     assert faulty["standin_rounds"] == faulty["rounds"] == 7
     assert agents["Alpha"]["rounds"] == 10
     assert sum(a["springs"] for a in agents.values()) > 0
+    bombs = sum(a["bombs_played"] for a in agents.values())
+    assert bombs == sum(r.result.bombs + r.result.rockets for r in records) > 0
     assert sum(a["landlord_wins"] for a in agents.values()) > 0
     assert sum(a["farmer_wins"] for a in agents.values()) > 0
 
@@ -142,6 +142,41 @@ def test_standings_go_by_points_per_round_not_total_points(records: list[RoundRe
     assert names.index("Solo") < names.index("Veteran")
     ppr = [a["points_per_round"] for a in board.to_dict()["agents"]]
     assert ppr == sorted(ppr, reverse=True)
+
+
+def test_an_agent_is_credited_its_own_bombs_not_its_partners(
+    records: list[RoundRecord],
+) -> None:
+    record = records[0]
+
+    def bombed(by_seat: tuple[int, int, int], round_no: int) -> RoundRecord:
+        result = dataclasses.replace(
+            record.result, bombs=sum(by_seat) - 1, rockets=1, bombs_by_seat=by_seat
+        )
+        return dataclasses.replace(record, result=result, round_no=round_no)
+
+    board = Leaderboard()
+    board.add_round(bombed((2, 0, 1), 1))
+    board.add_round(bombed((0, 3, 1), 2))
+    agents = agents_of(board)
+    played = [agents[name]["bombs_played"] for name in record.players]
+    assert played == [2, 3, 2]
+    console = Console(record=True, width=220, color_system=None)
+    console.print(board.render())
+    header = next(line for line in console.export_text().splitlines() if "Agent" in line)
+    assert "Bombs" in header
+
+
+def test_a_round_stored_before_bombs_by_seat_credits_no_bombs(
+    records: list[RoundRecord],
+) -> None:
+    """An older stored round: its settlement has the default count, all zeros."""
+    record = records[0]
+    older = dataclasses.replace(
+        record, result=dataclasses.replace(record.result, bombs=2, bombs_by_seat=(0, 0, 0))
+    )
+    agents = agents_of(Leaderboard.from_rounds([older]))
+    assert [agents[name]["bombs_played"] for name in record.players] == [0, 0, 0]
 
 
 def test_equal_agents_share_a_rank_and_the_next_rank_skips(records: list[RoundRecord]) -> None:

@@ -8,9 +8,9 @@ plain data (:meth:`Leaderboard.to_dict`: MQTT, ``--json``), CSV, or a terminal t
 
 Farmers win together: each farmer of a winning side is credited a round win.
 
-``bombs_in_rounds`` counts the bombs and rockets played in the agent's rounds, by
-anyone: a round's :class:`~arena.engine.Settlement` counts them for the round, not per
-seat, so who played them is not known here.
+``bombs_played`` counts the bombs and rockets the agent itself played, from its seat's
+entry in the round's :attr:`~arena.engine.Settlement.bombs_by_seat`. A round stored
+before that count existed reads back as none by seat, so it adds no bombs to anyone.
 """
 
 from __future__ import annotations
@@ -48,7 +48,8 @@ class AgentLine:
     farmer_wins: int = 0
     springs: int = 0
     """Rounds won by a spring (as landlord) or a reverse spring (as a farmer)."""
-    bombs_in_rounds: int = 0
+    bombs_played: int = 0
+    """Bombs and rockets the agent played itself (not its partner's or opponent's)."""
     faults: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FAULT_CATEGORIES, 0))
     standin_rounds: int = 0
     """Rounds in which a stand-in played for the agent (some or all of its decisions)."""
@@ -93,7 +94,7 @@ class AgentLine:
             self.farmer_rounds += 1
             self.farmer_wins += won
         self.springs += won and result.spring is not None
-        self.bombs_in_rounds += result.bombs + result.rockets
+        self.bombs_played += result.bombs_by_seat[seat]
         for kind, count in record.faults[seat].items():
             self.faults[kind] = self.faults.get(kind, 0) + count
         self.standin_rounds += seat in record.standins
@@ -140,7 +141,7 @@ class Standing:
             "farmer_rounds": line.farmer_rounds,
             "farmer_wins": line.farmer_wins,
             "springs": line.springs,
-            "bombs_in_rounds": line.bombs_in_rounds,
+            "bombs_played": line.bombs_played,
             "faults": dict(line.faults),
             "standin_rounds": line.standin_rounds,
             "decisions": line.decisions,
@@ -233,8 +234,9 @@ class Leaderboard:
         table = RichTable(title=f"Leaderboard · {self.rounds} rounds", title_justify="left")
         for header in ("#", "Agent", "Pts", "Rds", "Pts/Rd", "Rating (μ ± σ)", "Wins"):
             table.add_column(header, justify="left" if header == "Agent" else "right")
-        for header in ("Landlord", "Farmer", "Springs", "Faults", "Stand-in", "Legal 1st"):
+        for header in ("Landlord", "Farmer", "Springs", "Bombs", "Faults", "Stand-in"):
             table.add_column(header, justify="right")
+        table.add_column("Legal 1st", justify="right")
         for header in ("Retry ok", "ms/dec", "Tokens", "Cost"):
             table.add_column(header, justify="right")
         standings = self.standings()
@@ -252,6 +254,7 @@ class Leaderboard:
                 f"{line.landlord_wins}/{line.landlord_rounds}",
                 f"{line.farmer_wins}/{line.farmer_rounds}",
                 str(line.springs),
+                str(line.bombs_played),
                 str(faults),
                 str(line.standin_rounds),
                 _percent(line.legal_first_try, line.decisions),

@@ -166,6 +166,9 @@ class Settlement:
     final_hands: tuple[tuple[Card, ...], tuple[Card, ...], tuple[Card, ...]]
     seed: int | None = None
     winners: tuple[int, ...] = field(default=())
+    bombs_by_seat: tuple[int, int, int] = (0, 0, 0)
+    """Bombs and rockets each seat played (they sum to ``bombs + rockets``). A default, as
+    results stored before it was recorded lack it: read back, they count none by seat."""
 
     @property
     def bottom(self) -> tuple[Card, ...]:
@@ -185,6 +188,7 @@ class Settlement:
             "spring": self.spring,
             "bombs": self.bombs,
             "rockets": self.rockets,
+            "bombs_by_seat": list(self.bombs_by_seat),
             "grabs": self.grabs,
             "gift_doubles": self.gift_doubles,
             "doubled": {str(k): v for k, v in self.doubled.items()},

@@ -104,6 +104,8 @@ class Round:
         self.gift_doubles = 0
         self.effects_applied = 0
         self.plays_by_seat = [0, 0, 0]
+        self.bombs_by_seat = [0, 0, 0]
+        """Bombs and rockets each seat played (counted only when one is played)."""
         self.played: list[Card] = []
         self.result: Settlement | None = None
         self._passes = 0
@@ -440,8 +442,10 @@ class Round:
         self.plays_by_seat[seat] += 1
         if combo.type is ComboType.ROCKET:
             self.rockets += 1
+            self.bombs_by_seat[seat] += 1
         elif is_bomb_like(combo, self.rules):
             self.bombs += 1
+            self.bombs_by_seat[seat] += 1
         self.last_play = combo
         self.last_seat = seat
         self._passes = 0
@@ -498,6 +502,7 @@ class Round:
             forced_landlord=self.forced_landlord,
             first_bidder=self._first_bidder,
             plays_by_seat=(self.plays_by_seat[0], self.plays_by_seat[1], self.plays_by_seat[2]),
+            bombs_by_seat=(self.bombs_by_seat[0], self.bombs_by_seat[1], self.bombs_by_seat[2]),
             effects_applied=self.effects_applied,
             deal=self._deal,
             final_hands=self.hands,
