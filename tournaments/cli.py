@@ -299,6 +299,12 @@ def _gifts(args: argparse.Namespace, config: Any, mqtt: Any) -> Any:
             "--simulate-gifts or --gift-file",
             file=sys.stderr,
         )
+    if config.table.pace_s == 0:
+        print(
+            "arena: warning: the tables are not paced ([table] pace_s = 0): matches may be "
+            "over before gifts arrive; pace_s = 0.5 keeps each action half a second",
+            file=sys.stderr,
+        )
     return TournamentGifts(settings, sources)
 
 
