@@ -115,6 +115,8 @@ def test_the_ratings_are_those_of_the_rounds_in_order(records: list[RoundRecord]
         rating = ratings.rating(a["name"])
         assert (a["mu"], a["sigma"], a["ordinal"]) == (rating.mu, rating.sigma, rating.ordinal)
     assert board.to_dict()["rating_model"] == ratings.to_dict()["model"]
+    assert board.to_dict()["landlord_seat"] == ratings.to_dict()["landlord_seat"]
+    assert board.to_dict()["landlord_seat"]["rounds"] == len(records)
 
 
 def test_standings_go_by_points_per_round_not_total_points(records: list[RoundRecord]) -> None:

@@ -1,17 +1,20 @@
-"""Tournament ratings (issue 12): one landlord against two farmers, deterministic, and
-the same whether reloaded from their dict or recomputed from the stored rounds."""
+"""Tournament ratings (issue 12): one landlord against two farmers, fair to both sides
+(equal agents stay equal however often each was landlord), deterministic, and the same
+whether reloaded from their dict or recomputed from the stored rounds."""
 
 from __future__ import annotations
 
 import asyncio
 import itertools
 import json
+import random
 
 import pytest
+from openskill.models import PlackettLuce
 
 from arena.agents import GreedyAgent, HeuristicAgent, RandomAgent
 from arena.table import RoundRecord, Table, play_match
-from tournaments.ratings import DEFAULT_MU, DEFAULT_SIGMA, Rating, Ratings
+from tournaments.ratings import DEFAULT_MU, DEFAULT_SIGMA, MODEL_NAME, Rating, Ratings
 
 
 def real_rounds() -> list[RoundRecord]:
@@ -113,11 +116,108 @@ def test_model_parameters_are_kept_with_the_ratings() -> None:
     ratings.rate("A", ("B", "C"), landlord_won=True)
     data = json.loads(json.dumps(ratings.to_dict()))
     params = {"mu": 30.0, "sigma": 5.0, "beta": 2.5, "tau": 0.1}
-    assert data["model"] == {"name": "PlackettLuce", **params}
+    assert data["model"] == {"name": MODEL_NAME, **params}
+    assert data["landlord_seat"] == ratings.landlord_seat.to_dict()
     again = Ratings.from_dict(data)
+    assert again.landlord_seat == ratings.landlord_seat
     assert again.rating("Newcomer") == Rating(30.0, 5.0, 0)
     again.rate("A", ("B", "C"), landlord_won=False)
     ratings.rate("A", ("B", "C"), landlord_won=False)
     assert again.to_dict() == ratings.to_dict()
     with pytest.raises(ValueError, match="unknown model"):
         Ratings.from_dict({"model": {"name": "Elo"}, "agents": {}})
+    older = {"model": {"name": "PlackettLuce", **params}, "agents": {}}  # no landlord seat
+    with pytest.raises(ValueError, match="unknown model"):
+        Ratings.from_dict(older)
+
+
+# ─── fairness: one landlord against two farmers ─────────────────────────────────────────
+
+LANDLORDS = "AAABAACABB"
+"""Who is landlord, round after round: A six times in ten, B three times, C once."""
+
+WIN_PATTERNS = {
+    "landlords win 2 in 7": "WLLWLLL",
+    "landlords win 5 in 11": "WLWLLWLWLWL",
+    "landlords win 5 in 9": "WLWWLWLWL",
+}
+"""Whether the landlord won, round after round: periods prime to LANDLORDS', so over
+their common multiple every agent wins as landlord as often as the others do."""
+
+ROUNDS = 330
+
+
+def equal_agents_rounds(wins: str) -> list[tuple[str, tuple[str, str], bool]]:
+    """Three equal agents: the outcome never depends on who sits where."""
+    played = []
+    for n in range(ROUNDS):
+        lord = LANDLORDS[n % len(LANDLORDS)]
+        farmers = [a for a in "ABC" if a != lord]
+        played.append((lord, (farmers[0], farmers[1]), wins[n % len(wins)] == "W"))
+    return played
+
+
+def summed_one_against_two(rounds: list[tuple[str, tuple[str, str], bool]]) -> dict[str, float]:
+    """The plain model, ``[landlord]`` against ``[farmer, farmer]``: the mus it ends with."""
+    model = PlackettLuce()
+    ratings = {a: model.rating() for a in "ABC"}
+    for lord, farmers, landlord_won in rounds:
+        teams = [[ratings[lord]], [ratings[f] for f in farmers]]
+        (ratings[lord],), (ratings[farmers[0]], ratings[farmers[1]]) = model.rate(
+            teams, ranks=[1, 2] if landlord_won else [2, 1]
+        )
+    return {a: r.mu for a, r in ratings.items()}
+
+
+@pytest.mark.parametrize("wins", WIN_PATTERNS.values(), ids=WIN_PATTERNS.keys())
+def test_equal_agents_stay_close_however_often_each_was_landlord(wins: str) -> None:
+    rounds = equal_agents_rounds(wins)
+    ratings = Ratings()
+    for lord, farmers, landlord_won in rounds:
+        ratings.rate(lord, farmers, landlord_won=landlord_won)
+    mus = [ratings.rating(a).mu for a in "ABC"]
+    assert max(mus) - min(mus) < 2.0
+    assert abs(sum(mus) / 3 - DEFAULT_MU) < 3.0  # the scale stays where it started
+    # the bound bites: summing two farmers against one landlord drifts apart, and sinks
+    plain = summed_one_against_two(rounds)
+    assert max(plain.values()) - min(plain.values()) > 5.0
+    assert sum(plain.values()) / 3 < DEFAULT_MU - 5.0
+
+
+def test_the_landlord_seat_learns_how_often_the_landlords_side_wins() -> None:
+    seats = {}
+    for name, wins in WIN_PATTERNS.items():
+        ratings = Ratings()
+        for lord, farmers, landlord_won in equal_agents_rounds(wins):
+            ratings.rate(lord, farmers, landlord_won=landlord_won)
+        seats[name] = ratings.landlord_seat
+        assert seats[name].rounds == ROUNDS
+        assert seats[name].sigma < DEFAULT_SIGMA / 3
+    low, mid, high = (seats[name].mu for name in WIN_PATTERNS)
+    assert low < mid < DEFAULT_MU < high  # 29 %, 45 %, 56 % of rounds won by landlords
+
+
+def test_a_stronger_agent_rises_above_weaker_ones_as_landlord_or_farmer() -> None:
+    rng = random.Random(7)
+    agents = ["Strong", "Weak1", "Weak2", "Weak3"]
+    ratings = Ratings()
+    sigmas: list[float] = []
+    for n in range(400):
+        trio = list(itertools.combinations(agents, 3))[n % 4]
+        lord = trio[(n // 4) % 3]
+        farmers = [a for a in trio if a != lord]
+        if lord == "Strong":
+            chance = 0.7
+        elif "Strong" in farmers:
+            chance = 0.2
+        else:
+            chance = 0.45
+        ratings.rate(lord, (farmers[0], farmers[1]), landlord_won=rng.random() < chance)
+        sigmas.append(ratings.rating("Strong").sigma)
+    strong = ratings.rating("Strong")
+    weak = [ratings.rating(a) for a in agents[1:]]
+    assert strong.mu > max(w.mu for w in weak) + 3.0
+    assert strong.ordinal > max(w.ordinal for w in weak)
+    # uncertainty falls with rounds (tau keeps it from reaching 0)
+    assert DEFAULT_SIGMA > sigmas[10] > sigmas[100] > sigmas[-1] > 0.5
+    assert all(w.sigma < DEFAULT_SIGMA / 3 for w in weak)

@@ -208,10 +208,12 @@ class Leaderboard:
         return standings
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: rounds played, the rating model, and the agents in ranked order."""
+        """JSON-ready: rounds played, the rating model and its landlord seat (what the
+        landlord's side is worth), and the agents in ranked order."""
         return {
             "rounds": self.rounds,
-            "rating_model": {"name": "PlackettLuce", **self.ratings.params},
+            "rating_model": self.ratings.model,
+            "landlord_seat": self.ratings.landlord_seat.to_dict(),
             "agents": [s.to_dict() for s in self.standings()],
         }
 
