@@ -10,6 +10,8 @@ import json
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from openskill.models import PlackettLuce
 
 from arena.agents import GreedyAgent, HeuristicAgent, RandomAgent
@@ -221,3 +223,31 @@ def test_a_stronger_agent_rises_above_weaker_ones_as_landlord_or_farmer() -> Non
     # uncertainty falls with rounds (tau keeps it from reaching 0)
     assert DEFAULT_SIGMA > sigmas[10] > sigmas[100] > sigmas[-1] > 0.5
     assert all(w.sigma < DEFAULT_SIGMA / 3 for w in weak)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rounds=st.lists(
+        st.tuples(st.integers(0, 3), st.integers(0, 2), st.booleans()), min_size=1, max_size=40
+    )
+)
+def test_every_round_raises_its_winners_and_lowers_its_losers(
+    rounds: list[tuple[int, int, bool]],
+) -> None:
+    """Whatever came before: the winning side's agents gain, the losing side's lose, and the
+    landlord seat moves with the landlord, once per round."""
+    agents = ["A", "B", "C", "D"]
+    ratings = Ratings()
+    for number, (left_out, lord_at, landlord_won) in enumerate(rounds, start=1):
+        trio = [a for i, a in enumerate(agents) if i != left_out]
+        lord = trio.pop(lord_at)
+        before = {a: ratings.rating(a).mu for a in agents}
+        seat = ratings.landlord_seat.mu
+        ratings.rate(lord, (trio[0], trio[1]), landlord_won=landlord_won)
+        after = {a: ratings.rating(a).mu for a in agents}
+        sign = 1 if landlord_won else -1
+        assert sign * (after[lord] - before[lord]) > 0
+        assert sign * (ratings.landlord_seat.mu - seat) > 0
+        assert all(-sign * (after[f] - before[f]) > 0 for f in trio)
+        assert after[agents[left_out]] == before[agents[left_out]]
+        assert ratings.landlord_seat.rounds == number
