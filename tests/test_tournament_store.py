@@ -331,3 +331,12 @@ def test_kill_9_mid_round_leaves_the_whole_rounds_before_it(tmp_path: Path) -> N
     replay = read_replay(store.replay_lines(match.id))
     for recorded in replay.rounds:
         verify_round(recorded)  # each stored round whole
+
+
+async def test_a_round_stored_before_bombs_by_seat_reads_back_with_none(tmp_path: Path) -> None:
+    store, _, match_id = opened(tmp_path / "t.db")
+    await played(store, match_id, rounds=1, seed=3)
+    stored = store.rounds_of(match_id)[0]
+    assert round_record(stored).result.bombs_by_seat == tuple(stored["result"]["bombs_by_seat"])
+    del stored["result"]["bombs_by_seat"]  # as a file from before the key holds it
+    assert round_record(stored).result.bombs_by_seat == (0, 0, 0)

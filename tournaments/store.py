@@ -747,6 +747,10 @@ def _cards(texts: Sequence[str]) -> tuple[Card, ...]:
     return tuple(card(text) for text in texts)
 
 
+def _three(values: Sequence[int]) -> tuple[int, int, int]:
+    return (values[0], values[1], values[2])
+
+
 def round_record(data: Mapping[str, Any]) -> RoundRecord:
     """A :class:`RoundRecord` from its :meth:`~RoundRecord.to_dict` (a stored round)."""
     players = tuple(data["players"])
@@ -781,6 +785,7 @@ def round_record(data: Mapping[str, Any]) -> RoundRecord:
         final_hands=(_cards(final[0]), _cards(final[1]), _cards(final[2])),
         seed=result["seed"],
         winners=tuple(result["winners"]),
+        bombs_by_seat=_three(result.get("bombs_by_seat", (0, 0, 0))),  # none before issue 12
     )
     faults, stats = data["faults"], data["stats"]
     return RoundRecord(
