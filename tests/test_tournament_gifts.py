@@ -18,8 +18,10 @@ from typing import Any
 
 import pytest
 from mosquitto import Mosquitto, mosquitto_fixture  # noqa: F401 (the fixture)
+from test_mqtt import Subscriber, subscribed_as
 
 from arena.config import MqttSettings
+from arena.sinks.mqtt import MqttSink
 from gifts.events import RESULT_CHANGING, Effect, GiftEvent
 from gifts.send import send_gift
 from gifts.settings import load_gift_settings
@@ -144,6 +146,8 @@ async def test_gifts_over_a_real_mosquitto_reach_a_tournament_table(
     tmp_path: Path,
     mosquitto: Mosquitto,
 ) -> None:
+    """Gifts sent to ``ddz-arena/gifts/in`` end at table s1t1: stored, and told live on
+    ``ddz-arena/tables/s1t1/gifts`` by the table feed."""
     settings = MqttSettings(port=mosquitto.port)
     config = cup(3, fmt="standard", pace=0.01)  # three agents: one table, s1t1, ~10 s
     gifts = gifts_for(config, GiftSources(mqtt=settings))
@@ -161,11 +165,22 @@ async def test_gifts_over_a_real_mosquitto_reach_a_tournament_table(
         for gift in sent:
             await send_gift(settings, gift)
 
-    with TournamentStore(tmp_path / "arena.db") as store:
-        playing = asyncio.create_task(run_tournament(store, config, gifts=gifts))
-        await send_when_listening()
-        run = await asyncio.wait_for(playing, 120)
-        outcomes = stored_outcomes(store, run.tournament_id)["s1t1"]
+    feed = MqttSink(settings, run_id="gift-cup")
+    async with subscribed_as(mosquitto, Subscriber()) as watcher:
+        await feed.started()
+        with TournamentStore(tmp_path / "arena.db") as store:
+            playing = asyncio.create_task(run_tournament(store, config, gifts=gifts, sinks=[feed]))
+            await send_when_listening()
+            run = await asyncio.wait_for(playing, 120)
+            outcomes = stored_outcomes(store, run.tournament_id)["s1t1"]
+        await feed.close()
+        endings = [  # each gift's last word on the gifts topic
+            (p["data"]["id"], (p["data"]["status"], p["data"]["reason"]))
+            for topic, p, _ in watcher.messages
+            if topic == "ddz-arena/tables/s1t1/gifts" and p["data"]["status"] != "queued"
+        ]
+    live = dict(endings)
+    assert len(live) == len(endings)  # one ending a gift, live too
     with TournamentStore(tmp_path / "plain.db") as store:
         plain = await run_tournament(store, config.model_copy(update={"gifts": {}}))
     assert standings(run.leaderboard) == standings(plain.leaderboard)
@@ -178,6 +193,7 @@ async def test_gifts_over_a_real_mosquitto_reach_a_tournament_table(
         "test:m-elsewhere#0": ("rejected", "unknown_table: s2t1"),
         "test:m-peek#0": ("applied", None),
     }
+    assert live == ending  # an overlay saw what the store kept
 
 
 def test_arena_tournament_run_takes_gifts_from_a_simulated_audience(

@@ -1,18 +1,25 @@
 """``[moderation]`` and ``[spectator]`` in a tournament file (issue 12).
 
-``[moderation]`` is ``arena play``'s: every table of the tournament filters the agents'
-comments with it, and the store keeps the filtered text. ``[spectator]`` is refused with
-the reason: a tournament's tables publish no live feed for a delayed one to follow.
+Both are ``arena play``'s. Every table of the tournament filters the agents' comments
+with ``[moderation]``, and the store keeps the filtered text. ``[spectator]`` sends every
+table's hands, and a PEEK's cards, delayed, to ``<prefix>/tables/<table>/spectator``
+through the table feed of ``--mqtt`` (checked on a real Mosquitto); without ``--mqtt``
+it has nowhere to go and the run says so.
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
+from mosquitto import Mosquitto, mosquitto_fixture  # noqa: F401 (the fixture)
+from test_mqtt import Subscriber, subscribed_as
 
+from arena.cli import main
 from arena.errors import ConfigError
 from tournaments.config import TournamentConfig, parse_tournament_config
 from tournaments.runner import run_tournament
@@ -69,9 +76,50 @@ def test_a_bad_moderation_section_is_named() -> None:
         heuristic_cup(moderation={"hook": "no_such_module:f"})
 
 
-def test_a_spectator_section_is_refused_with_the_reason() -> None:
-    with pytest.raises(ConfigError, match=r"cup\.toml: spectator: not in a tournament file"):
-        heuristic_cup(spectator={"enabled": True})
+def cup_file(tmp_path: Path) -> Path:
+    file = tmp_path / "cup.toml"
+    roster = "".join(f'[[agents]]\nname = "{n}"\ntype = "heuristic"\n\n' for n in "XYZ")
+    file.write_text(
+        '[tournament]\nname = "cup"\nformat = "quick"\nseed = 8\n\n'
+        f"{roster}[spectator]\nenabled = true\ndelay_s = 0.2\n"
+    )
+    return file
+
+
+async def test_the_spectator_feed_shows_every_tables_hands_and_a_peek_over_mqtt(
+    tmp_path: Path, mosquitto: Mosquitto
+) -> None:
+    gifts = tmp_path / "gifts.jsonl"
+    peek = {"event_id": "p1", "platform": "test", "effect": "PEEK", "target_seat": 2}
+    gifts.write_text(json.dumps(peek) + "\n")
+    db = tmp_path / "arena.db"
+    url = f"mqtt://127.0.0.1:{mosquitto.port}"
+    argv = ["tournament", "run", str(cup_file(tmp_path)), "--db", str(db), "--mqtt", url]
+    async with subscribed_as(mosquitto, Subscriber()) as watcher:
+        assert await asyncio.to_thread(main, [*argv, "--gift-file", str(gifts)]) == 0
+        await watcher.wait_for(
+            lambda messages: any(p == "offline" for t, p, _ in messages), within_s=10
+        )
+    items = [p for t, p, _ in watcher.messages if t == "ddz-arena/tables/s1t1/spectator"]
+    kinds = {item["kind"] for item in items}
+    assert {"hands", "event", "peek"} <= kinds
+    (peeked,) = [item for item in items if item["kind"] == "peek"]
+    assert peeked["seat"] == 2
+    assert 1 <= len(peeked["cards"]) <= 20
+    assert all(len(item["hands"]) == 3 for item in items if item["kind"] == "hands")
+    events = [p for t, p, _ in watcher.messages if t == "ddz-arena/tables/s1t1/events"]
+    assert {"match_started", "round_result", "match_ended"} <= {e["type"] for e in events}
+    assert not any("hands" in e["data"] for e in events)  # the public feed: no hands
+
+
+def test_the_spectator_feed_without_mqtt_is_said_to_be_off(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["tournament", "run", str(cup_file(tmp_path)), "--db", str(tmp_path / "a.db")]
+    assert main(argv) == 0
+    assert "the spectator feed needs --mqtt to go anywhere, so it is off" in (
+        capsys.readouterr().err
+    )
 
 
 def test_gifts_default_table_and_a_bad_gift_key_are_refused() -> None:

@@ -168,6 +168,12 @@ def _play(args: argparse.Namespace) -> int:
 
             publisher: LeaderboardPublisher | None = None
             view = RunView()
+            feed = _table_feed(publisher_settings)
+            spectator = _spectator_feed(settings, feed)
+            if feed is not None:
+                await feed.started()  # its worker up before the first event
+            if spectator is not None:
+                spectator.start()
 
             def start(tid: str, planned: int | None, played: int) -> None:
                 nonlocal publisher
@@ -199,6 +205,8 @@ def _play(args: argparse.Namespace) -> int:
                     on_start=start,
                     session=session,
                     gifts=gifts,
+                    sinks=() if feed is None else (feed,),
+                    spectator=spectator,
                 )
             except asyncio.CancelledError:
                 if stopping.is_set():  # the second Ctrl-C: as a plain Ctrl-C would
@@ -210,6 +218,10 @@ def _play(args: argparse.Namespace) -> int:
                     await publisher.close()
                 if gifts is not None:
                     print(f"arena: {gifts.summary()}", file=sys.stderr, flush=True)
+                if spectator is not None:  # its last hands out before the MQTT sink closes
+                    await _close_spectator_feed(spectator)
+                if feed is not None:  # after the gifts' last outcomes
+                    await feed.close()
 
         try:
             run = asyncio.run(play())
@@ -224,6 +236,65 @@ def _play(args: argparse.Namespace) -> int:
             return 130 if session.stop_asked else 0
         _print_board(run.leaderboard, title=f"tournament {run.tournament_id}, finished")
     return 0
+
+
+def _table_feed(settings: Any) -> Any:
+    """With a broker (``--mqtt``, ``[mqtt] enabled``), every table's events go live as
+    ``arena play``'s do: ``<prefix>/tables/<table>/events``, ``gifts`` and ``state``
+    (docs/mqtt.md); the MQTT sink never waits, so the tables do not either."""
+    if settings is None:
+        return None
+    from arena.sinks.mqtt import MqttSink, new_run_id
+
+    feed = MqttSink(settings, run_id=new_run_id())
+    print(
+        f"arena: every table live on {settings.topic_prefix}/tables/<table>/events, its "
+        "gifts' outcomes on .../gifts",
+        file=sys.stderr,
+    )
+    return feed
+
+
+def _spectator_feed(config: Any, feed: Any) -> Any:
+    """``[spectator] enabled``: every hand, delayed, on ``<prefix>/tables/<table>/spectator``
+    through the table feed; off, and said, without ``--mqtt`` (nowhere to go)."""
+    settings = config.spectator
+    if not settings.enabled:
+        return None
+    if feed is None:
+        print(
+            "arena: warning: [spectator] is enabled but nothing publishes it: the spectator "
+            "feed needs --mqtt to go anywhere, so it is off",
+            file=sys.stderr,
+        )
+        return None
+    from arena.sinks.spectator import SpectatorFeed
+
+    print(
+        f"arena: every hand goes to {feed.settings.topic_prefix}/tables/<table>/spectator "
+        f"{settings.delay_s:g} s after it happened",
+        file=sys.stderr,
+    )
+    return SpectatorFeed([feed], delay_s=settings.delay_s, max_pending=settings.max_pending)
+
+
+async def _close_spectator_feed(spectator: Any) -> None:
+    """Release what the feed holds, each item after its delay (the last hands are
+    shown): at most the delay and 5 s, 0.5 s once interrupted; what is left is dropped,
+    counted and said."""
+    import contextlib
+
+    task = asyncio.current_task()
+    interrupted = task is not None and task.cancelling() > 0
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(0.5 if interrupted else spectator.delay_s + 5.0):
+            await spectator.close()
+    if spectator.dropped:
+        print(
+            f"arena: warning: {spectator.dropped} spectator item(s) were never published "
+            f"({spectator.released} were)",
+            file=sys.stderr,
+        )
 
 
 def _check_play_flags(args: argparse.Namespace) -> None:

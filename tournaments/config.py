@@ -1,7 +1,6 @@
 """A tournament file: ``[tournament]``, the ``[[agents]]`` roster, and the table
 sections ``arena play`` knows (``[rules]``, ``[table]``, ``[moderation]``, ``[mqtt]``,
-``[gifts]``). ``[spectator]`` is refused: a tournament's tables publish no live feed
-for a delayed one to follow.
+``[spectator]``, ``[gifts]``).
 
 Validated like ``arena play``'s config (strict, frozen, unknown keys refused with a
 close known one offered), and every mistake is reported at once, naming the file and
@@ -25,7 +24,7 @@ from pydantic import (
     model_validator,
 )
 
-from arena.config import MqttSettings, SeatConfig, read_toml
+from arena.config import MqttSettings, SeatConfig, SpectatorSettings, read_toml
 from arena.engine import Rules
 from arena.errors import ConfigError
 from arena.table.moderation import ModerationSettings, load_hook
@@ -91,6 +90,9 @@ class TournamentConfig(BaseModel):
     """What viewers may read of the agents' comments and strategy hints, as in
     ``arena play``: the stored rounds keep the filtered texts."""
     mqtt: MqttSettings = Field(default_factory=MqttSettings)
+    spectator: SpectatorSettings = Field(default_factory=SpectatorSettings)
+    """The delayed feed of every hand, as in ``arena play``: with the MQTT feed on
+    (``--mqtt``), each table's hands on ``<prefix>/tables/<table>/spectator``."""
     gifts: dict[str, Any] = Field(default_factory=lambda: {"mode": "ranked"})
     """Viewer gifts, off unless enabled, validated by the gifts package when the
     tournament starts. Tournaments are ranked: ``mode`` is always ``"ranked"`` (every
@@ -151,12 +153,6 @@ def parse_tournament_config(
     data: Mapping[str, Any], *, source: str = "<tournament>"
 ) -> TournamentConfig:
     """Validate already-parsed data; every error names ``source`` and the key."""
-    if "spectator" in data:
-        raise ConfigError(
-            f"{source}: spectator: not in a tournament file: a tournament's tables publish "
-            "no live feed (only the leaderboard), so a delayed feed of every hand would "
-            "have nothing to follow; remove [spectator] (arena play has it)"
-        )
     try:
         config = TournamentConfig.model_validate(dict(data))
     except ValidationError as exc:
@@ -183,6 +179,7 @@ _SECTIONS: Final[dict[tuple[str, ...], type[BaseModel]]] = {
     ("table",): TableSettings,
     ("moderation",): ModerationSettings,
     ("mqtt",): MqttSettings,
+    ("spectator",): SpectatorSettings,
 }
 """The model behind each place a key can be (agent numbers left out): its known keys."""
 

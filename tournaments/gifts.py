@@ -25,7 +25,7 @@ import time
 from collections.abc import Coroutine
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from arena.config import MqttSettings
 from arena.logs import get_logger
@@ -34,6 +34,9 @@ from gifts.desk import GiftDesk
 from gifts.events import GiftEvent
 from gifts.router import attach_gift_desks
 from gifts.settings import GiftSettings
+
+if TYPE_CHECKING:
+    from arena.sinks.spectator import SpectatorFeed
 
 __all__ = ["GiftSources", "TournamentGifts"]
 
@@ -84,17 +87,20 @@ class TournamentGifts:
         self.dropped = 0
         """Gifts that came while no table played and found no table after."""
         self._seed = 0
+        self._spectator: SpectatorFeed | None = None
         self._tasks: list[asyncio.Task[Any]] = []
         self._audiences: dict[str, asyncio.Task[Any]] = {}
         self._held: list[GiftEvent | tuple[str, str | None, str | None]] = []
 
     # --- the run ------------------------------------------------------------------------
 
-    def start(self, seed: int) -> None:
-        """Start the run's sources (the MQTT topic, the file); audiences come per table."""
+    def start(self, seed: int, *, spectator: SpectatorFeed | None = None) -> None:
+        """Start the run's sources (the MQTT topic, the file); audiences come per table.
+        A PEEK's cards go to the ``spectator`` feed (delayed), and nowhere else."""
         from gifts.sources import listen_for_gifts, replay_gift_file
 
         self._seed = seed
+        self._spectator = spectator
         sources: list[Coroutine[Any, Any, Any]] = []
         if self.sources.mqtt is not None:
             sources.append(listen_for_gifts(self.sources.mqtt, self, ready=self.listening))
@@ -125,7 +131,9 @@ class TournamentGifts:
     async def attach(self, table: Table) -> None:
         """Give ``table`` its desk before its match starts (and its audience, if any);
         gifts held while no table played go to it now."""
-        router = attach_gift_desks([table], self.settings, match_seed=self._seed)
+        router = attach_gift_desks(
+            [table], self.settings, match_seed=self._seed, spectator=self._spectator
+        )
         desk = router.desks[table.table_id]
         self.live[table.table_id] = desk
         self.desks[table.table_id] = desk

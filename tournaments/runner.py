@@ -31,7 +31,14 @@ from typing import TYPE_CHECKING, Any
 from arena.agents.base import Agent
 from arena.errors import ConfigError
 from arena.runner import new_seed, seat_agent
-from arena.table import RoundRecord, Table, build_moderator, derive_seed, play_match
+from arena.table import (
+    RoundRecord,
+    Table,
+    build_moderator,
+    derive_seed,
+    play_match,
+    tee_recorders,
+)
 from tournaments.config import AgentEntry, TournamentConfig, parse_tournament_config
 from tournaments.formats import Format, MatchLength
 from tournaments.leaderboard import Leaderboard
@@ -41,6 +48,8 @@ from tournaments.session import Session, SessionEnd
 from tournaments.store import MatchRow, TournamentStore, round_record
 
 if TYPE_CHECKING:
+    from arena.sinks.base import Sink
+    from arena.sinks.spectator import SpectatorFeed
     from arena.table.moderation import Moderator
     from tournaments.gifts import TournamentGifts
 
@@ -69,13 +78,19 @@ async def run_tournament(
     on_start: Callable[[str, int | None, int], None] | None = None,
     session: Session | None = None,
     gifts: TournamentGifts | None = None,
+    sinks: Sequence[Sink] = (),
+    spectator: SpectatorFeed | None = None,
 ) -> TournamentRun:
     """Play ``config`` as a new tournament, or resume ``tournament_id`` (its config and
     seed as stored); see the module. ``on_start`` hears, before the first round, the
     tournament's id, the rounds it plans at most (None: open-ended) and those played
     before (a resumed run). An interruption, or a ``session`` that stops short of the
     end, marks it ``interrupted``. ``session`` defaults to the file's ``session_rounds``
-    (``daily`` only); ``gifts`` are started with the seed and stopped at the end."""
+    (``daily`` only); ``gifts`` are started with the seed and stopped at the end.
+    ``sinks`` hear every table's events (the live MQTT feed); their owner starts and
+    closes them, and gives only sinks that never wait (a table awaits each event). A
+    ``spectator`` feed (started and closed by its owner) hears every table's hands, and
+    a PEEK's cards."""
     if (config is None) == (tournament_id is None):
         raise ValueError("give a config (a new tournament) or a tournament id (resume)")
     if tournament_id is None:
@@ -107,9 +122,11 @@ async def run_tournament(
         if on_leaderboard is not None:
             on_leaderboard({"tournament": tid, **leaderboard.to_dict()})
 
-    playing = _Playing(store, config, tid, seed, session, gifts, _moderator(config))
+    playing = _Playing(
+        store, config, tid, seed, session, gifts, _moderator(config), sinks, spectator
+    )
     if gifts is not None:
-        gifts.start(seed)
+        gifts.start(seed, spectator=spectator)
     try:
         for stage_no in range(1, config.stage_count + 1):
             history = _history(store.table_matches(tid), before=stage_no)
@@ -142,6 +159,8 @@ class _Playing:
     session: Session
     gifts: TournamentGifts | None
     moderator: Moderator
+    sinks: Sequence[Sink]
+    spectator: SpectatorFeed | None
 
 
 def planned_rounds(config: TournamentConfig, seed: int) -> int | None:
@@ -223,10 +242,14 @@ async def _play_table_match(
         table_id=table_id,
         rules=config.rules,
         settings=config.table,
-        recorder=(recorder := store.recorder(match_id)),
+        recorder=tee_recorders(
+            recorder := store.recorder(match_id),
+            None if playing.spectator is None else playing.spectator.for_table(table_id),
+        ),
         timeouts=[_entry(config, name)[1].effective_timeout_s for name in seating.players],
         standin_seed=derive_seed(seed, table_id, "standin"),
         moderator=playing.moderator,
+        sinks=playing.sinks,
     )
     length = MatchLength.of(config.tournament.format)
     in_all = len(done)
