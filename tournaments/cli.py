@@ -56,8 +56,9 @@ def add_tournament_command(subparsers: argparse._SubParsersAction[Any]) -> None:
             nargs="?",
             const=DEFAULT_BROKER,
             metavar="URL",
-            help="publish the leaderboard after every round, retained, to an MQTT broker "
-            "(default: the file's [mqtt] broker, 127.0.0.1:1883)",
+            help="publish the leaderboard after every round, retained, and every table's "
+            "events live, to an MQTT broker (default: the file's [mqtt] broker, "
+            "127.0.0.1:1883)",
         )
         playing.add_argument(
             "--rounds",
@@ -135,6 +136,13 @@ def run_tournament_command(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
+    from tournaments.cli_live import (
+        close_spectator_feed,
+        run_gifts,
+        spectator_feed,
+        stop_gently_on_ctrl_c,
+        table_feed,
+    )
     from tournaments.config import load_tournament_config, parse_tournament_config
     from tournaments.runner import run_tournament
     from tournaments.session import Session
@@ -160,7 +168,7 @@ def _play(args: argparse.Namespace) -> int:
                 f"--rounds: only a daily tournament has sessions; this one is "
                 f"{settings.tournament.format}, with a fixed length"
             )
-        gifts = _gifts(args, settings, publisher_settings)
+        gifts = run_gifts(args, settings, publisher_settings)
         started: list[str] = []
 
         async def play() -> Any:
@@ -168,8 +176,8 @@ def _play(args: argparse.Namespace) -> int:
 
             publisher: LeaderboardPublisher | None = None
             view = RunView()
-            feed = _table_feed(publisher_settings)
-            spectator = _spectator_feed(settings, feed)
+            feed = table_feed(publisher_settings)
+            spectator = spectator_feed(settings, feed)
             if feed is not None:
                 await feed.started()  # its worker up before the first event
             if spectator is not None:
@@ -195,7 +203,7 @@ def _play(args: argparse.Namespace) -> int:
                     publisher.publish(board)
                 view.update(board)
 
-            stopping = _stop_gently_on_ctrl_c(session)
+            stopping = stop_gently_on_ctrl_c(session)
             try:
                 return await run_tournament(
                     store,
@@ -219,7 +227,7 @@ def _play(args: argparse.Namespace) -> int:
                 if gifts is not None:
                     print(f"arena: {gifts.summary()}", file=sys.stderr, flush=True)
                 if spectator is not None:  # its last hands out before the MQTT sink closes
-                    await _close_spectator_feed(spectator)
+                    await close_spectator_feed(spectator)
                 if feed is not None:  # after the gifts' last outcomes
                     await feed.close()
 
@@ -236,65 +244,6 @@ def _play(args: argparse.Namespace) -> int:
             return 130 if session.stop_asked else 0
         _print_board(run.leaderboard, title=f"tournament {run.tournament_id}, finished")
     return 0
-
-
-def _table_feed(settings: Any) -> Any:
-    """With a broker (``--mqtt``, ``[mqtt] enabled``), every table's events go live as
-    ``arena play``'s do: ``<prefix>/tables/<table>/events``, ``gifts`` and ``state``
-    (docs/mqtt.md); the MQTT sink never waits, so the tables do not either."""
-    if settings is None:
-        return None
-    from arena.sinks.mqtt import MqttSink, new_run_id
-
-    feed = MqttSink(settings, run_id=new_run_id())
-    print(
-        f"arena: every table live on {settings.topic_prefix}/tables/<table>/events, its "
-        "gifts' outcomes on .../gifts",
-        file=sys.stderr,
-    )
-    return feed
-
-
-def _spectator_feed(config: Any, feed: Any) -> Any:
-    """``[spectator] enabled``: every hand, delayed, on ``<prefix>/tables/<table>/spectator``
-    through the table feed; off, and said, without ``--mqtt`` (nowhere to go)."""
-    settings = config.spectator
-    if not settings.enabled:
-        return None
-    if feed is None:
-        print(
-            "arena: warning: [spectator] is enabled but nothing publishes it: the spectator "
-            "feed needs --mqtt to go anywhere, so it is off",
-            file=sys.stderr,
-        )
-        return None
-    from arena.sinks.spectator import SpectatorFeed
-
-    print(
-        f"arena: every hand goes to {feed.settings.topic_prefix}/tables/<table>/spectator "
-        f"{settings.delay_s:g} s after it happened",
-        file=sys.stderr,
-    )
-    return SpectatorFeed([feed], delay_s=settings.delay_s, max_pending=settings.max_pending)
-
-
-async def _close_spectator_feed(spectator: Any) -> None:
-    """Release what the feed holds, each item after its delay (the last hands are
-    shown): at most the delay and 5 s, 0.5 s once interrupted; what is left is dropped,
-    counted and said."""
-    import contextlib
-
-    task = asyncio.current_task()
-    interrupted = task is not None and task.cancelling() > 0
-    with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(0.5 if interrupted else spectator.delay_s + 5.0):
-            await spectator.close()
-    if spectator.dropped:
-        print(
-            f"arena: warning: {spectator.dropped} spectator item(s) were never published "
-            f"({spectator.released} were)",
-            file=sys.stderr,
-        )
 
 
 def _check_play_flags(args: argparse.Namespace) -> None:
@@ -316,67 +265,6 @@ def _say_resume(tid: str, db: Path, why: str) -> None:
         file=sys.stderr,
         flush=True,
     )
-
-
-def _stop_gently_on_ctrl_c(session: Any) -> asyncio.Event:
-    """The first Ctrl-C asks every table to stop after the round it plays (nothing is
-    played twice, the tournament stays resumable); a second one stops at once (the
-    rounds under way are played again from their start when resumed)."""
-    import contextlib
-    import signal
-
-    loop = asyncio.get_running_loop()
-    task = asyncio.current_task()
-    hard = asyncio.Event()  # set by the second Ctrl-C
-
-    def at_once() -> None:
-        hard.set()
-        loop.remove_signal_handler(signal.SIGINT)
-        if task is not None:
-            task.cancel()
-
-    def first() -> None:
-        session.stop_asked = True
-        print(
-            "\narena: stopping after the current round (Ctrl-C again to stop at once)",
-            file=sys.stderr,
-            flush=True,
-        )
-        loop.add_signal_handler(signal.SIGINT, at_once)
-
-    # no signal handlers on Windows' loop or off the main thread: Ctrl-C stops at once
-    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-        loop.add_signal_handler(signal.SIGINT, first)
-    return hard
-
-
-def _gifts(args: argparse.Namespace, config: Any, mqtt: Any) -> Any:
-    """The run's :class:`~tournaments.gifts.TournamentGifts`, None when gifts are off
-    (the gifts package is then never imported); a line says where gifts come from."""
-    wanted = args.gifts or args.simulate_gifts is not None or args.gift_file is not None
-    if not (wanted or config.gifts.get("enabled", False)):
-        return None
-    from gifts.settings import load_gift_settings
-    from tournaments.gifts import GiftSources, TournamentGifts
-
-    settings = load_gift_settings(config.gifts, source="[gifts]")
-    sources = GiftSources(mqtt=mqtt, gift_file=args.gift_file, simulate_rate=args.simulate_gifts)
-    said = sources.described()
-    if said:
-        print(f"arena: taking gifts (ranked mode) from {' and '.join(said)}", file=sys.stderr)
-    else:
-        print(
-            "arena: gifts are on but nothing sends them: add --mqtt (then `arena gift send`), "
-            "--simulate-gifts or --gift-file",
-            file=sys.stderr,
-        )
-    if config.table.pace_s == 0:
-        print(
-            "arena: warning: the tables are not paced ([table] pace_s = 0): matches may be "
-            "over before gifts arrive; pace_s = 0.5 keeps each action half a second",
-            file=sys.stderr,
-        )
-    return TournamentGifts(settings, sources)
 
 
 class RunView:
