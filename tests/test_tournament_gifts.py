@@ -228,3 +228,26 @@ def test_arena_tournament_run_takes_gifts_from_a_simulated_audience(
     missing = ["tournament", "run", str(file), "--db", str(db), "--gift-file", "nope.jsonl"]
     assert main(missing) == 2
     assert "--gift-file: nope.jsonl: no such file" in capsys.readouterr().err
+
+
+async def test_a_gift_between_stages_waits_for_the_next_table_and_is_told_there() -> None:
+    from arena.agents import GreedyAgent
+    from arena.sinks.base import CollectingSink
+    from arena.table import Table
+
+    gifts = gifts_for(cup(), GiftSources())
+    gifts.start(seed=1)
+    await gifts.accept(GiftEvent(event_id="early", platform="test", effect=Effect.EMOTE))
+    await gifts.accept(GiftEvent(event_id="gone", platform="test", effect=Effect.SWAP))
+    assert not gifts.desks  # no table plays: nothing is told yet, nothing lost
+    sink = CollectingSink()
+    table = Table([GreedyAgent(n) for n in "ABC"], table_id="s2t1", sinks=[sink])
+    await gifts.attach(table)
+    await gifts.detach(table)  # its match over (or cut off): what waits expires
+    told = [(e.data["id"], e.data["status"], e.data["reason"]) for e in sink.events]
+    assert ("test:gone#0", "rejected", "ranked_mode") in told
+    assert ("test:early#0", "expired", None) in told  # queued, then never a safe point
+    await gifts.accept(GiftEvent(event_id="late", platform="test", effect=Effect.EMOTE))
+    await gifts.stop()  # no table came after it
+    assert gifts.counts()["dropped"] == 1
+    assert gifts.summary().endswith(", 1 dropped (no table played after)")
