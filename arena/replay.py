@@ -175,7 +175,19 @@ class TableRecorder:
 
     def event(self, event: Event) -> None:
         """Write a public event."""
-        line = {"kind": "event", "table": self._table, "event": event.to_dict()}
+        # Event.to_dict, inlined and unpacked at once (about 125 events a round): the same
+        # keys in the same order, so the same line
+        kind, table, round_no, seq, seat, player, data = event
+        body = {
+            "type": kind,
+            "table": table,
+            "round": round_no,
+            "seq": seq,
+            "seat": seat,
+            "player": player,
+            "data": data if type(data) is dict else dict(data),
+        }
+        line = {"kind": "event", "table": self._table, "event": body}
         self._write(_dumps(line, default=plain, option=_NEWLINE))
 
     def decision(self, seat: int, record: dict[str, Any]) -> None:
