@@ -203,3 +203,21 @@ def test_the_first_ctrl_c_stops_a_daily_run_after_the_current_round(
     argv = ["tournament", "run", str(file), "--rounds", str(before + 2), "--db", str(whole_db)]
     assert main(argv) == 0
     assert table_of(shown(whole_db, only_id(whole_db, capsys), capsys)) == table_of(resumed)
+
+
+async def test_a_session_limit_on_a_fixed_length_tournament_is_refused_before_it_plays(
+    tmp_path: Path,
+) -> None:
+    quick = parse_tournament_config(
+        {**daily().model_dump(mode="json"), "tournament": {"name": "q", "format": "quick"}},
+        source="test",
+    )
+    with TournamentStore(tmp_path / "arena.db") as store:
+        with pytest.raises(ConfigError, match="only a daily tournament has sessions"):
+            await run_tournament(store, quick, session=Session(3))
+        assert store.tournaments() == []  # nothing stored
+        run = await run_tournament(store, quick, session=Session(None))
+        store.mark_tournament(run.tournament_id, "interrupted")
+        with pytest.raises(ConfigError, match="only a daily tournament has sessions"):
+            await run_tournament(store, tournament_id=run.tournament_id, session=Session(3))
+        assert store.tournament(run.tournament_id).status == "interrupted"  # untouched

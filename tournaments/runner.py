@@ -67,6 +67,7 @@ class TournamentRun:
     tournament_id: str
     leaderboard: Leaderboard
     finished: bool
+    """False when a session's end or a stop left it ``interrupted``, resumable."""
 
 
 async def run_tournament(
@@ -95,21 +96,16 @@ async def run_tournament(
         raise ValueError("give a config (a new tournament) or a tournament id (resume)")
     if tournament_id is None:
         assert config is not None
+        session = _session_for(config, session)
         check_agents(config)  # a seat's mistake said now, not when its table comes
         seed = config.tournament.seed if config.tournament.seed is not None else new_seed()
         tournament_id = store.new_tournament(config.tournament.name, config, seed=seed)
     else:
         row = store.tournament(tournament_id)
         config = parse_tournament_config(row.config, source=f"tournament {tournament_id}")
+        session = _session_for(config, session)  # refused before it is marked running
         seed = row.seed
         store.mark_tournament(tournament_id, "running")
-    if session is None:
-        session = Session(config.tournament.session_rounds)
-    if session.rounds is not None and config.tournament.format is not Format.DAILY:
-        raise ConfigError(
-            f"a session of {session.rounds} rounds: only a daily tournament has sessions; "
-            f"a {config.tournament.format} tournament has a fixed length"
-        )
     stored = store.rounds(tournament_id)
     leaderboard = Leaderboard.from_rounds(round_record(row) for row in stored)
     played = Counter(str(row["table"]) for row in stored)
@@ -161,6 +157,19 @@ class _Playing:
     moderator: Moderator
     sinks: Sequence[Sink]
     spectator: SpectatorFeed | None
+
+
+def _session_for(config: TournamentConfig, session: Session | None) -> Session:
+    """The run's session: the one given, else the file's ``session_rounds``; a limit on
+    a format of fixed length is a ConfigError."""
+    if session is None:
+        session = Session(config.tournament.session_rounds)
+    if session.rounds is not None and config.tournament.format is not Format.DAILY:
+        raise ConfigError(
+            f"a session of {session.rounds} rounds: only a daily tournament has sessions; "
+            f"a {config.tournament.format} tournament has a fixed length"
+        )
+    return session
 
 
 def planned_rounds(config: TournamentConfig, seed: int) -> int | None:
