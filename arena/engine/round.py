@@ -65,6 +65,48 @@ class Round:
     for its call score (轮庄); with ``call_score`` too, bidding is skipped (a 角色互换 gift).
     """
 
+    # Slots: a round has more attributes than CPython's fast instance layout holds (about
+    # 29 shared keys), so with a __dict__ every attribute read and write of the engine
+    # went through a plain dict lookup instead.
+    __slots__ = (
+        "_auction",
+        "_deal",
+        "_doubling_order",
+        "_first_bidder",
+        "_first_play_seat",
+        "_fixed_first",
+        "_fixed_landlord",
+        "_hands",
+        "_indexes",
+        "_landlord_first_play_only",
+        "_moves",
+        "_passes",
+        "_rng",
+        "bombs",
+        "bombs_by_seat",
+        "bottom_revealed",
+        "call_score",
+        "deal_number",
+        "doubled",
+        "effects_applied",
+        "forced_landlord",
+        "gift_doubles",
+        "grabs",
+        "history",
+        "landlord",
+        "last_play",
+        "last_seat",
+        "phase",
+        "played",
+        "plays_by_seat",
+        "redoubled",
+        "result",
+        "rockets",
+        "rules",
+        "seed",
+        "to_act",
+    )
+
     def __init__(
         self,
         rules: Rules = DEFAULT_RULES,
