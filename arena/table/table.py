@@ -434,15 +434,16 @@ class Table:
             self._audience[seat].clear()
 
         def apply(response: PlayResponse) -> None:
-            if response.action == "PASS":
+            said = response.__dict__  # one slow pydantic read (see _decide), not two
+            if said["action"] == "PASS":
                 rnd.pass_turn(seat)
                 return
             move = move_of(response)
             if move is not None:  # an in-process agent's pick from the listed moves
-                rnd.play(seat, move, response.hand_type)
+                rnd.play(seat, move, said["hand_type"])
                 return
-            cards = resolve_cards(response.cards, rnd.hand(seat))
-            rnd.play(seat, cards, response.hand_type)
+            cards = resolve_cards(said["cards"], rnd.hand(seat))
+            rnd.play(seat, cards, said["hand_type"])
 
         response = await self._decide(seat, request, PlayResponse, "play", apply)
         if response is None:
@@ -496,12 +497,15 @@ class Table:
         agent = state.standin or state.agent
         tally = state.tally
         trace = None if state.reporting is None else DecisionTrace()
-        limit_ms = request.time_limit_ms
+        # The messages' fields are read from their __dict__: each attribute read of a
+        # pydantic model is a slow generic lookup (see _TurnSettings), its __dict__ one.
+        asked = request.__dict__
+        limit_ms = asked["time_limit_ms"]
         await self.emit(
             "turn_started",
             seat,
             {
-                "request": request.type,
+                "request": asked["type"],
                 "agent": agent.name,
                 "time_limit_ms": limit_ms,
                 "deadline_at": int(_wall_clock() * 1000) + limit_ms,
@@ -548,9 +552,10 @@ class Table:
                     if recorder is not None:
                         recorder.message("from_agent", seat, response, elapsed * 1000)
                     try:
-                        answered = reply.request_id
-                        if reply.player_id != request.player_id or (
-                            answered is not None and answered != request.request_id
+                        answer = reply.__dict__
+                        answered = answer["request_id"]
+                        if answer["player_id"] != asked["player_id"] or (
+                            answered is not None and answered != asked["request_id"]
                         ):
                             check_addressed(reply, request)
                         apply(reply)
@@ -725,7 +730,7 @@ class Table:
             if timing.awaited:
                 state.waits = True
             self._held(state, agent, timing.longest_step)
-        if not timing.awaited and timing.longest_step > self.settings.stall_warning_s:
+        if not timing.awaited and timing.longest_step > self._per_turn.stall_warning_s:
             await asyncio.sleep(0)  # it blocked without yielding: see _stalled
         return result
 
@@ -741,7 +746,7 @@ class Table:
 
     def _held(self, state: SeatState, agent: Agent, seconds: float) -> None:
         """Name an agent that held the event loop too long: it stalled every table here."""
-        if seconds > self.settings.stall_warning_s:
+        if seconds > self._per_turn.stall_warning_s:
             log.warning(
                 "agent_blocked_event_loop",
                 seat=state.index,
@@ -943,12 +948,13 @@ class Table:
         self, kind: EventType, seat: int, response: Any, data: dict[str, Any]
     ) -> None:
         if response is not None:
-            if response.comment:
-                data["comment"] = await self._moderated(seat, "comment", response.comment)
-            if response.emotion:
-                data["emotion"] = response.emotion.value
-            if response.strategy_hint:
-                data["hint"] = await self._moderated(seat, "strategy_hint", response.strategy_hint)
+            said = response.__dict__  # one slow read of a pydantic model, not three
+            if said["comment"]:
+                data["comment"] = await self._moderated(seat, "comment", said["comment"])
+            if said["emotion"]:
+                data["emotion"] = said["emotion"].value
+            if said["strategy_hint"]:
+                data["hint"] = await self._moderated(seat, "strategy_hint", said["strategy_hint"])
         if self._per_turn.pace_s:
             await self._hold_previous_action()
         await self.emit(kind, seat, data)
