@@ -61,6 +61,9 @@ class MatchEndOnly:
     def round_ended(self, summary: dict[str, Any]) -> None:
         """Nothing kept."""
 
+    def flush(self) -> None:
+        """Nothing kept, so nothing to write after the match."""
+
 
 class NoRoundsStore(TournamentStore):
     """The store off: tournaments and matches are kept, rounds are not recorded."""
