@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,8 @@ from arena.errors import ConfigError
 from tournaments.config import TournamentConfig, parse_tournament_config
 from tournaments.runner import run_tournament
 from tournaments.store import TournamentStore
+
+REPO = Path(__file__).resolve().parent.parent
 
 
 def heuristic_cup(**sections: Any) -> TournamentConfig:
@@ -96,7 +100,20 @@ async def test_the_spectator_feed_shows_every_tables_hands_and_a_peek_over_mqtt(
     url = f"mqtt://127.0.0.1:{mosquitto.port}"
     argv = ["tournament", "run", str(cup_file(tmp_path)), "--db", str(db), "--mqtt", url]
     async with subscribed_as(mosquitto, Subscriber()) as watcher:
-        assert await asyncio.to_thread(main, [*argv, "--gift-file", str(gifts)]) == 0
+        process = await asyncio.create_subprocess_exec(  # a run as a streamer starts it
+            *(sys.executable, "-m", "arena.cli", *argv, "--gift-file", str(gifts)),
+            cwd=REPO,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        try:
+            _, err = await asyncio.wait_for(process.communicate(), 120)
+        finally:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
+        assert process.returncode == 0, err.decode()
+        assert b"every hand goes to ddz-arena/tables/<table>/spectator 0.2 s" in err
         await watcher.wait_for(
             lambda messages: any(p == "offline" for t, p, _ in messages), within_s=10
         )

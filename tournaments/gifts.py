@@ -20,7 +20,6 @@ only when gifts are on: tournaments without gifts never load the gifts package.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import Coroutine
 from dataclasses import dataclass
@@ -41,6 +40,10 @@ if TYPE_CHECKING:
 __all__ = ["GiftSources", "TournamentGifts"]
 
 log = get_logger(__name__)
+
+STOP_TRIES: Final = 5
+STOP_WAIT_S: Final = 1.0
+"""A source still running this long after its cancellation is cancelled again."""
 
 MAX_HELD: Final = 1000
 """Gifts kept while no table plays (between stages); more are dropped, and counted."""
@@ -111,11 +114,7 @@ class TournamentGifts:
     async def stop(self) -> None:
         """Stop every source, then settle what still waits at a desk (expired, told).
         A gift held for a next table that never came is counted ``dropped``."""
-        for task in [*self._tasks, *self._audiences.values()]:
-            task.cancel()
-        for task in [*self._tasks, *self._audiences.values()]:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await _cancel_firmly([*self._tasks, *self._audiences.values()])
         self._audiences.clear()
         for desk in list(self.live.values()):
             if not desk.closed:
@@ -247,6 +246,22 @@ class TournamentGifts:
         if counts["dropped"]:
             text += f", {counts['dropped']} dropped (no table played after)"
         return text
+
+
+async def _cancel_firmly(tasks: list[asyncio.Task[Any]]) -> None:
+    """Cancel the sources and wait for them, cancelling again while one is still there
+    after a moment: the MQTT listener cancelled while its client connects may take the
+    first cancellation for its own (aiomqtt waits for a disconnection then), and one
+    more wakes it. What is left after a few tries is logged, never waited for."""
+    pending = set(tasks)
+    for _ in range(STOP_TRIES):
+        for task in pending:
+            task.cancel()
+        if not pending:
+            return
+        _, pending = await asyncio.wait(pending, timeout=STOP_WAIT_S)
+    if pending:
+        log.warning("gift_source_stuck", tasks=[task.get_name() for task in pending])
 
 
 class _AtTable:
