@@ -340,3 +340,30 @@ async def test_a_round_stored_before_bombs_by_seat_reads_back_with_none(tmp_path
     assert round_record(stored).result.bombs_by_seat == tuple(stored["result"]["bombs_by_seat"])
     del stored["result"]["bombs_by_seat"]  # as a file from before the key holds it
     assert round_record(stored).result.bombs_by_seat == (0, 0, 0)
+
+
+def test_a_file_that_is_no_store_is_refused_and_left_as_it_was(tmp_path: Path) -> None:
+    text = tmp_path / "notes.db"
+    text.write_text("hello\n")
+    with pytest.raises(StoreError, match=r"notes\.db: not a tournament database \(file is not"):
+        TournamentStore(text)
+    assert text.read_text() == "hello\n"
+
+    empty = tmp_path / "empty.db"
+    empty.touch()
+    with pytest.raises(StoreError, match=r"empty\.db: not a tournament database"):
+        TournamentStore(empty, create=False)  # show, list, export, resume
+    assert empty.stat().st_size == 0  # nothing written into it
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE mine (x)")
+    for create in (False, True):  # not even `run` writes into another program's file
+        with pytest.raises(StoreError, match=r"other\.db: not a tournament database"):
+            TournamentStore(other, create=create)
+    with sqlite3.connect(other) as db:
+        assert [r[0] for r in db.execute("SELECT name FROM sqlite_master")] == ["mine"]
+
+    store, tid, _ = opened(tmp_path / "t.db")
+    store.close()
+    with TournamentStore(tmp_path / "t.db", create=False) as reopened:
+        assert reopened.tournament(tid).name == "weekly"

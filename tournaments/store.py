@@ -210,21 +210,40 @@ class TournamentStore:
     while a tournament writes it opens a store of its own (WAL lets it read meanwhile).
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, create: bool = True) -> None:
+        """Open the file, creating the store in it when ``create`` and the file is new or
+        empty; another program's database, or with ``create=False`` any file that holds
+        no store, is refused untouched (``show`` pointed at the wrong file must not write
+        into it)."""
         self.path = Path(path)
         try:
             self.connection = sqlite3.connect(self.path, isolation_level=None)
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: cannot open: {exc}") from exc
         # autocommit mode: the store begins and commits each transaction itself
-        connection = self.connection
-        connection.execute("PRAGMA journal_mode = WAL")
-        connection.execute("PRAGMA synchronous = NORMAL")
-        connection.execute("PRAGMA foreign_keys = ON")
-        connection.execute("PRAGMA busy_timeout = 5000")
-        self._migrate()
+        try:
+            self._open(create)
+        except BaseException:
+            self.connection.close()
+            raise
 
     # --- opening ------------------------------------------------------------------------
+
+    def _open(self, create: bool) -> None:
+        connection = self.connection
+        try:
+            tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
+            if "schema_version" not in tables and (tables or not create):
+                raise StoreError(f"{self.path}: not a tournament database (no store in it)")
+            connection.execute("PRAGMA journal_mode = WAL")
+            connection.execute("PRAGMA synchronous = NORMAL")
+            connection.execute("PRAGMA foreign_keys = ON")
+            connection.execute("PRAGMA busy_timeout = 5000")
+            self._migrate()
+        except sqlite3.OperationalError as exc:  # locked, read-only, a full disk ...
+            raise StoreError(f"{self.path}: cannot open: {exc}") from exc
+        except sqlite3.DatabaseError as exc:  # another kind of file, or a damaged one
+            raise StoreError(f"{self.path}: not a tournament database ({exc})") from exc
 
     def _migrate(self) -> None:
         """Apply the migrations the file lacks, each with its version, in one transaction."""
