@@ -1,0 +1,96 @@
+"""Which process plays a tournament: a lock the operating system lets go of when it dies.
+
+The store says ``running`` from the start of a run to its end, and a process killed with
+``kill -9`` (or a power cut) never gets to say otherwise. So a run also holds an
+exclusive lock (``flock``) on a small file beside the database,
+``<db>.<tournament id>.lock``, which holds its process id. The kernel releases the lock
+when the process ends, however it ends, so:
+
+- ``list`` and ``show`` tell a tournament still being played from one whose process
+  died (:func:`is_played`): the second is shown as ``interrupted``;
+- a second ``run``/``resume`` of a tournament that is being played is refused at once
+  (:class:`TournamentBusy`), rather than failing later on a round stored twice.
+
+A lock file left behind by a dead process is harmless: nobody holds its lock.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from pathlib import Path
+from types import TracebackType
+
+__all__ = ["RunLease", "TournamentBusy", "is_played", "lock_path"]
+
+
+class TournamentBusy(Exception):
+    """Another process plays this tournament now."""
+
+
+def lock_path(db: Path, tournament_id: str) -> Path:
+    """The lock file of a tournament in the database ``db``."""
+    return db.with_name(f"{db.name}.{tournament_id}.lock")
+
+
+class RunLease:
+    """Held while a process plays a tournament (a context manager)."""
+
+    def __init__(self, db: Path, tournament_id: str) -> None:
+        self.path = lock_path(db, tournament_id)
+        self.tournament_id = tournament_id
+        self._fd: int | None = None
+
+    def __enter__(self) -> RunLease:
+        while True:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.read(fd, 32).decode(errors="replace").strip() or "?"
+                os.close(fd)
+                raise TournamentBusy(
+                    f"tournament {self.tournament_id} is being played by another process "
+                    f"(pid {holder}): stop that one first"
+                ) from None
+            if _same_file(fd, self.path):
+                break
+            os.close(fd)  # locked a file its last holder removed as it ended: again
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self._fd = fd
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._fd is None:
+            return
+        self.path.unlink(missing_ok=True)  # while still locked: no one takes a stale file
+        os.close(self._fd)  # lets go of the lock
+        self._fd = None
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    try:
+        return os.path.samestat(os.fstat(fd), os.stat(path))
+    except FileNotFoundError:
+        return False
+
+
+def is_played(db: Path, tournament_id: str) -> bool:
+    """Whether a live process holds the tournament's lease now."""
+    try:
+        fd = os.open(lock_path(db, tournament_id), os.O_RDONLY)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
