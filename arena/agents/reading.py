@@ -24,6 +24,8 @@ from protocol._trusted import trusted
 
 __all__ = ["HandMemo", "hand_of", "legal_for", "pass_reply", "play_reply", "trick_of"]
 
+_PASS_TYPE = ComboType.PASS  # a global: on Python 3.11 ``ComboType.X`` is a slow lookup
+
 _CARDS = dict(CARDS_BY_TEXT)
 
 
@@ -93,7 +95,7 @@ def play_reply(
     emotion: Emotion | None = None,
 ) -> PlayResponse:
     """A PLAY_RESPONSE for a combo (or a pass, when ``combo`` is PASS)."""
-    if combo.type is ComboType.PASS:
+    if combo.type is _PASS_TYPE:
         return pass_reply(request, comment=comment, emotion=emotion)
     # Built from the engine's own legal move: valid by construction, so not re-validated.
     # It keeps the move, so a table in this process checks it without re-reading the cards.

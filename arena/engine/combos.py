@@ -57,6 +57,11 @@ READING_ORDER: Final[tuple[ComboType, ...]] = (
 )
 _PRIORITY: Final = {t: i for i, t in enumerate(READING_ORDER)}
 
+# Members read on every play, as module constants: on Python 3.11 every ``T.X`` is a slow
+# lookup through ``EnumType.__getattr__`` (hundreds of instructions, against a few).
+_BOMB_TYPE: Final = T.BOMB
+_QUADPLEXES: Final = (T.FOUR_WITH_TWO_SINGLES, T.FOUR_WITH_TWO_PAIRS)
+
 
 class Combo(NamedTuple):
     """One reading of a set of cards.
@@ -262,12 +267,10 @@ def classify(cards: Iterable[CardLike], rules: Rules = DEFAULT_RULES) -> Combo |
 
 def is_bomb_like(combo: Combo, rules: Rules = DEFAULT_RULES) -> bool:
     """Whether the combo beats ordinary combos and counts toward the bomb multiplier."""
-    if combo.type is T.BOMB:
+    if combo.type is _BOMB_TYPE:
         return True
-    return rules.quadplex_as_bomb and combo.type in (
-        T.FOUR_WITH_TWO_SINGLES,
-        T.FOUR_WITH_TWO_PAIRS,
-    )
+    # the type first: reading a field of the (pydantic) rules is the slower test
+    return combo.type in _QUADPLEXES and rules.quadplex_as_bomb
 
 
 def beats(curr: Combo, prev: Combo | None, rules: Rules = DEFAULT_RULES) -> bool:

@@ -32,6 +32,7 @@ _STRAIGHT, _STRAIGHT_PAIR, _AIRPLANE = T.STRAIGHT, T.STRAIGHT_PAIR, T.AIRPLANE
 _AWS, _AWP = T.AIRPLANE_WITH_SINGLES, T.AIRPLANE_WITH_PAIRS
 _FWTS, _FWTP = T.FOUR_WITH_TWO_SINGLES, T.FOUR_WITH_TWO_PAIRS
 _BOMB, _ROCKET = T.BOMB, T.ROCKET
+_PASS_TYPE = T.PASS  # members as globals: on 3.11 ``T.X`` is a slow EnumType lookup
 _CHAIN_MIN: Final = {_STRAIGHT: 5, _STRAIGHT_PAIR: 3, _AIRPLANE: 2}
 #: Each card played alone, by card id: combos are immutable, so these are shared.
 _SINGLE_OF: Final = tuple(Combo(_SINGLE, c.rank, 1, (c,)) for c in DECK)
@@ -99,7 +100,7 @@ def legal_moves(
         if last is not None and last.type in _SOLO_WIDTH and not rules.quadplex_as_bomb:
             return _follow_solo(hand, last)
         buckets = HandIndex(hand)
-    if last is None or last.type is T.PASS:
+    if last is None or last.type is _PASS_TYPE:
         return _leads(buckets, rules)
     return _follows(buckets, last, rules)
 

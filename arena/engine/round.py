@@ -55,6 +55,14 @@ class Phase(StrEnum):
     FINISHED = "finished"
 
 
+# Enum members as module constants on the hot paths: on Python 3.11 every ``Phase.X`` is
+# a slow lookup through ``EnumType.__getattr__`` (hundreds of instructions, against a few
+# for a global), and the engine tests the phase several times a turn.
+_BIDDING, _DOUBLING = Phase.BIDDING, Phase.DOUBLING
+_PLAYING, _FINISHED = Phase.PLAYING, Phase.FINISHED
+_PASS_TYPE, _ROCKET = ComboType.PASS, ComboType.ROCKET
+
+
 class Round:
     """A round from the deal to the settlement.
 
@@ -129,7 +137,7 @@ class Round:
         self._fixed_first = first_bidder
         self._fixed_landlord = landlord
         self.history: list[Action] = []
-        self.phase = Phase.BIDDING
+        self.phase = _BIDDING
         self.to_act: int | None = None
         self.deal_number = 0
         self.landlord: int | None = None
@@ -195,7 +203,7 @@ class Round:
     @property
     def is_leading(self) -> bool:
         """Whether the seat to act starts a new trick (free play: it may not pass)."""
-        return self.phase is Phase.PLAYING and self.last_play is None
+        return self.phase is _PLAYING and self.last_play is None
 
     @property
     def trick_passes(self) -> int:
@@ -204,7 +212,7 @@ class Round:
 
     def legal_bids(self) -> list[int]:
         """What the seat to act may bid, highest first; 0 is a pass."""
-        return self._auction.legal() if self.phase is Phase.BIDDING else []
+        return self._auction.legal() if self.phase is _BIDDING else []
 
     def legal_moves(self) -> list[Combo]:
         """The non-pass moves of the seat to act (empty outside the play phase)."""
@@ -213,7 +221,7 @@ class Round:
     def legal_plays(self) -> list[Combo]:
         """The moves of the seat to act, PASS included when following."""
         moves = list(self.moves)
-        if self.phase is Phase.PLAYING and self.last_play is not None:
+        if self.phase is _PLAYING and self.last_play is not None:
             moves.append(PASS)
         return moves
 
@@ -225,7 +233,7 @@ class Round:
         in one turn; a play that is one of these moves is applied without re-reading it.
         """
         seat = self.to_act
-        if self.phase is not Phase.PLAYING or seat is None:
+        if self.phase is not _PLAYING or seat is None:
             return ()
         listed = self._listed(seat)
         if listed is None:
@@ -247,7 +255,7 @@ class Round:
 
     def must_pass(self) -> bool:
         """Whether the seat to act can only pass: it follows and nothing in hand beats."""
-        return self.phase is Phase.PLAYING and self.last_play is not None and not self.moves
+        return self.phase is _PLAYING and self.last_play is not None and not self.moves
 
     def _index(self, seat: int) -> HandIndex:
         """The seat's hand index, rebuilt only when the hand has changed."""
@@ -261,13 +269,13 @@ class Round:
     @property
     def is_redouble_turn(self) -> bool:
         """Whether the doubling decision asked now is the landlord's redouble."""
-        return self.phase is Phase.DOUBLING and self.to_act == self.landlord
+        return self.phase is _DOUBLING and self.to_act == self.landlord
 
     # --- actions ------------------------------------------------------------------------
 
     def bid(self, seat: int, value: int) -> BidAction:
         """Record a bid; may finish the auction, redeal, or hand out the bottom cards."""
-        self._expect(Phase.BIDDING, seat)
+        self._expect(_BIDDING, seat)
         if isinstance(value, bool) or not isinstance(value, int):
             raise IllegalActionError(f"a bid is an integer, got {value!r}")
         auction = self._auction
@@ -289,7 +297,7 @@ class Round:
 
     def double(self, seat: int, double: bool) -> DoubleAction:
         """A farmer doubles or not; then the landlord redoubles or not (asked only if needed)."""
-        self._expect(Phase.DOUBLING, seat)
+        self._expect(_DOUBLING, seat)
         if not isinstance(double, bool):
             raise IllegalActionError(f"a double is true or false, got {double!r}")
         is_landlord = seat == self.landlord
@@ -324,9 +332,9 @@ class Round:
         trick is taken. Cards must be exact cards of the hand (the table resolves lenient
         tokens first).
         """
-        self._expect(Phase.PLAYING, seat)
+        self._expect(_PLAYING, seat)
         if isinstance(cards, Combo):
-            if cards.type is ComboType.PASS:
+            if cards.type is _PASS_TYPE:
                 self.pass_turn(seat)
                 return PASS
             listed = self._listed(seat)
@@ -346,7 +354,7 @@ class Round:
 
     def pass_turn(self, seat: int) -> None:
         """Pass (不出); not allowed when leading a new trick."""
-        self._expect(Phase.PLAYING, seat)
+        self._expect(_PLAYING, seat)
         if self.last_play is None:
             raise IllegalActionError("cannot pass when leading a new trick")
         self.history.append(PlayAction(seat, PASS))
@@ -392,7 +400,7 @@ class Round:
 
     def add_gift_double(self) -> int:
         """A viewer's 翻倍: +1 to the round's exponent, up to the rules' cap; returns the count."""
-        if self.phase is Phase.FINISHED:
+        if self.phase is _FINISHED:
             raise IllegalActionError("the round is over")
         if self.gift_doubles >= self.rules.max_gift_doubles:
             raise IllegalActionError(
@@ -411,7 +419,7 @@ class Round:
             raise IllegalActionError(f"it is seat {self.to_act}'s turn, not seat {seat}'s")
 
     def _expect_effect_window(self) -> None:
-        if self.phase is not Phase.PLAYING:
+        if self.phase is not _PLAYING:
             raise IllegalActionError(f"cards can change hands only during play, not {self.phase}")
 
     def _require_in_hand(self, seat: int, c: Card) -> None:
@@ -450,14 +458,14 @@ class Round:
             LandlordChosen(seat, outcome.call_score, self._deal.bottom, self.forced_landlord)
         )
         if self.rules.has_doubling_phase:
-            self.phase = Phase.DOUBLING
+            self.phase = _DOUBLING
             self._doubling_order = [(seat + 1) % 3, (seat + 2) % 3]
             self.to_act = self._doubling_order[0]
         else:
             self._start_play()
 
     def _start_play(self) -> None:
-        self.phase = Phase.PLAYING
+        self.phase = _PLAYING
         self.to_act = self.landlord
 
     def _reading(
@@ -482,7 +490,7 @@ class Round:
         if self._first_play_seat is None:
             self._first_play_seat = seat
         self.plays_by_seat[seat] += 1
-        if combo.type is ComboType.ROCKET:
+        if combo.type is _ROCKET:
             self.rockets += 1
             self.bombs_by_seat[seat] += 1
         elif is_bomb_like(combo, self.rules):
@@ -523,7 +531,7 @@ class Round:
             doubled=self.doubled,
             redoubled=self.redoubled,
         )
-        self.phase = Phase.FINISHED
+        self.phase = _FINISHED
         self.to_act = None
         self.result = Settlement(
             landlord=landlord,

@@ -112,6 +112,11 @@ clock, unlike the table's own monotonic :class:`Clock`, which times the agents."
 _ANNOUNCED: frozenset[type] = frozenset({BidAction, DoubleAction, PlayAction})
 """Engine records a turn announces itself: nothing more to say about them after it."""
 
+# Enum members tested every turn, as module constants: on Python 3.11 every ``Phase.X`` is
+# a slow lookup through ``EnumType.__getattr__`` (hundreds of instructions, against a few).
+_BIDDING, _PLAYING, _FINISHED = Phase.BIDDING, Phase.PLAYING, Phase.FINISHED
+_PASS_TYPE = ComboType.PASS
+
 
 class _TurnSettings:
     """What every turn reads of a table's settings, copied out of the pydantic model.
@@ -298,7 +303,7 @@ class Table:
             await self.emit("round_started", data=started)
             handled = 0
             history = rnd.history
-            while rnd.phase is not Phase.FINISHED:
+            while rnd.phase is not _FINISHED:
                 if len(history) != handled:
                     # most turns add one bid, double or play, which the turn announced
                     # itself: skip them here without a call (about 60 turns a round)
@@ -375,9 +380,9 @@ class Table:
     async def _turn(self, rnd: Round) -> None:
         seat = rnd.to_act
         assert seat is not None
-        if rnd.phase is Phase.PLAYING:
+        if rnd.phase is _PLAYING:
             await self._play_turn(rnd, seat)
-        elif rnd.phase is Phase.BIDDING:
+        elif rnd.phase is _BIDDING:
             await self._bid_turn(rnd, seat)
         else:
             await self._double_turn(rnd, seat)
@@ -458,7 +463,7 @@ class Table:
         assert isinstance(action, PlayAction)
         combo = action.combo
         cards = self.views.record_play(seat, combo)
-        if combo.type is ComboType.PASS:
+        if combo.type is _PASS_TYPE:
             data: dict[str, Any] = {"auto": auto, "fallback": response is None and not auto}
             await self._action_event("pass", seat, response, data)
             return

@@ -28,6 +28,8 @@ from protocol._trusted import adopt_fields, trusted, trusted_fields
 
 __all__ = ["SeatViews"]
 
+_PASS_TYPE = ComboType.PASS  # a global: on Python 3.11 ``ComboType.X`` is a slow lookup
+
 
 class SeatViews:
     """Builds the messages of one table's seats; holds the round's public history."""
@@ -72,7 +74,7 @@ class SeatViews:
     def record_play(self, seat: int, combo: Combo) -> list[str]:
         """A play or pass was made; returns the played cards as strings."""
         name = self.names[seat]
-        if combo.type is ComboType.PASS:
+        if combo.type is _PASS_TYPE:
             self.history.append(
                 trusted_fields(
                     PlayRecord, {"player": name, "action": "PASS", "type": None, "cards": []}
