@@ -130,12 +130,18 @@ def test_a_run_killed_midway_resumes_to_the_standings_of_an_uninterrupted_one(
                         continue
                 if stored >= 12:
                     break
+        tid = only_id(killed_db, capsys)
+        assert shown(killed_db, tid, capsys)["status"] == "running"
+        again = ["tournament", "resume", tid, "--db", str(killed_db)]
+        assert main(again) == 2  # a second run while it plays is refused
+        assert f"tournament {tid} is being played by another process (pid {process.pid})" in (
+            capsys.readouterr().err
+        )
         os.kill(process.pid, signal.SIGKILL)
     finally:
         process.wait(10)
-    tid = only_id(killed_db, capsys)
     cut = shown(killed_db, tid, capsys)
-    assert cut["status"] == "running"  # killed: nobody could say otherwise
+    assert cut["status"] == "interrupted"  # stored as running, but no process plays it
     assert 12 <= cut["rounds"] < 30  # midway
     assert main(["tournament", "resume", tid, "--db", str(killed_db)]) == 0
     resumed = shown(killed_db, tid, capsys)

@@ -25,7 +25,7 @@ from arena.errors import ArenaError, ConfigError
 
 if TYPE_CHECKING:
     from tournaments.leaderboard import Leaderboard
-    from tournaments.store import TournamentStore
+    from tournaments.store import TournamentRow, TournamentStore
 
 __all__ = ["add_tournament_command", "run_tournament_command"]
 
@@ -120,6 +120,7 @@ def _add_gift_flags(command: argparse.ArgumentParser) -> None:
 
 def run_tournament_command(args: argparse.Namespace) -> int:
     """Run ``arena tournament ACTION`` as parsed; the exit status."""
+    from tournaments.lease import TournamentBusy
     from tournaments.store import StoreError
 
     action = args.tournament_action
@@ -131,7 +132,7 @@ def run_tournament_command(args: argparse.Namespace) -> int:
         if action in ("run", "resume"):
             return _play(args)
         return _read(args)
-    except StoreError as exc:
+    except (StoreError, TournamentBusy) as exc:
         raise TournamentCommandError(str(exc)) from None
 
 
@@ -152,7 +153,7 @@ def _play(args: argparse.Namespace) -> int:
     config = None
     if args.tournament_action == "run":
         config = load_tournament_config(args.file)
-    with TournamentStore(args.db) as store:
+    with TournamentStore(args.db, create=config is not None) as store:
         if config is None:
             row = store.tournament(args.tournament_id)
             if row.status == "finished":
@@ -357,7 +358,7 @@ def _broker(mqtt: Any, url: str | None) -> Any:
 def _read(args: argparse.Namespace) -> int:
     from tournaments.store import TournamentStore
 
-    with TournamentStore(args.db) as store:
+    with TournamentStore(args.db, create=False) as store:
         if args.tournament_action == "list":
             return _list(store, as_json=args.json)
         row = store.tournament(args.tournament_id)
@@ -369,7 +370,7 @@ def _read(args: argparse.Namespace) -> int:
                         {
                             "tournament": row.id,
                             "name": row.name,
-                            "status": row.status,
+                            "status": _status(store, row),
                             **board.to_dict(),
                         },
                         ensure_ascii=False,
@@ -377,7 +378,8 @@ def _read(args: argparse.Namespace) -> int:
                     )
                 )
             else:
-                _print_board(board, title=f"tournament {row.id} ({row.name}), {row.status}")
+                status = _status(store, row)
+                _print_board(board, title=f"tournament {row.id} ({row.name}), {status}")
             return 0
         if args.csv:
             sys.stdout.write(board.to_csv())
@@ -400,10 +402,10 @@ def _list(store: TournamentStore, *, as_json: bool) -> int:
             {
                 "id": row.id,
                 "name": row.name,
-                "status": row.status,
+                "status": _status(store, row),
                 "created_at": row.created_at,
                 "finished_at": row.finished_at,
-                "rounds": len(store.rounds(row.id)),
+                "rounds": store.round_count(row.id),
             }
             for row in rows
         ]
@@ -412,8 +414,18 @@ def _list(store: TournamentStore, *, as_json: bool) -> int:
     if not rows:
         print(f"no tournaments in {store.path}")
     for row in rows:
-        print(f"{row.id}  {row.status:<11}  {row.created_at}  {row.name}")
+        print(f"{row.id}  {_status(store, row):<11}  {row.created_at}  {row.name}")
     return 0
+
+
+def _status(store: TournamentStore, row: TournamentRow) -> str:
+    """The stored status, but ``interrupted`` for a ``running`` one no process plays: a
+    run killed (``kill -9``, a crash) could not say so itself (tournaments.lease)."""
+    from tournaments.lease import is_played
+
+    if row.status == "running" and not is_played(store.path, row.id):
+        return "interrupted"
+    return row.status
 
 
 def _print_board(board: Leaderboard, *, title: str) -> None:

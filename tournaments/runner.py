@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +43,7 @@ from arena.table import (
 from tournaments.config import AgentEntry, TournamentConfig, parse_tournament_config
 from tournaments.formats import Format, MatchLength
 from tournaments.leaderboard import Leaderboard
+from tournaments.lease import RunLease
 from tournaments.schedule import FinishedTable, ScheduleKind, plan_stage
 from tournaments.schedule import Table as Seating
 from tournaments.session import Session, SessionEnd
@@ -94,54 +96,58 @@ async def run_tournament(
     a PEEK's cards."""
     if (config is None) == (tournament_id is None):
         raise ValueError("give a config (a new tournament) or a tournament id (resume)")
+    held = ExitStack()  # the run's lease (tournaments.lease), from the id to the end
     if tournament_id is None:
         assert config is not None
         session = _session_for(config, session)
         check_agents(config)  # a seat's mistake said now, not when its table comes
         seed = config.tournament.seed if config.tournament.seed is not None else new_seed()
         tournament_id = store.new_tournament(config.tournament.name, config, seed=seed)
+        held.enter_context(RunLease(store.path, tournament_id))
     else:
         row = store.tournament(tournament_id)
         config = parse_tournament_config(row.config, source=f"tournament {tournament_id}")
         session = _session_for(config, session)  # refused before it is marked running
+        held.enter_context(RunLease(store.path, tournament_id))  # or TournamentBusy, untouched
         seed = row.seed
         store.mark_tournament(tournament_id, "running")
-    stored = store.rounds(tournament_id)
-    leaderboard = Leaderboard.from_rounds(round_record(row) for row in stored)
-    played = Counter(str(row["table"]) for row in stored)
-    tid = tournament_id
-    if on_start is not None:  # the id, the rounds planned and those already played
-        on_start(tid, planned_rounds(config, seed), leaderboard.rounds)
+    with held:  # a second run of this tournament is refused meanwhile
+        stored = store.rounds(tournament_id)
+        leaderboard = Leaderboard.from_rounds(round_record(row) for row in stored)
+        played = Counter(str(row["table"]) for row in stored)
+        tid = tournament_id
+        if on_start is not None:  # the id, the rounds planned and those already played
+            on_start(tid, planned_rounds(config, seed), leaderboard.rounds)
 
-    def told(record: RoundRecord) -> None:
-        leaderboard.add_round(record)
-        if on_leaderboard is not None:
-            on_leaderboard({"tournament": tid, **leaderboard.to_dict()})
+        def told(record: RoundRecord) -> None:
+            leaderboard.add_round(record)
+            if on_leaderboard is not None:
+                on_leaderboard({"tournament": tid, **leaderboard.to_dict()})
 
-    playing = _Playing(
-        store, config, tid, seed, session, gifts, _moderator(config), sinks, spectator
-    )
-    if gifts is not None:
-        gifts.start(seed, spectator=spectator)
-    try:
-        for stage_no in range(1, config.stage_count + 1):
-            history = _history(store.table_matches(tid), before=stage_no)
-            seatings = plan_stage(config.schedule_kind, stage_no, config.names, history, seed)
-            session.plan_stage([s.table_id for s in seatings], played)
-            await _play_stage(playing, seatings, told)
-            if session.ended:
-                break
-    except BaseException:
-        store.mark_tournament(tid, "interrupted")
-        raise
-    finally:
+        playing = _Playing(
+            store, config, tid, seed, session, gifts, _moderator(config), sinks, spectator
+        )
         if gifts is not None:
-            await gifts.stop()
-    if session.ended:
-        store.mark_tournament(tid, "interrupted")
-        return TournamentRun(tid, leaderboard, finished=False)
-    store.mark_tournament(tid, "finished")
-    return TournamentRun(tid, leaderboard, finished=True)
+            gifts.start(seed, spectator=spectator)
+        try:
+            for stage_no in range(1, config.stage_count + 1):
+                history = _history(store.table_matches(tid), before=stage_no)
+                seatings = plan_stage(config.schedule_kind, stage_no, config.names, history, seed)
+                session.plan_stage([s.table_id for s in seatings], played)
+                await _play_stage(playing, seatings, told)
+                if session.ended:
+                    break
+        except BaseException:
+            store.mark_tournament(tid, "interrupted")
+            raise
+        finally:
+            if gifts is not None:
+                await gifts.stop()
+        if session.ended:
+            store.mark_tournament(tid, "interrupted")
+            return TournamentRun(tid, leaderboard, finished=False)
+        store.mark_tournament(tid, "finished")
+        return TournamentRun(tid, leaderboard, finished=True)
 
 
 @dataclass(frozen=True)

@@ -468,6 +468,15 @@ class TournamentStore:
         )
         return [orjson.loads(row[0]) for row in rows]
 
+    def round_count(self, tournament_id: str) -> int:
+        """How many rounds of the tournament are stored."""
+        row = self.connection.execute(
+            "SELECT count(*) FROM rounds r JOIN table_matches m ON m.id = r.table_match_id"
+            " WHERE m.tournament_id = ?",
+            (tournament_id,),
+        ).fetchone()
+        return int(row[0])
+
     def round_records(self, match_id: int) -> list[RoundRecord]:
         """The match's rounds as :class:`RoundRecord` again: what ``play_match(done=...)``
         needs to resume the match with its totals and its stop rule intact."""
