@@ -49,17 +49,23 @@ def standings(board: Leaderboard) -> list[tuple[str, int, int, int]]:
     return [(s.name, s.rank, s.line.points, s.line.rounds) for s in board.standings()]
 
 
+@pytest.mark.parametrize("agents", [4, 6])
+def test_a_daily_tournament_is_for_three_agents(agents: int) -> None:
+    with pytest.raises(ConfigError, match=rf"daily is one open-ended table match.*{agents} agents"):
+        daily(agents)
+
+
 def test_shares_split_the_rounds_in_table_order() -> None:
     assert shares(7, 3) == [3, 2, 2]
     assert shares(2, 3) == [1, 1, 0]
     assert sum(shares(1001, 4)) == 1001
 
 
-@pytest.mark.parametrize(("agents", "per_session"), [(3, 4), (6, 3)])
+@pytest.mark.parametrize("per_session", [1, 4, 7])
 async def test_two_daily_sessions_equal_one_of_twice_the_rounds(
-    tmp_path: Path, agents: int, per_session: int
+    tmp_path: Path, per_session: int
 ) -> None:
-    config = daily(agents)
+    config = daily()
     with TournamentStore(tmp_path / "whole.db") as store:
         whole = await run_tournament(store, config, session=Session(2 * per_session))
         assert store.tournament(whole.tournament_id).status == "interrupted"

@@ -163,6 +163,12 @@ def parse_tournament_config(
     _check_moderation_hook(config, source)
     _check_gifts(config, source)
     stages = config.tournament.stages
+    if config.tournament.format == "daily" and len(config.agents) > 3:
+        raise ConfigError(  # its tables would never end, so no other stage could begin
+            f"{source}: tournament.format: daily is one open-ended table match, for exactly "
+            f"3 agents (a show that goes on day after day); with {len(config.agents)} "
+            "agents choose quick, standard or championship"
+        )
     if len(config.agents) == 3 and stages is not None and stages > 1:
         raise ConfigError(  # more stages would replay the one match, seats turned
             f"{source}: tournament.stages: {stages} stages with 3 agents; three agents play "
