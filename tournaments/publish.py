@@ -1,12 +1,19 @@
-"""A tournament's leaderboard over MQTT: retained, after every round, the latest only.
+"""A tournament's leaderboard over MQTT: retained, every round's, never holding it up.
 
 The leaderboard goes to ``<prefix>/tournaments/<id>/leaderboard`` as one JSON document,
-QoS 1, retained: a viewer or an overlay that subscribes at any time gets the current
-standings at once. The tournament never waits for the broker: :meth:`publish` keeps the
-newest document and wakes a task that sends it; a document that a newer one replaced
-before it went out is skipped (only the latest standings matter). When the broker goes
-away the task connects again with backoff (0.5 s, doubling, at most 10 s), one warning
-per outage, and sends the latest document once back.
+QoS 1, retained, with the tournament's ``name`` and ``status`` (``running`` while it
+plays, then ``finished`` or ``interrupted`` in a last message, :meth:`finish`): a viewer
+that subscribes at any time gets the current standings at once and can tell a finished
+tournament from one still playing (as ``show --json`` can).
+
+The tournament never waits for the broker: :meth:`publish` queues the document and
+wakes a task that sends the queue in order, one acknowledged message at a time. While
+the broker keeps up every round's leaderboard goes out (a live subscriber sees each
+round). Only under backpressure (a slow or absent broker) does the queue coalesce: it
+holds at most :data:`MAX_PENDING` documents, and when a newer one comes the oldest
+waiting is dropped (counted in :attr:`skipped`), so memory is bounded and the newest
+standings always go out. When the broker goes away the task connects again with
+backoff (0.5 s, doubling, at most 10 s), one warning per outage, and sends what waits.
 """
 
 from __future__ import annotations
@@ -14,8 +21,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+from collections import deque
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 import aiomqtt
 import orjson
@@ -25,12 +33,16 @@ from arena.logs import get_logger
 from arena.sinks.mqtt_client import mqtt_client, mqtt_credentials
 from arena.sinks.mqtt_publisher import broker_url
 
-__all__ = ["LeaderboardPublisher", "leaderboard_topic"]
+__all__ = ["MAX_PENDING", "LeaderboardPublisher", "Status", "leaderboard_topic"]
 
 log = get_logger(__name__)
 
 FIRST_BACKOFF_S: Final = 0.5
 BACKOFF_CAP_S: Final = 10.0
+MAX_PENDING: Final = 64
+"""Documents waiting for the broker at most; beyond it the oldest waiting is dropped."""
+
+Status = Literal["running", "finished", "interrupted"]
 
 
 def leaderboard_topic(settings: MqttSettings, tournament_id: str) -> str:
@@ -39,51 +51,97 @@ def leaderboard_topic(settings: MqttSettings, tournament_id: str) -> str:
 
 
 class LeaderboardPublisher:
-    """Sends the newest leaderboard, retained (see the module)."""
+    """Sends every leaderboard in order, retained, coalescing only under backpressure
+    (see the module)."""
 
     def __init__(
         self,
         settings: MqttSettings,
         tournament_id: str,
         *,
+        name: str | None = None,
         environ: Mapping[str, str] | None = None,
         first_backoff_s: float = FIRST_BACKOFF_S,
+        max_pending: int = MAX_PENDING,
     ) -> None:
+        """``name``: the tournament's name, put in every document (a subscriber has
+        no other way to learn it)."""
+        if max_pending < 1:
+            raise ValueError(f"max_pending must be at least 1, not {max_pending}")
         self.settings = settings
+        self.tournament_id = tournament_id
+        self.name = name
         self.topic = leaderboard_topic(settings, tournament_id)
         self.url = broker_url(settings.host, settings.port, tls=settings.tls)
         self._credentials = mqtt_credentials(settings, environ)  # a ConfigError now
         self._first_backoff_s = first_backoff_s
-        self._latest: bytes | None = None
-        self._sent: bytes | None = None
+        self._pending: deque[bytes] = deque()
+        self._max_pending = max_pending
+        self._last_board: dict[str, Any] | None = None
         self._wake = asyncio.Event()
         self._went = asyncio.Event()
         """Set whenever a document reached the broker (close waits on it)."""
         self._task: asyncio.Task[None] | None = None
+        self.status: Status = "running"
         self.published = 0
         """Documents the broker acknowledged."""
+        self.skipped = 0
+        """Documents dropped unsent because newer ones queued behind them (backpressure)."""
 
     def publish(self, leaderboard: Mapping[str, Any]) -> None:
-        """Keep ``leaderboard`` as the one to send next; never waits."""
-        self._latest = orjson.dumps(dict(leaderboard))
+        """Queue ``leaderboard`` (status ``running``) to go out after those before it;
+        never waits."""
+        if self.status != "running":
+            raise RuntimeError(f"the tournament is {self.status}: no more leaderboards")
+        self._last_board = dict(leaderboard)
+        self._queue(self._document(self._last_board))
+
+    def finish(
+        self,
+        status: Literal["finished", "interrupted"],
+        leaderboard: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Queue the last document: ``leaderboard`` (default: the last one published)
+        with ``status``, so the retained message says the tournament is over or
+        stopped. Never waits; :meth:`close` sends it."""
+        if status not in ("finished", "interrupted"):
+            raise ValueError(f"a tournament ends finished or interrupted, not {status!r}")
+        self.status = status
+        if leaderboard is not None:
+            self._last_board = dict(leaderboard)
+        board = (
+            self._last_board if self._last_board is not None else {"tournament": self.tournament_id}
+        )
+        self._queue(self._document(board))
+
+    def _document(self, board: Mapping[str, Any]) -> bytes:
+        return orjson.dumps(
+            {"tournament": self.tournament_id, "name": self.name, **board, "status": self.status}
+        )
+
+    def _queue(self, document: bytes) -> None:
+        if len(self._pending) >= self._max_pending:
+            self._pending.popleft()
+            self.skipped += 1
+        self._pending.append(document)
         self._wake.set()
         if self._task is None:
             self._task = asyncio.create_task(self._run(), name="leaderboard-publisher")
 
     @property
     def delivered(self) -> bool:
-        """Whether the latest document has reached the broker."""
-        return self._latest is not None and self._latest == self._sent
+        """Whether every queued document (so the latest) has reached the broker."""
+        return self._task is not None and not self._pending
 
     async def close(self, within_s: float = 5.0) -> bool:
-        """Send the latest document if it has not gone yet (within ``within_s``), then
-        stop; whether it went. A broker that is away costs the bound, never an error."""
+        """Send what waits (within ``within_s``), then stop; whether the latest went.
+        A broker that is away costs the bound, never an error."""
         task = self._task
         if task is None:
-            return self._latest is None
+            return True  # nothing was ever queued
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(within_s):
-                while not self.delivered:
+                while self._pending:
                     self._went.clear()
                     await self._went.wait()
         task.cancel()
@@ -127,12 +185,13 @@ class LeaderboardPublisher:
 
     async def _send_while_connected(self, client: aiomqtt.Client) -> None:
         while True:
-            latest = self._latest
-            if latest is None or latest == self._sent:
+            if not self._pending:
                 self._wake.clear()
                 await self._wake.wait()
                 continue
-            await client.publish(self.topic, latest, qos=1, retain=True)
-            self._sent = latest
+            document = self._pending[0]
+            await client.publish(self.topic, document, qos=1, retain=True)
+            if self._pending and self._pending[0] is document:  # not dropped meanwhile
+                self._pending.popleft()
             self.published += 1
             self._went.set()
