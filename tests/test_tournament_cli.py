@@ -203,3 +203,22 @@ def test_on_a_terminal_progress_is_a_bar_with_the_top_of_the_leaderboard() -> No
     assert "10/40" in shown
     assert "Ann" in shown
     assert "25.0 ± 8.0" in shown
+
+
+def test_an_agent_that_cannot_be_built_is_named_with_the_file_before_anything_is_stored(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    file = cup(tmp_path)
+    text = file.read_text(encoding="utf-8")
+    file.write_text(
+        text + '\n[[agents]]\nname = "D"\ntype = "openai"\n[agents.options]\n'
+        'api_key = "sk-not-here"\n',
+        encoding="utf-8",
+    )
+    db = tmp_path / "cup.db"
+    assert main(["tournament", "run", str(file), "--db", str(db)]) == 2
+    said = capsys.readouterr().err
+    assert f"{file}: agents." in said
+    assert "(agent 'D'): openai" in said
+    assert "sk-not-here" not in said
+    assert not db.exists()

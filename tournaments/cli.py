@@ -145,7 +145,7 @@ def _play(args: argparse.Namespace) -> int:
         table_feed,
     )
     from tournaments.config import load_tournament_config, parse_tournament_config
-    from tournaments.runner import run_tournament
+    from tournaments.runner import check_agents, run_tournament
     from tournaments.session import Session
     from tournaments.store import TournamentStore
 
@@ -153,6 +153,10 @@ def _play(args: argparse.Namespace) -> int:
     config = None
     if args.tournament_action == "run":
         config = load_tournament_config(args.file)
+        try:
+            check_agents(config)  # the runner checks too, but cannot name the file
+        except ConfigError as exc:
+            raise ConfigError(f"{args.file}: {exc}") from None
     with TournamentStore(args.db, create=config is not None) as store:
         if config is None:
             row = store.tournament(args.tournament_id)

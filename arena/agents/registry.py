@@ -182,14 +182,16 @@ def create_agent(
         if seat_key is None:
             return ConfigError(f"agent {name!r} ({type_name}): {problem}")
         key = f"{seat_key}.{part}" if part else seat_key
-        return ConfigError(f"{key} (seat {name!r}): {type_name}{':' if own else ''} {problem}")
+        return ConfigError(f"{key} ({noun} {name!r}): {type_name}{':' if own else ''} {problem}")
 
+    # a tournament's roster is [[agents]], an arena's [[seats]]: say it as the file does
+    noun = "agent" if seat_key is not None and seat_key.startswith("agents.") else "seat"
     try:
         cls = agent_class(type_name)
     except ConfigError as exc:
         if seat_key is None:
             raise
-        raise ConfigError(f"{seat_key}.type (seat {name!r}): {exc}") from exc
+        raise ConfigError(f"{seat_key}.type ({noun} {name!r}): {exc}") from exc
     given = dict(options or {})
     problem = _signature_problem(cls, given)
     if problem is not None:
