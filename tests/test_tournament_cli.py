@@ -222,3 +222,37 @@ def test_an_agent_that_cannot_be_built_is_named_with_the_file_before_anything_is
     assert "(agent 'D'): openai" in said
     assert "sk-not-here" not in said
     assert not db.exists()
+
+
+def test_the_stored_rounds_export_as_a_replay_that_arena_replay_verifies(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "cup.db"
+    assert main(["tournament", "run", str(cup(tmp_path)), "--db", str(db)]) == 0
+    tid = only_id(db, capsys)
+    tables = shown(db, tid, capsys)["tables"]
+    assert [t["table"] for t in tables] == ["s1t1", "s2t1", "s3t1", "s4t1"]
+    assert all(t["status"] == "finished" and t["rounds"] == 10 for t in tables)
+    assert sorted({p for t in tables for p in t["players"]}) == ["Ann", "Bob", "Cid", "Dee"]
+
+    def export(*more: str) -> subprocess.CompletedProcess[bytes]:
+        argv = ["tournament", "export", tid, "--replay", "--db", str(db), *more]
+        command = [sys.executable, "-m", "arena.cli", *argv]
+        return subprocess.run(command, cwd=REPO, capture_output=True, check=False)
+
+    whole = export()
+    assert whole.returncode == 0, whole.stderr
+    path = tmp_path / "cup.jsonl"
+    path.write_bytes(whole.stdout)
+    capsys.readouterr()
+    assert main(["replay", str(path), "--quiet"]) == 0
+    verdicts = capsys.readouterr().out.splitlines()
+    assert len(verdicts) == 40
+    assert all(line.startswith("✓ table s") for line in verdicts)
+
+    one = export("--table", "s2t1")
+    assert one.returncode == 0
+    assert {json.loads(line)["table"] for line in one.stdout.splitlines()} == {"s2t1"}
+    missing = export("--table", "s9t9")
+    assert missing.returncode == 2
+    assert b"has no table 's9t9' (its tables: s1t1, s2t1, s3t1, s4t1)" in missing.stderr

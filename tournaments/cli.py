@@ -73,11 +73,22 @@ def add_tournament_command(subparsers: argparse._SubParsersAction[Any]) -> None:
     show.add_argument("--json", action="store_true", help="one JSON document on stdout")
     listing = actions.add_parser("list", help="the tournaments in the database")
     listing.add_argument("--json", action="store_true", help="one JSON document on stdout")
-    export = actions.add_parser("export", help="a tournament's leaderboard as CSV or JSON")
+    export = actions.add_parser(
+        "export", help="a tournament's leaderboard as CSV or JSON, or its rounds as a replay"
+    )
     export.add_argument("tournament_id", metavar="ID")
     kind = export.add_mutually_exclusive_group(required=True)
     kind.add_argument("--csv", action="store_true", help="one row per agent")
     kind.add_argument("--json", action="store_true", help="one document")
+    kind.add_argument(
+        "--replay",
+        action="store_true",
+        help="every stored round as replay lines (JSON lines, hands included: for the "
+        "organiser; `arena replay FILE` checks them)",
+    )
+    export.add_argument(
+        "--table", metavar="TABLE", help="with --replay: one table match only (e.g. s2t1)"
+    )
     for action in (run, resume, show, listing, export):
         action.add_argument(
             "--db",
@@ -366,6 +377,10 @@ def _read(args: argparse.Namespace) -> int:
         if args.tournament_action == "list":
             return _list(store, as_json=args.json)
         row = store.tournament(args.tournament_id)
+        if args.tournament_action == "export" and args.replay:
+            return _export_replay(store, row.id, args.table)
+        if args.tournament_action == "export" and args.table is not None:
+            raise TournamentCommandError("--table goes with --replay")
         board = _board(store, row.id)
         if args.tournament_action == "show":
             if args.json:
@@ -376,6 +391,7 @@ def _read(args: argparse.Namespace) -> int:
                             "name": row.name,
                             "status": _status(store, row),
                             **board.to_dict(),
+                            "tables": _tables(store, row.id),
                         },
                         ensure_ascii=False,
                         indent=2,
@@ -390,6 +406,39 @@ def _read(args: argparse.Namespace) -> int:
         else:
             print(json.dumps({"tournament": row.id, **board.to_dict()}, ensure_ascii=False))
         return 0
+
+
+def _tables(store: TournamentStore, tid: str) -> list[dict[str, Any]]:
+    """The table matches played or under way: who sat where, and how far each got (what
+    a schedule's balance is checked from)."""
+    return [
+        {
+            "stage": int(match.stage),
+            "table": match.table_id,
+            "players": list(match.players),
+            "status": match.status,
+            "rounds": store.last_round(match.id),
+        }
+        for match in store.table_matches(tid)
+    ]
+
+
+def _export_replay(store: TournamentStore, tid: str, table: str | None) -> int:
+    """The stored rounds as one replay file on stdout, table after table."""
+    matches = [m for m in store.table_matches(tid) if table is None or m.table_id == table]
+    if not matches:
+        known = ", ".join(m.table_id for m in store.table_matches(tid)) or "none yet"
+        raise TournamentCommandError(
+            f"tournament {tid} has no table {table!r} (its tables: {known})"
+            if table is not None
+            else f"tournament {tid} has no rounds stored yet"
+        )
+    out = sys.stdout.buffer
+    for match in matches:
+        for line in store.replay_lines(match.id):
+            out.write(line)
+    out.flush()
+    return 0
 
 
 def _board(store: TournamentStore, tid: str) -> Leaderboard:
