@@ -12,7 +12,6 @@ every gift: applied, rejected by reason, expired.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,9 +20,9 @@ from typing import TYPE_CHECKING, Any
 from arena.config import MqttSettings
 from arena.logs import get_logger
 from arena.table import Table, derive_seed
-from gifts.events import GiftEvent
 from gifts.router import GiftRouter, attach_gift_desks
 from gifts.settings import GiftSettings
+from gifts.tasks import AtTable, cancel_firmly, logged
 
 if TYPE_CHECKING:
     from arena.sinks.spectator import SpectatorFeed
@@ -44,11 +43,7 @@ class GiftRun:
 
     async def stop(self) -> None:
         """Stop every source, then settle what still waits (expired, and told)."""
-        for task in self.tasks:
-            task.cancel()
-        for task in self.tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancel_firmly(self.tasks)
         await self.router.close()
 
     def _stop_sources(self) -> None:
@@ -108,13 +103,13 @@ async def start_gifts(
         for table in tables:
             sources.append(
                 simulate_audience(
-                    _AtTable(router, table.table_id),
+                    AtTable(router, table.table_id),
                     seed=derive_seed(match_seed, table.table_id, "audience"),
                     players=table.names,
                     rate_per_s=simulate_rate,
                 )
             )
-    run.tasks = [asyncio.create_task(_logged(source)) for source in sources]
+    run.tasks = [asyncio.create_task(logged(source)) for source in sources]
     remaining = {table.table_id for table in tables}
 
     def ended(table_id: str) -> Any:
@@ -128,29 +123,3 @@ async def start_gifts(
     for table in tables:
         table.match_end_hooks.append(ended(table.table_id))
     return run
-
-
-class _AtTable:
-    """An inbox that sends every gift to one table (a simulated audience per table)."""
-
-    def __init__(self, router: GiftRouter, table_id: str) -> None:
-        self._router = router
-        self._table = table_id
-
-    async def accept(self, gift: GiftEvent) -> None:
-        await self._router.accept(gift.model_copy(update={"table": self._table}))
-
-    async def refuse(
-        self, reason: str, *, event_id: str | None = None, platform: str | None = None
-    ) -> None:
-        await self._router.refuse(reason, event_id=event_id, platform=platform)
-
-
-async def _logged(source: Coroutine[Any, Any, Any]) -> None:
-    """A source that fails is logged (the match goes on without it), never raised."""
-    try:
-        await source
-    except asyncio.CancelledError:
-        raise
-    except Exception as exc:
-        log.exception("gift_source_failed", error=str(exc) or type(exc).__name__)

@@ -33,6 +33,7 @@ from gifts.desk import GiftDesk
 from gifts.events import GiftEvent
 from gifts.router import attach_gift_desks
 from gifts.settings import GiftSettings
+from gifts.tasks import AtTable, cancel_firmly, logged
 
 if TYPE_CHECKING:
     from arena.sinks.spectator import SpectatorFeed
@@ -41,9 +42,6 @@ __all__ = ["GiftSources", "TournamentGifts"]
 
 log = get_logger(__name__)
 
-STOP_TRIES: Final = 5
-STOP_WAIT_S: Final = 1.0
-"""A source still running this long after its cancellation is cancelled again."""
 
 MAX_HELD: Final = 1000
 """Gifts kept while no table plays (between stages); more are dropped, and counted."""
@@ -109,12 +107,12 @@ class TournamentGifts:
             sources.append(listen_for_gifts(self.sources.mqtt, self, ready=self.listening))
         if self.sources.gift_file is not None:
             sources.append(replay_gift_file(self.sources.gift_file, self))
-        self._tasks = [asyncio.create_task(_logged(source)) for source in sources]
+        self._tasks = [asyncio.create_task(logged(source)) for source in sources]
 
     async def stop(self) -> None:
         """Stop every source, then settle what still waits at a desk (expired, told).
         A gift held for a next table that never came is counted ``dropped``."""
-        await _cancel_firmly([*self._tasks, *self._audiences.values()])
+        await cancel_firmly([*self._tasks, *self._audiences.values()])
         self._audiences.clear()
         for desk in list(self.live.values()):
             if not desk.closed:
@@ -147,9 +145,9 @@ class TournamentGifts:
             from gifts.sources import simulate_audience
 
             self._audiences[table.table_id] = asyncio.create_task(
-                _logged(
+                logged(
                     simulate_audience(
-                        _AtTable(self, table.table_id),
+                        AtTable(self, table.table_id),
                         seed=derive_seed(self._seed, table.table_id, "audience"),
                         players=table.names,
                         rate_per_s=rate,
@@ -246,45 +244,3 @@ class TournamentGifts:
         if counts["dropped"]:
             text += f", {counts['dropped']} dropped (no table played after)"
         return text
-
-
-async def _cancel_firmly(tasks: list[asyncio.Task[Any]]) -> None:
-    """Cancel the sources and wait for them, cancelling again while one is still there
-    after a moment: the MQTT listener cancelled while its client connects may take the
-    first cancellation for its own (aiomqtt waits for a disconnection then), and one
-    more wakes it. What is left after a few tries is logged, never waited for."""
-    pending = set(tasks)
-    for _ in range(STOP_TRIES):
-        for task in pending:
-            task.cancel()
-        if not pending:
-            return
-        _, pending = await asyncio.wait(pending, timeout=STOP_WAIT_S)
-    if pending:
-        log.warning("gift_source_stuck", tasks=[task.get_name() for task in pending])
-
-
-class _AtTable:
-    """An inbox that sends every gift to one table (a simulated audience per table)."""
-
-    def __init__(self, inbox: TournamentGifts, table_id: str) -> None:
-        self._inbox = inbox
-        self._table = table_id
-
-    async def accept(self, gift: GiftEvent) -> None:
-        await self._inbox.accept(gift.model_copy(update={"table": self._table}))
-
-    async def refuse(
-        self, reason: str, *, event_id: str | None = None, platform: str | None = None
-    ) -> None:
-        await self._inbox.refuse(reason, event_id=event_id, platform=platform)
-
-
-async def _logged(source: Coroutine[Any, Any, Any]) -> None:
-    """A source that fails is logged (the tournament goes on without it), never raised."""
-    try:
-        await source
-    except asyncio.CancelledError:
-        raise
-    except Exception as exc:
-        log.exception("gift_source_failed", error=str(exc) or type(exc).__name__)
