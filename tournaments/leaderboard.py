@@ -26,7 +26,7 @@ from rich.table import Table as RichTable
 
 from arena.table.faults import FAULT_CATEGORIES
 from arena.table.records import RoundRecord
-from tournaments.ratings import Rating, Ratings
+from tournaments.ratings import Rating, Ratings, TournamentRatings
 
 __all__ = ["AgentLine", "Leaderboard", "Standing"]
 
@@ -66,7 +66,8 @@ class AgentLine:
 
     @property
     def points_per_round(self) -> float:
-        """What the ranking goes by; 0.0 before the first round."""
+        """What the ranking goes by; 0.0 before the first round (undefined then: the
+        JSON says None, the standings put such an agent last)."""
         return self.points / self.rounds if self.rounds else 0.0
 
     @property
@@ -131,7 +132,7 @@ class Standing:
             "name": line.name,
             "points": line.points,
             "rounds": line.rounds,
-            "points_per_round": round(line.points_per_round, 4),
+            "points_per_round": round(line.points_per_round, 4) if line.rounds else None,
             "mu": self.rating.mu,
             "sigma": self.rating.sigma,
             "ordinal": self.rating.ordinal,
@@ -160,16 +161,41 @@ class Standing:
 class Leaderboard:
     """Every agent's figures and rating, one round record at a time (see the module)."""
 
-    def __init__(self, ratings: Ratings | None = None) -> None:
-        self.ratings = ratings if ratings is not None else Ratings()
-        """Updated with every round added; pass one to choose the model's parameters."""
-        self.lines: dict[str, AgentLine] = {}
+    def __init__(self, ratings: Ratings | None = None, *, names: Iterable[str] = ()) -> None:
+        """``ratings``: the starting ratings (the model's parameters); ``names``: the
+        roster, so an agent that has not played yet is listed too (after those who
+        have, in roster order)."""
+        self._ratings = TournamentRatings(ratings)
+        self.lines: dict[str, AgentLine] = {name: AgentLine(name) for name in names}
+        """Every agent: the roster's first, in its order, then others as they play."""
         self.rounds = 0
         """Rounds added (each counts once, for all three of its agents)."""
 
+    @property
+    def ratings(self) -> Ratings:
+        """The ratings now: canonical once :meth:`settle` is called, provisional in
+        the current stage before that (:class:`~tournaments.ratings.TournamentRatings`)."""
+        return self._ratings.live
+
+    @property
+    def tournament_ratings(self) -> TournamentRatings:
+        """The ratings with their stages (settled or not, updates made)."""
+        return self._ratings
+
     def add_round(self, record: RoundRecord) -> None:
-        """A finished round into every figure of its three agents and their ratings."""
-        self.ratings.add_round(record)  # first: it refuses a round without 3 agents
+        """A finished round into every figure of its three agents and their ratings
+        (provisional within its stage until the next stage or :meth:`settle`)."""
+        self._ratings.add_round(record)  # first: it refuses a round without 3 agents
+        self._add_figures(record)
+
+    def settle(self) -> None:
+        """Rate the current stage again in canonical order, so the ratings (and the
+        ties they break) are a function of the rounds played, not of when each table
+        committed its rounds. Call it at the end of a stage and of a run; cheap when
+        nothing arrived out of order."""
+        self._ratings.settle()
+
+    def _add_figures(self, record: RoundRecord) -> None:
         for seat, name in enumerate(record.players):
             line = self.lines.get(name)
             if line is None:
@@ -178,32 +204,45 @@ class Leaderboard:
         self.rounds += 1
 
     @classmethod
-    def from_rounds(cls, records: Iterable[RoundRecord]) -> Leaderboard:
-        """A leaderboard of stored rounds, added in the order given."""
-        board = cls()
+    def from_rounds(
+        cls,
+        records: Iterable[RoundRecord],
+        *,
+        names: Iterable[str] = (),
+        ratings: Ratings | None = None,
+    ) -> Leaderboard:
+        """A leaderboard of stored rounds, in whatever order given: the rounds are rated
+        in canonical order (stage, table, round), so the result is settled and the same
+        as any run's after :meth:`settle`. ``names``: the roster (see the class)."""
+        records = list(records)
+        board = cls(ratings, names=names)
+        board._ratings = TournamentRatings.from_rounds(records, ratings)
         for record in records:
-            board.add_round(record)
+            board._add_figures(record)
         return board
 
     def standings(self) -> list[Standing]:
         """Agents by points per round (then rating ordinal, then name); agents equal in
-        points per round and ordinal share a rank."""
+        points per round and ordinal share a rank. Agents yet to play come last, in
+        roster order, sharing a rank: their points per round are undefined."""
+        ratings = self.ratings
 
-        def key(line: AgentLine) -> tuple[Fraction, float]:
-            ppr = Fraction(line.points, line.rounds) if line.rounds else Fraction(0)
-            return ppr, self.ratings.rating(line.name).ordinal
+        def key(line: AgentLine) -> tuple[bool, Fraction, float]:
+            if not line.rounds:
+                return False, Fraction(0), 0.0
+            return True, Fraction(line.points, line.rounds), ratings.rating(line.name).ordinal
 
-        def order_key(line: AgentLine) -> tuple[Fraction, float, str]:
-            ppr, ordinal = key(line)
-            return -ppr, -ordinal, line.name
-
-        order = sorted(self.lines.values(), key=order_key)
+        played = sorted(
+            (line for line in self.lines.values() if line.rounds),
+            key=lambda line: (-key(line)[1], -key(line)[2], line.name),
+        )
+        waiting = [line for line in self.lines.values() if not line.rounds]
         standings: list[Standing] = []
-        previous: tuple[Fraction, float] | None = None
-        for index, line in enumerate(order):
+        previous: tuple[bool, Fraction, float] | None = None
+        for index, line in enumerate([*played, *waiting]):
             current = key(line)
             rank = standings[-1].rank if current == previous else index + 1
-            standings.append(Standing(rank, line, self.ratings.rating(line.name)))
+            standings.append(Standing(rank, line, ratings.rating(line.name)))
             previous = current
         return standings
 
@@ -250,7 +289,7 @@ class Leaderboard:
                 line.name,
                 str(line.points),
                 str(line.rounds),
-                f"{line.points_per_round:.2f}",
+                f"{line.points_per_round:.2f}" if line.rounds else "-",
                 f"{s.rating.mu:.1f} ± {s.rating.sigma:.1f}",
                 str(line.round_wins),
                 f"{line.landlord_wins}/{line.landlord_rounds}",

@@ -34,6 +34,7 @@ stored rounds with :meth:`Ratings.from_rounds` and get the same ratings either w
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -42,7 +43,16 @@ from openskill.models import PlackettLuce, PlackettLuceRating
 
 from arena.table.records import RoundRecord
 
-__all__ = ["DEFAULT_MU", "DEFAULT_SIGMA", "MODEL_NAME", "Rating", "Ratings"]
+__all__ = [
+    "DEFAULT_MU",
+    "DEFAULT_SIGMA",
+    "MODEL_NAME",
+    "RatedRound",
+    "Rating",
+    "Ratings",
+    "TournamentRatings",
+    "round_order",
+]
 
 DEFAULT_MU: Final = 25.0
 DEFAULT_SIGMA: Final = 25.0 / 3.0
@@ -146,9 +156,18 @@ class Ratings:
             landlord_won=result.landlord_won,
         )
 
+    def copy(self) -> Ratings:
+        """An independent copy (the ratings are immutable, the dict is not): what a
+        stage is rated again from (:class:`TournamentRatings`)."""
+        twin = Ratings(**self.params)
+        twin._ratings = dict(self._ratings)
+        twin.landlord_seat = self.landlord_seat
+        return twin
+
     @classmethod
     def from_rounds(cls, records: Iterable[RoundRecord], **params: float) -> Ratings:
-        """Ratings recomputed from stored rounds, in the order given."""
+        """Ratings recomputed from stored rounds, in the order given (order matters:
+        :meth:`TournamentRatings.from_rounds` gives the canonical order's)."""
         ratings = cls(**params)
         for record in records:
             ratings.add_round(record)
@@ -178,3 +197,163 @@ class Ratings:
 
 def _rating(data: Mapping[str, Any]) -> Rating:
     return Rating(float(data["mu"]), float(data["sigma"]), int(data.get("rounds", 0)))
+
+
+TABLE_ID: Final = re.compile(r"s(\d+)t(\d+)")
+"""A tournament's table id, ``s<stage>t<index>`` (tournaments.schedule)."""
+
+RoundKey = tuple[int, int, int, str, int]
+"""Where a round stands in the canonical order: see :func:`round_order`."""
+
+
+def round_order(table: str, round_no: int) -> RoundKey:
+    """A round's place in the canonical order: by stage, then table, then round number.
+
+    ``s10t2`` sorts after ``s2t1`` (the numbers are compared, not the text); a table id
+    of another shape (``T1``, an older or a test table) sorts after every ``s<n>t<m>``,
+    by its text, and all such tables count as one last stage."""
+    found = TABLE_ID.fullmatch(table)
+    if found is None:
+        return (1, 0, 0, table, round_no)
+    return (0, int(found[1]), int(found[2]), "", round_no)
+
+
+def _stage_of(key: RoundKey) -> tuple[int, int]:
+    return key[0], key[1]
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class RatedRound:
+    """What rating a round needs, kept so a stage can be rated again: its key first,
+    then the rest, so equal keys (a round stored twice) still sort the same way."""
+
+    key: RoundKey
+    landlord: str
+    farmers: tuple[str, str]
+    landlord_won: bool
+
+    @classmethod
+    def of(cls, record: RoundRecord) -> RatedRound:
+        """The round's players by role, refused (ValueError) without three distinct."""
+        result = record.result
+        landlord = result.landlord
+        farmers = [p for seat, p in enumerate(record.players) if seat != landlord]
+        if len(set(record.players)) != 3:
+            raise ValueError(f"a round needs three distinct agents: {record.players!r}")
+        return cls(
+            round_order(record.table, record.round_no),
+            record.players[landlord],
+            (farmers[0], farmers[1]),
+            result.landlord_won,
+        )
+
+
+class TournamentRatings:
+    """Ratings that depend on the set of rounds played, not on the order they arrived.
+
+    Why: tables play at once and openskill's updates depend on their order, so rating
+    rounds as they are committed made two runs of one seed (or a resumed run) end with
+    different ratings, and ratings break ties in the standings. The canonical order is
+    :func:`round_order`'s. To stay O(rounds), the stages before the current one are
+    *settled* (rated once in canonical order); the current stage's rounds are rated
+    *provisionally* as they arrive (a live view that moves with every round), and rated
+    again from the settled ratings in canonical order when a round of a later stage
+    arrives or :meth:`settle` is called: each round is rated at most twice. A round of a
+    stage already passed (never in a run, which plays its stages in order) rates every
+    round again.
+    """
+
+    def __init__(self, start: Ratings | None = None) -> None:
+        self._start = start if start is not None else Ratings()
+        """The ratings before any round (the model's parameters): kept for a rebuild."""
+        self._done: list[RatedRound] = []
+        """The rounds of the settled stages, in canonical order."""
+        self._base = self._start.copy()
+        """The settled ratings: after every stage before the current one."""
+        self._stage: list[RatedRound] = []
+        """The current stage's rounds, in arrival order."""
+        self._live = self._base.copy()
+        self._canonical = True
+        """Whether the live ratings are the canonical ones (the stage arrived in order,
+        or was rated again since)."""
+        self.updates = 0
+        """Rating updates made so far (each costs ~50 µs): at most two a round."""
+
+    @property
+    def live(self) -> Ratings:
+        """The current ratings: canonical when :attr:`settled`, else provisional."""
+        return self._live
+
+    @property
+    def settled(self) -> bool:
+        """Whether the ratings are those of the rounds in canonical order."""
+        return self._canonical
+
+    def __len__(self) -> int:
+        return len(self._done) + len(self._stage)
+
+    def add_round(self, record: RoundRecord) -> None:
+        """Rate a finished round (ValueError without three distinct agents): provisionally
+        if it is out of the canonical order within its stage (see the class)."""
+        rated = RatedRound.of(record)
+        stage = _stage_of(rated.key)
+        current = _stage_of(self._stage[-1].key) if self._stage else None
+        if current is not None and stage > current:
+            self._close_stage()
+        elif current is not None and stage < current:
+            self._rebuild(rated)  # a stage already passed: rate everything again
+            return
+        if self._stage and rated < self._stage[-1]:  # the stage is sorted while canonical
+            self._canonical = False
+        self._stage.append(rated)
+        self._rate(self._live, rated)
+
+    def settle(self) -> None:
+        """Make the ratings canonical now (at the end of a stage or of the run): the
+        current stage is rated again from the settled ratings, in canonical order, unless
+        its rounds arrived in that order."""
+        if self._canonical:
+            return
+        self._stage.sort()
+        self._live = self._base.copy()
+        for rated in self._stage:
+            self._rate(self._live, rated)
+        self._canonical = True
+
+    @classmethod
+    def from_rounds(
+        cls, records: Iterable[RoundRecord], start: Ratings | None = None
+    ) -> TournamentRatings:
+        """The ratings of stored rounds, in whatever order given: each rated once."""
+        ratings = cls(start)
+        for rated in sorted(RatedRound.of(record) for record in records):
+            ratings._add_rated(rated)
+        return ratings
+
+    def _add_rated(self, rated: RatedRound) -> None:
+        """A round known to come after every round so far (canonical order)."""
+        if self._stage and _stage_of(rated.key) > _stage_of(self._stage[-1].key):
+            self._close_stage()
+        self._stage.append(rated)
+        self._rate(self._live, rated)
+
+    def _close_stage(self) -> None:
+        """Settle the current stage and start the next from its ratings."""
+        self.settle()
+        self._done.extend(self._stage)
+        self._stage = []
+        self._base = self._live
+        self._live = self._base.copy()
+
+    def _rebuild(self, late: RatedRound) -> None:
+        """Every round again, in canonical order, with a round of a stage passed."""
+        everything = sorted([*self._done, *self._stage, late])
+        self._done, self._stage, self._canonical = [], [], True
+        self._base = self._start.copy()
+        self._live = self._base.copy()
+        for rated in everything:
+            self._add_rated(rated)
+
+    def _rate(self, ratings: Ratings, rated: RatedRound) -> None:
+        ratings.rate(rated.landlord, rated.farmers, landlord_won=rated.landlord_won)
+        self.updates += 1
