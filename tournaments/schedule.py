@@ -9,9 +9,14 @@ resumed pairs exactly as one that never stopped.
 Two kinds of schedule:
 
 - **Round robin** (small rosters): every triple of agents plays once, C(n, 3) tables,
-  so every pair meets n - 2 times; seat orders are chosen so each agent sits in each
-  seat about equally often (counts differ by at most 1). More stages than one cycle
-  repeat it with the seats turned one place per cycle.
+  so every pair meets n - 2 times. The triples are ordered, and seated, so that every
+  prefix of stages is balanced too (``[tournament] stages`` may cut a cycle short, or
+  run past it into the next): see :class:`_RoundRobinPlan`. Measured over every
+  prefix of three cycles (the tests check them all): seat counts differ by at most 1
+  for 3 to 6 agents (the rosters a default round robin has), 2 for 7 to 12; pair
+  meetings by at most 2, but 3 for six agents, where 2 is impossible (an exhaustive
+  search over the orders of its ten stages finds none). A seat spread of 2 can be
+  forced: three agents who each sat once in seats 1 and 2, never in 0, meet.
 - **Swiss** (large rosters): each stage groups neighbours in the standings, avoiding
   pairs that have met where it can, and seats them to even out their seat counts;
   when the roster is no multiple of 3, the lowest-ranked of those that sat out least
@@ -52,6 +57,8 @@ ROUND_ROBIN_LIMIT: Final = 20
 """The most table matches a default round robin has; beyond it, Swiss."""
 SWISS_STAGES: Final = 5
 """Stages a Swiss tournament plays unless ``[tournament] stages`` says otherwise."""
+LOOKAHEAD: Final = 24
+"""First triples a round-robin stage is tried from (the best by :meth:`_RoundRobinPlan._key`)."""
 RESTARTS: Final = 12
 """Seeded fresh starts of the Swiss grouping's local search when it ends on repeats."""
 
@@ -124,9 +131,7 @@ def round_robin(roster: Sequence[str], seed: int) -> list[list[Table]]:
     The cycle's shape depends on the roster's size alone; the seed decides which agent
     takes which place in it (so two tournaments of the same agents differ by seed).
     """
-    names = _checked_roster(roster)
-    order = list(names)
-    random.Random(derive_seed(seed, "round robin")).shuffle(order)
+    order = _seeded_order(_checked_roster(roster), seed)
     return [
         [
             Table(stage=s, index=i, players=(order[a], order[b], order[c]))
@@ -136,86 +141,149 @@ def round_robin(roster: Sequence[str], seed: int) -> list[list[Table]]:
     ]
 
 
-@cache
 def _round_robin_by_index(n: int) -> tuple[tuple[tuple[int, int, int], ...], ...]:
-    """Stages of seated triples of 0..n-1: seats balanced, stages packed greedily."""
-    seated = _balanced_seats(list(itertools.combinations(range(n), 3)), n)
-    stages: list[tuple[tuple[int, int, int], ...]] = []
-    left = seated
-    while left:
+    """The first cycle's stages of seated triples of 0..n-1."""
+    return _plan_for(n).cycle(0)
+
+
+@cache
+def _plan_for(n: int) -> _RoundRobinPlan:
+    """One plan per roster size, grown on demand (it is a function of ``n`` alone)."""
+    return _RoundRobinPlan(n)
+
+
+Seated = tuple[int, int, int]
+
+
+class _RoundRobinPlan:
+    """Stages of repeated round-robin cycles over 0..n-1, balanced in every prefix.
+
+    Every cycle plays each triple once. Stage by stage, a stage takes the triples left in
+    its cycle one at a time, each the one (sharing no agent with those taken) that adds
+    least imbalance to everything before it, then seats it: first the triple whose pairs
+    have met least (the most any of its pairs has met, then their sum), then whose
+    agents have played least, then whose best seat order adds least to its agents'
+    fullest seats, then the first in a fixed order. Seats go, per table, to the order
+    whose agents have sat there least (sum of counts, then the largest). So a
+    tournament cut short (``stages`` fewer than a cycle) or run past one cycle plays a
+    balanced prefix, and since the plan depends only on ``n`` (the seed only decides
+    who is which index) a stage's tables never depend on when they are asked.
+    """
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.triples: tuple[Seated, ...] = tuple(itertools.combinations(range(n), 3))
+        self.stages: list[tuple[Seated, ...]] = []
+        self.cycle_ends: list[int] = []
+        """The number of stages after each finished cycle."""
+        self._left: list[Seated] = []
+        self._met = [[0] * n for _ in range(n)]
+        self._played = [0] * n
+        self._seats = [[0, 0, 0] for _ in range(n)]
+
+    def stage(self, index: int) -> tuple[Seated, ...]:
+        """Stage ``index`` (from 0) of the repeated cycles."""
+        while len(self.stages) <= index:
+            self._next_stage()
+        return self.stages[index]
+
+    def cycle(self, k: int) -> tuple[tuple[Seated, ...], ...]:
+        """The stages of cycle ``k`` (from 0)."""
+        while len(self.cycle_ends) <= k:
+            self._next_stage()
+        first = self.cycle_ends[k - 1] if k else 0
+        return tuple(self.stages[first : self.cycle_ends[k]])
+
+    def _seat_cost(self, order: Sequence[int]) -> tuple[int, int]:
+        counts = [self._seats[agent][seat] for seat, agent in enumerate(order)]
+        return (sum(counts), max(counts))
+
+    def _best_order(self, trio: Seated) -> Seated:
+        options = [(trio[p[0]], trio[p[1]], trio[p[2]]) for p in _PERMUTATIONS]
+        return min(options, key=self._seat_cost)
+
+    def _key(self, trio: Seated) -> tuple[int, int, int, tuple[int, int]]:
+        a, b, c = trio
+        met = (self._met[a][b], self._met[a][c], self._met[b][c])
+        played = self._played[a] + self._played[b] + self._played[c]
+        return (max(met), sum(met), played, self._seat_cost(self._best_order(trio)))
+
+    def _next_stage(self) -> None:
+        if not self._left:
+            self._left = list(self.triples)
+        firsts = sorted(self._left, key=self._key)[:LOOKAHEAD]
+        stage = min((self._fill(first) for first in firsts), key=self._score)
+        for seated in stage:
+            a, b, c = sorted(seated)
+            self._left.remove((a, b, c))
+            self._count(seated, 1)
+        self.stages.append(stage)
+        if not self._left:
+            self.cycle_ends.append(len(self.stages))
+
+    def _fill(self, first: Seated) -> tuple[Seated, ...]:
+        """A stage that starts with ``first``, completed greedily by :meth:`_key`."""
+        stage: list[Seated] = []
         used: set[int] = set()
-        stage: list[tuple[int, int, int]] = []
-        rest: list[tuple[int, int, int]] = []
-        for trio in left:
-            if used.isdisjoint(trio):
-                stage.append(trio)
-                used.update(trio)
-            else:
-                rest.append(trio)
-        stages.append(tuple(stage))
-        left = rest
-    return tuple(stages)
+        trio: Seated | None = first
+        while trio is not None:
+            seated = self._best_order(trio)
+            self._count(seated, 1)
+            stage.append(seated)
+            used.update(trio)
+            options = [t for t in self._left if used.isdisjoint(t)]
+            trio = min(options, key=self._key) if options else None
+        for seated in stage:
+            self._count(seated, -1)
+        return tuple(stage)
+
+    def _score(self, stage: tuple[Seated, ...]) -> tuple[int, ...]:
+        """How unbalanced everything is once ``stage`` is played: the spread of the
+        pairs' meetings, of the agents' games and of their seats, then sums of squares
+        (smaller: more even), then fewer tables left over for later."""
+        for seated in stage:
+            self._count(seated, 1)
+        met = [self._met[a][b] for a, b in itertools.combinations(range(self.n), 2)]
+        seats = [count for counts in self._seats for count in counts]
+        spread = max(max(c) - min(c) for c in self._seats)
+        score = (
+            max(met) - min(met),
+            max(self._played) - min(self._played),
+            spread,
+            sum(m * m for m in met),
+            sum(c * c for c in seats),
+            -len(stage),
+        )
+        for seated in stage:
+            self._count(seated, -1)
+        return score
+
+    def _count(self, seated: Seated, step: int) -> None:
+        for seat, agent in enumerate(seated):
+            self._seats[agent][seat] += step
+            self._played[agent] += step
+        for x, y in itertools.combinations(seated, 2):
+            self._met[x][y] += step
+            self._met[y][x] += step
 
 
 _PERMUTATIONS: Final = tuple(itertools.permutations(range(3)))
 
 
-def _balanced_seats(trios: list[tuple[int, int, int]], n: int) -> list[tuple[int, int, int]]:
-    """Seat orders for ``trios`` so each agent's seat counts differ by at most 1.
-
-    Greedy first (each triple takes the order that adds least to its players' fullest
-    seats), then single-triple changes that lower the sum of squared counts, until none
-    does: a local search that reaches a spread of at most 1 for every roster a round
-    robin is used for (the tests check 3 to 12 agents).
-    """
-    counts = [[0, 0, 0] for _ in range(n)]
-
-    def cost(trio: Sequence[int]) -> int:
-        return sum(counts[agent][seat] for seat, agent in enumerate(trio))
-
-    seated: list[tuple[int, int, int]] = []
-    for trio in trios:
-        options = [(trio[p[0]], trio[p[1]], trio[p[2]]) for p in _PERMUTATIONS]
-        best = min(options, key=cost)
-        for seat, agent in enumerate(best):
-            counts[agent][seat] += 1
-        seated.append(best)
-
-    improved = True
-    while improved:
-        improved = False
-        for index, current in enumerate(seated):
-            for seat, agent in enumerate(current):
-                counts[agent][seat] -= 1
-            options = [(current[p[0]], current[p[1]], current[p[2]]) for p in _PERMUTATIONS]
-            best = min(options, key=cost)  # cost of a seat = count before this table
-            if cost(best) < cost(current):
-                improved = True
-                current = best
-            for seat, agent in enumerate(current):
-                counts[agent][seat] += 1
-            seated[index] = current
-    return seated
-
-
 def _round_robin_stage(roster: Sequence[str], stage_no: int, seed: int) -> list[Table]:
-    """Stage ``stage_no`` of repeated round-robin cycles, seats turned once per cycle."""
-    cycle = round_robin(roster, seed)
-    turn, place = divmod(stage_no - 1, len(cycle))
-    shift = turn % 3
+    """Stage ``stage_no`` of repeated round-robin cycles (see :class:`_RoundRobinPlan`)."""
+    order = _seeded_order(roster, seed)
     return [
-        Table(
-            stage=stage_no,
-            index=table.index,
-            players=_turned(table.players, shift),
-        )
-        for table in cycle[place]
+        Table(stage=stage_no, index=i, players=(order[a], order[b], order[c]))
+        for i, (a, b, c) in enumerate(_plan_for(len(order)).stage(stage_no - 1), 1)
     ]
 
 
-def _turned(players: Trio, shift: int) -> Trio:
-    """The seats turned ``shift`` places: each player one seat on per place."""
-    return (players[-shift % 3], players[(1 - shift) % 3], players[(2 - shift) % 3])
+def _seeded_order(roster: Sequence[str], seed: int) -> list[str]:
+    """The roster in the seed's order: who takes which index of the plan."""
+    order = list(roster)
+    random.Random(derive_seed(seed, "round robin")).shuffle(order)
+    return order
 
 
 # ─── Swiss ───────────────────────────────────────────────────────────────────────────
