@@ -27,7 +27,9 @@ __all__ = [
     "MqttSettings",
     "SeatConfig",
     "SpectatorSettings",
+    "config_problems",
     "load_config",
+    "named_key",
     "parse_config",
     "read_toml",
 ]
@@ -236,11 +238,11 @@ def parse_config(
         config = ArenaConfig.model_validate(data)
     except ValidationError as exc:
         problems = []
-        for key, message in _problems(exc, data):
+        for key, message in config_problems(exc, _SECTIONS):
             if aliases and key in aliases:
                 problems.append(f"{aliases[key]}: {message}")
             else:
-                problems.append(f"{source}: {_with_seat(key, data)}: {message}")
+                problems.append(f"{source}: {named_key(key, data, 'seats', 'seat')}: {message}")
         raise ConfigError("\n".join(problems)) from exc
     _check_agent_types(config, source)
     _check_human_seats(config, source, aliases or {})
@@ -273,11 +275,20 @@ _MQTT_FROM_THE_ENVIRONMENT: Final = (
 )
 
 
-def _problems(exc: ValidationError, data: Any) -> list[tuple[str, str]]:
-    """(key, message) per mistake, an unknown key with a close known one offered.
+def config_problems(
+    exc: ValidationError,
+    sections: Mapping[tuple[str, ...], type[BaseModel]],
+    *,
+    unknown: Mapping[tuple[Any, ...], str] | None = None,
+) -> list[tuple[str, str]]:
+    """(key, message) per mistake of a config file, for people.
 
-    ``nmae = "Beta"`` would also make ``name`` missing; that second line says the same
-    mistake again, so the unknown key's ``did you mean 'name'?`` stands for both.
+    ``sections`` maps each place a key can be (list indexes left out) to its model, so
+    an unknown key is offered a close known one (never one named like a secret, which is
+    told to come from the environment); ``unknown`` gives a message of its own to an
+    unknown key at a place (``("seats",)`` in a tournament file). ``nmae = "Beta"`` would
+    also make ``name`` missing; that second line says the same mistake again, so the
+    unknown key's ``did you mean 'name'?`` stands for both.
     """
     errors = exc.errors(include_url=False)
     meant: set[tuple[Any, ...]] = set()
@@ -285,7 +296,7 @@ def _problems(exc: ValidationError, data: Any) -> list[tuple[str, str]]:
     for error in errors:
         loc, message = tuple(error["loc"]), error["msg"]
         if error["type"] == "extra_forbidden":
-            fields = _SECTIONS.get(tuple(p for p in loc[:-1] if isinstance(p, str)))
+            fields = sections.get(tuple(p for p in loc[:-1] if isinstance(p, str)))
             close = difflib.get_close_matches(
                 str(loc[-1]), list(fields.model_fields) if fields else [], n=1
             )
@@ -295,6 +306,7 @@ def _problems(exc: ValidationError, data: Any) -> list[tuple[str, str]]:
                 message = f"unknown key; {where or _KEYS_FROM_THE_ENVIRONMENT}"
             else:
                 message = "unknown key" + (f"; did you mean {close[0]!r}?" if close else "")
+            message = (unknown or {}).get(loc, message)
             meant.update((*loc[:-1], name) for name in close)
         elif error["type"] == "value_error":
             message = str(error["ctx"]["error"])  # without pydantic's "Value error, "
@@ -312,19 +324,20 @@ def _problems(exc: ValidationError, data: Any) -> list[tuple[str, str]]:
     ]
 
 
-def _with_seat(key: str, data: Any) -> str:
-    """``seats.1.timeout_s (seat 'Beta')``: seats count from 0 in keys, so the name
-    says which seat is meant; a key outside the seats, or a seat without a name, as is."""
+def named_key(key: str, data: Any, listed: str, noun: str) -> str:
+    """``seats.1.timeout_s (seat 'Beta')``: entries of a list (``listed``: ``seats``,
+    ``agents``) count from 0 in keys, so the entry's name says which is meant; a key
+    outside the list, or an entry without a name, as is."""
     parts = key.split(".")
-    if len(parts) < 2 or parts[0] != "seats" or not parts[1].isdigit():
+    if len(parts) < 2 or parts[0] != listed or not parts[1].isdigit():
         return key
-    seats = data.get("seats") if isinstance(data, Mapping) else None
+    entries = data.get(listed) if isinstance(data, Mapping) else None
     index = int(parts[1])
-    if not isinstance(seats, list | tuple) or index >= len(seats):
+    if not isinstance(entries, list | tuple) or index >= len(entries):
         return key
-    seat = seats[index]
-    name = seat.get("name") if isinstance(seat, Mapping) else None
-    return f"{key} (seat {name!r})" if isinstance(name, str) and name else key
+    entry = entries[index]
+    name = entry.get("name") if isinstance(entry, Mapping) else None
+    return f"{key} ({noun} {name!r})" if isinstance(name, str) and name else key
 
 
 def _seat_key(config: ArenaConfig, index: int) -> str:

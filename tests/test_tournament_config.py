@@ -156,6 +156,18 @@ def test_seats_are_no_tournament_key() -> None:
     assert "cup.toml: seats: unknown key; a tournament's roster is [[agents]]" in problems(data)
 
 
+def test_a_secret_where_a_key_was_meant_is_told_to_come_from_the_environment() -> None:
+    data = minimal()
+    data["mqtt"] = {"password": "hunter2"}
+    data["agents"][0]["api_key"] = "sk-123"
+    said = problems(data)
+    assert "cup.toml: mqtt.password: unknown key; the broker's user name and password" in said
+    assert "cup.toml: agents.0.api_key (agent 'A'): unknown key; keys come from the" in said
+    assert "did you mean" not in said
+    assert "hunter2" not in said
+    assert "sk-123" not in said
+
+
 def test_gifts_are_always_ranked() -> None:
     data = minimal()
     data["gifts"] = {"enabled": True, "ttl_s": 30.0}

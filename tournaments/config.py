@@ -9,7 +9,6 @@ the key. ``config/tournament.toml`` is a commented example.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Final
@@ -24,7 +23,14 @@ from pydantic import (
     model_validator,
 )
 
-from arena.config import MqttSettings, SeatConfig, SpectatorSettings, read_toml
+from arena.config import (
+    MqttSettings,
+    SeatConfig,
+    SpectatorSettings,
+    config_problems,
+    named_key,
+    read_toml,
+)
 from arena.engine import Rules
 from arena.errors import ConfigError
 from arena.table.moderation import ModerationSettings, load_hook
@@ -156,7 +162,10 @@ def parse_tournament_config(
     try:
         config = TournamentConfig.model_validate(dict(data))
     except ValidationError as exc:
-        lines = [f"{source}: {_with_agent(key, data)}: {text}" for key, text in _problems(exc)]
+        problems = config_problems(exc, _SECTIONS, unknown=_UNKNOWN)
+        lines = [
+            f"{source}: {named_key(key, data, 'agents', 'agent')}: {text}" for key, text in problems
+        ]
         raise ConfigError("\n".join(lines)) from exc
     _check_agent_types(config, source)
     _check_human_agents(config, source)
@@ -189,50 +198,10 @@ _SECTIONS: Final[dict[tuple[str, ...], type[BaseModel]]] = {
 }
 """The model behind each place a key can be (agent numbers left out): its known keys."""
 
-
-def _problems(exc: ValidationError) -> list[tuple[str, str]]:
-    """(key, message) per mistake: an unknown key offers a close known one (and then the
-    "Field required" of the key it meant is left out: the same mistake), quoted numbers
-    and booleans are named as the TOML slip they are. A small equivalent of
-    ``arena.config``'s, which is private and knows only ``arena play``'s sections."""
-    found: list[tuple[tuple[Any, ...], str]] = []
-    meant: set[tuple[Any, ...]] = set()
-    for error in exc.errors(include_url=False):
-        loc, message = tuple(error["loc"]), error["msg"]
-        if error["type"] == "extra_forbidden":
-            fields = _SECTIONS.get(tuple(p for p in loc[:-1] if isinstance(p, str)))
-            known = list(fields.model_fields) if fields else []
-            close = difflib.get_close_matches(str(loc[-1]), known, n=1)
-            message = "unknown key" + (f"; did you mean {close[0]!r}?" if close else "")
-            if loc == ("seats",):
-                message = "unknown key; a tournament's roster is [[agents]], not seats"
-            meant.update((*loc[:-1], name) for name in close)
-        elif error["type"] == "value_error":
-            message = str(error["ctx"]["error"])
-        elif error["type"].endswith("_type") and isinstance(error.get("input"), str):
-            fix = "true or false" if error["type"] == "bool_type" else "it"
-            message += f" (got {error['input']!r}: write {fix} without quotes)"
-        found.append((loc, message))
-    return [
-        (".".join(str(part) for part in loc) or "(top level)", message)
-        for loc, message in found
-        if not (loc in meant and message == "Field required")
-    ]
-
-
-def _with_agent(key: str, data: Mapping[str, Any]) -> str:
-    """``agents.3.type (agent 'Delta')``: agents count from 0 in keys; the name says
-    which is meant."""
-    parts = key.split(".")
-    if len(parts) < 2 or parts[0] != "agents" or not parts[1].isdigit():
-        return key
-    agents = data.get("agents")
-    index = int(parts[1])
-    if not isinstance(agents, list | tuple) or index >= len(agents):
-        return key
-    agent = agents[index]
-    name = agent.get("name") if isinstance(agent, Mapping) else None
-    return f"{key} (agent {name!r})" if isinstance(name, str) and name else key
+_UNKNOWN: Final[dict[tuple[Any, ...], str]] = {
+    ("seats",): "unknown key; a tournament's roster is [[agents]], not seats",
+}
+"""Unknown keys that are a known mistake: an arena config's section in a tournament's."""
 
 
 def _check_agent_types(config: TournamentConfig, source: str) -> None:
