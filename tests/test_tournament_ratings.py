@@ -5,6 +5,7 @@ whether reloaded from their dict or recomputed from the stored rounds."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
 import json
 import random
@@ -16,7 +17,15 @@ from openskill.models import PlackettLuce
 
 from arena.agents import GreedyAgent, HeuristicAgent, RandomAgent
 from arena.table import RoundRecord, Table, play_match
-from tournaments.ratings import DEFAULT_MU, DEFAULT_SIGMA, MODEL_NAME, Rating, Ratings
+from tournaments.ratings import (
+    DEFAULT_MU,
+    DEFAULT_SIGMA,
+    MODEL_NAME,
+    Rating,
+    Ratings,
+    TournamentRatings,
+    round_order,
+)
 
 
 def real_rounds() -> list[RoundRecord]:
@@ -251,3 +260,184 @@ def test_every_round_raises_its_winners_and_lowers_its_losers(
         assert all(-sign * (after[f] - before[f]) > 0 for f in trio)
         assert after[agents[left_out]] == before[agents[left_out]]
         assert ratings.landlord_seat.rounds == number
+
+
+# --- the canonical order: ratings a function of the set of rounds (tables play at once)
+
+ROSTER = ("Ann", "Bob", "Cid", "Dee", "Eve", "Fay")
+
+
+@pytest.fixture(scope="module")
+def templates() -> list[RoundRecord]:
+    records = real_rounds()
+    assert {r.result.landlord_won for r in records} == {True, False}
+    return records
+
+
+def staged(templates: list[RoundRecord], stages: int = 3, rounds: int = 4) -> list[RoundRecord]:
+    """Two tables a stage (no agent in common), ``rounds`` each, in canonical order: real
+    rounds' results recast with the stage's seating."""
+    records = []
+    for stage in range(1, stages + 1):
+        turned = ROSTER[stage:] + ROSTER[:stage]
+        for index, seats in enumerate((turned[:3], turned[3:]), start=1):
+            for round_no in range(1, rounds + 1):
+                template = templates[(stage * 7 + index * 3 + round_no) % len(templates)]
+                players = (seats[0], seats[1], seats[2])
+                records.append(
+                    dataclasses.replace(
+                        template, table=f"s{stage}t{index}", round_no=round_no, players=players
+                    )
+                )
+    return records
+
+
+def interleaved(records: list[RoundRecord], rng: random.Random) -> list[RoundRecord]:
+    """The rounds as concurrent tables commit them: stage after stage, each table's
+    rounds in order, the tables of a stage interleaved at random."""
+    arrival: list[RoundRecord] = []
+    for _, stage_rounds in itertools.groupby(records, key=lambda r: r.table.split("t")[0]):
+        queues = [list(g) for _, g in itertools.groupby(stage_rounds, key=lambda r: r.table)]
+        while queues:
+            queue = rng.choice(queues)
+            arrival.append(queue.pop(0))
+            if not queue:
+                queues.remove(queue)
+    return arrival
+
+
+def fed(records: list[RoundRecord]) -> TournamentRatings:
+    ratings = TournamentRatings()
+    for record in records:
+        ratings.add_round(record)
+    return ratings
+
+
+def test_round_order_compares_stage_and_table_numbers_and_puts_other_tables_last() -> None:
+    ids = ["T1", "s10t1", "s2t10", "s2t2", "s1t1", "T0", "s2t1"]
+    assert sorted(ids, key=lambda t: round_order(t, 1)) == [
+        "s1t1",
+        "s2t1",
+        "s2t2",
+        "s2t10",
+        "s10t1",
+        "T0",
+        "T1",
+    ]
+    assert round_order("s2t1", 9) < round_order("s2t1", 10) < round_order("s2t2", 1)
+
+
+def test_interleaved_arrivals_give_the_same_ratings_once_settled(
+    templates: list[RoundRecord],
+) -> None:
+    records = staged(templates)
+    one, other = interleaved(records, random.Random(1)), interleaved(records, random.Random(2))
+    assert one != other
+    first, second = fed(one), fed(other)
+    # the last stage is provisional, in arrival order: openskill's order shows
+    assert first.live.to_dict() != second.live.to_dict()
+    assert not first.settled
+    first.settle()
+    second.settle()
+    assert first.settled
+    assert first.live.to_dict() == second.live.to_dict()  # bit for bit
+    assert first.live.to_dict() == Ratings.from_rounds(records).to_dict()  # canonical
+
+
+def test_from_rounds_is_the_same_whatever_order_it_is_handed(
+    templates: list[RoundRecord],
+) -> None:
+    records = staged(templates)
+    shuffled = random.Random(5).sample(records, len(records))
+    assert shuffled != records
+    in_order = TournamentRatings.from_rounds(records)
+    assert TournamentRatings.from_rounds(shuffled).live.to_dict() == in_order.live.to_dict()
+    assert in_order.settled
+    assert in_order.updates == len(records)  # each rated once
+    assert in_order.live.to_dict() == Ratings.from_rounds(records).to_dict()
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), stages=st.integers(1, 4))
+def test_any_interleaving_settles_to_the_canonical_ratings_rating_each_round_at_most_twice(
+    templates: list[RoundRecord], seed: int, stages: int
+) -> None:
+    records = staged(templates, stages=stages, rounds=3)
+    ratings = fed(interleaved(records, random.Random(seed)))
+    ratings.settle()
+    assert ratings.live.to_dict() == Ratings.from_rounds(records).to_dict()
+    assert len(records) <= ratings.updates <= 2 * len(records)
+    assert len(ratings) == len(records)
+
+
+def test_rounds_arriving_in_canonical_order_are_rated_once(templates: list[RoundRecord]) -> None:
+    records = staged(templates)
+    ratings = fed(records)
+    assert ratings.settled
+    ratings.settle()  # nothing to do: it arrived in order
+    assert ratings.updates == len(records)
+
+
+def test_a_later_stage_settles_the_one_before(templates: list[RoundRecord]) -> None:
+    records = staged(templates, stages=2)
+    first_stage = [r for r in records if r.table.startswith("s1t")]
+    reversed_first = list(reversed(first_stage))
+    ratings = fed(reversed_first)
+    assert not ratings.settled
+    assert ratings.updates == len(first_stage)
+    ratings.add_round(records[len(first_stage)])  # the second stage's first round
+    assert ratings.updates == 2 * len(first_stage) + 1  # stage 1 again, then the new one
+    expected = Ratings.from_rounds(records[: len(first_stage) + 1]).to_dict()
+    assert ratings.settled
+    assert ratings.live.to_dict() == expected
+
+
+def test_the_live_view_moves_with_every_round(templates: list[RoundRecord]) -> None:
+    ratings = TournamentRatings()
+    seen = [ratings.live.to_dict()]
+    for record in interleaved(staged(templates), random.Random(3)):
+        ratings.add_round(record)
+        seen.append(ratings.live.to_dict())
+    assert all(before != after for before, after in itertools.pairwise(seen))
+
+
+def test_a_round_of_a_stage_passed_rates_everything_again(templates: list[RoundRecord]) -> None:
+    records = staged(templates, stages=3)
+    late = records[2]  # a stage-1 round, after stage 3 began
+    ratings = fed([r for r in records if r is not late])
+    ratings.add_round(late)
+    assert ratings.settled
+    assert ratings.live.to_dict() == Ratings.from_rounds(records).to_dict()
+
+
+def test_a_stage_settled_early_takes_more_rounds_of_that_stage(
+    templates: list[RoundRecord],
+) -> None:
+    """settle() mid-stage (a session's end), then more of the same stage."""
+    records = staged(templates, stages=1)
+    ratings = fed(list(reversed(records[:5])))
+    ratings.settle()
+    for record in reversed(records[5:]):
+        ratings.add_round(record)
+    ratings.settle()
+    assert ratings.live.to_dict() == Ratings.from_rounds(records).to_dict()
+
+
+def test_a_copy_of_ratings_rates_on_alone() -> None:
+    ratings = Ratings(mu=30.0)
+    ratings.rate("A", ("B", "C"), landlord_won=True)
+    twin = ratings.copy()
+    assert twin.to_dict() == ratings.to_dict()
+    twin.rate("A", ("B", "C"), landlord_won=False)
+    assert twin.to_dict() != ratings.to_dict()
+    assert ratings.rating("A").rounds == 1
+
+
+def test_tournament_ratings_refuse_a_round_without_three_distinct_agents(
+    templates: list[RoundRecord],
+) -> None:
+    record = dataclasses.replace(templates[0], players=("A", "A", "B"))
+    ratings = TournamentRatings()
+    with pytest.raises(ValueError, match="distinct"):
+        ratings.add_round(record)
+    assert len(ratings) == 0
