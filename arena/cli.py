@@ -20,7 +20,7 @@ import structlog
 
 from arena.config import ArenaConfig, load_config, parse_config
 from arena.errors import ArenaError, ConfigError
-from arena.logs import LEVELS, configure_logging
+from arena.logs import LEVELS, add_logging_flags, configure_logging
 
 if TYPE_CHECKING:  # imported when used: `arena schema` needs no engine
     from arena.replay import RecordedRound, ReplayWriter
@@ -204,7 +204,7 @@ def _parser() -> argparse.ArgumentParser:
         help="seconds each action stays on screen (default: "
         f"{defaults.table.pace_s} on the live board, 0 in plain lines)",
     )
-    _logging_flags(play)
+    add_logging_flags(play)
 
     replay = commands.add_parser(
         "replay",
@@ -239,7 +239,7 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --decisions: print one JSON document on stdout instead",
     )
-    _logging_flags(replay)
+    add_logging_flags(replay)
 
     from gifts.cli_send import add_gift_command  # the gifts package, only for its command
     from tournaments.cli import add_tournament_command  # and tournaments, for theirs
@@ -249,7 +249,7 @@ def _parser() -> argparse.ArgumentParser:
 
     schema = commands.add_parser("schema", help=_COMMANDS["schema"])
     schema.add_argument("directory", type=Path)
-    _logging_flags(schema)
+    add_logging_flags(schema)
 
     agent = commands.add_parser(
         "agent", help=_COMMANDS["agent"], description="Commands for agent authors."
@@ -270,24 +270,8 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--json", action="store_true", help="print one JSON report on stdout instead of tables"
     )
-    _logging_flags(check)
+    add_logging_flags(check)
     return parser
-
-
-def _logging_flags(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--log-format",
-        choices=("console", "json"),
-        default="console",
-        help="stderr lines for people (default) or JSON objects, one a line",
-    )
-    parser.add_argument(
-        "--log-level",
-        type=str.lower,
-        choices=LEVELS,
-        default="warning",
-        help="the least important log lines to show (default: warning)",
-    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -14,6 +14,7 @@ agent) is merged into every line.
 
 from __future__ import annotations
 
+import argparse
 import logging
 import sys
 from typing import Any, Final, Literal, TextIO
@@ -27,6 +28,7 @@ __all__ = [
     "EVENT_ATTRIBUTE",
     "LEVELS",
     "LogFormat",
+    "add_logging_flags",
     "configure_logging",
     "get_logger",
     "level_number",
@@ -37,6 +39,29 @@ LogFormat = Literal["console", "json"]
 
 LEVELS: Final = ("debug", "info", "warning", "error", "critical")
 """The log levels ``configure_logging`` and ``--log-level`` accept."""
+
+
+def add_logging_flags(parser: argparse.ArgumentParser, *, shown: bool = True) -> None:
+    """``--log-format`` and ``--log-level``, the same on every ``arena`` command
+    (``shown=False`` keeps them out of a short ``--help``)."""
+    parser.add_argument(
+        "--log-format",
+        choices=("console", "json"),
+        default="console",
+        help="stderr lines for people (default) or JSON objects, one a line"
+        if shown
+        else argparse.SUPPRESS,
+    )
+    parser.add_argument(
+        "--log-level",
+        type=str.lower,
+        choices=LEVELS,
+        default="warning",
+        help="the least important log lines to show (default: warning)"
+        if shown
+        else argparse.SUPPRESS,
+    )
+
 
 EVENT_ATTRIBUTE: Final = "arena_event"
 """The ``LogRecord`` attribute holding a line's event dict (for handlers and tests)."""

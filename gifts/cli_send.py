@@ -22,7 +22,7 @@ from pydantic import ValidationError
 
 from arena.config import MqttSettings, load_config
 from arena.errors import ConfigError
-from arena.logs import LEVELS
+from arena.logs import add_logging_flags
 from gifts.events import Effect, GiftEvent
 
 __all__ = ["EFFECTS_TEXT", "add_gift_command", "run_gift_command"]
@@ -92,19 +92,7 @@ def add_gift_command(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="TOML config file whose [mqtt] section says the broker, topic prefix and "
         "credentials' variables (default: the built-in settings)",
     )
-    send.add_argument(
-        "--log-format",
-        choices=("console", "json"),
-        default="console",
-        help="stderr lines for people (default) or JSON objects, one a line",
-    )
-    send.add_argument(
-        "--log-level",
-        type=str.lower,
-        choices=LEVELS,
-        default="warning",
-        help="the least important log lines to show (default: warning)",
-    )
+    add_logging_flags(send)
 
 
 def run_gift_command(args: argparse.Namespace) -> int:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from arena.errors import ArenaError, ConfigError
+from arena.logs import add_logging_flags
 
 if TYPE_CHECKING:
     from tournaments.leaderboard import Leaderboard
@@ -97,10 +98,7 @@ def add_tournament_command(subparsers: argparse._SubParsersAction[Any]) -> None:
             metavar="PATH",
             help=f"the tournaments' SQLite file (default: {DEFAULT_DB} here)",
         )
-        action.add_argument(
-            "--log-format", choices=("console", "json"), default="console", help=argparse.SUPPRESS
-        )
-        action.add_argument("--log-level", default="warning", help=argparse.SUPPRESS)
+        add_logging_flags(action, shown=False)
 
 
 def _add_gift_flags(command: argparse.ArgumentParser) -> None:
