@@ -7,7 +7,9 @@ import asyncio
 import csv
 import dataclasses
 import io
+import itertools
 import json
+import random
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
@@ -19,7 +21,7 @@ from rich.console import Console
 from arena.agents import Agent, GreedyAgent, HeuristicAgent, RandomAgent
 from arena.table import FAULT_CATEGORIES, RoundRecord, Table, play_match
 from tournaments.leaderboard import Leaderboard
-from tournaments.ratings import Ratings
+from tournaments.ratings import DEFAULT_MU, DEFAULT_SIGMA, Ratings
 
 
 async def _play_tables() -> list[RoundRecord]:
@@ -109,7 +111,9 @@ def test_every_figure_sums_the_rounds_each_agent_played(records: list[RoundRecor
 
 
 def test_the_ratings_are_those_of_the_rounds_in_order(records: list[RoundRecord]) -> None:
-    board = Leaderboard.from_rounds(records)
+    """The fixture's rounds are in canonical order (table, round): shuffled, they are
+    rated in that order all the same."""
+    board = Leaderboard.from_rounds(random.Random(2).sample(records, len(records)))
     ratings = Ratings.from_rounds(records)
     for a in board.to_dict()["agents"]:
         rating = ratings.rating(a["name"])
@@ -285,3 +289,108 @@ def test_the_terminal_table_shows_the_top_agents_and_ratings(records: list[Round
     console.print(board.render())
     text = console.export_text()
     assert all(name in text for name in names)
+
+
+# --- the roster: every agent listed, those yet to play too
+
+ROSTER = ("Alpha", "Beta", "Gamma", "Delta", "Echo", "Faulty", "Late", "Later")
+
+
+def test_the_roster_lists_agents_yet_to_play_last_in_roster_order(
+    records: list[RoundRecord],
+) -> None:
+    roster = ("Later", "Alpha", "Late", "Beta", "Gamma")  # Delta, Echo, Faulty not in it
+    board = Leaderboard.from_rounds(records[:6], names=roster)  # the first table only
+    agents = board.to_dict()["agents"]
+    assert [a["name"] for a in agents[3:]] == ["Later", "Late"]
+    assert {a["name"] for a in agents[:3]} == {"Alpha", "Beta", "Gamma"}
+    assert [a["rank"] for a in agents[3:]] == [4, 4]  # tied: nothing tells them apart
+    waiting = agents[3]
+    assert (waiting["points"], waiting["rounds"], waiting["round_wins"]) == (0, 0, 0)
+    assert waiting["points_per_round"] is None
+    assert waiting["mean_latency_ms"] is None
+    assert (waiting["mu"], waiting["sigma"]) == (DEFAULT_MU, DEFAULT_SIGMA)
+    assert all(a["points_per_round"] is not None for a in agents[:3])
+    # an agent in the rounds but not in the roster (older data) is still listed
+    more = Leaderboard.from_rounds(records, names=roster)
+    names = [a["name"] for a in more.to_dict()["agents"]]
+    assert set(names) == {*roster, "Delta", "Echo", "Faulty"}
+    assert names[-2:] == ["Later", "Late"]
+
+
+def test_a_board_of_a_roster_alone_lists_everyone_at_zero() -> None:
+    board = Leaderboard(names=ROSTER)
+    agents = board.to_dict()["agents"]
+    assert [a["name"] for a in agents] == list(ROSTER)
+    assert {a["rank"] for a in agents} == {1}
+    assert board.to_dict()["rounds"] == 0
+    rows = list(csv.DictReader(io.StringIO(board.to_csv())))
+    assert [r["name"] for r in rows] == list(ROSTER)
+    assert {(r["points"], r["rounds"], r["points_per_round"]) for r in rows} == {("0", "0", "")}
+    console = Console(record=True, width=220, color_system=None)
+    console.print(board.render())
+    text = console.export_text()
+    assert all(name in text for name in ROSTER)
+    assert json.loads(json.dumps(board.to_dict())) == board.to_dict()
+
+
+def test_an_agent_of_the_roster_joins_the_ranking_with_its_first_round(
+    records: list[RoundRecord],
+) -> None:
+    board = Leaderboard(names=ROSTER)
+    seen = records[0].players
+    board.add_round(records[0])
+    ranked = board.standings()
+    assert {s.name for s in ranked[:3]} == set(seen)
+    assert [s.name for s in ranked[3:]] == [n for n in ROSTER if n not in seen]
+    assert {s.rank for s in ranked[3:]} == {4}
+    assert len(ranked) == len(ROSTER)
+
+
+# --- ratings: a function of the set of rounds, not of the order tables committed them
+
+
+def staged(records: list[RoundRecord]) -> list[RoundRecord]:
+    """The fixture's rounds recast as two stages of two tables, in canonical order."""
+    tables = [r for r in records if r.table == "t1"], [r for r in records if r.table == "t2"]
+    out = []
+    for stage in (1, 2):
+        for index, table in enumerate(tables, start=1):
+            for round_no, record in enumerate(table, start=1):
+                out.append(
+                    dataclasses.replace(record, table=f"s{stage}t{index}", round_no=round_no)
+                )
+    return out
+
+
+def test_two_arrival_orders_give_the_same_board_once_settled(
+    records: list[RoundRecord],
+) -> None:
+    rounds = staged(records)
+    stage_one = [r for r in rounds if r.table.startswith("s1")]
+    stage_two = [r for r in rounds if r.table.startswith("s2")]
+
+    def zipped(stage: list[RoundRecord]) -> list[RoundRecord]:
+        """The two tables' rounds alternating, the second table first."""
+        first = [r for r in stage if r.table.endswith("t1")]
+        second = [r for r in stage if r.table.endswith("t2")]
+        mixed = [r for pair in itertools.zip_longest(second, first) for r in pair if r]
+        return mixed
+
+    boards = []
+    for arrival in (rounds, [*zipped(stage_one), *zipped(stage_two)]):
+        board = Leaderboard(names=ROSTER)
+        for record in arrival:
+            board.add_round(record)
+        boards.append(board)
+    assert boards[0].to_dict() != boards[1].to_dict()  # provisional: arrival order shows
+    for board in boards:
+        board.settle()
+    assert boards[0].to_dict() == boards[1].to_dict()
+    assert boards[0].to_csv() == boards[1].to_csv()
+    shuffled = random.Random(4).sample(rounds, len(rounds))
+    rebuilt = Leaderboard.from_rounds(shuffled, names=ROSTER)
+    assert rebuilt.to_dict() == boards[0].to_dict()
+    assert rebuilt.to_dict() == Leaderboard.from_rounds(rounds, names=ROSTER).to_dict()
+    assert rebuilt.tournament_ratings.updates == len(rounds)
+    assert boards[1].tournament_ratings.updates <= 2 * len(rounds)
