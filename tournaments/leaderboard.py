@@ -6,6 +6,12 @@ stop early), so the ranking is by points per round played, with the rating
 :class:`~arena.table.records.RoundRecord` at a time (after every round), and goes out as
 plain data (:meth:`Leaderboard.to_dict`: MQTT, ``--json``), CSV, or a terminal table.
 
+Given the roster (``names``), the leaderboard lists every agent from the start: one yet
+to play has zeros, no points per round (None: undefined), and ranks after those who
+have played, in roster order. The ratings are rated in a canonical order, not as the
+tables committed their rounds (:class:`~tournaments.ratings.TournamentRatings`): call
+:meth:`Leaderboard.settle` at the end of a stage or run for the final ones.
+
 Farmers win together: each farmer of a winning side is credited a round win.
 
 ``bombs_played`` counts the bombs and rockets the agent itself played, from its seat's

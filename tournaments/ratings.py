@@ -30,6 +30,12 @@ team of two is compared with a team of one.
 The update is deterministic: the same rounds in the same order give the same numbers,
 bit for bit, so a resumed tournament may load :meth:`Ratings.to_dict` or replay its
 stored rounds with :meth:`Ratings.from_rounds` and get the same ratings either way.
+
+But the order matters, and a tournament's tables play at once, committing their rounds
+in an order no seed fixes. :class:`TournamentRatings` therefore rates a tournament's
+rounds in a canonical order (:func:`round_order`: stage, table, round), the current
+stage provisionally as its rounds arrive until it is settled: the final ratings are a
+function of the set of rounds played, in a run, a resumed run or ``show``.
 """
 
 from __future__ import annotations
