@@ -164,6 +164,8 @@ async def test_the_leaderboard_is_retained_on_the_broker(
     assert message.retain
     assert str(message.topic) == f"ddz-arena/tournaments/{board['tournament']}/leaderboard"
     assert board["rounds"] == 40  # the last standings: 4 matches of 10 rounds
+    assert board["status"] == "finished"  # a late reader knows it is over
+    assert board["name"] == "test cup"
     assert {a["name"] for a in board["agents"]} == {"Ann", "Bob", "Cid", "Dee"}
 
 
@@ -256,3 +258,23 @@ def test_the_stored_rounds_export_as_a_replay_that_arena_replay_verifies(
     missing = export("--table", "s9t9")
     assert missing.returncode == 2
     assert b"has no table 's9t9' (its tables: s1t1, s2t1, s3t1, s4t1)" in missing.stderr
+
+
+def test_show_lists_the_whole_roster_before_anyone_has_played(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tournaments.config import parse_tournament_config
+    from tournaments.store import TournamentStore
+
+    names = ["Ann", "Bob", "Cid", "Dee", "Eve"]
+    config = parse_tournament_config(
+        {"tournament": {"name": "Five"}, "agents": [{"name": n, "type": "greedy"} for n in names]}
+    )
+    db = tmp_path / "five.db"
+    with TournamentStore(db) as store:
+        tid = store.new_tournament("Five", config, seed=1)
+    document = shown(db, tid, capsys)
+    assert [(a["name"], a["points"], a["rounds"]) for a in document["agents"]] == [
+        (n, 0, 0) for n in names
+    ]
+    assert document["status"] == "interrupted"  # stored running, but nobody plays it

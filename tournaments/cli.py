@@ -19,7 +19,7 @@ import asyncio
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from arena.errors import ArenaError, ConfigError
 from arena.logs import add_logging_flags
@@ -202,7 +202,9 @@ def _play(args: argparse.Namespace) -> int:
                 started.append(tid)
                 print(f"arena: tournament {tid} in {args.db}", file=sys.stderr, flush=True)
                 if publisher_settings is not None:
-                    publisher = LeaderboardPublisher(publisher_settings, tid)
+                    publisher = LeaderboardPublisher(
+                        publisher_settings, tid, name=settings.tournament.name
+                    )
                     print(f"arena: leaderboard on {publisher.topic}", file=sys.stderr)
                 if session.rounds is not None:
                     print(
@@ -218,8 +220,9 @@ def _play(args: argparse.Namespace) -> int:
                 view.update(board)
 
             stopping = stop_gently_on_ctrl_c(session)
+            outcome: Literal["finished", "interrupted"] = "interrupted"
             try:
-                return await run_tournament(
+                run = await run_tournament(
                     store,
                     config,
                     tournament_id=getattr(args, "tournament_id", None),
@@ -234,9 +237,13 @@ def _play(args: argparse.Namespace) -> int:
                 if stopping.is_set():  # the second Ctrl-C: as a plain Ctrl-C would
                     raise KeyboardInterrupt from None
                 raise
+            else:
+                outcome = "finished" if run.finished else "interrupted"
+                return run
             finally:
                 view.stop()
-                if publisher is not None:
+                if publisher is not None:  # the retained message says how it ended
+                    publisher.finish(outcome)
                     await publisher.close()
                 if gifts is not None:
                     print(f"arena: {gifts.summary()}", file=sys.stderr, flush=True)
@@ -443,7 +450,10 @@ def _board(store: TournamentStore, tid: str) -> Leaderboard:
     from tournaments.leaderboard import Leaderboard
     from tournaments.store import round_record
 
-    return Leaderboard.from_rounds(round_record(stored) for stored in store.rounds(tid))
+    roster = [agent["name"] for agent in store.tournament(tid).config.get("agents", ())]
+    return Leaderboard.from_rounds(
+        (round_record(stored) for stored in store.rounds(tid)), names=roster
+    )
 
 
 def _list(store: TournamentStore, *, as_json: bool) -> int:

@@ -113,16 +113,25 @@ async def run_tournament(
         store.mark_tournament(tournament_id, "running")
     with held:  # a second run of this tournament is refused meanwhile
         stored = store.rounds(tournament_id)
-        leaderboard = Leaderboard.from_rounds(round_record(row) for row in stored)
+        leaderboard = Leaderboard.from_rounds(
+            (round_record(row) for row in stored), names=config.names
+        )
         played = Counter(str(row["table"]) for row in stored)
         tid = tournament_id
         if on_start is not None:  # the id, the rounds planned and those already played
             on_start(tid, planned_rounds(config, seed), leaderboard.rounds)
 
+        sent: list[dict[str, Any]] = []  # the last board told
+
+        def tell() -> None:
+            board = {"tournament": tid, **leaderboard.to_dict()}
+            if on_leaderboard is not None and (not sent or board != sent[-1]):
+                sent[:] = [board]
+                on_leaderboard(board)
+
         def told(record: RoundRecord) -> None:
             leaderboard.add_round(record)
-            if on_leaderboard is not None:
-                on_leaderboard({"tournament": tid, **leaderboard.to_dict()})
+            tell()
 
         playing = _Playing(
             store, config, tid, seed, session, gifts, _moderator(config), sinks, spectator
@@ -135,6 +144,8 @@ async def run_tournament(
                 seatings = plan_stage(config.schedule_kind, stage_no, config.names, history, seed)
                 session.plan_stage([s.table_id for s in seatings], played)
                 await _play_stage(playing, seatings, told)
+                leaderboard.settle()  # ratings in canonical order, whatever the timing
+                tell()  # only if settling changed it
                 if session.ended:
                     break
         except BaseException:
@@ -143,7 +154,9 @@ async def run_tournament(
         finally:
             if gifts is not None:
                 await gifts.stop()
-        if session.ended:
+        if session.ended:  # mid-stage, maybe: its rounds rated as `show` will rate them
+            leaderboard.settle()
+            tell()
             store.mark_tournament(tid, "interrupted")
             return TournamentRun(tid, leaderboard, finished=False)
         store.mark_tournament(tid, "finished")
