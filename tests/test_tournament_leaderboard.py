@@ -394,3 +394,25 @@ def test_two_arrival_orders_give_the_same_board_once_settled(
     assert rebuilt.to_dict() == Leaderboard.from_rounds(rounds, names=ROSTER).to_dict()
     assert rebuilt.tournament_ratings.updates == len(rounds)
     assert boards[1].tournament_ratings.updates <= 2 * len(rounds)
+
+
+def test_a_resumed_board_settles_to_the_uninterrupted_ones(records: list[RoundRecord]) -> None:
+    """Killed mid-stage two: rebuilt from the store (commit order), then played on live
+    in another interleaving; once settled, as if never interrupted."""
+    rounds = staged(records)
+    rng = random.Random(8)
+    stage_one = rng.sample(rounds[: len(rounds) // 2], len(rounds) // 2)
+    stage_two = rng.sample(rounds[len(rounds) // 2 :], len(rounds) // 2)
+    whole = Leaderboard(names=ROSTER)
+    for record in [*stage_one, *stage_two]:
+        whole.add_round(record)
+    whole.settle()
+    cut = len(stage_one) + 3
+    committed = [*stage_one, *stage_two][:cut]
+    resumed = Leaderboard.from_rounds(reversed(committed), names=ROSTER)
+    for record in reversed([*stage_one, *stage_two][cut:]):
+        resumed.add_round(record)
+    assert not resumed.tournament_ratings.settled  # the rest came out of order
+    resumed.settle()
+    assert resumed.to_dict() == whole.to_dict()
+    assert [s.name for s in resumed.standings()] == [s.name for s in whole.standings()]
