@@ -207,6 +207,23 @@ def test_on_a_terminal_progress_is_a_bar_with_the_top_of_the_leaderboard() -> No
     assert "25.0 ± 8.0" in shown
 
 
+def test_agents_yet_to_play_show_a_dash_for_their_points_a_round() -> None:
+    from rich.console import Console
+
+    from tournaments.cli import RunView
+    from tournaments.leaderboard import Leaderboard
+
+    board = Leaderboard(names=["Ann", "Bob", "Cid", "Dee"]).to_dict()
+    assert board["agents"][0]["points_per_round"] is None
+    for terminal in (True, False):
+        out = io.StringIO()
+        view = RunView(Console(file=out, force_terminal=terminal, width=100))
+        view.start(planned=None, played=0)
+        view.update({**board, "rounds": 50})  # the leader line of an open-ended run
+        view.stop()
+        assert ("Dee" if terminal else "leader Ann (- a round)") in out.getvalue()
+
+
 def test_an_agent_that_cannot_be_built_is_named_with_the_file_before_anything_is_stored(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -336,7 +336,7 @@ class RunView:
                 top.add_row(
                     str(agent["rank"]),
                     agent["name"],
-                    f"{agent['points_per_round']:.2f}",
+                    _per_round(agent["points_per_round"]),
                     str(agent["points"]),
                     f"{agent['mu']:.1f} ± {agent['sigma']:.1f}",
                 )
@@ -349,7 +349,7 @@ class RunView:
             of = f"/{self.planned}" if self.planned else ""
             self.console.print(
                 f"arena: {self.played}{of} rounds; leader {leader['name']} "
-                f"({leader['points_per_round']:.2f} a round)",
+                f"({_per_round(leader['points_per_round'])} a round)",
                 highlight=False,
             )
 
@@ -504,7 +504,7 @@ def _print_board(board: Leaderboard, *, title: str) -> None:
         table.add_row(
             str(agent["rank"]),
             agent["name"],
-            f"{agent['points_per_round']:.2f}",
+            _per_round(agent["points_per_round"]),
             str(agent["points"]),
             str(agent["rounds"]),
             f"{agent['mu']:.1f} ± {agent['sigma']:.1f}",
@@ -512,3 +512,8 @@ def _print_board(board: Leaderboard, *, title: str) -> None:
         )
     console.print(table)
     console.print("(every column: a wider terminal, or --json / export --csv)", style="dim")
+
+
+def _per_round(points: float | None) -> str:
+    """Points per round as shown; ``-`` for an agent yet to play."""
+    return "-" if points is None else f"{points:.2f}"
