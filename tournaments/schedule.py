@@ -17,10 +17,15 @@ Two kinds of schedule:
   meetings by at most 2, but 3 for six agents, where 2 is impossible (an exhaustive
   search over the orders of its ten stages finds none). A seat spread of 2 can be
   forced: three agents who each sat once in seats 1 and 2, never in 0, meet.
-- **Swiss** (large rosters): each stage groups neighbours in the standings, avoiding
-  pairs that have met where it can, and seats them to even out their seat counts;
-  when the roster is no multiple of 3, the lowest-ranked of those that sat out least
-  sit this stage out.
+- **Swiss** (large rosters): each stage groups neighbours in the standings, preferring
+  pairs that have met least (a third meeting costs more than two second ones), and
+  seats them to even out their seat counts; when the roster is no multiple of 3, of
+  those that sat out least, those with the fewest opponents still unmet (then the
+  lowest-ranked) sit this stage out, and a group no seat order keeps within a
+  seat spread of 2 is avoided. Every prefix's meetings differ by at most 2 within
+  the default 5 stages, 3 beyond; seat counts by at most 2 (tested for 7 to 20
+  agents, 1 to 8 stages). Seven agents in five stages always
+  leave one pair unmet: no schedule that sits each out at most once avoids it.
 """
 
 from __future__ import annotations
@@ -318,25 +323,33 @@ def swiss_stage(
 
     ``met`` counts the meetings so far (:func:`meetings`, pairs in sorted order),
     ``seats`` each agent's seat counts so far (:func:`seat_counts`). Groups avoid pairs
-    that have met where they can (fewest repeated meetings first, then the narrowest
-    spread of ranks: a greedy draw mended by swaps between tables, and a few seeded
-    restarts while pairs still repeat); seats go to whoever sat there least. With
-    ``n % 3`` agents too many, those that sat out least sit out, the lowest-ranked of
-    them first.
+    that have met where they can (fewest repeated meetings first, weighed by
+    :func:`_repeat_weight`, then the narrowest spread of ranks: a greedy draw mended by
+    swaps between tables, and a few seeded restarts while pairs still repeat); seats go
+    to whoever sat there least. With ``n % 3`` agents too many, those that sat out
+    least sit out, those with the fewest opponents still unmet first (sitting out one
+    with many would waste meetings it still needs), then the lowest-ranked.
     """
     names = _checked_roster(standings)
     played = {name: sum(seats.get(name, (0, 0, 0))) for name in names}
     rank = {name: place for place, name in enumerate(names)}
-    out = sorted(names, key=lambda name: (-played[name], -rank[name]))[: len(names) % 3]
+    unmet = {
+        name: sum(1 for other in names if other != name and not _met(met, name, other))
+        for name in names
+    }
+    out = sorted(names, key=lambda name: (-played[name], unmet[name], -rank[name]))[
+        : len(names) % 3
+    ]
     playing = [name for name in names if name not in out]
-    groups = _improve(_greedy_groups(playing, met, rank), met, rank)
+    fit = _seats_allowed(playing, seats)
+    groups = _improve(_greedy_groups(playing, met, rank, fit), met, rank, fit)
     if _repeats(groups, met):  # a local search stuck on repeats: a few seeded restarts
         draw = random.Random(derive_seed(seed, "swiss restarts", stage_no))
         for _ in range(RESTARTS):
             start = list(playing)
             draw.shuffle(start)
-            other = _improve([start[i : i + 3] for i in range(0, len(start), 3)], met, rank)
-            if _total(other, met, rank) < _total(groups, met, rank):
+            other = _improve([start[i : i + 3] for i in range(0, len(start), 3)], met, rank, fit)
+            if _total(other, met, rank, fit) < _total(groups, met, rank, fit):
                 groups = other
     groups.sort(key=lambda group: min(rank[name] for name in group))
     rng = random.Random(derive_seed(seed, "swiss seats", stage_no))
@@ -350,17 +363,52 @@ def _met(met: Mapping[Pair, int], a: str, b: str) -> int:
     return met.get((a, b) if a < b else (b, a), 0)
 
 
-def _group_cost(group: Sequence[str], met: Mapping[Pair, int], rank: Mapping[str, int]) -> int:
-    """Repeated meetings weigh more than any spread of ranks could."""
-    repeats = sum(_met(met, a, b) for a, b in itertools.combinations(group, 2))
+Fit = Mapping[str, frozenset[int]]
+"""Each agent's seats that keep its seat counts within 2 of each other."""
+
+
+def _seats_allowed(playing: Sequence[str], seats: Mapping[str, tuple[int, int, int]]) -> Fit:
+    """The seats each agent may take without its seat spread passing 2."""
+    allowed = {}
+    for name in playing:
+        counts = seats.get(name, (0, 0, 0))
+        ok = []
+        for seat in range(3):
+            after = list(counts)
+            after[seat] += 1
+            if max(after) - min(after) <= 2:
+                ok.append(seat)
+        allowed[name] = frozenset(ok)
+    return allowed
+
+
+def _unseatable(group: Sequence[str], fit: Fit) -> bool:
+    """Whether no seat order keeps every member's seat spread within 2."""
+    return not any(all(seat in fit[group[p[seat]]] for seat in range(3)) for p in _PERMUTATIONS)
+
+
+def _group_cost(
+    group: Sequence[str], met: Mapping[Pair, int], rank: Mapping[str, int], fit: Fit
+) -> int:
+    """Repeated meetings weigh more than a group that cannot be seated evenly, which
+    weighs more than any spread of ranks could."""
+    repeats = sum(_repeat_weight(_met(met, a, b)) for a, b in itertools.combinations(group, 2))
     ranks = [rank[name] for name in group]
-    return repeats * 10_000 + max(ranks) - min(ranks)
+    uneven = 1_000 if _unseatable(group, fit) else 0
+    return repeats * 100_000 + uneven + max(ranks) - min(ranks)
 
 
 def _total(
-    groups: Sequence[Sequence[str]], met: Mapping[Pair, int], rank: Mapping[str, int]
+    groups: Sequence[Sequence[str]], met: Mapping[Pair, int], rank: Mapping[str, int], fit: Fit
 ) -> int:
-    return sum(_group_cost(group, met, rank) for group in groups)
+    return sum(_group_cost(group, met, rank, fit) for group in groups)
+
+
+def _repeat_weight(times: int) -> int:
+    """What meeting once more costs a pair that met ``times`` times: 0, 1, 3, 6 ... (a
+    pair's third meeting costs more than two pairs' second, so the meetings spread out
+    over the pairs instead of piling on a few while others never meet)."""
+    return times * (times + 1) // 2
 
 
 def _repeats(groups: Sequence[Sequence[str]], met: Mapping[Pair, int]) -> int:
@@ -368,7 +416,7 @@ def _repeats(groups: Sequence[Sequence[str]], met: Mapping[Pair, int]) -> int:
 
 
 def _greedy_groups(
-    playing: Sequence[str], met: Mapping[Pair, int], rank: Mapping[str, int]
+    playing: Sequence[str], met: Mapping[Pair, int], rank: Mapping[str, int], fit: Fit
 ) -> list[list[str]]:
     """The best-ranked agent left, with the two left that cost it least."""
     left = list(playing)
@@ -377,7 +425,7 @@ def _greedy_groups(
         head, rest = left[0], left[1:]
         pair = min(
             itertools.combinations(rest, 2),
-            key=lambda two: _group_cost((head, *two), met, rank),
+            key=lambda two: _group_cost((head, *two), met, rank, fit),
         )
         groups.append([head, *pair])
         left = [name for name in rest if name not in pair]
@@ -385,7 +433,7 @@ def _greedy_groups(
 
 
 def _improve(
-    groups: list[list[str]], met: Mapping[Pair, int], rank: Mapping[str, int]
+    groups: list[list[str]], met: Mapping[Pair, int], rank: Mapping[str, int], fit: Fit
 ) -> list[list[str]]:
     """Swap agents between groups while a swap lowers the total cost (a local search,
     deterministic: the greedy draw leaves repeats at the end that a swap often mends)."""
@@ -396,8 +444,10 @@ def _improve(
             for i, j in itertools.product(range(3), range(3)):
                 first, second = list(groups[g]), list(groups[h])
                 first[i], second[j] = second[j], first[i]
-                before = _group_cost(groups[g], met, rank) + _group_cost(groups[h], met, rank)
-                after = _group_cost(first, met, rank) + _group_cost(second, met, rank)
+                before = _group_cost(groups[g], met, rank, fit) + _group_cost(
+                    groups[h], met, rank, fit
+                )
+                after = _group_cost(first, met, rank, fit) + _group_cost(second, met, rank, fit)
                 if after < before:
                     groups[g], groups[h] = first, second
                     improved = True
@@ -407,11 +457,17 @@ def _improve(
 def _seat(
     group: Sequence[str], seats: Mapping[str, tuple[int, int, int]], rng: random.Random
 ) -> Trio:
-    """The seat order giving each player a seat they sat in least (ties: seeded)."""
+    """The seat order giving each player a seat they sat in least: first the one
+    leaving the narrowest seat spread to any of them (ties: seeded)."""
 
-    def cost(order: Trio) -> tuple[int, int]:
+    def cost(order: Trio) -> tuple[int, int, int]:
         counts = [seats.get(name, (0, 0, 0))[seat] for seat, name in enumerate(order)]
-        return (sum(c * c for c in counts), max(counts))
+        widest = 0
+        for seat, name in enumerate(order):
+            after = list(seats.get(name, (0, 0, 0)))
+            after[seat] += 1
+            widest = max(widest, max(after) - min(after))
+        return (widest, sum(c * c for c in counts), max(counts))
 
     options: list[Trio] = [(group[p[0]], group[p[1]], group[p[2]]) for p in _PERMUTATIONS]
     rng.shuffle(options)
