@@ -22,7 +22,7 @@ from arena.logs import get_logger
 from arena.table import Table, derive_seed
 from gifts.router import GiftRouter, attach_gift_desks
 from gifts.settings import GiftSettings
-from gifts.tasks import AtTable, cancel_firmly, logged
+from gifts.tasks import AtTable, cancel_firmly, start_logged
 
 if TYPE_CHECKING:
     from arena.sinks.spectator import SpectatorFeed
@@ -109,7 +109,7 @@ async def start_gifts(
                     rate_per_s=simulate_rate,
                 )
             )
-    run.tasks = [asyncio.create_task(logged(source)) for source in sources]
+    run.tasks = [start_logged(source) for source in sources]
     remaining = {table.table_id for table in tables}
 
     def ended(table_id: str) -> Any:

@@ -15,7 +15,7 @@ from arena.logs import get_logger
 from gifts.events import GiftEvent
 from gifts.sources import Inbox
 
-__all__ = ["STOP_TRIES", "STOP_WAIT_S", "AtTable", "cancel_firmly", "logged"]
+__all__ = ["STOP_TRIES", "STOP_WAIT_S", "AtTable", "cancel_firmly", "start_logged"]
 
 log = get_logger("gifts.tasks")
 
@@ -24,8 +24,16 @@ STOP_WAIT_S: Final = 1.0
 """A source still running this long after its cancellation is cancelled again."""
 
 
-async def logged(source: Coroutine[Any, Any, Any]) -> None:
-    """A source that fails is logged (the match goes on without it), never raised."""
+def start_logged(source: Coroutine[Any, Any, Any]) -> asyncio.Task[None]:
+    """Run a source as a task whose failure is logged (the match goes on without it),
+    never raised. A task cancelled before its first step (a table over at once) closes
+    its source, which would otherwise be reported as never awaited."""
+    task = asyncio.create_task(_logged(source))
+    task.add_done_callback(lambda _: source.close())  # no-op for one that ran
+    return task
+
+
+async def _logged(source: Coroutine[Any, Any, Any]) -> None:
     try:
         await source
     except asyncio.CancelledError:

@@ -33,7 +33,7 @@ from gifts.desk import GiftDesk
 from gifts.events import GiftEvent
 from gifts.router import attach_gift_desks
 from gifts.settings import GiftSettings
-from gifts.tasks import AtTable, cancel_firmly, logged
+from gifts.tasks import AtTable, cancel_firmly, start_logged
 
 if TYPE_CHECKING:
     from arena.sinks.spectator import SpectatorFeed
@@ -107,7 +107,7 @@ class TournamentGifts:
             sources.append(listen_for_gifts(self.sources.mqtt, self, ready=self.listening))
         if self.sources.gift_file is not None:
             sources.append(replay_gift_file(self.sources.gift_file, self))
-        self._tasks = [asyncio.create_task(logged(source)) for source in sources]
+        self._tasks = [start_logged(source) for source in sources]
 
     async def stop(self) -> None:
         """Stop every source, then settle what still waits at a desk (expired, told).
@@ -144,14 +144,12 @@ class TournamentGifts:
         if rate is not None:
             from gifts.sources import simulate_audience
 
-            self._audiences[table.table_id] = asyncio.create_task(
-                logged(
-                    simulate_audience(
-                        AtTable(self, table.table_id),
-                        seed=derive_seed(self._seed, table.table_id, "audience"),
-                        players=table.names,
-                        rate_per_s=rate,
-                    )
+            self._audiences[table.table_id] = start_logged(
+                simulate_audience(
+                    AtTable(self, table.table_id),
+                    seed=derive_seed(self._seed, table.table_id, "audience"),
+                    players=table.names,
+                    rate_per_s=rate,
                 )
             )
         held, self._held = self._held, []
