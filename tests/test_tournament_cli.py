@@ -91,7 +91,8 @@ def test_run_list_show_export_and_the_mistakes(
     assert rows[0].startswith("rank,name,points,rounds")
     assert len(rows) == 5
     assert main(["tournament", "export", tid, "--json", "--db", str(db)]) == 0
-    assert standings(json.loads(capsys.readouterr().out)) == standings(document)
+    exported = json.loads(capsys.readouterr().out)
+    assert exported == document  # show --json's document: name, status and tables too
     for argv, said in [
         (["resume", tid], "is finished: nothing to resume"),
         (["show", "t-nope"], "no tournament 't-nope'"),
@@ -142,6 +143,8 @@ def test_a_run_killed_midway_resumes_to_the_standings_of_an_uninterrupted_one(
         process.wait(10)
     cut = shown(killed_db, tid, capsys)
     assert cut["status"] == "interrupted"  # stored as running, but no process plays it
+    assert "interrupted" in {t["status"] for t in cut["tables"]}  # the one cut off
+    assert "running" not in {t["status"] for t in cut["tables"]}
     assert 12 <= cut["rounds"] < 30  # midway
     assert main(["tournament", "resume", tid, "--db", str(killed_db)]) == 0
     resumed = shown(killed_db, tid, capsys)
@@ -205,6 +208,20 @@ def test_on_a_terminal_progress_is_a_bar_with_the_top_of_the_leaderboard() -> No
     assert "10/40" in shown
     assert "Ann" in shown
     assert "25.0 ± 8.0" in shown
+
+
+def test_a_finished_run_fills_the_bar_though_quick_matches_ended_early() -> None:
+    from rich.console import Console
+
+    from tournaments.cli import RunView
+
+    out = io.StringIO()
+    view = RunView(Console(file=out, force_terminal=True, width=100))
+    view.start(planned=50, played=0)  # ten quick matches: at most 5 rounds each
+    view.update(a_board(36))
+    view.finished()
+    view.stop()
+    assert "36/36" in out.getvalue()
 
 
 def test_agents_yet_to_play_show_a_dash_for_their_points_a_round() -> None:

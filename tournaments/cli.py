@@ -239,6 +239,8 @@ def _play(args: argparse.Namespace) -> int:
                 raise
             else:
                 outcome = "finished" if run.finished else "interrupted"
+                if run.finished:
+                    view.finished()
                 return run
             finally:
                 view.stop()
@@ -353,6 +355,12 @@ class RunView:
                 highlight=False,
             )
 
+    def finished(self) -> None:
+        """The tournament is over: the bar full, though fewer rounds were played than
+        planned (a ``quick`` match may end after 3)."""
+        if self.live is not None:
+            self.progress.update(self.task, total=self.played, completed=self.played)
+
     def stop(self) -> None:
         if self.live is not None:
             self.live.stop()
@@ -387,41 +395,39 @@ def _read(args: argparse.Namespace) -> int:
         if args.tournament_action == "export" and args.table is not None:
             raise TournamentCommandError("--table goes with --replay")
         board = _board(store, row.id)
+        status = _status(store, row)
+        document = {
+            "tournament": row.id,
+            "name": row.name,
+            "status": status,
+            **board.to_dict(),
+            "tables": _tables(store, row.id, status),
+        }
         if args.tournament_action == "show":
             if args.json:
-                print(
-                    json.dumps(
-                        {
-                            "tournament": row.id,
-                            "name": row.name,
-                            "status": _status(store, row),
-                            **board.to_dict(),
-                            "tables": _tables(store, row.id),
-                        },
-                        ensure_ascii=False,
-                        indent=2,
-                    )
-                )
+                print(json.dumps(document, ensure_ascii=False, indent=2))
             else:
-                status = _status(store, row)
                 _print_board(board, title=f"tournament {row.id} ({row.name}), {status}")
             return 0
         if args.csv:
             sys.stdout.write(board.to_csv())
         else:
-            print(json.dumps({"tournament": row.id, **board.to_dict()}, ensure_ascii=False))
+            print(json.dumps(document, ensure_ascii=False))
         return 0
 
 
-def _tables(store: TournamentStore, tid: str) -> list[dict[str, Any]]:
+def _tables(store: TournamentStore, tid: str, status: str) -> list[dict[str, Any]]:
     """The table matches played or under way: who sat where, and how far each got (what
-    a schedule's balance is checked from)."""
+    a schedule's balance is checked from). In a tournament no process plays, a table
+    match stored as running is ``interrupted``, as the tournament is."""
     return [
         {
             "stage": int(match.stage),
             "table": match.table_id,
             "players": list(match.players),
-            "status": match.status,
+            "status": "interrupted"
+            if match.status == "running" and status != "running"
+            else match.status,
             "rounds": store.last_round(match.id),
         }
         for match in store.table_matches(tid)
