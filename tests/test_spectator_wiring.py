@@ -41,6 +41,7 @@ from arena.sinks.base import CollectingSink
 from arena.sinks.mqtt import MqttSink
 from arena.sinks.spectator import SpectatorFeed, SpectatorTable
 from arena.table import Event, MatchSummary, TeeRecorder
+from tournaments.publish import LeaderboardPublisher
 
 REPO = Path(__file__).resolve().parent.parent
 DELAY = 0.5
@@ -264,6 +265,12 @@ async def test_the_example_acl_keeps_every_hand_from_anonymous_subscribers(
             feed.start()
             fast = parse_config({"match": {"rounds": 1}, "table": {"pace_s": 0}})
             await run_arena(fast, seed=3, sinks=[sink], spectator=feed)
+            board = LeaderboardPublisher(
+                settings, "t-acl", environ={"ARENA_USER": "arena", "ARENA_PW": "arena-secret"}
+            )
+            board.publish({"rounds": 1, "agents": []})
+            board.finish("finished")
+            assert await board.close()  # a tournament's standings: public too
             await feed.close()
             await sink.close()
             for subscriber in (anonymous, studio):
@@ -275,7 +282,12 @@ async def test_the_example_acl_keeps_every_hand_from_anonymous_subscribers(
     assert len(studio.spectator("t1")) == sink.stats.spectator_published
     assert anonymous.spectator("t1") == []
     public = {t for t, _, _ in anonymous.messages}
-    assert public == {"ddz-arena/status", "ddz-arena/tables/t1/events", "ddz-arena/tables/t1/state"}
+    assert public == {
+        "ddz-arena/status",
+        "ddz-arena/tables/t1/events",
+        "ddz-arena/tables/t1/state",
+        "ddz-arena/tournaments/t-acl/leaderboard",
+    }
     assert anonymous.events("t1") == studio.events("t1")
 
 
