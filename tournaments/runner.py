@@ -134,7 +134,15 @@ async def run_tournament(
             tell()
 
         playing = _Playing(
-            store, config, tid, seed, session, gifts, _moderator(config), sinks, spectator
+            store,
+            config,
+            tid,
+            seed,
+            session,
+            gifts,
+            build_moderator(config.moderation),
+            sinks,
+            spectator,
         )
         if gifts is not None:
             gifts.start(seed, spectator=spectator)
@@ -309,16 +317,6 @@ async def _play_table_match(
             await gifts.detach(table)
         await table.close()
         recorder.flush()  # what was told after the last round (a gift's end)
-
-
-def _moderator(config: TournamentConfig) -> Moderator:
-    """The ``[moderation]`` section's moderator, shared by every table; the shipped one
-    (built once at import) when the section says nothing."""
-    from arena.table.moderation import ModerationSettings, default_moderator
-
-    if config.moderation == ModerationSettings():
-        return default_moderator()
-    return build_moderator(config.moderation)
 
 
 def _entry(config: TournamentConfig, name: str) -> tuple[int, AgentEntry]:

@@ -205,11 +205,14 @@ def default_moderator() -> Moderator:
 _DEFAULT: Final = Moderator(default_words())
 """Built at import (about 1 ms): a program that freezes its start-up objects out of
 garbage collection (``arena play``, the benchmarks) then never scans these."""
+_DEFAULT_SETTINGS: Final = ModerationSettings()
 
 
 def build_moderator(settings: ModerationSettings) -> Moderator:
-    """The moderator a ``[moderation]`` section describes; raises ConfigError for a hook
-    that cannot be loaded."""
+    """The moderator a ``[moderation]`` section describes (the shipped one, built once,
+    when it says nothing); raises ConfigError for a hook that cannot be loaded."""
+    if settings == _DEFAULT_SETTINGS:
+        return _DEFAULT
     if not settings.enabled:
         return Moderator()
     words = list(settings.blocklist)
