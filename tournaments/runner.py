@@ -4,9 +4,11 @@
 store holds: the finished table matches are history (the next stage is paired from them
 alone, so a resumed run pairs as an uninterrupted one), a table match cut off goes on
 from its next round (a round cut off midway left nothing and is played again from its
-start, dealt the same), and the leaderboard is rebuilt from the stored rounds in the
-order they were committed. After every round the leaderboard is updated and handed to
-``on_leaderboard`` (the retained MQTT message, the terminal's view).
+start, dealt the same), and the leaderboard is rebuilt from the stored rounds. After
+every round the leaderboard is updated and handed to ``on_leaderboard`` (the retained
+MQTT message, the terminal's view); at each stage's end its ratings are settled in
+canonical order (stage, table, round), so they do not depend on which table finished
+first, and it is told again if that changed it.
 
 A table match's seeds derive from the tournament's seed and the table's id
 (``s<stage>t<index>``), the agents' from those and the seat: the same file and seed
