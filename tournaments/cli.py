@@ -394,7 +394,7 @@ def _read(args: argparse.Namespace) -> int:
             return _export_replay(store, row.id, args.table)
         if args.tournament_action == "export" and args.table is not None:
             raise TournamentCommandError("--table goes with --replay")
-        board = _board(store, row.id)
+        board = _board(store, row)
         status = _status(store, row)
         document = {
             "tournament": row.id,
@@ -452,13 +452,13 @@ def _export_replay(store: TournamentStore, tid: str, table: str | None) -> int:
     return 0
 
 
-def _board(store: TournamentStore, tid: str) -> Leaderboard:
+def _board(store: TournamentStore, row: TournamentRow) -> Leaderboard:
     from tournaments.leaderboard import Leaderboard
     from tournaments.store import round_record
 
-    roster = [agent["name"] for agent in store.tournament(tid).config.get("agents", ())]
+    roster = [agent["name"] for agent in row.config.get("agents", ())]
     return Leaderboard.from_rounds(
-        (round_record(stored) for stored in store.rounds(tid)), names=roster
+        (round_record(stored) for stored in store.rounds(row.id)), names=roster
     )
 
 
