@@ -12,7 +12,7 @@ every gift: applied, rejected by reason, expired.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -69,13 +69,20 @@ class GiftRun:
 
     def summary(self) -> str:
         """One line counting every gift of the run (see :meth:`counts`)."""
-        counts = self.counts()
-        reasons = counts["rejected_by_reason"]
-        why = ", ".join(f"{count} {reason}" for reason, count in reasons.items())
-        text = f"gifts: {counts['applied']} applied, {counts['rejected']} rejected"
-        text += f" ({why})" if why else ""
-        text += f", {counts['expired']} expired"
-        return text
+        return summary_line(self.counts())
+
+
+def summary_line(counts: Mapping[str, Any]) -> str:
+    """``gifts: 3 applied, 2 rejected (2 cooldown), 1 expired``: a run's gift counts in
+    one line (``dropped``, where the counts have it, after: gifts no table took)."""
+    reasons = counts["rejected_by_reason"]
+    why = ", ".join(f"{count} {reason}" for reason, count in reasons.items())
+    text = f"gifts: {counts['applied']} applied, {counts['rejected']} rejected"
+    text += f" ({why})" if why else ""
+    text += f", {counts['expired']} expired"
+    if counts.get("dropped"):
+        text += f", {counts['dropped']} dropped (no table played after)"
+    return text
 
 
 async def start_gifts(

@@ -32,6 +32,7 @@ from arena.table import Table, derive_seed
 from gifts.desk import GiftDesk
 from gifts.events import GiftEvent
 from gifts.router import attach_gift_desks
+from gifts.run import summary_line
 from gifts.settings import GiftSettings
 from gifts.tasks import AtTable, cancel_firmly, start_logged
 
@@ -234,11 +235,4 @@ class TournamentGifts:
 
     def summary(self) -> str:
         """One line counting every gift of the run (see :meth:`counts`)."""
-        counts = self.counts()
-        why = ", ".join(f"{n} {reason}" for reason, n in counts["rejected_by_reason"].items())
-        text = f"gifts: {counts['applied']} applied, {counts['rejected']} rejected"
-        text += f" ({why})" if why else ""
-        text += f", {counts['expired']} expired"
-        if counts["dropped"]:
-            text += f", {counts['dropped']} dropped (no table played after)"
-        return text
+        return summary_line(self.counts())
