@@ -104,8 +104,11 @@ def test_each_mistake_is_named_with_file_and_key() -> None:
     [
         ({"name": ""}, "tournament.name: String should have at least 1 character"),
         ({"name": "x" * 81}, "tournament.name: String should have at most 80 characters"),
-        ({"seed": 2**53}, "tournament.seed: Input should be less than or equal to"),
-        ({"seed": -1}, "tournament.seed: Input should be greater than or equal to 0"),
+        ({"seed": 2**53}, "tournament.seed: 9007199254740992 is out of range: a seed written"),
+        ({"seed": -1}, "tournament.seed: -1 is out of range"),
+        ({"seed": "0xZZ"}, "tournament.seed: '0xZZ' is not a seed: write hex text"),
+        ({"seed": "42abc"}, "tournament.seed: '42abc' is not a seed"),
+        ({"seed": 4.5}, "tournament.seed: 4.5 is not a seed"),
         ({"tables_at_once": 0}, "tournament.tables_at_once: Input should be greater"),
         ({"landlord_policy": "random"}, "tournament.landlord_policy: Input should be 'bid'"),
         ({"format": 5}, "tournament.format: Input should be 'quick'"),

@@ -37,6 +37,7 @@ from arena.table.moderation import ModerationSettings, load_hook
 from arena.table.settings import TableSettings
 from tournaments.formats import Format, LandlordPolicy
 from tournaments.schedule import ScheduleKind, default_kind, default_stages
+from tournaments.seeds import TournamentSeed, parse_seed
 
 __all__ = [
     "AgentEntry",
@@ -61,8 +62,10 @@ class TournamentSettings(BaseModel):
     """quick (best of 5), standard (10 rounds), championship (20) or daily (open-ended)."""
     landlord_policy: Annotated[LandlordPolicy, Strict(False)] = LandlordPolicy.BID
     """bid (normal bidding) or rotate (轮庄: each seat landlord in turn)."""
-    seed: int | None = Field(default=None, ge=0, le=2**53 - 1)
-    """None: a fresh seed per tournament (stored, so it can be resumed and replayed)."""
+    seed: int | str | None = None
+    """None: a fresh seed of 128 bits per tournament (stored, so it can be resumed and
+    replayed); a number up to 2^53-1 (tests: not verifiable); or hex text, ``"0x"`` and
+    32 hex digits or more for a verifiable one (``tournaments.seeds``)."""
     stages: int | None = Field(default=None, ge=1, le=10_000)
     """None: one full round robin over the triples, or 5 Swiss stages when that would
     be more than 20 table matches (``tournaments.schedule.default_stages``)."""
@@ -71,6 +74,23 @@ class TournamentSettings(BaseModel):
     session_rounds: int | None = Field(default=None, ge=1, le=1_000_000)
     """``daily`` only: the rounds one session plays (across the stage's tables) before
     it stops, resumable; None: until stopped (Ctrl-C). ``--rounds N`` overrides it."""
+
+    @field_validator("seed", mode="before")
+    @classmethod
+    def _seed_parses(cls, seed: Any) -> Any:
+        if isinstance(seed, str) and seed.strip().isdigit():
+            raise ValueError(
+                f"{seed!r} is text: write it without quotes (seed = {seed.strip()}), "
+                'or hex text such as "0x" and 32 hex digits'
+            )
+        if seed is not None:
+            parse_seed(seed)  # a ValueError says what is wrong with it
+        return seed
+
+    @property
+    def given_seed(self) -> TournamentSeed | None:
+        """The file's seed as committed to, None when the file gives none."""
+        return None if self.seed is None else parse_seed(self.seed)
 
     @model_validator(mode="after")
     def _sessions_are_daily(self) -> TournamentSettings:

@@ -12,7 +12,9 @@ first, and it is told again if that changed it.
 
 A table match's seeds derive from the tournament's seed and the table's id
 (``s<stage>t<index>``), the agents' from those and the seat: the same file and seed
-play the same tournament.
+play the same tournament. The seed is committed (``tournaments.epochs``): published as
+its SHA-256 when the tournament starts, revealed when it ends; a ``daily`` one deals each
+session's rounds from a new epoch's seed (pairing and the agents keep the first's).
 
 A :class:`~tournaments.session.Session` may stop the tables short of the end (a daily
 session's rounds played, or a stop asked): each stops after a round, the tournament is
@@ -33,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from arena.agents.base import Agent
 from arena.errors import ConfigError
-from arena.runner import new_seed, seat_agent
+from arena.runner import seat_agent
 from arena.table import (
     RoundRecord,
     Table,
@@ -42,12 +44,15 @@ from arena.table import (
     play_match,
     tee_recorders,
 )
+from arena.table.match import match_id_of
 from tournaments.config import AgentEntry, TournamentConfig, parse_tournament_config
+from tournaments.epochs import session_seed
 from tournaments.formats import Format, MatchLength
 from tournaments.leaderboard import Leaderboard
 from tournaments.lease import RunLease
 from tournaments.schedule import FinishedTable, ScheduleKind, plan_stage
 from tournaments.schedule import Table as Seating
+from tournaments.seeds import epoch_seed
 from tournaments.session import Session, SessionEnd
 from tournaments.store import MatchRow, TournamentStore, round_record
 
@@ -103,15 +108,17 @@ async def run_tournament(
         assert config is not None
         session = _session_for(config, session)
         check_agents(config)  # a seat's mistake said now, not when its table comes
-        seed = config.tournament.seed if config.tournament.seed is not None else new_seed()
-        tournament_id = store.new_tournament(config.tournament.name, config, seed=seed)
+        first = epoch_seed(config.tournament.given_seed, 1, daily=_daily(config))
+        tournament_id = store.new_tournament(config.tournament.name, config, seed=first)
         held.enter_context(RunLease(store.path, tournament_id))
+        seed = deal_seed = first.value
     else:
         row = store.tournament(tournament_id)
         config = parse_tournament_config(row.config, source=f"tournament {tournament_id}")
         session = _session_for(config, session)  # refused before it is marked running
         held.enter_context(RunLease(store.path, tournament_id))  # or TournamentBusy, untouched
-        seed = row.seed
+        seed = row.seed  # pairing and the agents: the first epoch's, so it pairs as before
+        deal_seed = session_seed(store, tournament_id, config)  # a daily's: a new epoch
         store.mark_tournament(tournament_id, "running")
     with held:  # a second run of this tournament is refused meanwhile
         stored = store.rounds(tournament_id)
@@ -140,6 +147,7 @@ async def run_tournament(
             config,
             tid,
             seed,
+            deal_seed,
             session,
             gifts,
             build_moderator(config.moderation),
@@ -181,11 +189,17 @@ class _Playing:
     config: TournamentConfig
     tid: str
     seed: int
+    deal_seed: int
+    """This session's epoch's seed (``tournaments.epochs``): the rounds are dealt from it."""
     session: Session
     gifts: TournamentGifts | None
     moderator: Moderator
     sinks: Sequence[Sink]
     spectator: SpectatorFeed | None
+
+
+def _daily(config: TournamentConfig) -> bool:
+    return config.tournament.format is Format.DAILY
 
 
 def _session_for(config: TournamentConfig, session: Session | None) -> Session:
@@ -306,7 +320,8 @@ async def _play_table_match(
         await play_match(
             table,
             rounds=length.rounds,
-            seed=seed,
+            seed=playing.deal_seed,
+            match_id=match_id_of(seed),  # the same in every epoch
             goes_on=length.goes_on_after,
             landlord_policy="rotate" if config.tournament.landlord_policy == "rotate" else "bid",
             done=done,

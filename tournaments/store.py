@@ -51,6 +51,7 @@ from arena.engine.cards import Card, card
 from arena.table.events import Event
 from arena.table.records import RoundRecord
 from tournaments.round_lines import FORMAT, RoundLines, expand
+from tournaments.seeds import TournamentSeed, commitment_of, parse_seed
 
 __all__ = [
     "MIGRATIONS",
@@ -136,6 +137,30 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     ALTER TABLE rounds ADD COLUMN lines_format INTEGER NOT NULL DEFAULT 1;
     ALTER TABLE match_lines ADD COLUMN lines_format INTEGER NOT NULL DEFAULT 1;
     """,
+    # 3: committed seeds (tournaments.seeds, tournaments.epochs), kept as text since a
+    # verifiable seed (128 bits or more) does not fit SQLite's INTEGER: one row per
+    # tournament and epoch, and each round says its epoch. A tournament stored before
+    # has one epoch, its seed (a number below 2^53: not verifiable), revealed if it is
+    # finished. From now on tournaments.seed and table_matches.seed hold the seed when
+    # it fits an INTEGER, else -1: the seeds table is the truth.
+    """
+    CREATE TABLE seeds (
+        tournament_id TEXT NOT NULL REFERENCES tournaments (id),
+        epoch INTEGER NOT NULL,
+        seed TEXT NOT NULL,
+        commitment TEXT NOT NULL,
+        verifiable INTEGER NOT NULL,
+        committed_at TEXT NOT NULL,
+        revealed_at TEXT,
+        PRIMARY KEY (tournament_id, epoch)
+    );
+    ALTER TABLE rounds ADD COLUMN epoch INTEGER NOT NULL DEFAULT 1;
+    INSERT INTO seeds
+        (tournament_id, epoch, seed, commitment, verifiable, committed_at, revealed_at)
+        SELECT id, 1, CAST(seed AS TEXT), seed_commitment(CAST(seed AS TEXT)), 0,
+            created_at, CASE WHEN status = 'finished' THEN finished_at END
+        FROM tournaments;
+    """,
 )
 """The schema, one script per version: a file at version N has had the first N applied.
 A later change appends a script (never edits one a file may have had)."""
@@ -164,6 +189,8 @@ class TournamentRow:
     name: str
     config: dict[str, Any]
     seed: int
+    """Its first epoch's seed (``tournaments.epochs`` has them all): pairing and the
+    agents' seeds derive from it."""
     status: TournamentStatus
     created_at: str
     finished_at: str | None
@@ -179,6 +206,7 @@ class MatchRow:
     table_id: str
     players: tuple[str, str, str]
     seed: int
+    """The tournament's seed when it fits an INTEGER, else -1 (migration 3)."""
     status: Literal["running", "finished"]
     summary: dict[str, Any] | None
     started_at: str
@@ -239,6 +267,7 @@ class TournamentStore:
             connection.execute("PRAGMA synchronous = NORMAL")
             connection.execute("PRAGMA foreign_keys = ON")
             connection.execute("PRAGMA busy_timeout = 5000")
+            connection.create_function("seed_commitment", 1, commitment_of, deterministic=True)
             self._migrate()
         except sqlite3.OperationalError as exc:  # locked, read-only, a full disk ...
             raise StoreError(f"{self.path}: cannot open: {exc}") from exc
@@ -303,14 +332,17 @@ class TournamentStore:
         name: str,
         config: Mapping[str, Any] | BaseModel,
         *,
-        seed: int,
+        seed: int | TournamentSeed,
         tournament_id: str | None = None,
     ) -> str:
         """Store a new running tournament; its id (``t-YYYYMMDD-<6 hex>`` unless given).
 
-        ``config`` is the whole validated config; :class:`StoreError` when a key named
-        like a secret (``api_key``, ``token`` ...) holds a value: name the variable.
+        ``seed`` is committed as its epoch 1 (``tournaments.epochs``), kept secret until
+        the tournament ends. ``config`` is the whole validated config; :class:`StoreError`
+        when a key named like a secret (``api_key``, ``token`` ...) holds a value: name
+        the variable.
         """
+        committed = seed if isinstance(seed, TournamentSeed) else parse_seed(seed)
         data = config.model_dump(mode="json") if isinstance(config, BaseModel) else dict(config)
         _refuse_secrets(data, "")
         text = _json(data)
@@ -322,7 +354,12 @@ class TournamentStore:
                     db.execute(
                         "INSERT INTO tournaments (id, name, config, seed, status, created_at)"
                         " VALUES (?, ?, ?, ?, 'running', ?)",
-                        (tid, name, text, seed, created),
+                        (tid, name, text, _integer(committed.value), created),
+                    )
+                    db.execute(
+                        "INSERT INTO seeds (tournament_id, epoch, seed, commitment,"
+                        " verifiable, committed_at) VALUES (?, 1, ?, ?, ?, ?)",
+                        (tid, committed.text, committed.commitment, committed.verifiable, created),
                     )
             except sqlite3.IntegrityError as exc:
                 if tournament_id is not None:
@@ -334,8 +371,7 @@ class TournamentStore:
     def tournament(self, tournament_id: str) -> TournamentRow:
         """One tournament; :class:`StoreError` when there is none of that id."""
         row = self.connection.execute(
-            "SELECT id, name, config, seed, status, created_at, finished_at"
-            " FROM tournaments WHERE id = ?",
+            f"{_TOURNAMENT_COLUMNS} WHERE t.id = ?",
             (tournament_id,),
         ).fetchone()
         if row is None:
@@ -344,14 +380,12 @@ class TournamentStore:
 
     def tournaments(self) -> list[TournamentRow]:
         """Every tournament, oldest first."""
-        rows = self.connection.execute(
-            "SELECT id, name, config, seed, status, created_at, finished_at"
-            " FROM tournaments ORDER BY created_at, id"
-        )
+        rows = self.connection.execute(f"{_TOURNAMENT_COLUMNS} ORDER BY t.created_at, t.id")
         return [_tournament_row(row) for row in rows]
 
     def mark_tournament(self, tournament_id: str, status: TournamentStatus) -> None:
-        """Set a tournament's status (``finished`` also sets when; ``running`` clears it)."""
+        """Set a tournament's status (``finished`` also sets when, and reveals its
+        seeds; ``running`` clears it)."""
         if status not in _STATUSES:
             raise StoreError(f"unknown tournament status {status!r}")
         finished = _now() if status == "finished" else None
@@ -360,6 +394,12 @@ class TournamentStore:
                 "UPDATE tournaments SET status = ?, finished_at = ? WHERE id = ?",
                 (status, finished, tournament_id),
             ).rowcount
+            if finished is not None:  # over: every seed it committed to is published
+                db.execute(
+                    "UPDATE seeds SET revealed_at = ? WHERE tournament_id = ?"
+                    " AND revealed_at IS NULL",
+                    (finished, tournament_id),
+                )
         if not changed:
             raise StoreError(f"no tournament {tournament_id!r} in {self.path}")
 
@@ -385,7 +425,7 @@ class TournamentStore:
             (tournament_id, stage, table_id),
         ).fetchone()
         if found is not None:
-            if orjson.loads(found[1]) != list(players) or found[2] != seed:
+            if orjson.loads(found[1]) != list(players) or found[2] != _integer(seed):
                 raise StoreError(
                     f"tournament {tournament_id} stage {stage} table {table_id} is stored "
                     f"with players {orjson.loads(found[1])} and seed {found[2]}, "
@@ -399,7 +439,7 @@ class TournamentStore:
                 "INSERT INTO table_matches"
                 " (tournament_id, stage, table_id, players, seed, status, started_at)"
                 " VALUES (?, ?, ?, ?, ?, 'running', ?)",
-                (tournament_id, stage, table_id, _json(list(players)), seed, _now()),
+                (tournament_id, stage, table_id, _json(list(players)), _integer(seed), _now()),
             )
         assert cursor.lastrowid is not None
         return cursor.lastrowid
@@ -565,7 +605,8 @@ class TournamentStore:
                 self._write_between(db, match_id, before)
                 cursor = db.execute(
                     "INSERT INTO rounds (table_match_id, round_no, seed, header, result,"
-                    " lines, lines_format, committed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    " lines, lines_format, committed_at, epoch) VALUES (?, ?, ?, ?, ?, ?, ?, ?,"
+                    f" {_EPOCH_NOW})",
                     (
                         match_id,
                         round_no,
@@ -575,6 +616,7 @@ class TournamentStore:
                         lines,
                         FORMAT,
                         _now(),
+                        match_id,
                     ),
                 )
                 round_id = cursor.lastrowid
@@ -749,9 +791,30 @@ class RoundRecorder:
 # --- reading back ---------------------------------------------------------------------
 
 
+_TOURNAMENT_COLUMNS: Final = (
+    "SELECT t.id, t.name, t.config, coalesce(s.seed, t.seed), t.status, t.created_at,"
+    " t.finished_at FROM tournaments t"
+    " LEFT JOIN seeds s ON s.tournament_id = t.id AND s.epoch = 1"
+)
+"""A tournament's row, its seed the first epoch's (which may not fit an INTEGER)."""
+
+_EPOCH_NOW: Final = (
+    "coalesce((SELECT max(s.epoch) FROM seeds s JOIN table_matches m"
+    " ON m.tournament_id = s.tournament_id WHERE m.id = ?), 1)"
+)
+"""The epoch a round written now belongs to: its tournament's latest."""
+
+
+def _integer(seed: int) -> int:
+    """A seed as the INTEGER columns keep it: itself when it fits, else -1 (see
+    migration 3)."""
+    return seed if 0 <= seed < 2**63 else -1
+
+
 def _tournament_row(row: tuple[Any, ...]) -> TournamentRow:
     tid, name, config, seed, status, created, finished = row
-    return TournamentRow(tid, name, orjson.loads(config), seed, status, created, finished)
+    value = parse_seed(seed).value
+    return TournamentRow(tid, name, orjson.loads(config), value, status, created, finished)
 
 
 def _match_row(row: tuple[Any, ...]) -> MatchRow:
