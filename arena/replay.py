@@ -22,7 +22,11 @@ file for the organiser, never published. Lines are JSON objects with a ``kind``:
   ``cards``: the cards moved, hidden information), just before its public
   ``effect_applied`` event, which says only the seats and how many cards; the check
   applies it to its engine like an action;
-- ``round_end``: the round's record (result, scores, faults, stand-ins, per-seat stats).
+- ``round_end``: the round's record (result, scores, faults, stand-ins, per-seat stats);
+- ``tournament``: in a tournament's export (``arena tournament export ID --replay``),
+  its first line: the tournament, its committed seeds and each round's epoch, what
+  ``arena tournament verify --from-file`` checks the rounds against
+  (:attr:`Replay.tournament`; the round check passes over it).
 
 The timing fields ``t_ms``, ``elapsed_ms`` and (at any depth) ``latency_ms`` are the only
 ones that differ between two runs of the same seed with the same scripted agents;
@@ -215,12 +219,20 @@ class TableRecorder:
 class Replay:
     """A replay file as read: its rounds in the order they started, and how the file ends."""
 
-    def __init__(self, source: str, rounds: list[RecordedRound], notes: list[str]) -> None:
+    def __init__(
+        self,
+        source: str,
+        rounds: list[RecordedRound],
+        notes: list[str],
+        tournament: dict[str, Any] | None = None,
+    ) -> None:
         self.source = source
         self.rounds = rounds
         self.notes = notes
         """What the file lacks at its end beyond the rounds it stops inside (a match that
         does not end, a last line cut off mid-write); empty for a complete replay."""
+        self.tournament = tournament
+        """A tournament export's ``tournament`` line (None in any other replay)."""
 
 
 def read_replay(lines: Iterable[str | bytes], *, source: str = "<replay>") -> Replay:
@@ -293,6 +305,7 @@ class _Reader:
         """Replay lines read so far."""
         self.last_line = 0
         self.cut_line: int | None = None
+        self.tournament: dict[str, Any] | None = None
 
     def feed(self, number: int, raw: str | bytes) -> bool:
         """Take one line; False when it was the last line, cut off mid-write."""
@@ -321,6 +334,13 @@ class _Reader:
 
     def _add(self, number: int, line: dict[str, Any]) -> None:
         kind = line["kind"]
+        if kind == "tournament":
+            if self.seen or self.tournament is not None:
+                raise ReplayError(
+                    f"{self.source}:{number}: a tournament line comes first, and once"
+                )
+            self.tournament = line
+            return
         if kind == "round_start":
             table, round_no = _table_round(line["table"], line["round"])
             recorded = RecordedRound(table, round_no, line, seq_before=self.last_seq.get(table, 0))
@@ -380,7 +400,7 @@ class _Reader:
             and all(r.cut_off is None for r in self.current.values())
         ):
             notes.append(f"the replay ends with a line cut off mid-write, {end}")
-        return Replay(self.source, self.order, notes)
+        return Replay(self.source, self.order, notes, self.tournament)
 
 
 _DECISION_FIELDS: Final = (

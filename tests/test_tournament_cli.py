@@ -288,7 +288,10 @@ def test_the_stored_rounds_export_as_a_replay_that_arena_replay_verifies(
 
     one = export("--table", "s2t1")
     assert one.returncode == 0
-    assert {json.loads(line)["table"] for line in one.stdout.splitlines()} == {"s2t1"}
+    first, *rest = one.stdout.splitlines()  # the tournament line, then the table's lines
+    assert json.loads(first)["kind"] == "tournament"
+    assert [t["table"] for t in json.loads(first)["tables"]] == ["s2t1"]
+    assert {json.loads(line)["table"] for line in rest} == {"s2t1"}
     missing = export("--table", "s9t9")
     assert missing.returncode == 2
     assert b"has no table 's9t9' (its tables: s1t1, s2t1, s3t1, s4t1)" in missing.stderr

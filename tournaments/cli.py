@@ -4,7 +4,9 @@ Every action takes ``--db PATH`` (default ``arena.db`` in the current folder), t
 SQLite file the tournament lives in. ``run FILE`` plays the tournament file from the
 start; ``resume ID`` goes on with one that was interrupted (Ctrl-C, a crash, ``kill
 -9``); ``show ID`` prints its leaderboard, finished or not (``--json``: one document);
-``list`` the tournaments in the file; ``export ID --csv|--json`` the leaderboard. With
+``list`` the tournaments in the file; ``export ID --csv|--json`` the leaderboard
+(``--replay``: every round, for ``verify --from-file``); ``verify ID`` checks the deals
+against the committed seeds and every move (``tournaments.verify``). With
 ``--mqtt [URL]`` a run publishes the leaderboard after every round, retained, on
 ``<prefix>/tournaments/<id>/leaderboard``.
 
@@ -90,7 +92,19 @@ def add_tournament_command(subparsers: argparse._SubParsersAction[Any]) -> None:
     export.add_argument(
         "--table", metavar="TABLE", help="with --replay: one table match only (e.g. s2t1)"
     )
-    for action in (run, resume, show, listing, export):
+    verify = actions.add_parser(
+        "verify",
+        help="check that a tournament's deals came from its committed seeds and every move "
+        "is legal (exit 0: verified; 1: something differs; 3: not verifiable yet)",
+    )
+    verify.add_argument("tournament_id", metavar="ID", nargs="?", help="a tournament in --db")
+    verify.add_argument(
+        "--from-file",
+        type=Path,
+        metavar="FILE",
+        help="check a published export (arena tournament export ID --replay) instead",
+    )
+    for action in (run, resume, show, listing, export, verify):
         action.add_argument(
             "--db",
             type=Path,
@@ -135,6 +149,10 @@ def run_tournament_command(args: argparse.Namespace) -> int:
     action = args.tournament_action
     if action == "run" and not args.file.is_file():
         raise TournamentCommandError(f"{args.file}: no such tournament file")
+    if action == "verify":
+        from tournaments.cli_verify import run_verify
+
+        return run_verify(args)
     if action != "run" and not args.db.is_file():
         raise TournamentCommandError(f"{args.db}: no tournament database here (--db PATH)")
     try:
@@ -186,6 +204,7 @@ def _play(args: argparse.Namespace) -> int:
         started: list[str] = []
 
         async def play() -> Any:
+            from tournaments.epochs import seeds_document
             from tournaments.publish import LeaderboardPublisher
 
             publisher: LeaderboardPublisher | None = None
@@ -205,6 +224,7 @@ def _play(args: argparse.Namespace) -> int:
                     publisher = LeaderboardPublisher(
                         publisher_settings, tid, name=settings.tournament.name
                     )
+                    publisher.seeds = seeds_document(store, tid)  # the commitment, at once
                     print(f"arena: leaderboard on {publisher.topic}", file=sys.stderr)
                 if session.rounds is not None:
                     print(
@@ -245,6 +265,7 @@ def _play(args: argparse.Namespace) -> int:
             finally:
                 view.stop()
                 if publisher is not None:  # the retained message says how it ended
+                    publisher.seeds = seeds_document(store, started[0])  # revealed, if over
                     publisher.finish(outcome)
                     await publisher.close()
                 if gifts is not None:
@@ -391,23 +412,30 @@ def _read(args: argparse.Namespace) -> int:
             return _list(store, as_json=args.json)
         row = store.tournament(args.tournament_id)
         if args.tournament_action == "export" and args.replay:
-            return _export_replay(store, row.id, args.table)
+            return _export_replay(store, row, args.table)
         if args.tournament_action == "export" and args.table is not None:
             raise TournamentCommandError("--table goes with --replay")
+        from tournaments.epochs import seeds_document
+
         board = _board(store, row)
         status = _status(store, row)
+        seeds = seeds_document(store, row.id)
         document = {
             "tournament": row.id,
             "name": row.name,
             "status": status,
             **board.to_dict(),
             "tables": _tables(store, row.id, status),
+            "seeds": seeds,
         }
         if args.tournament_action == "show":
             if args.json:
                 print(json.dumps(document, ensure_ascii=False, indent=2))
             else:
                 _print_board(board, title=f"tournament {row.id} ({row.name}), {status}")
+                from tournaments.cli_verify import seed_lines
+
+                print("\n".join(seed_lines(seeds)))
             return 0
         if args.csv:
             sys.stdout.write(board.to_csv())
@@ -434,8 +462,12 @@ def _tables(store: TournamentStore, tid: str, status: str) -> list[dict[str, Any
     ]
 
 
-def _export_replay(store: TournamentStore, tid: str, table: str | None) -> int:
-    """The stored rounds as one replay file on stdout, table after table."""
+def _export_replay(store: TournamentStore, row: TournamentRow, table: str | None) -> int:
+    """The stored rounds as one replay file on stdout, table after table, after the
+    tournament line verification needs (tournaments.export)."""
+    from tournaments.export import export_lines
+
+    tid = row.id
     matches = [m for m in store.table_matches(tid) if table is None or m.table_id == table]
     if not matches:
         known = ", ".join(m.table_id for m in store.table_matches(tid)) or "none yet"
@@ -445,9 +477,8 @@ def _export_replay(store: TournamentStore, tid: str, table: str | None) -> int:
             else f"tournament {tid} has no rounds stored yet"
         )
     out = sys.stdout.buffer
-    for match in matches:
-        for line in store.replay_lines(match.id):
-            out.write(line)
+    for line in export_lines(store, row, _status(store, row), matches):
+        out.write(line)
     out.flush()
     return 0
 

@@ -1,7 +1,9 @@
 """A tournament's leaderboard over MQTT: retained, every round's, never holding it up.
 
 The leaderboard goes to ``<prefix>/tournaments/<id>/leaderboard`` as one JSON document,
-QoS 1, retained, with the tournament's ``name`` and ``status`` (``running`` while it
+QoS 1, retained, with the tournament's ``name``, its committed ``seeds``
+(:attr:`LeaderboardPublisher.seeds`: each epoch's commitment, its seed once revealed)
+and ``status`` (``running`` while it
 plays, then ``finished`` or ``interrupted`` in a last message, :meth:`finish`): a viewer
 that subscribes at any time gets the current standings at once and can tell a finished
 tournament from one still playing (as ``show --json`` can).
@@ -82,6 +84,9 @@ class LeaderboardPublisher:
         self._went = asyncio.Event()
         """Set whenever a document reached the broker (close waits on it)."""
         self._task: asyncio.Task[None] | None = None
+        self.seeds: dict[str, Any] | None = None
+        """The committed seeds (``tournaments.epochs.seeds_document``), put in every
+        document when set: commitments from the start, seeds once revealed."""
         self.status: Status = "running"
         self.published = 0
         """Documents the broker acknowledged."""
@@ -115,8 +120,15 @@ class LeaderboardPublisher:
         self._queue(self._document(board))
 
     def _document(self, board: Mapping[str, Any]) -> bytes:
+        seeds = {} if self.seeds is None else {"seeds": self.seeds}
         return orjson.dumps(
-            {"tournament": self.tournament_id, "name": self.name, **board, "status": self.status}
+            {
+                "tournament": self.tournament_id,
+                "name": self.name,
+                **board,
+                **seeds,
+                "status": self.status,
+            }
         )
 
     def _queue(self, document: bytes) -> None:

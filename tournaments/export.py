@@ -1,0 +1,67 @@
+"""A tournament's rounds as one file a third party can check: ``export ID --replay``.
+
+The file is a replay (``arena replay FILE`` re-checks every move) whose first line,
+``{"kind": "tournament", ...}``, says what the rounds are held to:
+
+- ``tournament``, ``name``, ``status``;
+- ``seeds``: ``verifiable`` and the ``epochs``, each with its ``commitment``, its
+  ``seed`` once revealed (None while secret), ``verifiable``, ``committed_at`` and
+  ``revealed_at`` (:func:`tournaments.epochs.seeds_document`);
+- ``tables``: each table match exported, with its ``stage``, ``players``,
+  ``deal_table`` (:func:`tournaments.deals.deal_table`: the id its rounds' seeds derive
+  from) and ``rounds``: ``[round number, epoch]`` for each stored round.
+
+Then every stored round's lines, table after table, as ``arena replay`` reads them.
+``arena tournament verify --from-file FILE`` checks such a file
+(:mod:`tournaments.verify`); ``verify ID`` checks the same lines built from the store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from tournaments.deals import deal_table
+from tournaments.epochs import round_epochs, seeds_document
+
+if TYPE_CHECKING:
+    from tournaments.store import MatchRow, TournamentRow, TournamentStore
+
+__all__ = ["export_lines", "tournament_line"]
+
+
+def tournament_line(
+    store: TournamentStore, row: TournamentRow, status: str, matches: Sequence[MatchRow]
+) -> dict[str, Any]:
+    """The export's first line: the tournament, its published seeds, and the epoch of
+    every round of ``matches``."""
+    return {
+        "kind": "tournament",
+        "tournament": row.id,
+        "name": row.name,
+        "status": status,
+        "seeds": seeds_document(store, row.id),
+        "tables": [
+            {
+                "table": match.table_id,
+                "deal_table": deal_table(match.table_id),
+                "stage": match.stage,
+                "players": list(match.players),
+                "rounds": [
+                    [number, epoch] for number, epoch in round_epochs(store, match.id).items()
+                ],
+            }
+            for match in matches
+        ],
+    }
+
+
+def export_lines(
+    store: TournamentStore, row: TournamentRow, status: str, matches: Sequence[MatchRow]
+) -> Iterator[bytes]:
+    """The tournament line, then every stored line of ``matches``, in order."""
+    yield orjson.dumps(tournament_line(store, row, status, matches)) + b"\n"
+    for match in matches:
+        yield from store.replay_lines(match.id)
