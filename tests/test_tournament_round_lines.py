@@ -180,7 +180,7 @@ def test_a_version_1_file_is_migrated_and_its_rounds_still_read(tmp_path: Path) 
     old.close()
 
     store = TournamentStore(path)
-    assert store.schema_version == len(MIGRATIONS) == 2
+    assert store.schema_version == len(MIGRATIONS) == 3
     stored = [orjson.loads(raw) for raw in store.replay_lines(1)]
     assert [entry["kind"] for entry in stored] == ["round_start", "event", "round_end"]
     assert stored[1] == line
