@@ -143,3 +143,24 @@ def test_a_version_2_file_migrates_its_seed_to_epoch_1_not_verifiable(tmp_path: 
         rounds = store.connection.execute("SELECT DISTINCT epoch FROM rounds").fetchall()
         assert rounds == [(1,)]
         assert store.tournament(tid).seed == 23
+
+
+def test_a_daily_with_a_hex_seed_commits_its_derived_epoch_seeds(tmp_path: Path) -> None:
+    import asyncio
+
+    from tournaments.runner import run_tournament
+    from tournaments.session import Session
+
+    given = parse_seed(HEX)
+    with TournamentStore(tmp_path / "daily.db") as store:
+        first = asyncio.run(run_tournament(store, config(HEX, "daily"), session=Session(2)))
+        tid = first.tournament_id
+        asyncio.run(run_tournament(store, tournament_id=tid, session=Session(2)))
+        stored = epochs(store, tid)
+        assert [e.seed for e in stored] == [epoch_seed(given, n, daily=True) for n in (1, 2)]
+        assert [e.revealed_at is not None for e in stored] == [True, False]
+        dealt = store.connection.execute("SELECT round_no, seed, epoch FROM rounds ORDER BY 1")
+        assert [(n, s, e) for n, s, e in dealt] == [
+            (n, derive_seed(stored[e - 1].seed.value, "s1t1", n), e)
+            for n, e in ((1, 1), (2, 1), (3, 2), (4, 2))
+        ]
