@@ -6,10 +6,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pytest
+import structlog
 
 from arena.agents import GreedyAgent
 from arena.sinks.base import CollectingSink
 from arena.table import RoundRecord, Table, play_match
+from arena.table.events import Event
 
 NAMES = ("Alpha", "Beta", "Gamma")
 
@@ -82,3 +84,26 @@ async def test_a_resumed_match_plays_on_as_if_never_cut_off() -> None:
     assert resumed.rounds_won == whole.rounds_won
     last = sink.of_type("round_result")[-1]
     assert last.data["totals"] == whole.totals  # the table's running totals count them
+
+
+class _ContextSink(CollectingSink):
+    """Remembers the log context each event was emitted in."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.contexts: list[dict[str, object]] = []
+
+    async def emit(self, event: Event) -> None:
+        self.contexts.append(structlog.contextvars.get_contextvars())
+        await super().emit(event)
+
+
+@pytest.mark.parametrize(("match_id", "logged"), [(None, "8123/T"), ("abc", "abc/T")])
+async def test_a_named_match_is_logged_by_its_name_never_its_seed(
+    match_id: str | None, logged: str
+) -> None:
+    """A tournament's seed is secret until it ends: its logs hold the match id only."""
+    sink = _ContextSink()
+    played = Table([GreedyAgent(n) for n in NAMES], table_id="T", sinks=[sink])
+    await play_match(played, rounds=1, seed=8123, match_id=match_id)
+    assert {context["match"] for context in sink.contexts} == {logged}

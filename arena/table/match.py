@@ -140,7 +140,10 @@ async def play_match(
     )
     for record in done:
         _count(summary, record)
-    with structlog.contextvars.bound_contextvars(match=f"{seed}/{table.table_id}"):
+    # logged by the seed (to repeat the run), unless the caller names the match: a
+    # tournament's seed is committed and secret until it ends, so its logs never hold it
+    logged = seed if match_id is None else match_id
+    with structlog.contextvars.bound_contextvars(match=f"{logged}/{table.table_id}"):
         return await _play(
             table,
             summary,
