@@ -18,6 +18,7 @@ import pytest
 from agents_for_tests import DUPLICATE_LOG, REPEATED_HANDS, forget_duplicate_runs
 
 from arena.errors import ConfigError
+from arena.sinks.spectator import SpectatorFeed
 from arena.table import RoundRecord, Table, play_match
 from arena.table.events import Event
 from tournaments.config import TournamentConfig, parse_tournament_config
@@ -171,6 +172,19 @@ async def test_results_and_events_of_a_deal_wait_for_all_its_seatings(tmp_path: 
     assert tables.index("s1t1.3") < len(tables) - tables[::-1].index("s1t1.1") - 1
 
 
+async def test_the_spectator_feed_hears_a_deal_after_all_its_seatings(tmp_path: Path) -> None:
+    class LoggingFeed(SpectatorFeed):
+        def put(self, item: dict[str, Any]) -> None:
+            DUPLICATE_LOG.append(("SPECTATOR", item["table"], item["round"], item["kind"]))
+
+    with TournamentStore(tmp_path / "t.db") as store:
+        await run_tournament(store, config("rotations"), spectator=LoggingFeed([], delay_s=0))
+    hands = [i for i, e in enumerate(DUPLICATE_LOG) if e[0] == "SPECTATOR" and e[2] == 1]
+    decisions = [i for i, e in enumerate(DUPLICATE_LOG) if e[0] in ("BID", "PLAY") and e[2] == 1]
+    assert {DUPLICATE_LOG[i][1] for i in hands} == {"s1t1.1", "s1t1.2", "s1t1.3"}
+    assert min(hands) > max(decisions)
+
+
 async def test_each_seating_starts_a_new_program(tmp_path: Path) -> None:
     record = tmp_path / "record.jsonl"
     program = {
@@ -299,6 +313,20 @@ def test_duplicate_is_refused_with_gifts() -> None:
         )
 
 
+async def test_duplicate_is_refused_with_gifts_from_the_command_line(tmp_path: Path) -> None:
+    some_gifts: Any = object()  # refused before they are used
+    with TournamentStore(tmp_path / "t.db") as store:
+        with pytest.raises(ConfigError, match=r"gifts: not with tournament\.duplicate"):
+            await run_tournament(store, config("rotations"), gifts=some_gifts)
+        assert store.tournaments() == []  # nothing stored
+
+
+def test_duplicate_is_refused_with_a_human_agent() -> None:
+    roster = [{"name": "Me", "type": "human"}, {"name": "B"}, {"name": "C"}]
+    with pytest.raises(ConfigError, match=r"tournament\.duplicate: agent 'Me' is human"):
+        config("rotations", roster)
+
+
 def test_an_unknown_duplicate_mode_is_named() -> None:
     with pytest.raises(ConfigError, match=r"tournament\.duplicate"):
         config("twice")
@@ -352,6 +380,18 @@ def test_the_duplicate_score_by_hand(a_record: RoundRecord) -> None:
         live.add_round(record)
     live.settle()
     assert live.to_dict()["agents"] == board.to_dict()["agents"]
+
+
+async def test_identical_agents_take_out_all_luck(tmp_path: Path) -> None:
+    """Three copies of one deterministic agent: every hand is played by each from the
+    same seat alike, so every deal total is 0 and every deal a three-way tie."""
+    roster = [{"name": n, "type": "heuristic"} for n in ("H1", "H2", "H3")]
+    with TournamentStore(tmp_path / "t.db") as store:
+        run = await run_tournament(store, config("rotations", roster))
+        rounds = store.rounds(run.tournament_id)
+    assert any(any(r["scores"].values()) for r in rounds)  # the rounds themselves vary
+    for agent in run.leaderboard.to_dict()["agents"]:
+        assert (agent["points"], agent["deals"], agent["matchpoints"]) == (0, 10, 10.0)
 
 
 def test_a_plain_board_has_no_duplicate_keys(a_record: RoundRecord) -> None:

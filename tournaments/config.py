@@ -252,9 +252,15 @@ def _check_agent_types(config: TournamentConfig, source: str) -> None:
 
 def _check_human_agents(config: TournamentConfig, source: str) -> None:
     """A person at the terminal can sit at one table at a time: with six agents or
-    more a stage may seat several tables at once, so ``tables_at_once`` must be 1."""
+    more a stage may seat several tables at once, so ``tables_at_once`` must be 1; and
+    duplicate mode, which plays a deal's seatings at once, is refused."""
     humans = [agent.name for agent in config.agents if agent.type == "human"]
     at_once = config.tournament.tables_at_once
+    if humans and config.tournament.duplicate is not Duplicate.OFF:
+        raise ConfigError(
+            f"{source}: tournament.duplicate: agent {humans[0]!r} is human and plays at one "
+            "table at a time, but a deal's seatings play at once (leave duplicate out)"
+        )
     if humans and len(config.agents) >= 6 and at_once != 1:
         raise ConfigError(
             f"{source}: tournament.tables_at_once: agent {humans[0]!r} is human and plays "
