@@ -14,6 +14,10 @@ A table match's seeds derive from the tournament's seed and the table's id
 (``s<stage>t<index>``), the agents' from those and the seat: the same file and seed
 play the same tournament.
 
+In duplicate mode (``[tournament] duplicate``) a table match is played in 3 or 6
+seatings by :mod:`tournaments.duplicate`, each stored as its own match (``s1t2.1`` ...)
+and all dealt from the base table's id; pairing sees a group as one meeting.
+
 A :class:`~tournaments.session.Session` may stop the tables short of the end (a daily
 session's rounds played, or a stop asked): each stops after a round, the tournament is
 left ``interrupted`` and :attr:`TournamentRun.finished` is false. With
