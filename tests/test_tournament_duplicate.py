@@ -24,8 +24,9 @@ from arena.table.events import Event
 from tournaments.config import TournamentConfig, parse_tournament_config
 from tournaments.deals import Duplicate, seating_count, seatings
 from tournaments.leaderboard import Leaderboard
-from tournaments.runner import planned_rounds, run_tournament
-from tournaments.store import TournamentStore, round_record
+from tournaments.runner import _history, planned_rounds, run_tournament
+from tournaments.schedule import FinishedTable
+from tournaments.store import MatchRow, TournamentStore, round_record
 
 BOT = Path(__file__).resolve().parent / "programs" / "stdio_bot.py"
 
@@ -290,6 +291,26 @@ async def test_a_round_robin_of_four_plays_every_triple_in_every_seating(tmp_pat
     assert set(groups.values()) == {3}
     assert run.leaderboard.rounds == planned_rounds(cfg, 23) == 4 * 3 * 10
     assert all(line.deals == 30 for line in run.leaderboard.lines.values())
+
+
+def _row(table: str, players: str, totals: tuple[int, int, int], done: bool = True) -> MatchRow:
+    names = (players[0], players[1], players[2])
+    summary = {"totals": dict(zip(names, totals, strict=True))} if done else None
+    status: Any = "finished" if done else "running"
+    stage = table[1 : table.index("t", 1)]
+    return MatchRow(0, "t", stage, table, names, 1, status, summary, "", None)
+
+
+def test_pairing_sees_a_group_as_one_meeting_with_its_points_summed() -> None:
+    rows = [
+        _row("s1t1.1", "ABC", (6, -3, -3)),
+        _row("s1t1.2", "BCA", (2, 2, -4)),  # B 2, C 2, A -4
+        _row("s1t1.3", "CAB", (0, 4, -4)),  # C 0, A 4, B -4
+        _row("s1t2.1", "DEF", (1, 1, -2)),
+        _row("s1t2.2", "EFD", (0, 0, 0), done=False),  # a group not finished: not history
+        _row("s2t1.1", "ABD", (3, -3, 0)),  # a later stage: not yet
+    ]
+    assert _history(rows, before=2) == [FinishedTable(1, ("A", "B", "C"), (6, -5, -1))]
 
 
 # --- refusals ----------------------------------------------------------------------------
