@@ -18,9 +18,9 @@ No agent may carry a deal into its replay:
   spectator feed are held back too (someone watching could tell an agent); the
   leaderboard hears the deal's rounds after it, together.
 
-A remote agent's server still sees its own hand in each seating as it plays it: the
-seatings of a deal play at once, so it cannot learn a deal's outcome before playing it
-again, but it can recognise the cards. That limit is documented (docs/tournaments.md).
+The limit: a remote agent's server is shared by its seatings, which play at once, each
+dealt another hand of the deal: it can see them all while it plays. The arena keeps
+apart only what it runs (docs/tournaments.md says so).
 
 Resuming: the seatings of a cut-off group may differ by one round (some stored deal
 ``k``, others not); the lagging seatings play deal ``k`` first, then all go on together.
