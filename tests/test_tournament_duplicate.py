@@ -424,8 +424,9 @@ def test_a_plain_board_has_no_duplicate_keys(a_record: RoundRecord) -> None:
 async def test_show_json_has_the_duplicate_score(tmp_path: Path) -> None:
     from tournaments.cli import _board
 
+    told: list[dict[str, Any]] = []  # what the MQTT leaderboard would publish
     with TournamentStore(tmp_path / "t.db") as store:
-        run = await run_tournament(store, config("rotations"))
+        run = await run_tournament(store, config("rotations"), on_leaderboard=told.append)
         board = _board(store, store.tournament(run.tournament_id))
         rebuilt = Leaderboard.from_rounds(
             (round_record(r) for r in store.rounds(run.tournament_id)), seatings=3
@@ -435,3 +436,8 @@ async def test_show_json_has_the_duplicate_score(tmp_path: Path) -> None:
     assert sum(a["matchpoints"] for a in shown.values()) == 10 * 3  # 3 pairs per deal
     assert board.to_dict()["agents"] == rebuilt.to_dict()["agents"]
     assert board.to_dict()["agents"] == run.leaderboard.to_dict()["agents"]
+    assert told[-1]["seatings"] == 3
+    assert told[-1]["agents"] == board.to_dict()["agents"]
+    for published in told:  # deal by deal: the matchpoints of whole deals only
+        deals = published["agents"][0]["deals"]
+        assert sum(a["matchpoints"] for a in published["agents"]) == 3 * deals
