@@ -8,6 +8,7 @@ reusable conformance run that any agent can be put through.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import re
 from collections import Counter
@@ -432,3 +433,54 @@ def public_actions(events: Sequence[Any]) -> Iterator[tuple[Any, ...]]:
                     for player, figures in data["stats"].items()
                 }
             yield (event.type, event.round, event.seat, data)
+
+
+# ─── duplicate mode ─────────────────────────────────────────────────────────────────────
+
+DUPLICATE_LOG: list[tuple[str, str | None, int | None, str]] = []
+"""What :class:`RememberingAgent`s heard and did, in order: (kind, table, round, agent);
+a test's sink may add the events it is handed (tests clear it)."""
+
+REPEATED_HANDS: list[tuple[str, str | None, int | None]] = []
+"""(agent, table, round) of every DEAL of a hand the agent remembered (tests clear it)."""
+
+_SHARED_MEMORY: dict[str, set[frozenset[str]]] = {}
+
+
+class RememberingAgent(GreedyAgent):
+    """Greedy, but remembers every hand dealt to it and every final hand a ROUND_RESULT
+    showed it, as a cheating agent would, and notes a DEAL of a hand it remembers.
+
+    ``share = true`` keeps the memory per name across instances (what a leaky agent, or
+    one agent played at every seating, would know): a control that shows the check bites.
+    """
+
+    def __init__(self, name: str, *, share: bool = False, **options: Any) -> None:
+        super().__init__(name, **options)
+        self.memory = _SHARED_MEMORY.setdefault(name, set()) if share else set()
+
+    async def notify(self, message: Message) -> None:
+        table, round_no = getattr(message, "table_id", None), getattr(message, "round_no", None)
+        DUPLICATE_LOG.append((message.type, table, round_no, self.name))
+        if message.type == "DEAL":
+            hand = frozenset(message.hand)  # type: ignore[attr-defined]
+            if hand in self.memory:
+                REPEATED_HANDS.append((self.name, table, round_no))
+            self.memory.add(hand)
+
+    async def bid(self, request: BidRequest) -> BidResponse:
+        await asyncio.sleep(0)  # let the other seatings' tables run meanwhile
+        DUPLICATE_LOG.append(("BID", request.table_id, request.round_no, self.name))
+        return await super().bid(request)
+
+    async def play(self, request: PlayRequest) -> PlayResponse:
+        await asyncio.sleep(0)
+        DUPLICATE_LOG.append(("PLAY", request.table_id, request.round_no, self.name))
+        return await super().play(request)
+
+
+def forget_duplicate_runs() -> None:
+    """Empty the logs and shared memories of :class:`RememberingAgent`."""
+    DUPLICATE_LOG.clear()
+    REPEATED_HANDS.clear()
+    _SHARED_MEMORY.clear()

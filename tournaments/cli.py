@@ -484,12 +484,16 @@ def _export_replay(store: TournamentStore, row: TournamentRow, table: str | None
 
 
 def _board(store: TournamentStore, row: TournamentRow) -> Leaderboard:
+    from tournaments.deals import Duplicate, seating_count
     from tournaments.leaderboard import Leaderboard
     from tournaments.store import round_record
 
     roster = [agent["name"] for agent in row.config.get("agents", ())]
+    duplicate = Duplicate(row.config.get("tournament", {}).get("duplicate", "off"))
     return Leaderboard.from_rounds(
-        (round_record(stored) for stored in store.rounds(row.id)), names=roster
+        (round_record(stored) for stored in store.rounds(row.id)),
+        names=roster,
+        seatings=seating_count(duplicate),
     )
 
 
@@ -537,6 +541,9 @@ def _print_board(board: Leaderboard, *, title: str) -> None:
     from rich.table import Table  # a narrow terminal: the columns that matter most
 
     table = Table("#", "Agent", "Pts/Rd", "Pts", "Rds", "Rating (μ ± σ)", "Wins", title=title)
+    duplicate = board.seatings > 1
+    if duplicate:
+        table.add_column("MP/Deal")
     for agent in board.to_dict()["agents"]:
         table.add_row(
             str(agent["rank"]),
@@ -546,6 +553,7 @@ def _print_board(board: Leaderboard, *, title: str) -> None:
             str(agent["rounds"]),
             f"{agent['mu']:.1f} ± {agent['sigma']:.1f}",
             str(agent["round_wins"]),
+            *((_per_round(agent["matchpoints_per_deal"]),) if duplicate else ()),
         )
     console.print(table)
     console.print("(every column: a wider terminal, or --json / export --csv)", style="dim")

@@ -19,6 +19,7 @@ from pydantic import (
     Field,
     Strict,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -35,6 +36,7 @@ from arena.engine import Rules
 from arena.errors import ConfigError
 from arena.table.moderation import ModerationSettings, load_hook
 from arena.table.settings import TableSettings
+from tournaments.deals import Duplicate
 from tournaments.formats import Format, LandlordPolicy
 from tournaments.schedule import ScheduleKind, default_kind, default_stages
 from tournaments.seeds import TournamentSeed, parse_seed
@@ -74,6 +76,30 @@ class TournamentSettings(BaseModel):
     session_rounds: int | None = Field(default=None, ge=1, le=1_000_000)
     """``daily`` only: the rounds one session plays (across the stage's tables) before
     it stops, resumable; None: until stopped (Ctrl-C). ``--rounds N`` overrides it."""
+
+    duplicate: Annotated[Duplicate, Strict(False)] = Duplicate.OFF
+    """off; rotations (each table match played in 3 seatings, the agents rotated
+    through the seats, every seating dealt the same cards); all (6 seatings: every
+    order). Not for quick or daily (see ``_duplicate_needs_fixed_deals``)."""
+
+    @field_validator("duplicate")
+    @classmethod
+    def _duplicate_needs_fixed_deals(cls, mode: Duplicate, info: ValidationInfo) -> Duplicate:
+        """Duplicate seatings must play the same deals: a best of five ends on round
+        wins, so its seatings would stop after different deals; a daily match never ends
+        and is a show, not a comparison."""
+        played = info.data.get("format")
+        if mode is not Duplicate.OFF and played in (Format.QUICK, Format.DAILY):
+            why = (
+                "a best of five ends on round wins, so its seatings would play different deals"
+                if played is Format.QUICK
+                else "a daily match is an open-ended show, never a whole set of deals"
+            )
+            raise ValueError(
+                f"duplicate {mode.value!r} is not for a {played} tournament: {why}; "
+                "choose standard or championship, or leave duplicate out"
+            )
+        return mode
 
     @field_validator("seed", mode="before")
     @classmethod
@@ -246,9 +272,15 @@ def _check_agent_types(config: TournamentConfig, source: str) -> None:
 
 def _check_human_agents(config: TournamentConfig, source: str) -> None:
     """A person at the terminal can sit at one table at a time: with six agents or
-    more a stage may seat several tables at once, so ``tables_at_once`` must be 1."""
+    more a stage may seat several tables at once, so ``tables_at_once`` must be 1; and
+    duplicate mode, which plays a deal's seatings at once, is refused."""
     humans = [agent.name for agent in config.agents if agent.type == "human"]
     at_once = config.tournament.tables_at_once
+    if humans and config.tournament.duplicate is not Duplicate.OFF:
+        raise ConfigError(
+            f"{source}: tournament.duplicate: agent {humans[0]!r} is human and plays at one "
+            "table at a time, but a deal's seatings play at once (leave duplicate out)"
+        )
     if humans and len(config.agents) >= 6 and at_once != 1:
         raise ConfigError(
             f"{source}: tournament.tables_at_once: agent {humans[0]!r} is human and plays "
@@ -269,6 +301,11 @@ def _check_gifts(config: TournamentConfig, source: str) -> None:
     """``[gifts]`` as the gifts package reads it (only when the file says more than the
     mode, so a tournament without gifts never loads the package). ``default_table`` is
     refused: a tournament's tables change stage by stage."""
+    if config.tournament.duplicate is not Duplicate.OFF and config.gifts.get("enabled"):
+        raise ConfigError(
+            f"{source}: gifts.enabled: not with tournament.duplicate: a viewer's gift or "
+            "cheer could carry a deal from one seating to the next (turn one of them off)"
+        )
     if set(config.gifts) <= {"mode"}:
         return
     if "default_table" in config.gifts:

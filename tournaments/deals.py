@@ -9,7 +9,10 @@ them are dealt from the base id, so round ``k`` of every seating holds the same 
 
 from __future__ import annotations
 
-__all__ = ["deal_table", "seating_table_id"]
+from collections.abc import Sequence
+from enum import StrEnum
+
+__all__ = ["Duplicate", "deal_table", "seating_count", "seating_table_id", "seatings"]
 
 _SEATING_MARK = "."
 
@@ -25,3 +28,34 @@ def deal_table(table_id: str) -> str:
     """The id a table's deals derive from: the base table of a duplicate seating, else
     the table itself."""
     return table_id.partition(_SEATING_MARK)[0]
+
+
+class Duplicate(StrEnum):
+    """``[tournament] duplicate``: how many seatings play each table match's deals."""
+
+    OFF = "off"
+    """Plain play: one seating, its own deals."""
+    ROTATIONS = "rotations"
+    """3 seatings: the three cyclic rotations of the players through the seats."""
+    ALL = "all"
+    """6 seatings: every order of the players in the seats."""
+
+
+def seatings(players: Sequence[str], mode: Duplicate) -> list[tuple[str, str, str]]:
+    """The players' order at each seating of a table match, seating 1 first (the
+    table's own order): with ``rotations`` each player sits once in each seat; with
+    ``all`` each also has each other player once on either side."""
+    if len(players) != 3:
+        raise ValueError(f"a table seats 3 players, not {list(players)}")
+    a, b, c = players
+    rotations = [(a, b, c), (b, c, a), (c, a, b)]
+    if mode is Duplicate.OFF:
+        return rotations[:1]
+    if mode is Duplicate.ROTATIONS:
+        return rotations
+    return [*rotations, (a, c, b), (c, b, a), (b, a, c)]
+
+
+def seating_count(mode: Duplicate) -> int:
+    """How many seatings play each deal: 1, 3 or 6."""
+    return {Duplicate.OFF: 1, Duplicate.ROTATIONS: 3, Duplicate.ALL: 6}[mode]

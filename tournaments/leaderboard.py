@@ -14,6 +14,15 @@ tables committed their rounds (:class:`~tournaments.ratings.TournamentRatings`):
 
 Farmers win together: each farmer of a winning side is credited a round win.
 
+In duplicate mode (``seatings`` 3 or 6: ``tournaments.duplicate``) each agent also has a
+duplicate score, compared deal by deal. A deal (a base table's round ``k``) is complete
+when all its seatings have stored that round. For each complete deal an agent's *deal
+total* is its points summed over the seatings; it earns 1 matchpoint for each other
+agent of the table with a lower deal total and ½ for each with the same. ``deals``,
+``deal_points`` (the deal totals summed), ``points_per_deal`` (their mean),
+``matchpoints`` and ``matchpoints_per_deal`` (0 to 2) go beside the raw points; the
+ranking stays by points per round.
+
 ``bombs_played`` counts the bombs and rockets the agent itself played, from its seat's
 entry in the round's :attr:`~arena.engine.Settlement.bombs_by_seat`. A round stored
 before that count existed reads back as none by seat, so it adds no bombs to anyone.
@@ -32,6 +41,7 @@ from rich.table import Table as RichTable
 
 from arena.table.faults import FAULT_CATEGORIES
 from arena.table.records import RoundRecord
+from tournaments.deals import deal_table
 from tournaments.ratings import Rating, Ratings, TournamentRatings
 
 __all__ = ["AgentLine", "Leaderboard", "Standing"]
@@ -69,6 +79,23 @@ class AgentLine:
     output_tokens: int = 0
     cost: float | None = None
     """None until a round names a cost (an agent without prices never does)."""
+    deals: int | None = None
+    """Duplicate mode: complete deals played (None: not a duplicate tournament)."""
+    deal_points: int = 0
+    """Duplicate mode: the agent's deal totals (points over a deal's seatings) summed."""
+    matchpoints: float = 0.0
+    """Duplicate mode: per deal, 1 for each other agent with a lower deal total, ½ for
+    each with the same."""
+
+    @property
+    def points_per_deal(self) -> float | None:
+        """Mean deal total; None before a complete deal (or not duplicate)."""
+        return self.deal_points / self.deals if self.deals else None
+
+    @property
+    def matchpoints_per_deal(self) -> float | None:
+        """Mean matchpoints per deal (0 to 2); None before a complete deal."""
+        return self.matchpoints / self.deals if self.deals else None
 
     @property
     def points_per_round(self) -> float:
@@ -131,9 +158,10 @@ class Standing:
         return self.line.name
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready, in a fixed key order (the CSV's columns follow it)."""
+        """JSON-ready, in a fixed key order (the CSV's columns follow it); the duplicate
+        score's keys at the end, in duplicate mode only."""
         line = self.line
-        return {
+        figures = {
             "rank": self.rank,
             "name": line.name,
             "points": line.points,
@@ -162,17 +190,42 @@ class Standing:
             "tokens": line.tokens,
             "cost": None if line.cost is None else round(line.cost, 9),
         }
+        if line.deals is not None:
+            figures.update(_duplicate_figures(line))
+        return figures
+
+
+def _duplicate_figures(line: AgentLine) -> dict[str, Any]:
+    """The duplicate score's keys of an agent's standing."""
+    per_deal, mp_per_deal = line.points_per_deal, line.matchpoints_per_deal
+    return {
+        "deals": line.deals,
+        "deal_points": line.deal_points,
+        "points_per_deal": None if per_deal is None else round(per_deal, 4),
+        "matchpoints": line.matchpoints,
+        "matchpoints_per_deal": None if mp_per_deal is None else round(mp_per_deal, 4),
+    }
 
 
 class Leaderboard:
     """Every agent's figures and rating, one round record at a time (see the module)."""
 
-    def __init__(self, ratings: Ratings | None = None, *, names: Iterable[str] = ()) -> None:
+    def __init__(
+        self, ratings: Ratings | None = None, *, names: Iterable[str] = (), seatings: int = 1
+    ) -> None:
         """``ratings``: the starting ratings (the model's parameters); ``names``: the
         roster, so an agent that has not played yet is listed too (after those who
-        have, in roster order)."""
+        have, in roster order); ``seatings``: 3 or 6 in duplicate mode (a deal is
+        complete when that many seatings played it), 1 otherwise."""
+        if seatings < 1:
+            raise ValueError(f"seatings must be at least 1, not {seatings}")
         self._ratings = TournamentRatings(ratings)
-        self.lines: dict[str, AgentLine] = {name: AgentLine(name) for name in names}
+        self.seatings = seatings
+        self._deals: dict[tuple[str, int], list[RoundRecord]] = {}
+        """Duplicate mode: the rounds of each deal (base table, round) not yet complete."""
+        self.lines: dict[str, AgentLine] = {}
+        for name in names:
+            self._line(name)
         """Every agent: the roster's first, in its order, then others as they play."""
         self.rounds = 0
         """Rounds added (each counts once, for all three of its agents)."""
@@ -201,13 +254,42 @@ class Leaderboard:
         nothing arrived out of order."""
         self._ratings.settle()
 
+    def _line(self, name: str) -> AgentLine:
+        line = self.lines.get(name)
+        if line is None:
+            line = self.lines[name] = AgentLine(name, deals=0 if self.seatings > 1 else None)
+        return line
+
     def _add_figures(self, record: RoundRecord) -> None:
         for seat, name in enumerate(record.players):
-            line = self.lines.get(name)
-            if line is None:
-                line = self.lines[name] = AgentLine(name)
-            line.add(record, seat)
+            self._line(name).add(record, seat)
         self.rounds += 1
+        if self.seatings > 1:
+            key = (deal_table(record.table), record.round_no)
+            deal = self._deals.setdefault(key, [])
+            deal.append(record)
+            if len(deal) == self.seatings:
+                del self._deals[key]
+                self._score_deal(deal)
+
+    def _score_deal(self, deal: list[RoundRecord]) -> None:
+        """A complete deal's matchpoints (see the module): a deal whose seatings do not
+        seat the same three agents is no comparison, and is left out."""
+        totals: dict[str, int] = {}
+        for record in deal:
+            for seat, name in enumerate(record.players):
+                totals[name] = totals.get(name, 0) + record.result.scores[seat]
+        if len(totals) != 3:
+            return
+        for name, total in totals.items():
+            line = self._line(name)
+            line.deals = (line.deals or 0) + 1
+            line.deal_points += total
+            line.matchpoints += sum(
+                1.0 if total > other else 0.5 if total == other else 0.0
+                for rival, other in totals.items()
+                if rival != name
+            )
 
     @classmethod
     def from_rounds(
@@ -216,12 +298,13 @@ class Leaderboard:
         *,
         names: Iterable[str] = (),
         ratings: Ratings | None = None,
+        seatings: int = 1,
     ) -> Leaderboard:
         """A leaderboard of stored rounds, in whatever order given: the rounds are rated
         in canonical order (stage, table, round), so the result is settled and the same
-        as any run's after :meth:`settle`. ``names``: the roster (see the class)."""
+        as any run's after :meth:`settle`. ``names`` and ``seatings``: see the class."""
         records = list(records)
-        board = cls(ratings, names=names)
+        board = cls(ratings, names=names, seatings=seatings)
         board._ratings = TournamentRatings.from_rounds(records, ratings)
         for record in records:
             board._add_figures(record)
@@ -255,12 +338,15 @@ class Leaderboard:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: rounds played, the rating model and its landlord seat (what the
         landlord's side is worth), and the agents in ranked order."""
-        return {
+        board = {
             "rounds": self.rounds,
             "rating_model": self.ratings.model,
             "landlord_seat": self.ratings.landlord_seat.to_dict(),
             "agents": [s.to_dict() for s in self.standings()],
         }
+        if self.seatings > 1:  # duplicate mode: how many seatings play each deal
+            board["seatings"] = self.seatings
+        return board
 
     def to_csv(self) -> str:
         """A header row and one row per agent, ranked; faults one column per kind, and
@@ -286,6 +372,10 @@ class Leaderboard:
         table.add_column("Legal 1st", justify="right")
         for header in ("Retry ok", "ms/dec", "Tokens", "Cost"):
             table.add_column(header, justify="right")
+        duplicate = self.seatings > 1
+        if duplicate:
+            for header in ("Deals", "Pts/Deal", "MP", "MP/Deal"):
+                table.add_column(header, justify="right")
         standings = self.standings()
         for s in standings if top is None else standings[:top]:
             line = s.line
@@ -309,8 +399,20 @@ class Leaderboard:
                 "-" if line.mean_latency_ms is None else f"{line.mean_latency_ms:.1f}",
                 str(line.tokens),
                 "-" if line.cost is None else f"${line.cost:.4f}",
+                *(_duplicate_cells(line) if duplicate else ()),
             )
         return table
+
+
+def _duplicate_cells(line: AgentLine) -> tuple[str, ...]:
+    """The duplicate score's cells of a terminal row."""
+    per_deal, mp_per_deal = line.points_per_deal, line.matchpoints_per_deal
+    return (
+        str(line.deals or 0),
+        "-" if per_deal is None else f"{per_deal:.2f}",
+        f"{line.matchpoints:g}",
+        "-" if mp_per_deal is None else f"{mp_per_deal:.3f}",
+    )
 
 
 def _percent(part: int, whole: int) -> str:

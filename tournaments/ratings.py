@@ -205,8 +205,9 @@ def _rating(data: Mapping[str, Any]) -> Rating:
     return Rating(float(data["mu"]), float(data["sigma"]), int(data.get("rounds", 0)))
 
 
-TABLE_ID: Final = re.compile(r"s(\d+)t(\d+)")
-"""A tournament's table id, ``s<stage>t<index>`` (tournaments.schedule)."""
+TABLE_ID: Final = re.compile(r"s(\d+)t(\d+)(\.\d+)?")
+"""A tournament's table id, ``s<stage>t<index>`` (tournaments.schedule), with
+``.<seating>`` for a duplicate seating (tournaments.deals)."""
 
 RoundKey = tuple[int, int, int, str, int]
 """Where a round stands in the canonical order: see :func:`round_order`."""
@@ -217,11 +218,12 @@ def round_order(table: str, round_no: int) -> RoundKey:
 
     ``s10t2`` sorts after ``s2t1`` (the numbers are compared, not the text); a table id
     of another shape (``T1``, an older or a test table) sorts after every ``s<n>t<m>``,
-    by its text, and all such tables count as one last stage."""
+    by its text, and all such tables count as one last stage. A duplicate seating
+    (``s1t2.3``) is in its base table's stage, after the seatings before it."""
     found = TABLE_ID.fullmatch(table)
     if found is None:
         return (1, 0, 0, table, round_no)
-    return (0, int(found[1]), int(found[2]), "", round_no)
+    return (0, int(found[1]), int(found[2]), found[3] or "", round_no)
 
 
 def _stage_of(key: RoundKey) -> tuple[int, int]:

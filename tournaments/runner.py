@@ -16,6 +16,10 @@ play the same tournament. The seed is committed (``tournaments.epochs``): publis
 its SHA-256 when the tournament starts, revealed when it ends; a ``daily`` one deals each
 session's rounds from a new epoch's seed (pairing and the agents keep the first's).
 
+In duplicate mode (``[tournament] duplicate``) a table match is played in 3 or 6
+seatings by :mod:`tournaments.duplicate`, each stored as its own match (``s1t2.1`` ...)
+and all dealt from the base table's id; pairing sees a group as one meeting.
+
 A :class:`~tournaments.session.Session` may stop the tables short of the end (a daily
 session's rounds played, or a stop asked): each stops after a round, the tournament is
 left ``interrupted`` and :attr:`TournamentRun.finished` is false. With
@@ -46,6 +50,7 @@ from arena.table import (
 )
 from arena.table.match import match_id_of
 from tournaments.config import AgentEntry, TournamentConfig, parse_tournament_config
+from tournaments.deals import Duplicate, deal_table, seating_count
 from tournaments.epochs import session_seed
 from tournaments.formats import Format, MatchLength
 from tournaments.leaderboard import Leaderboard
@@ -106,7 +111,7 @@ async def run_tournament(
     held = ExitStack()  # the run's lease (tournaments.lease), from the id to the end
     if tournament_id is None:
         assert config is not None
-        session = _session_for(config, session)
+        session = _session_for(config, session, gifts)
         check_agents(config)  # a seat's mistake said now, not when its table comes
         first = epoch_seed(config.tournament.given_seed, 1, daily=_daily(config))
         tournament_id = store.new_tournament(config.tournament.name, config, seed=first)
@@ -115,7 +120,7 @@ async def run_tournament(
     else:
         row = store.tournament(tournament_id)
         config = parse_tournament_config(row.config, source=f"tournament {tournament_id}")
-        session = _session_for(config, session)  # refused before it is marked running
+        session = _session_for(config, session, gifts)  # refused before it is marked running
         held.enter_context(RunLease(store.path, tournament_id))  # or TournamentBusy, untouched
         seed = row.seed  # pairing and the agents: the first epoch's, so it pairs as before
         deal_seed = session_seed(store, tournament_id, config)  # a daily's: a new epoch
@@ -123,7 +128,9 @@ async def run_tournament(
     with held:  # a second run of this tournament is refused meanwhile
         stored = store.rounds(tournament_id)
         leaderboard = Leaderboard.from_rounds(
-            (round_record(row) for row in stored), names=config.names
+            (round_record(row) for row in stored),
+            names=config.names,
+            seatings=seating_count(config.tournament.duplicate),
         )
         played = Counter(str(row["table"]) for row in stored)
         tid = tournament_id
@@ -202,11 +209,18 @@ def _daily(config: TournamentConfig) -> bool:
     return config.tournament.format is Format.DAILY
 
 
-def _session_for(config: TournamentConfig, session: Session | None) -> Session:
+def _session_for(
+    config: TournamentConfig, session: Session | None, gifts: TournamentGifts | None
+) -> Session:
     """The run's session: the one given, else the file's ``session_rounds``; a limit on
-    a format of fixed length is a ConfigError."""
+    a format of fixed length, or gifts in duplicate mode, is a ConfigError."""
     if session is None:
         session = Session(config.tournament.session_rounds)
+    if gifts is not None and config.tournament.duplicate is not Duplicate.OFF:
+        raise ConfigError(
+            "gifts: not with tournament.duplicate: a viewer's gift or cheer could carry a "
+            "deal from one seating to the next (turn one of them off)"
+        )
     if session.rounds is not None and config.tournament.format is not Format.DAILY:
         raise ConfigError(
             f"a session of {session.rounds} rounds: only a daily tournament has sessions; "
@@ -218,7 +232,8 @@ def _session_for(config: TournamentConfig, session: Session | None) -> Session:
 def planned_rounds(config: TournamentConfig, seed: int) -> int | None:
     """How many rounds the tournament plays at most (a best-of-five may end sooner);
     None when open-ended (``daily``). A round robin's stages are known at once; a
-    Swiss stage seats all but the agents left over (n % 3)."""
+    Swiss stage seats all but the agents left over (n % 3). In duplicate mode each
+    table match is played in every seating: 3 or 6 times the rounds."""
     length = MatchLength.of(config.tournament.format)
     if length.rounds is None:
         return None
@@ -229,7 +244,7 @@ def planned_rounds(config: TournamentConfig, seed: int) -> int | None:
             len(plan_stage(ScheduleKind.ROUND_ROBIN, stage, config.names, [], seed))
             for stage in range(1, config.stage_count + 1)
         )
-    return matches * length.rounds
+    return matches * length.rounds * seating_count(config.tournament.duplicate)
 
 
 def check_agents(config: TournamentConfig) -> None:
@@ -240,15 +255,28 @@ def check_agents(config: TournamentConfig) -> None:
 
 
 def _history(matches: Sequence[MatchRow], *, before: int) -> list[FinishedTable]:
-    """The finished table matches of the stages before ``before``, as pairing sees them."""
-    history = []
+    """The finished table matches of the stages before ``before``, as pairing sees them.
+
+    A duplicate group's seatings (``s1t2.1``, ``s1t2.2`` ...) are one meeting of its
+    three agents: folded into one table (the first seating's order), each agent's
+    points summed over the seatings, and only once every seating is finished."""
+    groups: dict[tuple[int, str], list[MatchRow]] = {}
     for match in matches:
         stage = int(match.stage)
-        if stage >= before or match.status != "finished" or match.summary is None:
+        if stage < before:
+            groups.setdefault((stage, deal_table(match.table_id)), []).append(match)
+    history = []
+    for (stage, _), group in groups.items():
+        if any(m.status != "finished" or m.summary is None for m in group):
             continue
-        totals = match.summary["totals"]
-        points = (totals[match.players[0]], totals[match.players[1]], totals[match.players[2]])
-        history.append(FinishedTable(stage, match.players, points))
+        players = group[0].players
+        points = [0, 0, 0]
+        for match in group:
+            assert match.summary is not None
+            totals = match.summary["totals"]
+            for index, player in enumerate(players):
+                points[index] += totals[player]
+        history.append(FinishedTable(stage, players, (points[0], points[1], points[2])))
     return history
 
 
@@ -280,6 +308,11 @@ async def _play_table_match(
     told: Callable[[RoundRecord], None],
 ) -> None:
     store, config, seed, session = playing.store, playing.config, playing.seed, playing.session
+    if config.tournament.duplicate is not Duplicate.OFF:
+        from tournaments.duplicate import play_duplicate_match  # it builds on this module
+
+        await play_duplicate_match(playing, seating, told)
+        return
     table_id = seating.table_id
     match_id = store.open_match(
         playing.tid, stage=str(seating.stage), table_id=table_id, players=seating.players, seed=seed

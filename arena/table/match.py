@@ -17,7 +17,16 @@ from arena.table.safe_point import NextRound
 from arena.table.table import Table
 from protocol import MatchEnd, Standing
 
-__all__ = ["MatchSummary", "derive_seed", "play_match"]
+__all__ = [
+    "MatchSummary",
+    "begin_match",
+    "derive_seed",
+    "end_match",
+    "new_summary",
+    "plan_round",
+    "play_match",
+    "play_planned_round",
+]
 
 
 def match_id_of(seed: int) -> str:
@@ -131,15 +140,7 @@ async def play_match(
     """
     if rounds is None and goes_on is None:
         raise SetupError("an open-ended match (rounds None) needs goes_on to end it")
-    players = table.names
-    summary = MatchSummary(
-        table=table.table_id,
-        players=players,
-        totals=dict.fromkeys(players, 0),
-        rounds_won=dict.fromkeys(players, 0),
-    )
-    for record in done:
-        _count(summary, record)
+    summary = new_summary(table, done)
     # logged by the seed (to repeat the run), unless the caller names the match: a
     # tournament's seed is committed and secret until it ends, so its logs never hold it
     logged = seed if match_id is None else match_id
@@ -176,6 +177,47 @@ async def _play(
     rotate_landlord: bool,
     on_round: OnRound | None,
 ) -> MatchSummary:
+    await begin_match(table, summary, rounds=rounds, match_id=match_id)
+    deals = table.table_id
+    rotate = table.rules.first_bidder == "rotate"
+    round_no = len(summary.rounds)
+    while (rounds is None or round_no < rounds) and (
+        goes_on is None or not summary.rounds or goes_on(summary.rounds)
+    ):
+        round_no += 1
+        plan = plan_round(
+            seed, deals, round_no, rotate_bidder=rotate, rotate_landlord=rotate_landlord
+        )
+        record = await play_planned_round(table, summary, plan, seed=seed, deals=deals)
+        if on_round is not None:
+            await on_round(record)
+    return await end_match(table, summary, match_id)
+
+
+# --- the steps of a match, for a caller that drives several tables round by round ------
+# (a tournament's duplicate mode plays one deal at every seating before the next)
+
+
+def new_summary(table: Table, done: Sequence[RoundRecord] = ()) -> MatchSummary:
+    """An empty summary of the match at ``table``, counting the rounds already ``done``
+    (a resumed match)."""
+    players = table.names
+    summary = MatchSummary(
+        table=table.table_id,
+        players=players,
+        totals=dict.fromkeys(players, 0),
+        rounds_won=dict.fromkeys(players, 0),
+    )
+    for record in done:
+        _count(summary, record)
+    return summary
+
+
+async def begin_match(
+    table: Table, summary: MatchSummary, *, rounds: int | None, match_id: str
+) -> None:
+    """Start the match at the table (its totals those of the rounds ``summary`` already
+    counts) and announce it: ``match_started``."""
     players = summary.players
     table.start_match(match_id)
     table.totals = [summary.totals[p] for p in players]  # a resumed match's rounds count
@@ -188,31 +230,47 @@ async def _play(
             "match_id": match_id,
         },
     )
-    rotate = table.rules.first_bidder == "rotate"
-    round_no = len(summary.rounds)
-    while (rounds is None or round_no < rounds) and (
-        goes_on is None or not summary.rounds or goes_on(summary.rounds)
-    ):
-        round_no += 1
-        plan = NextRound(
-            round_no,
-            seed=derive_seed(seed, table.table_id, round_no),
-            first_bidder=(round_no - 1) % 3 if rotate else None,
-            landlord=(round_no - 1) % 3 if rotate_landlord else None,
-        )
-        if round_no > 1 and table.between_rounds:
-            await table.prepare_round(plan, reseed=_reseeder(seed, table.table_id, round_no))
-        record = await table.play_round(
-            round_no,
-            seed=plan.seed,
-            first_bidder=plan.first_bidder,
-            landlord=plan.landlord,
-            call_score=plan.call_score,
-            gift_changes=plan.changes,
-        )
-        _count(summary, record)
-        if on_round is not None:
-            await on_round(record)
+
+
+def plan_round(
+    seed: int, deals: str, round_no: int, *, rotate_bidder: bool, rotate_landlord: bool
+) -> NextRound:
+    """Round ``round_no``'s plan: dealt from ``derive_seed(seed, deals, round_no)``
+    (``deals``: the table's id, or the one its seatings share in duplicate mode), the
+    first bidder (``rules.first_bidder == "rotate"``) and the landlord by seat position
+    when they rotate."""
+    return NextRound(
+        round_no,
+        seed=derive_seed(seed, deals, round_no),
+        first_bidder=(round_no - 1) % 3 if rotate_bidder else None,
+        landlord=(round_no - 1) % 3 if rotate_landlord else None,
+    )
+
+
+async def play_planned_round(
+    table: Table, summary: MatchSummary, plan: NextRound, *, seed: int, deals: str
+) -> RoundRecord:
+    """One round as ``plan`` says (between-rounds hooks may change it first), counted
+    into ``summary``."""
+    round_no = plan.round_no
+    if round_no > 1 and table.between_rounds:
+        await table.prepare_round(plan, reseed=_reseeder(seed, deals, round_no))
+    record = await table.play_round(
+        round_no,
+        seed=plan.seed,
+        first_bidder=plan.first_bidder,
+        landlord=plan.landlord,
+        call_score=plan.call_score,
+        gift_changes=plan.changes,
+    )
+    _count(summary, record)
+    return record
+
+
+async def end_match(table: Table, summary: MatchSummary, match_id: str) -> MatchSummary:
+    """End the match: the hooks, the faults and figures, MATCH_END to every seat and
+    ``match_ended``."""
+    players = summary.players
     for hook in table.match_end_hooks:
         await hook()
     summary.faults = {p: table.faults(p).to_dict() for p in players}

@@ -205,6 +205,8 @@ class Table:
         self.views.new_match(None, table_id)
         self.totals = [0, 0, 0]
         """Running scores of the three seats in the current match."""
+        self._held_results: list[Message] | None = None
+        """ROUND_RESULTs recorded but not yet told the agents (:meth:`hold_results`)."""
 
     # --- public API ---------------------------------------------------------------------
 
@@ -317,6 +319,24 @@ class Table:
             await self._announce_new_history(rnd, handled)
             record = await self._finish(rnd, round_no, seed, gift_changes)
         return record
+
+    def hold_results(self) -> None:
+        """From now on keep each round's ROUND_RESULT (it shows every final hand) from
+        the agents until :meth:`release_results`: a tournament's duplicate mode plays a
+        deal at several tables, and none may learn of it before all have played it. The
+        replay records it in its place, at the round's end."""
+        if self._held_results is None:
+            self._held_results = []
+
+    async def release_results(self) -> None:
+        """Tell every seat's own agent the ROUND_RESULTs held so far, in order."""
+        held = self._held_results
+        if not held:
+            return
+        self._held_results = []
+        for message in held:
+            for state in self.seats:
+                await self._listen(state, state.agent, "notify", message)
 
     async def prepare_round(self, plan: NextRound, *, reseed: Callable[[str], int]) -> None:
         """Between two rounds: each between-rounds hook (a gift's 角色互换 or 重新洗牌) may
@@ -929,8 +949,14 @@ class Table:
             gifts=gifts,
         )
         message = self.views.round_result(result, self.totals)
-        for seat in range(3):
-            await self.notify(seat, message)
+        held = self._held_results
+        if held is None:
+            for seat in range(3):
+                await self.notify(seat, message)
+        else:  # recorded in its place, told later (release_results)
+            for seat in range(3):
+                self._record_message("to_agent", seat, message, None)
+            held.append(message)
         summary = record.to_dict()
         public = public_result(summary)
         public["totals"] = dict(zip(names, self.totals, strict=True))  # late subscribers
