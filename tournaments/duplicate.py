@@ -317,7 +317,7 @@ async def _play_deals(
     for play in going:
         assert play.table is not None
         assert play.summary is not None
-        await end_match(play.table, play.summary, match_id_of(seed))
+        await end_match(play.table, play.summary, match_id_of(playing.seed))
         await play.release()
 
 
