@@ -1,0 +1,526 @@
+"""Tables in worker processes (``arena tournament run|resume --workers N``), one writer.
+
+A run with N ≥ 2 workers starts N processes once (the ``spawn`` context: never a fork of
+a process whose event loop, SQLite connection and threads are up) and hands each free
+worker one *table unit* at a time: a stage's table match, played by the very coroutine
+an in-process run uses (``tournaments.runner._play_table_match``), so whatever that
+coroutine does at a table runs in a worker unchanged. ``tables_at_once`` still caps how
+many tables play at once.
+
+What goes where, and why:
+
+- **One writer.** A worker's store is a :class:`StoreProxy`: a read the table needs
+  (``open_match``, ``match``, ``round_records`` ...) is a request the main process
+  answers from the real store; a write (:class:`~tournaments.store.RoundRecorder`'s
+  ``_write_round`` and ``_write_match_end``) is a one-way message the main process
+  applies in the order sent. The recorder itself runs in the worker, so a round's lines
+  are encoded there (:mod:`tournaments.round_lines`) and the main process only commits
+  them: its work per round stays small, and overlaps the workers' play.
+- **The same results.** A table's seeds derive from the tournament's seed and the
+  table's id, never from where or when it plays, and ratings settle in canonical order
+  at each stage's end: a run with workers stores the same rounds and standings as one
+  without. The main process hears each round (``told``: the leaderboard, its MQTT
+  message) after writing it, as it does in-process.
+- **Model and human seats stay in the main process** (:func:`plays_in_main`): they
+  wait on the network or a person, not the CPU, and a provider key's limit on calls in
+  flight (``arena.agents.llm.clients``) lives in one event loop, so model seats share
+  it whatever the worker count. Scripted, subprocess and remote (HTTP/WebSocket) seats
+  play in the workers.
+- **Live feeds.** The tables' events (``--mqtt``'s table feed) are forwarded from the
+  workers to the main process's sinks, in order per table. Viewer gifts and the
+  delayed spectator feed hook into a table's own objects and are refused with workers
+  (:func:`refuse_with_workers`).
+- **Stopping.** Workers ignore SIGINT: the first Ctrl-C asks the session to stop, and
+  the pool tells every busy worker, whose table stops after its round (as in-process).
+  A worker that dies fails the run with a :class:`WorkerError` naming its table; the
+  tournament is left ``interrupted``, every stored round whole, and resumes. A worker
+  whose main process is gone (its pipe closed) stops: workers never outlive the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import multiprocessing
+import os
+import pickle
+import signal
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from typing import TYPE_CHECKING, Any, Final, cast
+
+from arena.agents.registry import agent_class
+from arena.errors import ArenaError, ConfigError
+from arena.logs import get_logger
+from arena.table import RoundRecord, build_moderator
+from arena.table.events import Event
+from tournaments.config import TournamentConfig, parse_tournament_config
+from tournaments.runner import _play_table_match, _Playing
+from tournaments.schedule import Table as Seating
+from tournaments.session import Session
+from tournaments.store import RoundRecorder, TournamentStore
+
+if TYPE_CHECKING:
+    from arena.sinks.base import Sink
+    from arena.sinks.spectator import SpectatorFeed
+    from tournaments.gifts import TournamentGifts
+
+__all__ = [
+    "StoreProxy",
+    "WorkerError",
+    "WorkerPool",
+    "check_workers",
+    "plays_in_main",
+    "refuse_with_workers",
+    "worker_limit",
+]
+
+log = get_logger(__name__)
+
+WRITES: Final = frozenset({"_write_round", "_write_match_end", "mark_match_finished"})
+"""The store's writer seam: what a worker sends one way, for the main process to apply."""
+
+_MAIN_ONLY: Final = (("arena.agents.llm.seat", "ModelSeat"), ("arena.agents.human", "HumanAgent"))
+"""Agent classes (module, name) whose tables play in the main process, subclasses too."""
+
+_STOP_POLL_S: Final = 0.05
+"""How often a table unit under way checks whether a stop was asked (first Ctrl-C)."""
+
+
+class WorkerError(ArenaError):
+    """A worker process died, or failed outside its table: the run stops, resumable."""
+
+
+def worker_limit() -> int:
+    """The most workers a run may ask for: four a core (remote seats mostly wait)."""
+    return (os.cpu_count() or 1) * 4
+
+
+def check_workers(count: int) -> int:
+    """``count`` when it is a worker count this machine allows; ConfigError otherwise."""
+    limit = worker_limit()
+    if not 1 <= count <= limit:
+        raise ConfigError(
+            f"--workers {count}: give 1 (every table in this process) up to {limit} "
+            f"(4 for each of this machine's {os.cpu_count() or 1} cores)"
+        )
+    return count
+
+
+def refuse_with_workers(
+    workers: int, gifts: TournamentGifts | None, spectator: SpectatorFeed | None
+) -> None:
+    """ConfigError for what cannot cross into a worker: viewer gifts and the spectator
+    feed attach to a table's own objects in this process."""
+    if workers <= 1:
+        return
+    if gifts is not None:
+        raise ConfigError(
+            f"--workers {workers}: viewer gifts reach tables in this process only: "
+            "play with --workers 1, or turn gifts off"
+        )
+    if spectator is not None:
+        raise ConfigError(
+            f"--workers {workers}: the spectator feed ([spectator] enabled) reads tables "
+            "in this process only: play with --workers 1, or disable [spectator]"
+        )
+
+
+def plays_in_main(config: TournamentConfig, seating: Seating) -> bool:
+    """Whether a table plays in the main process: any model (LLM) or human seat. Model
+    seats share their provider's limit on calls in flight in the one event loop; a
+    human answers at the terminal."""
+    types = {entry.name: entry.type for entry in config.agents}
+    for name in seating.players:
+        cls = agent_class(types[name])
+        for base in cls.__mro__:
+            if (base.__module__, base.__name__) in _MAIN_ONLY:
+                return True
+    return False
+
+
+# --- the worker's side ------------------------------------------------------------------
+
+
+class _Link:
+    """The worker's end of its pipe: requests answered in order, one-way sends, and
+    the main process's ``stop`` heard whenever it comes."""
+
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+        self.session: Session | None = None
+        """The unit's session: a ``stop`` sets its ``stop_asked``."""
+        self.inbox: asyncio.Queue[tuple[Any, ...] | None] = asyncio.Queue()
+        self.gone = asyncio.Event()
+        """Set when the main process is gone (the pipe closed)."""
+
+    def send(self, message: tuple[Any, ...]) -> None:
+        self.connection.send(message)
+
+    def call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """Ask the main process's store; a ``stop`` that comes meanwhile is kept."""
+        self.connection.send(("call", name, args, kwargs))
+        while True:
+            message = self._receive()
+            if message[0] == "reply":
+                return message[1]
+            if message[0] == "raise":
+                raise message[1]
+            self._heard(message)
+
+    def readable(self) -> None:
+        """The event loop's reader: whatever came while no request waited."""
+        try:
+            while self.connection.poll():
+                self._heard(self._receive())
+        except WorkerError:
+            self.gone.set()
+            self.inbox.put_nowait(None)
+
+    def _receive(self) -> tuple[Any, ...]:
+        try:
+            message: tuple[Any, ...] = self.connection.recv()
+        except (EOFError, OSError) as exc:  # the main process is gone
+            raise WorkerError("the main process is gone") from exc
+        return message
+
+    def _heard(self, message: tuple[Any, ...]) -> None:
+        kind = message[0]
+        if kind == "stop":
+            if self.session is not None:
+                self.session.stop_asked = True
+        elif kind == "play":
+            self.inbox.put_nowait(message)
+        elif kind == "quit":
+            self.inbox.put_nowait(None)
+
+
+class StoreProxy:
+    """A worker's store: reads asked of the main process, writes sent to it one way.
+
+    Any public method of :class:`~tournaments.store.TournamentStore` is a request (so
+    whatever a table unit reads works unchanged); :data:`WRITES` are messages the main
+    process applies in order, the only writer. The recorder runs here, in the worker.
+    """
+
+    def __init__(self, link: _Link) -> None:
+        self._link = link
+
+    def recorder(self, match_id: int) -> RoundRecorder:
+        """The table's recorder, encoding each round here and sending it whole."""
+        return RoundRecorder(cast(TournamentStore, self), match_id)
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        link = self._link
+        if name in WRITES:
+
+            def write(*args: Any, **kwargs: Any) -> None:
+                link.send(("write", name, args, kwargs))
+
+            return write
+        if name.startswith("_"):
+            raise AttributeError(name)
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            return link.call(name, args, kwargs)
+
+        return call
+
+
+class _ForwardSink:
+    """A worker table's sink: each event to the main process's sinks, in order."""
+
+    def __init__(self, link: _Link) -> None:
+        self._link = link
+
+    async def emit(self, event: Event) -> None:
+        self._link.send(("event", event))
+
+    async def close(self) -> None:
+        """The main process's sinks belong to their owner."""
+
+
+def _worker_main(
+    connection: Connection, tid: str, seed: int, config_data: dict[str, Any], forward: bool
+) -> None:
+    """A worker process: plays the table units it is handed until told to quit."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process decides about Ctrl-C
+    with contextlib.suppress(WorkerError, BrokenPipeError, ConnectionError):
+        asyncio.run(_serve(connection, tid, seed, config_data, forward))
+
+
+async def _serve(
+    connection: Connection, tid: str, seed: int, config_data: dict[str, Any], forward: bool
+) -> None:
+    link = _Link(connection)
+    loop = asyncio.get_running_loop()
+    loop.add_reader(connection.fileno(), link.readable)
+    config = parse_tournament_config(config_data, source=f"tournament {tid}")
+    store = cast(TournamentStore, StoreProxy(link))
+    moderator = build_moderator(config.moderation)
+    sinks: Sequence[Sink] = (_ForwardSink(link),) if forward else ()
+
+    def told(record: RoundRecord) -> None:
+        link.send(("told", record))
+        link.readable()  # a stop asked meanwhile ends the table after this round
+
+    while (message := await link.inbox.get()) is not None:
+        _, seating, session = message
+        link.session = session
+        playing = _Playing(store, config, tid, seed, session, None, moderator, sinks, None)
+        unit = asyncio.ensure_future(_play_table_match(playing, seating, told))
+        watch = asyncio.ensure_future(link.gone.wait())
+        await asyncio.wait((unit, watch), return_when=asyncio.FIRST_COMPLETED)
+        if not unit.done():  # the main process is gone: close the table's agents
+            unit.cancel()
+            with contextlib.suppress(BaseException):
+                await unit
+            return
+        watch.cancel()
+        link.session = None
+        failure = unit.exception()
+        if failure is None:
+            link.send(("done", session.ended))
+        else:
+            link.send(("failed", _portable(failure)))
+
+
+def _portable(failure: BaseException) -> BaseException:
+    """The failure itself when it pickles, else a WorkerError with its traceback."""
+    try:
+        pickle.loads(pickle.dumps(failure))
+    except Exception:
+        text = "".join(traceback.format_exception(failure)).rstrip()
+        return WorkerError(f"{type(failure).__name__}: {failure}\n{text}")
+    return failure
+
+
+# --- the main process's side ------------------------------------------------------------
+
+
+@dataclass
+class _Unit:
+    """A table unit handed to a worker, and how it ends."""
+
+    seating: Seating
+    told: Callable[[RoundRecord], None]
+    done: asyncio.Future[bool]
+    """The worker's ``session.ended`` for the table, or the failure."""
+
+
+@dataclass(eq=False)
+class _Worker:
+    number: int
+    process: BaseProcess
+    connection: Connection
+    unit: _Unit | None = None
+    dead: bool = False
+    events: list[Event] = field(default_factory=list)
+
+
+class WorkerPool:
+    """N worker processes for one run, and the main process's end of their pipes: the
+    store's only writer. Enter it (``async with``) to start the workers; leaving it
+    stops them (at once when the run failed or was cancelled)."""
+
+    def __init__(
+        self,
+        count: int,
+        *,
+        store: TournamentStore,
+        tid: str,
+        seed: int,
+        sinks: Sequence[Sink] = (),
+    ) -> None:
+        self.count = check_workers(count)
+        self.store = store
+        self.tid = tid
+        self.seed = seed
+        self.sinks = list(sinks)
+        self._workers: list[_Worker] = []
+        self._idle: asyncio.Queue[_Worker] = asyncio.Queue()
+        self._events: asyncio.Queue[Event | None] = asyncio.Queue()
+        self._forwarding: asyncio.Task[None] | None = None
+        self._failure: WorkerError | None = None
+
+    @property
+    def pids(self) -> list[int | None]:
+        """The workers' process ids (for a test, or an operator)."""
+        return [worker.process.pid for worker in self._workers]
+
+    async def __aenter__(self) -> WorkerPool:
+        context = multiprocessing.get_context("spawn")
+        config = self.store.tournament(self.tid).config  # what a resumed run parses too
+        loop = asyncio.get_running_loop()
+        try:
+            for number in range(1, self.count + 1):
+                ours, theirs = context.Pipe(duplex=True)
+                process = context.Process(
+                    target=_worker_main,
+                    args=(theirs, self.tid, self.seed, config, bool(self.sinks)),
+                    name=f"arena-worker-{number}",
+                    daemon=True,  # ended with the main process at its exit
+                )
+                process.start()
+                theirs.close()
+                worker = _Worker(number, process, ours)
+                self._workers.append(worker)
+                loop.add_reader(ours.fileno(), self._readable, worker)
+                self._idle.put_nowait(worker)
+        except BaseException:
+            self._stop_now()
+            raise
+        if self.sinks:
+            self._forwarding = asyncio.create_task(self._forward())
+        log.info("workers_started", workers=self.count, pids=self.pids)
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, *_: object) -> None:
+        if exc_type is None:  # every unit done: each worker finishes and exits
+            for worker in self._workers:
+                if not worker.dead:
+                    self._retire(worker)
+                    with contextlib.suppress(OSError):
+                        worker.connection.send(("quit",))
+            await asyncio.to_thread(self._join, 5.0)
+        self._stop_now()
+        if self._forwarding is not None:
+            self._events.put_nowait(None)  # the events already sent, then done
+            with contextlib.suppress(asyncio.CancelledError, TimeoutError):
+                async with asyncio.timeout(None if exc_type is None else 0.5):
+                    await asyncio.shield(self._forwarding)
+            self._forwarding.cancel()
+
+    async def play(
+        self, seating: Seating, session: Session, told: Callable[[RoundRecord], None]
+    ) -> None:
+        """Play one table unit in the next free worker, as ``_play_table_match`` would
+        here: ``told`` hears each round after it is written; a stop asked of
+        ``session`` reaches the worker, and its table's early end comes back."""
+        if self._failure is not None:
+            raise self._failure
+        worker = await self._idle.get()
+        if worker.dead:  # died while idle
+            raise self._failure or WorkerError(f"worker {worker.number} is gone")
+        done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        worker.unit = _Unit(seating, told, done)
+        stop_sent = session.stop_asked
+        try:
+            worker.connection.send(("play", seating, session))
+            while not done.done():
+                await asyncio.wait((done,), timeout=_STOP_POLL_S)
+                if session.stop_asked and not stop_sent and not done.done():
+                    stop_sent = True
+                    worker.connection.send(("stop",))
+            if done.result():
+                session.ended = True
+        except BaseException:
+            self._kill(worker)  # cancelled or failed: its round under way is not stored
+            if done.done() and not done.cancelled():
+                done.exception()  # said by the run's first failure, not as "never retrieved"
+            raise
+        worker.unit = None
+        self._idle.put_nowait(worker)
+
+    # --- the pipes ----------------------------------------------------------------------
+
+    def _readable(self, worker: _Worker) -> None:
+        """Everything a worker sent, in order: answers, writes, rounds told, the end."""
+        connection = worker.connection
+        try:
+            while not worker.dead and connection.poll():
+                self._handle(worker, connection.recv())
+        except (EOFError, OSError):
+            self._lost(worker)
+        except Exception as exc:  # a write refused (RoundExists), a told that failed
+            self._fail(worker, exc)
+
+    def _handle(self, worker: _Worker, message: tuple[Any, ...]) -> None:
+        kind = message[0]
+        unit = worker.unit
+        if kind == "write":
+            _, name, args, kwargs = message
+            getattr(self.store, name)(*args, **kwargs)
+        elif kind == "call":
+            _, name, args, kwargs = message
+            try:
+                answer = getattr(self.store, name)(*args, **kwargs)
+            except Exception as exc:
+                worker.connection.send(("raise", exc))
+            else:
+                worker.connection.send(("reply", answer))
+        elif kind == "told" and unit is not None:
+            unit.told(message[1])
+        elif kind == "event":
+            self._events.put_nowait(message[1])
+        elif kind == "done" and unit is not None and not unit.done.done():
+            unit.done.set_result(bool(message[1]))
+        elif kind == "failed" and unit is not None and not unit.done.done():
+            unit.done.set_exception(message[1])
+
+    def _lost(self, worker: _Worker) -> None:
+        """A worker's pipe closed: it died (killed, crashed) or its interpreter failed."""
+        self._retire(worker)
+        worker.process.join(1.0)
+        code = worker.process.exitcode
+        how = (
+            "still running"
+            if code is None
+            else f"killed by signal {-code}"
+            if code < 0
+            else f"exit status {code}"
+        )
+        unit = worker.unit
+        where = f"while playing table {unit.seating.table_id}" if unit else "while idle"
+        failure = WorkerError(
+            f"worker {worker.number} (pid {worker.process.pid}) ended {where} ({how}): "
+            "the tournament stops, resumable"
+        )
+        self._failure = self._failure or failure
+        if unit is not None and not unit.done.done():
+            unit.done.set_exception(failure)
+
+    def _fail(self, worker: _Worker, exc: Exception) -> None:
+        unit = worker.unit
+        if unit is not None and not unit.done.done():
+            unit.done.set_exception(exc)
+        else:
+            log.error("worker_message_failed", worker=worker.number, error=str(exc))
+
+    async def _forward(self) -> None:
+        """The workers' table events to this process's sinks, in the order they came."""
+        while (event := await self._events.get()) is not None:
+            for sink in self.sinks:
+                try:
+                    await sink.emit(event)
+                except Exception as exc:
+                    log.warning("worker_event_sink_failed", error=str(exc))
+
+    # --- ending -------------------------------------------------------------------------
+
+    def _retire(self, worker: _Worker) -> None:
+        if not worker.dead:
+            worker.dead = True
+            with contextlib.suppress(Exception):
+                asyncio.get_running_loop().remove_reader(worker.connection.fileno())
+            self._idle.put_nowait(worker)  # wakes a waiter, which sees it dead
+
+    def _kill(self, worker: _Worker) -> None:
+        self._retire(worker)
+        if worker.process.is_alive():
+            worker.process.kill()
+
+    def _join(self, timeout: float) -> None:
+        for worker in self._workers:
+            worker.process.join(timeout)
+
+    def _stop_now(self) -> None:
+        """Every worker stopped and its pipe closed; none outlives the pool."""
+        for worker in self._workers:
+            self._kill(worker)
+        for worker in self._workers:
+            worker.process.join(2.0)
+            worker.connection.close()
