@@ -285,7 +285,12 @@ async def _play_stage(
             if pool is None or seating.table_id in here:
                 await _play_table_match(playing, seating, told)
             else:
-                await pool.play(seating, playing.session, told)
+                await pool.play(
+                    seating,
+                    playing.session,
+                    told,
+                    here=lambda: _play_table_match(playing, seating, told),
+                )
 
     try:
         async with asyncio.TaskGroup() as group:

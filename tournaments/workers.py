@@ -46,7 +46,7 @@ import os
 import pickle
 import signal
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -267,6 +267,7 @@ async def _serve(
         link.send(("told", record))
         link.readable()  # a stop asked meanwhile ends the table after this round
 
+    link.send(("ready",))
     while (message := await link.inbox.get()) is not None:
         _, seating, session = message
         link.session = session
@@ -334,6 +335,7 @@ class WorkerPool:
         tid: str,
         seed: int,
         sinks: Sequence[Sink] = (),
+        play_here: bool = True,
     ) -> None:
         self.count = check_workers(count)
         self.store = store
@@ -341,7 +343,12 @@ class WorkerPool:
         self.seed = seed
         self.sinks = list(sinks)
         self._workers: list[_Worker] = []
-        self._idle: asyncio.Queue[_Worker] = asyncio.Queue()
+        self._idle: asyncio.Queue[_Worker | None] = asyncio.Queue()
+        """Who may take the next unit: a worker that is ready and free, or None (this
+        process, when ``play_here``)."""
+        if play_here:
+            self._idle.put_nowait(None)
+        self._ready = 0
         self._events: asyncio.Queue[Event | None] = asyncio.Queue()
         self._forwarding: asyncio.Task[None] | None = None
         self._failure: WorkerError | None = None
@@ -368,8 +375,7 @@ class WorkerPool:
                 theirs.close()
                 worker = _Worker(number, process, ours)
                 self._workers.append(worker)
-                loop.add_reader(ours.fileno(), self._readable, worker)
-                self._idle.put_nowait(worker)
+                loop.add_reader(ours.fileno(), self._readable, worker)  # idle once ready
         except BaseException:
             self._stop_now()
             raise
@@ -395,14 +401,28 @@ class WorkerPool:
             self._forwarding.cancel()
 
     async def play(
-        self, seating: Seating, session: Session, told: Callable[[RoundRecord], None]
+        self,
+        seating: Seating,
+        session: Session,
+        told: Callable[[RoundRecord], None],
+        here: Callable[[], Awaitable[None]],
     ) -> None:
         """Play one table unit in the next free worker, as ``_play_table_match`` would
         here: ``told`` hears each round after it is written; a stop asked of
-        ``session`` reaches the worker, and its table's early end comes back."""
+        ``session`` reaches the worker, and its table's early end comes back. While no
+        worker is ready yet (they take half a second to start), this process plays
+        the unit itself (``here``) when ``play_here``: not after, for a table here
+        keeps its event loop (the workers' only writer) busy a whole match."""
         if self._failure is not None:
             raise self._failure
         worker = await self._idle.get()
+        if worker is None:
+            try:
+                await here()
+            finally:
+                if not self._ready:  # after that the workers play, and this process writes
+                    self._idle.put_nowait(None)
+            return
         if worker.dead:  # died while idle
             raise self._failure or WorkerError(f"worker {worker.number} is gone")
         done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
@@ -452,6 +472,9 @@ class WorkerPool:
                 worker.connection.send(("raise", exc))
             else:
                 worker.connection.send(("reply", answer))
+        elif kind == "ready":
+            self._ready += 1
+            self._idle.put_nowait(worker)
         elif kind == "told" and unit is not None:
             unit.told(message[1])
         elif kind == "event":
