@@ -86,7 +86,12 @@ WRITES: Final = frozenset({"_write_round", "_write_match_end", "mark_match_finis
 _MAIN_ONLY: Final = (("arena.agents.llm.seat", "ModelSeat"), ("arena.agents.human", "HumanAgent"))
 """Agent classes (module, name) whose tables play in the main process, subclasses too."""
 
-_STOP_POLL_S: Final = 0.05
+PLAY_HERE_WHILE_STARTING = True
+"""Whether the main process plays table units itself until a worker is ready (a spawned
+worker takes about half a second to import the arena): a short tournament may then be
+over before any worker is; tests of the workers turn it off."""
+
+_STOP_POLL_S: Final = 0.01
 """How often a table unit under way checks whether a stop was asked (first Ctrl-C)."""
 
 
@@ -325,7 +330,8 @@ class _Worker:
 class WorkerPool:
     """N worker processes for one run, and the main process's end of their pipes: the
     store's only writer. Enter it (``async with``) to start the workers; leaving it
-    stops them (at once when the run failed or was cancelled)."""
+    stops them (at once when the run failed or was cancelled). ``play_here``: see
+    :data:`PLAY_HERE_WHILE_STARTING` (its default)."""
 
     def __init__(
         self,
@@ -335,7 +341,7 @@ class WorkerPool:
         tid: str,
         seed: int,
         sinks: Sequence[Sink] = (),
-        play_here: bool = True,
+        play_here: bool | None = None,
     ) -> None:
         self.count = check_workers(count)
         self.store = store
@@ -346,7 +352,7 @@ class WorkerPool:
         self._idle: asyncio.Queue[_Worker | None] = asyncio.Queue()
         """Who may take the next unit: a worker that is ready and free, or None (this
         process, when ``play_here``)."""
-        if play_here:
+        if PLAY_HERE_WHILE_STARTING if play_here is None else play_here:
             self._idle.put_nowait(None)
         self._ready = 0
         self._events: asyncio.Queue[Event | None] = asyncio.Queue()
