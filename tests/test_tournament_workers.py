@@ -164,6 +164,46 @@ async def test_the_tables_events_reach_this_process_sinks_in_order(tmp_path: Pat
     assert by_table(heard[2]) == by_table(heard[1])  # each table's events, in order
 
 
+PROGRAM = Path(__file__).resolve().parent / "programs" / "stdio_bot.py"
+
+
+async def test_a_run_stopped_at_once_ends_the_programs_a_worker_started(tmp_path: Path) -> None:
+    """A subprocess seat in a worker: cancelling the run (the second Ctrl-C, SIGTERM)
+    closes the worker's table, whose agent ends the program it started."""
+    pids = tmp_path / "pids"
+    command = [sys.executable, str(PROGRAM), "--mode", "silent", "--pid-file", str(pids)]
+    config = parse_tournament_config(
+        {
+            "tournament": {"name": "cup", "format": "quick", "seed": 3},
+            "agents": [
+                {
+                    "name": "Mute",
+                    "type": "subprocess",
+                    "timeout_s": 60,
+                    "options": {"command": command, "startup_s": 0.3},
+                },
+                {"name": "Bob", "type": "greedy"},
+                {"name": "Cid", "type": "random"},
+            ],
+        },
+        source="test",
+    )
+    with TournamentStore(tmp_path / "mute.db") as store:
+        run = asyncio.ensure_future(run_tournament(store, config, workers=2))
+        for _ in range(400):  # the program and its child started, in a worker
+            await asyncio.sleep(0.05)
+            if pids.exists() and len(pids.read_text().split()) == 2:
+                break
+        started = [int(pid) for pid in pids.read_text().split()]
+        assert len(started) == 2
+        run.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await run
+        assert store.tournaments()[0].status == "interrupted"
+    wait_for(lambda: not any(alive(pid) for pid in started), 10, "a program outlived the run")
+    assert not multiprocessing.active_children()
+
+
 def test_model_and_human_seats_play_in_the_main_process() -> None:
     config = parse_tournament_config(
         {

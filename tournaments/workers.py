@@ -24,7 +24,7 @@ What goes where, and why:
 - **Model and human seats stay in the main process** (:func:`plays_in_main`): they
   wait on the network or a person, not the CPU, and a provider key's limit on calls in
   flight (``arena.agents.llm.clients``) lives in one event loop, so model seats share
-  it whatever the worker count. Scripted, subprocess and remote (HTTP/WebSocket) seats
+  it whatever the worker count. Scripted, subprocess and remote (HTTP) seats
   play in the workers.
 - **Live feeds.** The tables' events (``--mqtt``'s table feed) are forwarded from the
   workers to the main process's sinks, in order per table. Viewer gifts and the
@@ -45,6 +45,7 @@ import multiprocessing
 import os
 import pickle
 import signal
+import time
 import traceback
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -93,6 +94,9 @@ over before any worker is; tests of the workers turn it off."""
 
 _STOP_POLL_S: Final = 0.01
 """How often a table unit under way checks whether a stop was asked (first Ctrl-C)."""
+
+_CLOSE_GRACE_S: Final = 5.0
+"""How long a worker has to close its table's agents when the run stops at once."""
 
 
 class WorkerError(ArenaError):
@@ -383,7 +387,9 @@ class WorkerPool:
                 self._workers.append(worker)
                 loop.add_reader(ours.fileno(), self._readable, worker)  # idle once ready
         except BaseException:
-            self._stop_now()
+            for worker in self._workers:
+                self._retire(worker)
+            self._stop(grace_s=0.0)
             raise
         if self.sinks:
             self._forwarding = asyncio.create_task(self._forward())
@@ -391,14 +397,14 @@ class WorkerPool:
         return self
 
     async def __aexit__(self, exc_type: type[BaseException] | None, *_: object) -> None:
-        if exc_type is None:  # every unit done: each worker finishes and exits
-            for worker in self._workers:
-                if not worker.dead:
-                    self._retire(worker)
-                    with contextlib.suppress(OSError):
-                        worker.connection.send(("quit",))
-            await asyncio.to_thread(self._join, 5.0)
-        self._stop_now()
+        for worker in self._workers:
+            self._retire(worker)
+            if exc_type is None:  # every unit done: each worker finishes and exits
+                with contextlib.suppress(OSError):
+                    worker.connection.send(("quit",))
+        # else each pipe closed: a worker cancels its table, which closes its agents
+        # (a subprocess seat's program ends with it), and exits; killed past the grace
+        await asyncio.to_thread(self._stop, grace_s=_CLOSE_GRACE_S)
         if self._forwarding is not None:
             self._events.put_nowait(None)  # the events already sent, then done
             with contextlib.suppress(asyncio.CancelledError, TimeoutError):
@@ -444,7 +450,7 @@ class WorkerPool:
             if done.result():
                 session.ended = True
         except BaseException:
-            self._kill(worker)  # cancelled or failed: its round under way is not stored
+            self._close(worker)  # cancelled or failed: its round under way is not stored
             if done.done() and not done.cancelled():
                 done.exception()  # said by the run's first failure, not as "never retrieved"
             raise
@@ -537,19 +543,20 @@ class WorkerPool:
                 asyncio.get_running_loop().remove_reader(worker.connection.fileno())
             self._idle.put_nowait(worker)  # wakes a waiter, which sees it dead
 
-    def _kill(self, worker: _Worker) -> None:
+    def _close(self, worker: _Worker) -> None:
+        """Its pipe closed: the worker stops its table (closing the agents) and exits."""
         self._retire(worker)
-        if worker.process.is_alive():
-            worker.process.kill()
+        worker.connection.close()
 
-    def _join(self, timeout: float) -> None:
+    def _stop(self, grace_s: float) -> None:
+        """Every worker ended, within ``grace_s`` or killed; none outlives the pool.
+        Blocking: the event loop runs it in a thread, its readers removed before."""
+        deadline = time.monotonic() + grace_s
         for worker in self._workers:
-            worker.process.join(timeout)
-
-    def _stop_now(self) -> None:
-        """Every worker stopped and its pipe closed; none outlives the pool."""
-        for worker in self._workers:
-            self._kill(worker)
-        for worker in self._workers:
-            worker.process.join(2.0)
             worker.connection.close()
+        for worker in self._workers:
+            worker.process.join(max(deadline - time.monotonic(), 0.0))
+            if worker.process.is_alive():
+                log.warning("worker_killed", worker=worker.number, pid=worker.process.pid)
+                worker.process.kill()
+                worker.process.join(2.0)
