@@ -18,8 +18,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+import aiomqtt
 import orjson
 import pytest
+from mosquitto import Mosquitto, mosquitto_fixture  # noqa: F401 (the fixture)
 
 from arena.cli import main
 from arena.errors import ConfigError
@@ -439,3 +441,42 @@ def test_workers_do_not_outlive_a_killed_main_process(tmp_path: Path) -> None:
         run = asyncio.run(run_tournament(store, tournament_id=row.id))
         assert run.finished
         assert run.leaderboard.rounds == 80
+
+
+async def test_with_workers_the_leaderboard_and_the_tables_go_live_over_mqtt(
+    tmp_path: Path, mosquitto: Mosquitto
+) -> None:
+    file = tmp_path / "cup.toml"
+    file.write_text(CUP, encoding="utf-8")
+    db = tmp_path / "cup.db"
+    url = f"mqtt://127.0.0.1:{mosquitto.port}"
+    argv = ["tournament", "run", str(file), "--workers", "2", "--db", str(db), "--mqtt", url]
+    ended: dict[str, int] = {}
+    async with aiomqtt.Client("127.0.0.1", mosquitto.port, identifier="watcher") as client:
+        await client.subscribe("ddz-arena/tables/+/events", qos=1)
+        run = asyncio.ensure_future(asyncio.to_thread(main, argv))
+        messages = aiter(client.messages)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:  # until the run is over and no event comes
+            try:
+                async with asyncio.timeout(0.5):
+                    message = await anext(messages)
+            except TimeoutError:
+                if run.done():
+                    break
+                continue
+            event = json.loads(bytes(message.payload))
+            if event["type"] == "round_result":
+                ended[event["table"]] = ended.get(event["table"], 0) + 1
+        assert await run == 0
+    with TournamentStore(db, create=False) as store:
+        (row,) = store.tournaments()
+        stored = {m.table_id: store.last_round(m.id) for m in store.table_matches(row.id)}
+    assert ended == stored  # every round of every table, live from the workers
+    async with aiomqtt.Client("127.0.0.1", mosquitto.port, identifier="late-reader") as client:
+        await client.subscribe("ddz-arena/tournaments/+/leaderboard", qos=1)
+        async with asyncio.timeout(5):
+            message = await anext(aiter(client.messages))
+    board = json.loads(bytes(message.payload))
+    assert board["status"] == "finished"
+    assert board["rounds"] == sum(stored.values())

@@ -280,7 +280,17 @@ async def _serve(
     while (message := await link.inbox.get()) is not None:
         _, seating, session = message
         link.session = session
-        playing = _Playing(store, config, tid, seed, session, None, moderator, sinks, None)
+        playing = _Playing(
+            store=store,
+            config=config,
+            tid=tid,
+            seed=seed,
+            session=session,
+            gifts=None,
+            moderator=moderator,
+            sinks=sinks,
+            spectator=None,
+        )
         unit = asyncio.ensure_future(_play_table_match(playing, seating, told))
         watch = asyncio.ensure_future(link.gone.wait())
         await asyncio.wait((unit, watch), return_when=asyncio.FIRST_COMPLETED)
