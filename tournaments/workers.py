@@ -45,6 +45,7 @@ import multiprocessing
 import os
 import pickle
 import signal
+import socket
 import time
 import traceback
 from collections.abc import Awaitable, Callable, Sequence
@@ -94,6 +95,13 @@ over before any worker is; tests of the workers turn it off."""
 
 _STOP_POLL_S: Final = 0.01
 """How often a table unit under way checks whether a stop was asked (first Ctrl-C)."""
+
+_HOLD_AT_MOST: Final = 256
+"""One-way messages a worker holds at most before sending them (a round's ~100 events)."""
+
+_SEND_BUFFER: Final = 4 * 1024 * 1024
+"""The bytes a worker may have sent that the main process has not read yet (capped by
+the system's ``net.core.wmem_max``)."""
 
 _CLOSE_GRACE_S: Final = 5.0
 """How long a worker has to close its table's agents when the run stops at once."""
@@ -166,12 +174,29 @@ class _Link:
         self.gone = asyncio.Event()
         """Set when the main process is gone (the pipe closed)."""
 
+        self._held: list[tuple[Any, ...]] = []
+
+    def post(self, message: tuple[Any, ...]) -> None:
+        """A one-way message (a write, a round told, an event), held until the round is
+        told: one message a round through the pipe, not one per item."""
+        self._held.append(message)
+        if len(self._held) >= _HOLD_AT_MOST:
+            self.flush()
+
+    def flush(self) -> None:
+        """Send what is held, in order."""
+        if self._held:
+            held, self._held = self._held, []
+            self.connection.send(("batch", held))
+
     def send(self, message: tuple[Any, ...]) -> None:
+        """Send at once, after what is held."""
+        self.flush()
         self.connection.send(message)
 
     def call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """Ask the main process's store; a ``stop`` that comes meanwhile is kept."""
-        self.connection.send(("call", name, args, kwargs))
+        self.send(("call", name, args, kwargs))
         while True:
             message = self._receive()
             if message[0] == "reply":
@@ -227,7 +252,7 @@ class StoreProxy:
         if name in WRITES:
 
             def write(*args: Any, **kwargs: Any) -> None:
-                link.send(("write", name, args, kwargs))
+                link.post(("write", name, args, kwargs))
 
             return write
         if name.startswith("_"):
@@ -246,7 +271,7 @@ class _ForwardSink:
         self._link = link
 
     async def emit(self, event: Event) -> None:
-        self._link.send(("event", event))
+        self._link.post(("event", event))
 
     async def close(self) -> None:
         """The main process's sinks belong to their owner."""
@@ -264,6 +289,7 @@ def _worker_main(
 async def _serve(
     connection: Connection, tid: str, seed: int, config_data: dict[str, Any], forward: bool
 ) -> None:
+    _widen(connection)
     link = _Link(connection)
     loop = asyncio.get_running_loop()
     loop.add_reader(connection.fileno(), link.readable)
@@ -273,7 +299,8 @@ async def _serve(
     sinks: Sequence[Sink] = (_ForwardSink(link),) if forward else ()
 
     def told(record: RoundRecord) -> None:
-        link.send(("told", record))
+        link.post(("told", record))
+        link.flush()
         link.readable()  # a stop asked meanwhile ends the table after this round
 
     link.send(("ready",))
@@ -306,6 +333,13 @@ async def _serve(
             link.send(("done", session.ended))
         else:
             link.send(("failed", _portable(failure)))
+
+
+def _widen(connection: Connection) -> None:
+    """A send buffer of several rounds' messages (the default holds about six): a worker
+    runs on while the main process, busy writing another's rounds, catches up."""
+    with contextlib.suppress(OSError), socket.socket(fileno=os.dup(connection.fileno())) as end:
+        end.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, _SEND_BUFFER)
 
 
 def _portable(failure: BaseException) -> BaseException:
@@ -483,7 +517,10 @@ class WorkerPool:
     def _handle(self, worker: _Worker, message: tuple[Any, ...]) -> None:
         kind = message[0]
         unit = worker.unit
-        if kind == "write":
+        if kind == "batch":
+            for held in message[1]:
+                self._handle(worker, held)
+        elif kind == "write":
             _, name, args, kwargs = message
             getattr(self.store, name)(*args, **kwargs)
         elif kind == "call":
