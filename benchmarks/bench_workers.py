@@ -5,18 +5,23 @@ vs 1 on this 2-core machine (goal: ≥ 1.6× faster)."
 
 The tournament of ``bench_tournament.py``: nine scripted agents (three each of random,
 greedy, heuristic), a Swiss tournament of ``championship`` matches (20 rounds), three
-tables a stage, 17 stages: 1,020 rounds, the store on. Each worker count plays it in a
-fresh database, timed on the wall clock (workers are other processes: the CPU clock of
-this one would not see them), best of ``--repeat``, the counts alternated so that a
-slower spell of the machine slows each. The main process's own CPU time is shown beside
-it: with workers it is the writer's and the leaderboard's share. Every run is checked
-to end with the leaderboard of the first (timings aside).
+tables a stage, 17 stages: 1,020 rounds, the store on. Each run is a fresh Python
+process (as each ``arena tournament run`` is: the workers' start-up is paid in every
+run, not once for all) playing it in a fresh database, timed on the wall clock from
+``run_tournament``'s call to its end (workers are other processes: the CPU clock of one
+would not see them), best of ``--repeat``, the counts alternated so that a slower spell
+of the machine slows each. The main process's own CPU time is shown beside it: with
+workers it is the writer's and the leaderboard's share. Every run is checked to end
+with the standings of the first (timings aside).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -48,6 +53,22 @@ def timed(config: TournamentConfig, workers: int) -> tuple[float, float, list[di
         return wall, cpu, _standings(run.leaderboard.to_dict())
 
 
+def in_a_new_process(rounds: int, workers: int) -> tuple[float, float, list[dict[str, Any]]]:
+    """:func:`timed` in a fresh Python process."""
+    out = subprocess.run(
+        [
+            sys.executable,
+            *("-m", "benchmarks.bench_workers"),
+            *("--rounds", str(rounds), "--one", str(workers)),
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    wall, cpu, standings = json.loads(out)
+    return float(wall), float(cpu), standings
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=1000, help="at least this many rounds")
@@ -60,13 +81,17 @@ def main(argv: list[str] | None = None) -> int:
         metavar="N",
         help="the worker counts to compare, the first the baseline (default: 1 2)",
     )
+    parser.add_argument("--one", type=int, metavar="N", help=argparse.SUPPRESS)  # a child
     args = parser.parse_args(argv)
     config = nine_agents(-(-args.rounds // 60))  # three tables of 20 rounds a stage
+    if args.one is not None:
+        print(json.dumps(timed(config, args.one)))
+        return 0
     runs: dict[int, list[tuple[float, float]]] = {count: [] for count in args.workers}
     first: list[dict[str, Any]] | None = None
     for _ in range(args.repeat):
         for count in args.workers:
-            wall, cpu, standings = timed(config, count)
+            wall, cpu, standings = in_a_new_process(args.rounds, count)
             if first is None:
                 first = standings
             elif standings != first:
