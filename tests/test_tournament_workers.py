@@ -206,6 +206,30 @@ async def test_a_run_stopped_at_once_ends_the_programs_a_worker_started(tmp_path
     assert not multiprocessing.active_children()
 
 
+class StampingSink:
+    """When each event reached this process."""
+
+    def __init__(self) -> None:
+        self.times: list[tuple[str, int, float]] = []
+
+    async def emit(self, event: Any) -> None:
+        self.times.append((event.table, event.round, time.monotonic()))
+
+    async def close(self) -> None:
+        """Nothing held."""
+
+
+async def test_a_paced_tables_events_arrive_as_they_happen_not_at_its_rounds_end(
+    tmp_path: Path,
+) -> None:
+    sink = StampingSink()
+    config = roster(3, pace_s=0.01)  # one table: a round of some 50 actions, 0.5 s or more
+    with TournamentStore(tmp_path / "paced.db") as store:
+        await run_tournament(store, config, workers=2, sinks=(sink,))
+    first_round = [t for table, rnd, t in sink.times if rnd == 1]
+    assert max(first_round) - min(first_round) > 0.25  # spread over the round, live
+
+
 def test_model_and_human_seats_play_in_the_main_process() -> None:
     config = parse_tournament_config(
         {

@@ -99,6 +99,9 @@ _STOP_POLL_S: Final = 0.01
 _HOLD_AT_MOST: Final = 256
 """One-way messages a worker holds at most before sending them (a round's ~100 events)."""
 
+_HOLD_S: Final = 0.02
+"""How long a worker holds a one-way message at most (when its event loop is free)."""
+
 _SEND_BUFFER: Final = 4 * 1024 * 1024
 """The bytes a worker may have sent that the main process has not read yet (capped by
 the system's ``net.core.wmem_max``)."""
@@ -175,19 +178,33 @@ class _Link:
         """Set when the main process is gone (the pipe closed)."""
 
         self._held: list[tuple[Any, ...]] = []
+        self._timer: asyncio.TimerHandle | None = None
 
     def post(self, message: tuple[Any, ...]) -> None:
         """A one-way message (a write, a round told, an event), held until the round is
-        told: one message a round through the pipe, not one per item."""
+        told, or :data:`_HOLD_S` at most (a paced table's events stay live): one message
+        a round through the pipe for a table that plays at full speed."""
         self._held.append(message)
         if len(self._held) >= _HOLD_AT_MOST:
             self.flush()
+        elif self._timer is None:
+            self._timer = asyncio.get_running_loop().call_later(_HOLD_S, self._flush_later)
 
     def flush(self) -> None:
         """Send what is held, in order."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         if self._held:
             held, self._held = self._held, []
             self.connection.send(("batch", held))
+
+    def _flush_later(self) -> None:
+        self._timer = None
+        try:
+            self.flush()
+        except OSError:  # the main process is gone: the table's next send says so
+            self.gone.set()
 
     def send(self, message: tuple[Any, ...]) -> None:
         """Send at once, after what is held."""
