@@ -305,6 +305,23 @@ async def test_a_stop_ends_every_worker_table_after_its_round(tmp_path: Path) ->
     assert board(resumed.leaderboard.to_dict()) == whole_board
 
 
+async def test_a_daily_session_with_workers_plays_its_rounds_as_without(tmp_path: Path) -> None:
+    config = roster(3, format="daily")
+    boards = []
+    for workers in (1, 2):
+        with TournamentStore(tmp_path / f"daily{workers}.db") as store:
+            first = await run_tournament(store, config, session=Session(7), workers=workers)
+            assert not first.finished
+            assert first.leaderboard.rounds == 7
+            tid = first.tournament_id
+            second = await run_tournament(
+                store, tournament_id=tid, session=Session(5), workers=workers
+            )
+            assert second.leaderboard.rounds == 12
+            boards.append((board(second.leaderboard.to_dict()), stored(store, tid)))
+    assert boards[1] == boards[0]
+
+
 def test_worker_counts_out_of_range_are_refused() -> None:
     assert check_workers(2) == 2
     for wrong in (0, -1, worker_limit() + 1):

@@ -583,6 +583,8 @@ class WorkerPool:
             unit.done.set_exception(failure)
 
     def _fail(self, worker: _Worker, exc: Exception) -> None:
+        """A message could not be applied: nothing more of this worker's is."""
+        self._retire(worker)
         unit = worker.unit
         if unit is not None and not unit.done.done():
             unit.done.set_exception(exc)
