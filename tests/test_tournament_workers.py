@@ -10,6 +10,7 @@ import asyncio
 import json
 import multiprocessing
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -330,12 +331,12 @@ def test_worker_counts_out_of_range_are_refused() -> None:
 
 
 def test_gifts_and_the_spectator_feed_are_refused_with_workers() -> None:
-    something: Any = object()
-    refuse_with_workers(1, something, something)  # one process: all allowed
+    refuse_with_workers(1, gifts=True, spectator=True)  # one process: all allowed
+    refuse_with_workers(2, gifts=False, spectator=False)
     with pytest.raises(ConfigError, match="viewer gifts reach tables in this process only"):
-        refuse_with_workers(2, something, None)
+        refuse_with_workers(2, gifts=True, spectator=False)
     with pytest.raises(ConfigError, match=r"spectator feed \(\[spectator\] enabled\)"):
-        refuse_with_workers(2, None, something)
+        refuse_with_workers(2, gifts=False, spectator=True)
 
 
 CUP = """\
@@ -462,6 +463,26 @@ def test_ctrl_c_stops_the_workers_tables_after_their_round_and_says_how_to_resum
     assert "go on with: arena tournament resume" in err
     wait_for(lambda: not any(alive(pid) for pid in workers), 10, "a worker outlived the run")
     assert rounds_in(db) < 80
+
+
+def test_the_cli_names_a_killed_workers_table_and_how_to_resume(tmp_path: Path) -> None:
+    db = tmp_path / "cup.db"
+    arena = start_cup(tmp_path, db)
+    try:
+        wait_for(lambda: rounds_in(db) >= 25, 60, "no rounds stored")  # workers ready
+        workers = [
+            pid
+            for pid in children(arena.pid)
+            if "resource_tracker" not in Path(f"/proc/{pid}/cmdline").read_text()
+        ]
+        assert len(workers) == 2
+        os.kill(workers[0], signal.SIGKILL)
+        _, err = arena.communicate(timeout=60)
+    finally:
+        arena.kill()
+    assert arena.returncode == 2, err
+    assert re.search(r"error: worker \d \(pid \d+\) ended while playing table s\d+t\d", err)
+    assert "interrupted; go on with: arena tournament resume" in err
 
 
 def test_workers_do_not_outlive_a_killed_main_process(tmp_path: Path) -> None:

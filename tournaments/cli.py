@@ -192,11 +192,13 @@ def _play(args: argparse.Namespace) -> int:
                 f"--rounds: only a daily tournament has sessions; this one is "
                 f"{settings.tournament.format}, with a fixed length"
             )
-        gifts = run_gifts(args, settings, publisher_settings)
-        if args.workers > 1:
+        if args.workers > 1:  # before gifts say where they come from
             from tournaments.workers import refuse_with_workers
 
-            refuse_with_workers(args.workers, gifts, None)  # the spectator feed: at the run
+            asked = args.gifts or args.simulate_gifts is not None or args.gift_file is not None
+            wanted = asked or bool(settings.gifts.get("enabled", False))
+            refuse_with_workers(args.workers, gifts=wanted, spectator=False)  # that: at the run
+        gifts = run_gifts(args, settings, publisher_settings)
         started: list[str] = []
 
         async def play() -> Any:

@@ -113,7 +113,7 @@ async def run_tournament(
         from tournaments.workers import check_workers, refuse_with_workers
 
         check_workers(workers)
-        refuse_with_workers(workers, gifts, spectator)
+        refuse_with_workers(workers, gifts=gifts is not None, spectator=spectator is not None)
     held = ExitStack()  # the run's lease (tournaments.lease), from the id to the end
     if tournament_id is None:
         assert config is not None

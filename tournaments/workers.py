@@ -67,8 +67,6 @@ from tournaments.store import RoundRecorder, TournamentStore
 
 if TYPE_CHECKING:
     from arena.sinks.base import Sink
-    from arena.sinks.spectator import SpectatorFeed
-    from tournaments.gifts import TournamentGifts
 
 __all__ = [
     "StoreProxy",
@@ -130,19 +128,17 @@ def check_workers(count: int) -> int:
     return count
 
 
-def refuse_with_workers(
-    workers: int, gifts: TournamentGifts | None, spectator: SpectatorFeed | None
-) -> None:
+def refuse_with_workers(workers: int, *, gifts: bool, spectator: bool) -> None:
     """ConfigError for what cannot cross into a worker: viewer gifts and the spectator
     feed attach to a table's own objects in this process."""
     if workers <= 1:
         return
-    if gifts is not None:
+    if gifts:
         raise ConfigError(
             f"--workers {workers}: viewer gifts reach tables in this process only: "
             "play with --workers 1, or turn gifts off"
         )
-    if spectator is not None:
+    if spectator:
         raise ConfigError(
             f"--workers {workers}: the spectator feed ([spectator] enabled) reads tables "
             "in this process only: play with --workers 1, or disable [spectator]"
