@@ -35,6 +35,7 @@ from tournaments.session import Session
 from tournaments.store import TournamentStore
 from tournaments.workers import (
     WorkerError,
+    any_table_for_workers,
     check_workers,
     plays_in_main,
     refuse_with_workers,
@@ -248,6 +249,9 @@ def test_model_and_human_seats_play_in_the_main_process() -> None:
     assert not plays_in_main(config, Seating(1, 1, ("Bot", "Net", "Pro")))
     assert plays_in_main(config, Seating(1, 2, ("Bot", "Net", "Gpt")))
     assert plays_in_main(config, Seating(1, 3, ("Me", "Bot", "Pro")))
+    assert any_table_for_workers(config)  # Bot, Net and Pro may meet
+    fewer = config.model_copy(update={"agents": config.agents[1:]})
+    assert not any_table_for_workers(fewer)  # a table of Net, Pro and Gpt or Me: here
 
 
 async def test_a_worker_killed_midway_fails_the_run_naming_its_table_and_it_resumes(

@@ -167,10 +167,11 @@ async def run_tournament(
         pooled = AsyncExitStack()
         try:
             if workers > 1:
-                from tournaments.workers import WorkerPool
+                from tournaments.workers import WorkerPool, any_table_for_workers
 
-                pool = WorkerPool(workers, store=store, tid=tid, seed=seed, sinks=sinks)
-                playing = replace(playing, pool=await pooled.enter_async_context(pool))
+                if any_table_for_workers(config):  # not for model and human seats only
+                    pool = WorkerPool(workers, store=store, tid=tid, seed=seed, sinks=sinks)
+                    playing = replace(playing, pool=await pooled.enter_async_context(pool))
             for stage_no in range(1, config.stage_count + 1):
                 history = _history(store.table_matches(tid), before=stage_no)
                 seatings = plan_stage(config.schedule_kind, stage_no, config.names, history, seed)

@@ -72,6 +72,7 @@ __all__ = [
     "StoreProxy",
     "WorkerError",
     "WorkerPool",
+    "any_table_for_workers",
     "check_workers",
     "plays_in_main",
     "refuse_with_workers",
@@ -150,12 +151,19 @@ def plays_in_main(config: TournamentConfig, seating: Seating) -> bool:
     seats share their provider's limit on calls in flight in the one event loop; a
     human answers at the terminal."""
     types = {entry.name: entry.type for entry in config.agents}
-    for name in seating.players:
-        cls = agent_class(types[name])
-        for base in cls.__mro__:
-            if (base.__module__, base.__name__) in _MAIN_ONLY:
-                return True
-    return False
+    return any(_main_only(types[name]) for name in seating.players)
+
+
+def any_table_for_workers(config: TournamentConfig) -> bool:
+    """Whether some table may play in a worker: three agents with neither a model nor
+    a human behind them (else a run starts no worker at all)."""
+    return sum(not _main_only(entry.type) for entry in config.agents) >= 3
+
+
+def _main_only(type_name: str) -> bool:
+    return any(
+        (base.__module__, base.__name__) in _MAIN_ONLY for base in agent_class(type_name).__mro__
+    )
 
 
 # --- the worker's side ------------------------------------------------------------------
