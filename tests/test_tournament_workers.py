@@ -118,6 +118,7 @@ async def test_two_workers_store_the_rounds_and_standings_of_one(
     one_board, one_rounds = await played(tmp_path / "one.db", config, 1)
     two_board, two_rounds = await played(tmp_path / "two.db", config, 2)
     assert two_rounds == one_rounds  # headers, results, replay lines: every table
+    assert list(two_rounds) == list(one_rounds)  # the matches stored in the same order
     assert two_board == one_board  # points, ratings, ranks
     assert one_board["rounds"] > 0
     assert not multiprocessing.active_children()
@@ -127,10 +128,11 @@ async def test_units_played_here_while_the_workers_start_change_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(workers_module, "PLAY_HERE_WHILE_STARTING", True)
-    config = roster(4)
+    config = roster(7, format="standard", stages=3)
     one_board, one_rounds = await played(tmp_path / "one.db", config, 1)
     two_board, two_rounds = await played(tmp_path / "two.db", config, 2)
     assert (two_board, two_rounds) == (one_board, one_rounds)
+    assert list(two_rounds) == list(one_rounds)
 
 
 async def test_a_table_with_a_main_process_seat_plays_here_among_workers(

@@ -384,6 +384,18 @@ class _Unit:
     told: Callable[[RoundRecord], None]
     done: asyncio.Future[bool]
     """The worker's ``session.ended`` for the table, or the failure."""
+    opened: asyncio.Event
+    """Set at the unit's first read (its match opened): the next unit may start."""
+
+
+async def _first(waits: tuple[asyncio.Future[Any], ...]) -> None:
+    """Until the first of ``waits`` is done; the others cancelled (a failure in one
+    that ended is the caller's to see)."""
+    try:
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for wait in waits[1:]:
+            wait.cancel()
 
 
 @dataclass(eq=False)
@@ -424,6 +436,7 @@ class WorkerPool:
         if PLAY_HERE_WHILE_STARTING if play_here is None else play_here:
             self._idle.put_nowait(None)
         self._ready = 0
+        self._starting = asyncio.Lock()
         self._events: asyncio.Queue[Event | None] = asyncio.Queue()
         self._forwarding: asyncio.Task[None] | None = None
         self._failure: WorkerError | None = None
@@ -489,24 +502,36 @@ class WorkerPool:
         ``session`` reaches the worker, and its table's early end comes back. While no
         worker is ready yet (they take half a second to start), this process plays
         the unit itself (``here``) when ``play_here``: not after, for a table here
-        keeps its event loop (the workers' only writer) busy a whole match."""
+        keeps its event loop (the workers' only writer) busy a whole match.
+
+        Units start one at a time, in the order asked, each once its first read (its
+        ``open_match``) is answered: the matches are stored in the order an in-process
+        run stores them (``show --json`` lists them alike)."""
         if self._failure is not None:
             raise self._failure
-        worker = await self._idle.get()
-        if worker is None:
+        done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        opened = asyncio.Event()
+        async with self._starting:
+            worker = await self._idle.get()
+            if worker is not None:
+                if worker.dead:  # died while idle
+                    raise self._failure or WorkerError(f"worker {worker.number} is gone")
+                worker.unit = _Unit(seating, told, done, opened)
+                try:
+                    worker.connection.send(("play", seating, session))
+                    await _first((done, asyncio.ensure_future(opened.wait())))
+                except BaseException:
+                    self._close(worker)
+                    raise
+        if worker is None:  # this process, while the workers start
             try:
-                await here()
+                await here()  # opens its match before it first waits: in order too
             finally:
                 if not self._ready:  # after that the workers play, and this process writes
                     self._idle.put_nowait(None)
             return
-        if worker.dead:  # died while idle
-            raise self._failure or WorkerError(f"worker {worker.number} is gone")
-        done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        worker.unit = _Unit(seating, told, done)
         stop_sent = session.stop_asked
         try:
-            worker.connection.send(("play", seating, session))
             while not done.done():
                 await asyncio.wait((done,), timeout=_STOP_POLL_S)
                 if session.stop_asked and not stop_sent and not done.done():
@@ -546,6 +571,8 @@ class WorkerPool:
             getattr(self.store, name)(*args, **kwargs)
         elif kind == "call":
             _, name, args, kwargs = message
+            if unit is not None:
+                unit.opened.set()
             try:
                 answer = getattr(self.store, name)(*args, **kwargs)
             except Exception as exc:
