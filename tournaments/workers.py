@@ -5,7 +5,8 @@ a process whose event loop, SQLite connection and threads are up) and hands each
 worker one *table unit* at a time: a stage's table match, played by the very coroutine
 an in-process run uses (``tournaments.runner._play_table_match``), so whatever that
 coroutine does at a table runs in a worker unchanged. ``tables_at_once`` still caps how
-many tables play at once.
+many tables play at once. Until a worker is ready (about half a second), the main process
+plays the units itself (:data:`PLAY_HERE_WHILE_STARTING`).
 
 What goes where, and why:
 
@@ -15,12 +16,15 @@ What goes where, and why:
   ``_write_round`` and ``_write_match_end``) is a one-way message the main process
   applies in the order sent. The recorder itself runs in the worker, so a round's lines
   are encoded there (:mod:`tournaments.round_lines`) and the main process only commits
-  them: its work per round stays small, and overlaps the workers' play.
+  them: its work per round stays small, and overlaps the workers' play. What a round
+  sends (its write, the round told, its events) goes as one message, and a worker's
+  send buffer holds many rounds: it plays on while the writer catches up.
 - **The same results.** A table's seeds derive from the tournament's seed and the
   table's id, never from where or when it plays, and ratings settle in canonical order
   at each stage's end: a run with workers stores the same rounds and standings as one
   without. The main process hears each round (``told``: the leaderboard, its MQTT
-  message) after writing it, as it does in-process.
+  message) after writing it, as it does in-process. Units start one at a time in the
+  order asked, so the matches are stored (and listed) in an in-process run's order.
 - **Model and human seats stay in the main process** (:func:`plays_in_main`): they
   wait on the network or a person, not the CPU, and a provider key's limit on calls in
   flight (``arena.agents.llm.clients``) lives in one event loop, so model seats share
@@ -32,7 +36,7 @@ What goes where, and why:
   (:func:`refuse_with_workers`).
 - **Stopping.** Workers ignore SIGINT: the first Ctrl-C asks the session to stop, and
   the pool tells every busy worker, whose table stops after its round (as in-process).
-  A worker that dies fails the run with a :class:`WorkerError` naming its table; the
+  A worker that dies fails the run with a :class:`WorkerError` naming it and its table; the
   tournament is left ``interrupted``, every stored round whole, and resumes. A worker
   whose main process is gone (its pipe closed) stops: workers never outlive the run.
 """
@@ -49,7 +53,7 @@ import socket
 import time
 import traceback
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import TYPE_CHECKING, Any, Final, cast
@@ -405,7 +409,6 @@ class _Worker:
     connection: Connection
     unit: _Unit | None = None
     dead: bool = False
-    events: list[Event] = field(default_factory=list)
 
 
 class WorkerPool:
