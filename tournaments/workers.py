@@ -409,6 +409,8 @@ class _Worker:
     connection: Connection
     unit: _Unit | None = None
     dead: bool = False
+    ready: bool = False
+    """Started: it has loaded the arena (and may have agents to close)."""
 
 
 class WorkerPool:
@@ -583,6 +585,7 @@ class WorkerPool:
             else:
                 worker.connection.send(("reply", answer))
         elif kind == "ready":
+            worker.ready = True
             self._ready += 1
             self._idle.put_nowait(worker)
         elif kind == "told" and unit is not None:
@@ -655,8 +658,10 @@ class WorkerPool:
         for worker in self._workers:
             worker.connection.close()
         for worker in self._workers:
-            worker.process.join(max(deadline - time.monotonic(), 0.0))
+            if worker.ready:  # one still loading the arena holds nothing: not waited for
+                worker.process.join(max(deadline - time.monotonic(), 0.0))
             if worker.process.is_alive():
-                log.warning("worker_killed", worker=worker.number, pid=worker.process.pid)
+                if worker.ready:
+                    log.warning("worker_killed", worker=worker.number, pid=worker.process.pid)
                 worker.process.kill()
                 worker.process.join(2.0)
