@@ -8,7 +8,8 @@ start; ``resume ID`` goes on with one that was interrupted (Ctrl-C, a crash, ``k
 (``--replay``: every round, for ``verify --from-file``); ``verify ID`` checks the deals
 against the committed seeds and every move (``tournaments.verify``). With
 ``--mqtt [URL]`` a run publishes the leaderboard after every round, retained, on
-``<prefix>/tournaments/<id>/leaderboard``.
+``<prefix>/tournaments/<id>/leaderboard``. ``--workers N`` spreads the tables of
+scripted and remote agents over N processes (:mod:`tournaments.workers`).
 
 The parser is built for every ``arena`` command, so this module imports little at the
 top; what a run needs is imported when it runs.
@@ -69,6 +70,15 @@ def add_tournament_command(subparsers: argparse._SubParsersAction[Any]) -> None:
             metavar="N",
             help="a daily tournament: play N more rounds this session, then stop, "
             "resumable (default: the file's session_rounds, else until Ctrl-C)",
+        )
+        playing.add_argument(
+            "--workers",
+            type=int,
+            default=1,
+            metavar="N",
+            help="play the tables of scripted, subprocess and remote agents in N processes "
+            "(this one the only writer; the same results as 1); model and human seats "
+            "play in this process (default: 1, every table here)",
         )
         _add_gift_flags(playing)
     show = actions.add_parser("show", help="a tournament's leaderboard, finished or not")
@@ -200,6 +210,12 @@ def _play(args: argparse.Namespace) -> int:
                 f"--rounds: only a daily tournament has sessions; this one is "
                 f"{settings.tournament.format}, with a fixed length"
             )
+        if args.workers > 1:  # before gifts say where they come from
+            from tournaments.workers import refuse_with_workers
+
+            asked = args.gifts or args.simulate_gifts is not None or args.gift_file is not None
+            wanted = asked or bool(settings.gifts.get("enabled", False))
+            refuse_with_workers(args.workers, gifts=wanted, spectator=False)  # that: at the run
         gifts = run_gifts(args, settings, publisher_settings)
         started: list[str] = []
 
@@ -252,6 +268,7 @@ def _play(args: argparse.Namespace) -> int:
                     gifts=gifts,
                     sinks=() if feed is None else (feed,),
                     spectator=spectator,
+                    workers=args.workers,
                 )
             except asyncio.CancelledError:
                 if stopping.is_set():  # the second Ctrl-C: as a plain Ctrl-C would
@@ -281,6 +298,10 @@ def _play(args: argparse.Namespace) -> int:
             if started:
                 _say_resume(started[0], args.db, "interrupted")
             raise
+        except ArenaError:  # a worker that died (--workers): every stored round kept
+            if started:
+                _say_resume(started[0], args.db, "interrupted")
+            raise
         if not run.finished:
             why = "stopped after the current round" if session.stop_asked else "session over"
             _print_board(run.leaderboard, title=f"tournament {run.tournament_id}, {why}")
@@ -292,6 +313,13 @@ def _play(args: argparse.Namespace) -> int:
 
 def _check_play_flags(args: argparse.Namespace) -> None:
     """The numbers and files of ``run`` and ``resume``, each refused with its flag."""
+    if args.workers != 1:
+        from tournaments.workers import check_workers
+
+        try:
+            check_workers(args.workers)
+        except ConfigError as exc:
+            raise TournamentCommandError(str(exc)) from None
     if args.rounds is not None and args.rounds < 1:
         raise TournamentCommandError(f"--rounds: {args.rounds}: give 1 round or more")
     if args.simulate_gifts is not None and not 0 < args.simulate_gifts <= 1000:

@@ -26,6 +26,10 @@ left ``interrupted`` and :attr:`TournamentRun.finished` is false. With
 :class:`~tournaments.gifts.TournamentGifts` each table takes viewer gifts while it
 plays (ranked: never a changed result); that module, and the gifts package, are only
 imported by a caller that turns gifts on.
+
+With ``workers`` ≥ 2, :mod:`tournaments.workers` plays the stage's tables of scripted and
+remote seats in worker processes, each by this module's ``_play_table_match`` (a table
+unit) against a proxy of the store; this process stays the only writer.
 """
 
 from __future__ import annotations
@@ -33,8 +37,8 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import Callable, Sequence
-from contextlib import ExitStack
-from dataclasses import dataclass
+from contextlib import AsyncExitStack, ExitStack
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from arena.agents.base import Agent
@@ -66,6 +70,7 @@ if TYPE_CHECKING:
     from arena.sinks.spectator import SpectatorFeed
     from arena.table.moderation import Moderator
     from tournaments.gifts import TournamentGifts
+    from tournaments.workers import WorkerPool
 
 __all__ = ["TournamentRun", "check_agents", "planned_rounds", "run_tournament"]
 
@@ -95,6 +100,7 @@ async def run_tournament(
     gifts: TournamentGifts | None = None,
     sinks: Sequence[Sink] = (),
     spectator: SpectatorFeed | None = None,
+    workers: int = 1,
 ) -> TournamentRun:
     """Play ``config`` as a new tournament, or resume ``tournament_id`` (its config and
     seed as stored); see the module. ``on_start`` hears, before the first round, the
@@ -105,9 +111,19 @@ async def run_tournament(
     ``sinks`` hear every table's events (the live MQTT feed); their owner starts and
     closes them, and gives only sinks that never wait (a table awaits each event). A
     ``spectator`` feed (started and closed by its owner) hears every table's hands, and
-    a PEEK's cards."""
+    a PEEK's cards.
+
+    ``workers`` ≥ 2 plays the tables of scripted, subprocess and remote seats in that
+    many worker processes, this one the only writer (:mod:`tournaments.workers`): the
+    same rounds and standings as 1, every table here. Gifts and a spectator feed are
+    refused with workers (ConfigError)."""
     if (config is None) == (tournament_id is None):
         raise ValueError("give a config (a new tournament) or a tournament id (resume)")
+    if workers != 1:
+        from tournaments.workers import check_workers, refuse_with_workers
+
+        check_workers(workers)
+        refuse_with_workers(workers, gifts=gifts is not None, spectator=spectator is not None)
     held = ExitStack()  # the run's lease (tournaments.lease), from the id to the end
     if tournament_id is None:
         assert config is not None
@@ -163,7 +179,16 @@ async def run_tournament(
         )
         if gifts is not None:
             gifts.start(seed, spectator=spectator)
+        pooled = AsyncExitStack()
         try:
+            if workers > 1:
+                from tournaments.workers import WorkerPool, any_table_for_workers
+
+                if any_table_for_workers(config):  # not for model and human seats only
+                    pool = WorkerPool(
+                        workers, store=store, tid=tid, seed=seed, deal_seed=deal_seed, sinks=sinks
+                    )
+                    playing = replace(playing, pool=await pooled.enter_async_context(pool))
             for stage_no in range(1, config.stage_count + 1):
                 history = _history(store.table_matches(tid), before=stage_no)
                 seatings = plan_stage(config.schedule_kind, stage_no, config.names, history, seed)
@@ -173,7 +198,9 @@ async def run_tournament(
                 tell()  # only if settling changed it
                 if session.ended:
                     break
-        except BaseException:
+            await pooled.aclose()  # the workers done: they exit
+        except BaseException as failed:
+            await pooled.__aexit__(type(failed), failed, failed.__traceback__)  # killed now
             store.mark_tournament(tid, "interrupted")
             raise
         finally:
@@ -203,6 +230,8 @@ class _Playing:
     moderator: Moderator
     sinks: Sequence[Sink]
     spectator: SpectatorFeed | None
+    pool: WorkerPool | None = None
+    """Worker processes for the tables that may leave this one (``--workers N``)."""
 
 
 def _daily(config: TournamentConfig) -> bool:
@@ -285,12 +314,28 @@ async def _play_stage(
     seatings: Sequence[Seating],
     told: Callable[[RoundRecord], None],
 ) -> None:
-    """Every table of one stage, ``tables_at_once`` at a time (default: all)."""
+    """Every table of one stage, ``tables_at_once`` at a time (default: all); with a
+    pool, a table without model or human seats plays in the next free worker (so at
+    most as many of those at once as there are workers)."""
     at_once = asyncio.Semaphore(playing.config.tournament.tables_at_once or max(len(seatings), 1))
+    pool = playing.pool
+    here = {seating.table_id for seating in seatings}
+    if pool is not None:
+        from tournaments.workers import plays_in_main
+
+        here = {s.table_id for s in seatings if plays_in_main(playing.config, s)}
 
     async def one(seating: Seating) -> None:
         async with at_once:
-            await _play_table_match(playing, seating, told)
+            if pool is None or seating.table_id in here:
+                await _play_table_match(playing, seating, told)
+            else:
+                await pool.play(
+                    seating,
+                    playing.session,
+                    told,
+                    here=lambda: _play_table_match(playing, seating, told),
+                )
 
     try:
         async with asyncio.TaskGroup() as group:
