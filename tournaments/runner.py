@@ -156,8 +156,10 @@ async def run_tournament(
         sent: list[dict[str, Any]] = []  # the last board told
 
         def tell() -> None:
+            if on_leaderboard is None:
+                return  # nobody listens: no board to build
             board = {"tournament": tid, **leaderboard.to_dict()}
-            if on_leaderboard is not None and (not sent or board != sent[-1]):
+            if not sent or board != sent[-1]:
                 sent[:] = [board]
                 on_leaderboard(board)
 
