@@ -40,7 +40,11 @@ from tournaments.store import TournamentStore
 GOAL = 0.40
 """Duplicate must cut the standard error by at least this share."""
 
-KINDS = ("heuristic", "greedy", "random")
+KINDS = ["heuristic", "greedy", "random"]
+"""The kinds at the table (``--kinds``); a kind given twice seats two agents of it."""
+
+SEATINGS = ["rotations"]
+"""``--seatings``: rotations (3 seatings a deal) or all (6)."""
 
 LANDLORD_POLICY = ["bid"]
 """``--landlord-policy``: ``rotate`` fixes the landlord's seat, so the luck of being
@@ -50,7 +54,10 @@ landlord with a given hand is what the seatings share too."""
 def roster(size: str) -> list[tuple[str, str]]:
     """(name, type) of each agent: one of each kind, or three."""
     if size == "three":
-        return [(kind.capitalize(), kind) for kind in KINDS]
+        return [
+            (kind.capitalize() + (f"-{i + 1}" if KINDS.count(kind) > 1 else ""), kind)
+            for i, kind in enumerate(KINDS)
+        ]
     return [(f"{kind.capitalize()}-{n}", kind) for kind in KINDS for n in (1, 2, 3)]
 
 
@@ -104,11 +111,12 @@ async def replication(folder: Path, index: int, size: str, stages: int) -> dict[
     """One replication, plain and duplicate at equal rounds (see the module): per mode,
     each agent's per-deal scores."""
     found: dict[str, Scores] = {}
-    for mode in ("off", "rotations"):
-        if size == "three":  # three tournaments of 10 rounds, or one of 10 deals × 3
-            runs, run_stages = (3 if mode == "off" else 1), None
-        else:  # one Swiss tournament, 3× the stages plain
-            runs, run_stages = 1, (3 * stages if mode == "off" else stages)
+    seatings = 3 if SEATINGS[0] == "rotations" else 6
+    for mode in ("off", SEATINGS[0]):
+        if size == "three":  # 3 (6) tournaments of 10 rounds, or one of 10 deals × 3 (6)
+            runs, run_stages = (seatings if mode == "off" else 1), None
+        else:  # one Swiss tournament, 3× (6×) the stages plain
+            runs, run_stages = 1, (seatings * stages if mode == "off" else stages)
         pooled: Scores = defaultdict(lambda: defaultdict(list))
         with TournamentStore(folder / f"{mode}-{index}.db") as store:
             for run in range(runs):
@@ -117,7 +125,7 @@ async def replication(folder: Path, index: int, size: str, stages: int) -> dict[
                 for scoring, by_agent in scores.items():
                     for name, values in by_agent.items():
                         pooled[scoring][name].extend(values)
-        found[mode] = pooled
+        found["off" if mode == "off" else "duplicate"] = pooled
     return found
 
 
@@ -127,8 +135,20 @@ def main() -> None:
     parser.add_argument("--roster", choices=("three", "nine"), default="three")
     parser.add_argument("--stages", type=int, default=2, help="duplicate's Swiss stages (nine)")
     parser.add_argument("--landlord-policy", choices=("bid", "rotate"), default="bid")
+    parser.add_argument(
+        "--kinds",
+        default=",".join(KINDS),
+        help="the kinds at the table, comma-separated (roster three: exactly 3, e.g. "
+        "heuristic,greedy,greedy: no random agent's noise)",
+    )
+    parser.add_argument("--seatings", choices=("rotations", "all"), default="rotations")
     args = parser.parse_args()
     LANDLORD_POLICY[0] = args.landlord_policy
+    SEATINGS[0] = args.seatings
+    KINDS[:] = [kind.strip() for kind in args.kinds.split(",")]
+    if args.roster == "three" and len(KINDS) != 3:
+        parser.error(f"--kinds: roster three seats 3 agents, not {len(KINDS)}")
+    seatings = 3 if args.seatings == "rotations" else 6
     # means[scoring][mode][agent]: one mean a replication; within: its 1-run SE
     means: dict[str, dict[str, dict[str, list[float]]]] = defaultdict(
         lambda: defaultdict(lambda: defaultdict(list))
@@ -143,7 +163,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         for index in range(args.replications):
             found = asyncio.run(replication(Path(folder), index, args.roster, args.stages))
-            dup = found["rotations"]
+            dup = found["duplicate"]
             for name, rounds in dup["rounds"].items():
                 pooled_rounds[name].extend(rounds)
                 pooled_deals[name].extend(dup["points"][name])
@@ -159,8 +179,9 @@ def main() -> None:
     print(
         f"{args.replications} replications, roster {args.roster}, landlord policy "
         f"{args.landlord_policy}; a run: plain "
-        f"{counts['off']} deals (= rounds) an agent, duplicate {counts['rotations']} deals "
-        f"× 3 seatings = {3 * counts['rotations']} rounds"
+        f"{counts['off']} deals (= rounds) an agent, duplicate {counts['duplicate']} deals "
+        f"× {seatings} seatings = {seatings * counts['duplicate']} rounds; kinds "
+        f"{','.join(KINDS)}"
     )
     for scoring in ("points", "matchpoints"):
         cuts = _report(scoring, args.roster, means[scoring], within[scoring])
@@ -171,9 +192,10 @@ def main() -> None:
         for name in pooled_rounds
     )
     print(
-        f"a duplicate deal's 3 seatings are worth {worth:.1f} independent rounds (median over "
-        "the agents of var(round score) / var(deal mean), all runs pooled; 3: no luck "
-        "taken out beyond averaging, 8.3 or more: the 40 % cut)"
+        f"a duplicate deal's {seatings} seatings are worth {worth:.1f} independent rounds "
+        "(median over the agents of var(round score) / var(deal mean), all runs pooled; "
+        f"{seatings}: no luck taken out beyond averaging, {seatings / 0.36:.1f} or more: the "
+        "40 % cut)"
     )
 
 
@@ -187,11 +209,11 @@ def _report(
     print(f"score per deal: {scoring}")
     print(f"{'agent':<10} {'mode':<10} {'mean/deal':>9} {'SE (measured)':>14} {'SE (1 run)':>11}")
     cuts = []
-    for kind in KINDS:  # agents of a kind pooled: the RMS of their standard errors
+    for kind in dict.fromkeys(KINDS):  # agents of a kind pooled: the RMS of their SEs
         names = [name for name, of in roster(size) if of == kind]
         label = kind if len(names) > 1 else names[0]
         measured = {}
-        for mode in ("off", "rotations"):
+        for mode in ("off", "duplicate"):
             measured[mode] = _rms([statistics.stdev(means[mode][n]) for n in names])
             print(
                 f"{label:<10} {'plain' if mode == 'off' else 'duplicate':<10} "
@@ -199,7 +221,7 @@ def _report(
                 f"{measured[mode]:>14.3f} "
                 f"{_rms([e for n in names for e in within[mode][n]]):>11.3f}"
             )
-        cut = 1 - measured["rotations"] / measured["off"]
+        cut = 1 - measured["duplicate"] / measured["off"]
         cuts.append(cut)
         print(f"{label:<10} cut in the standard error: {cut:.0%}")
     return cuts
