@@ -103,6 +103,12 @@ async def test_every_seating_is_dealt_the_same_cards_and_every_agent_sits_everyw
     assert len(hands) == 30
     assert all(len(found) == 1 for found in hands.values())
     assert planned_rounds(config(mode), 23) == 10 * count == run.leaderboard.rounds
+    # the cards played, too: nobody redeals in duplicate mode (an unbid deal is forced)
+    for k in range(1, 11):
+        played = [round_record(row).result for row in stored if row["round_no"] == k]
+        assert {(result.deals, str(result.deal), result.bottom) for result in played} == {
+            (1, str(played[0].deal), played[0].bottom)
+        }
 
 
 def _first_deals(path: Path, tid: str) -> Iterator[tuple[tuple[int, int], frozenset[str]]]:
@@ -346,6 +352,43 @@ def test_duplicate_is_refused_with_a_human_agent() -> None:
     roster = [{"name": "Me", "type": "human"}, {"name": "B"}, {"name": "C"}]
     with pytest.raises(ConfigError, match=r"tournament\.duplicate: agent 'Me' is human"):
         config("rotations", roster)
+
+
+async def test_a_deal_nobody_bids_on_is_forced_not_redealt_at_every_seating(
+    tmp_path: Path,
+) -> None:
+    """Random bidders: with seed 3 everyone passes at one seating of a deal but not at the
+    others; a redeal would have given that seating other cards."""
+    passers = parse_tournament_config(
+        {
+            "tournament": {"name": "passers", "seed": 3, "duplicate": "rotations"},
+            "agents": [{"name": f"R{i}", "type": "random"} for i in range(3)],
+        },
+        source="test",
+    )
+    assert passers.rules.max_redeals == 0
+    with TournamentStore(tmp_path / "t.db") as store:
+        run = await run_tournament(store, passers)
+        results = [round_record(row).result for row in store.rounds(run.tournament_id)]
+    assert sum(result.forced_landlord for result in results) == 1  # the case arose
+    assert all(result.deals == 1 for result in results)
+    by_deal: dict[int, set[str]] = defaultdict(set)
+    for result in results:
+        by_deal[result.seed].add(str(result.deal))
+    assert len(by_deal) == 10
+    assert all(len(cards) == 1 for cards in by_deal.values())
+
+
+def test_redeals_are_refused_in_duplicate_mode() -> None:
+    with pytest.raises(ConfigError, match=r"rules: max_redeals = 2 with tournament.duplicate"):
+        parse_tournament_config(
+            {
+                "tournament": {"name": "x", "duplicate": "all"},
+                "rules": {"max_redeals": 2},
+                "agents": [{"name": n, "type": "greedy"} for n in ("A", "B", "C")],
+            },
+            source="test",
+        )
 
 
 def test_an_unknown_duplicate_mode_is_named() -> None:

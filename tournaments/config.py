@@ -135,7 +135,7 @@ class TournamentConfig(BaseModel):
 
     tournament: TournamentSettings
     agents: tuple[AgentEntry, ...]
-    rules: Rules = Field(default_factory=Rules)
+    rules: Rules = Field(default_factory=Rules, validate_default=True)
     table: TableSettings = Field(default_factory=TableSettings)
     """Unlike ``arena play``, no pause between actions by default (``pace_s = 0``)."""
     moderation: ModerationSettings = Field(default_factory=ModerationSettings)
@@ -150,6 +150,24 @@ class TournamentConfig(BaseModel):
     tournament starts. Tournaments are ranked: ``mode`` is always ``"ranked"`` (every
     effect that could change a result is rejected); writing ``mode = "show"`` is an error,
     leaving it out is the same as ``"ranked"``."""
+
+    @field_validator("rules")
+    @classmethod
+    def _duplicate_deals_are_never_redealt(cls, rules: Rules, info: ValidationInfo) -> Rules:
+        """In duplicate mode nobody redeals: when all pass, the first bidder takes the
+        deal at 1 (``max_redeals = 0``). A redeal would hand the seatings where everyone
+        passed other cards than the rest, and the comparison would be void."""
+        settings = info.data.get("tournament")
+        if settings is None or settings.duplicate is Duplicate.OFF:
+            return rules
+        if "max_redeals" in rules.model_fields_set and rules.max_redeals != 0:
+            raise ValueError(
+                f"max_redeals = {rules.max_redeals} with tournament.duplicate: every seating "
+                "of a deal must play the same cards, and a redeal after all pass would not; "
+                "in duplicate mode the first bidder takes an unbid deal at 1 (leave "
+                "max_redeals out, or write 0)"
+            )
+        return rules.model_copy(update={"max_redeals": 0})
 
     @field_validator("agents", mode="before")
     @classmethod
