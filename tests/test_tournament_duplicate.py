@@ -372,7 +372,7 @@ async def test_a_deal_nobody_bids_on_is_forced_not_redealt_at_every_seating(
         results = [round_record(row).result for row in store.rounds(run.tournament_id)]
     assert sum(result.forced_landlord for result in results) == 1  # the case arose
     assert all(result.deals == 1 for result in results)
-    by_deal: dict[int, set[str]] = defaultdict(set)
+    by_deal: dict[int | None, set[str]] = defaultdict(set)
     for result in results:
         by_deal[result.seed].add(str(result.deal))
     assert len(by_deal) == 10
