@@ -51,7 +51,8 @@ async def test_a_round_robin_of_four_plays_every_triple_and_stores_every_round(
     ]
     assert all(m.status == "finished" for m in matches)
     assert all(3 <= len([r for r in rounds if r["table"] == m.table_id]) <= 5 for m in matches)
-    assert len(told) == len(rounds)  # the leaderboard after every round
+    assert told[0]["rounds"] == 0  # the board as it starts (the seed's commitment)
+    assert len(told) == 1 + len(rounds)  # then after every round
     assert told[-1]["tournament"] == run.tournament_id
     rebuilt = Leaderboard.from_rounds(round_record(r) for r in rounds)
     assert standings(rebuilt) == standings(run.leaderboard)

@@ -44,6 +44,7 @@ from tournaments.workers import (
 
 TIMING: frozenset[str] = frozenset(
     {"latency_ms", "mean_latency_ms", "elapsed_ms", "t_ms", "deadline_at"}
+    | {"committed_at", "revealed_at"}  # when the seed was committed and revealed
 )
 """What a clock measured: differs between any two runs, in or out of workers."""
 

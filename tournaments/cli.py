@@ -216,6 +216,12 @@ def _play(args: argparse.Namespace) -> int:
             asked = args.gifts or args.simulate_gifts is not None or args.gift_file is not None
             wanted = asked or bool(settings.gifts.get("enabled", False))
             refuse_with_workers(args.workers, gifts=wanted, spectator=False)  # that: at the run
+        asked = args.gifts or args.simulate_gifts is not None or args.gift_file is not None
+        if asked and settings.tournament.duplicate != "off":  # before gifts say they start
+            raise TournamentCommandError(
+                "--gifts, --simulate-gifts, --gift-file: not with tournament.duplicate: a "
+                "viewer's gift or cheer could carry a deal from one seating to the next"
+            )
         gifts = run_gifts(args, settings, publisher_settings)
         started: list[str] = []
 
@@ -236,6 +242,7 @@ def _play(args: argparse.Namespace) -> int:
                 nonlocal publisher
                 started.append(tid)
                 print(f"arena: tournament {tid} in {args.db}", file=sys.stderr, flush=True)
+                print(f"arena: {_seed_line(seeds_document(store, tid))}", file=sys.stderr)
                 if publisher_settings is not None:
                     publisher = LeaderboardPublisher(
                         publisher_settings, tid, name=settings.tournament.name
@@ -339,6 +346,21 @@ def _say_resume(tid: str, db: Path, why: str) -> None:
     )
 
 
+def _seed_line(seeds: dict[str, Any]) -> str:
+    """What a run says of its seed as it starts: the commitment its deals are checked
+    against, or that a small seed makes it unverifiable."""
+    epoch = seeds["epochs"][-1]
+    if not epoch["verifiable"]:
+        return (
+            "seed: not verifiable, the file's small seed could have been chosen (give no "
+            "seed, or 128 bits, for deals anyone can check)"
+        )
+    return (
+        f"seed committed: sha256 {epoch['commitment']} (epoch {epoch['epoch']}; revealed "
+        "when the tournament ends, checked by `arena tournament verify`)"
+    )
+
+
 class RunView:
     """A run's progress: on a terminal a bar with an ETA above the top of the
     leaderboard, redrawn after every round; otherwise a line at every tenth of the
@@ -394,7 +416,8 @@ class RunView:
             self.live.update(Group(self.progress, top))
             return
         step = max(self.planned // 10, 1) if self.planned else 50
-        if self.played // step > self._said // step or self.played == self.planned:
+        crossed = self.played // step > self._said // step or self.played == self.planned
+        if crossed and self.played != self._said:  # not again for the same rounds
             self._said = self.played
             leader = board["agents"][0]
             of = f"/{self.planned}" if self.planned else ""

@@ -150,9 +150,6 @@ async def run_tournament(
         )
         played = Counter(str(row["table"]) for row in stored)
         tid = tournament_id
-        if on_start is not None:  # the id, the rounds planned and those already played
-            on_start(tid, planned_rounds(config, seed), leaderboard.rounds)
-
         sent: list[dict[str, Any]] = []  # the last board told
 
         def tell() -> None:
@@ -162,6 +159,10 @@ async def run_tournament(
             if not sent or board != sent[-1]:
                 sent[:] = [board]
                 on_leaderboard(board)
+
+        if on_start is not None:  # the id, the rounds planned and those already played
+            on_start(tid, planned_rounds(config, seed), leaderboard.rounds)
+        tell()  # before the first round: the retained board carries the seed's commitment
 
         def told(record: RoundRecord) -> None:
             leaderboard.add_round(record)
