@@ -315,3 +315,52 @@ def test_show_lists_the_whole_roster_before_anyone_has_played(
         (n, 0, 0) for n in names
     ]
     assert document["status"] == "interrupted"  # stored running, but nobody plays it
+
+
+def test_a_run_says_its_seed_commitment_or_that_a_small_seed_is_not_verifiable(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    small = cup(tmp_path)
+    assert main(["tournament", "run", str(small), "--db", str(tmp_path / "a.db")]) == 0
+    said = capsys.readouterr().err
+    assert "seed: not verifiable, the file's small seed could have been chosen" in said
+    fresh = tmp_path / "fresh.toml"
+    fresh.write_text(small.read_text(encoding="utf-8").replace("seed = 23\n", ""), "utf-8")
+    assert main(["tournament", "run", str(fresh), "--db", str(tmp_path / "b.db")]) == 0
+    said = capsys.readouterr().err
+    (line,) = [line for line in said.splitlines() if "seed committed" in line]
+    commitment = line.split("sha256 ")[1].split()[0]
+    assert len(commitment) == 64
+    assert int(commitment, 16) >= 0
+
+
+def test_each_progress_line_is_said_once_in_a_duplicate_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    three = tmp_path / "dup.toml"
+    text = CUP.format(pace=0).replace(
+        'format = "standard"', 'format = "standard"\nduplicate = "rotations"'
+    )
+    three.write_text(text.split('[[agents]]\nname = "Dee"')[0], encoding="utf-8")
+    assert main(["tournament", "run", str(three), "--db", str(tmp_path / "d.db")]) == 0
+    progress = [line for line in capsys.readouterr().err.splitlines() if " rounds; leader " in line]
+    assert progress  # a line every tenth of the 30 rounds
+    assert len(progress) == len(set(progress))
+    assert progress[-1].startswith("arena: 30/30 rounds")
+
+
+@pytest.mark.parametrize("flag", [["--simulate-gifts"], ["--gifts"]])
+def test_gifts_with_duplicate_mode_are_refused_before_they_start(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flag: list[str]
+) -> None:
+    three = tmp_path / "dup.toml"
+    text = CUP.format(pace=0).replace(
+        'format = "standard"', 'format = "standard"\nduplicate = "rotations"'
+    )
+    three.write_text(text.split('[[agents]]\nname = "Dee"')[0], encoding="utf-8")
+    code = main(["tournament", "run", str(three), *flag, "--db", str(tmp_path / "d.db")])
+    said = capsys.readouterr().err
+    assert code == 2
+    assert "not with tournament.duplicate" in said
+    assert "taking gifts" not in said
+    assert not (tmp_path / "d.db").exists() or "tournament t-" not in said
