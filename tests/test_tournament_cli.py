@@ -364,3 +364,47 @@ def test_gifts_with_duplicate_mode_are_refused_before_they_start(
     assert "not with tournament.duplicate" in said
     assert "taking gifts" not in said
     assert not (tmp_path / "d.db").exists() or "tournament t-" not in said
+
+
+def test_finish_ends_a_daily_for_good_and_reveals_its_last_seed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    daily = tmp_path / "daily.toml"
+    three = CUP.format(pace=0).replace('format = "standard"\nseed = 23', 'format = "daily"')
+    daily.write_text(three.split('[[agents]]\nname = "Dee"')[0], encoding="utf-8")
+    db = str(tmp_path / "d.db")
+    assert main(["tournament", "run", str(daily), "--rounds", "4", "--db", db]) == 0
+    capsys.readouterr()
+    assert main(["tournament", "list", "--json", "--db", db]) == 0
+    (listed,) = json.loads(capsys.readouterr().out)["tournaments"]
+    tid = listed["id"]
+    assert shown(Path(db), tid, capsys)["seeds"]["epochs"][-1]["seed"] is None  # secret
+    assert main(["tournament", "finish", tid, "--db", db]) == 0
+    said = capsys.readouterr().out
+    assert f"tournament {tid} (test cup) finished after 4 rounds" in said
+    document = shown(Path(db), tid, capsys)
+    assert document["status"] == "finished"
+    assert document["seeds"]["epochs"][-1]["seed"].startswith("0x")  # revealed
+    assert main(["tournament", "finish", tid, "--db", db]) == 2
+    assert "is finished already" in capsys.readouterr().err
+    assert main(["tournament", "resume", tid, "--db", db]) == 2
+    assert "nothing to resume" in capsys.readouterr().err
+
+
+def test_finish_is_refused_while_a_run_plays_the_tournament(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tournaments.lease import RunLease
+    from tournaments.store import TournamentStore
+
+    db = tmp_path / "a.db"
+    assert main(["tournament", "run", str(cup(tmp_path)), "--db", str(db)]) == 0
+    capsys.readouterr()
+    with TournamentStore(db) as store:
+        (row,) = store.tournaments()
+        store.mark_tournament(row.id, "interrupted")
+        with RunLease(store.path, row.id):  # as a live run holds it
+            assert main(["tournament", "finish", row.id, "--db", str(db)]) == 2
+    assert "pid" in capsys.readouterr().err
+    with TournamentStore(db) as store:
+        assert store.tournament(row.id).status == "interrupted"

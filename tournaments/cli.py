@@ -102,6 +102,12 @@ def add_tournament_command(subparsers: argparse._SubParsersAction[Any]) -> None:
     export.add_argument(
         "--table", metavar="TABLE", help="with --replay: one table match only (e.g. s2t1)"
     )
+    finish = actions.add_parser(
+        "finish",
+        help="end a tournament for good (a daily series, or one you will not resume): "
+        "its last seed is revealed, so every round can be verified",
+    )
+    finish.add_argument("tournament_id", metavar="ID")
     verify = actions.add_parser(
         "verify",
         help="check that a tournament's deals came from its committed seeds and every move "
@@ -114,7 +120,7 @@ def add_tournament_command(subparsers: argparse._SubParsersAction[Any]) -> None:
         metavar="FILE",
         help="check a published export (arena tournament export ID --replay) instead",
     )
-    for action in (run, resume, show, listing, export, verify):
+    for action in (run, resume, show, listing, export, finish, verify):
         action.add_argument(
             "--db",
             type=Path,
@@ -168,6 +174,8 @@ def run_tournament_command(args: argparse.Namespace) -> int:
     try:
         if action in ("run", "resume"):
             return _play(args)
+        if action == "finish":
+            return _finish(args)
         return _read(args)
     except (StoreError, TournamentBusy) as exc:
         raise TournamentCommandError(str(exc)) from None
@@ -453,6 +461,26 @@ def _broker(mqtt: Any, url: str | None) -> Any:
         return MqttSettings.model_validate({**mqtt.model_dump(), **broker_from_url(url)})
     except ConfigError as exc:
         raise TournamentCommandError(f"--mqtt: {exc}") from None
+
+
+def _finish(args: argparse.Namespace) -> int:
+    """Mark a tournament finished (refused while a run plays it): its seeds are
+    revealed and it can no longer be resumed."""
+    from tournaments.cli_verify import seed_lines
+    from tournaments.epochs import seeds_document
+    from tournaments.lease import RunLease
+    from tournaments.store import TournamentStore
+
+    with TournamentStore(args.db, create=False) as store:
+        row = store.tournament(args.tournament_id)
+        if row.status == "finished":
+            raise TournamentCommandError(f"tournament {row.id} is finished already")
+        with RunLease(store.path, row.id):  # or TournamentBusy: a run is playing it
+            store.mark_tournament(row.id, "finished")
+        print(f"tournament {row.id} ({row.name}) finished after {store.round_count(row.id)} rounds")
+        print("\n".join(seed_lines(seeds_document(store, row.id))))
+        print(f"check it: arena tournament verify {row.id} --db {args.db}")
+    return 0
 
 
 def _read(args: argparse.Namespace) -> int:
