@@ -5,6 +5,9 @@ checks them exactly as ``verify --from-file FILE`` checks a published export
 (``tournaments.verify``): one code path, so what the organiser sees is what a third
 party sees. Exit status: 0 verified, 1 something differs, 3 not verifiable (yet), 2 a
 mistake naming the tournament or the file.
+
+``verify ID`` also checks what only the store has: each round's ``rounds.seed`` column
+against its header's seed, and a stored seed that does not parse is a failure.
 """
 
 from __future__ import annotations
@@ -13,11 +16,24 @@ import argparse
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any, Final
 
 from tournaments.cli import TournamentCommandError
 
-__all__ = ["run_verify", "seed_lines"]
+if TYPE_CHECKING:
+    from tournaments.store import TournamentStore
+    from tournaments.verify import Verification
+
+__all__ = ["EXIT_STATUS_HELP", "run_verify", "seed_lines"]
+
+EXIT_STATUS_HELP: Final = (
+    "exit status: 0 verified; 1 something differs (a seed, a deal, a move, a missing round "
+    "or seating, a gift that changed a round); 2 a mistake (no such tournament or file, a "
+    "file that is no tournament export, a damaged store); 3 nothing differs but not "
+    "everything is verifiable (a seed not revealed yet or not in the file, a small seed, "
+    "a partial export)"
+)
+"""What ``verify --help`` says of its exit status (the parser's epilog)."""
 
 
 def run_verify(args: argparse.Namespace) -> int:
@@ -41,21 +57,48 @@ def run_verify(args: argparse.Namespace) -> int:
     return verification.exit_code
 
 
-def _verify_stored(db: Path, tournament_id: str) -> Any:
+def _verify_stored(db: Path, tournament_id: str) -> Verification:
     from tournaments.cli import _status
     from tournaments.export import export_lines
-    from tournaments.store import StoreError, TournamentStore
-    from tournaments.verify import verify_export
+    from tournaments.store import DamagedSeed, StoreError, TournamentStore
+    from tournaments.verify import Verification, VerifyError, verify_export
 
     if not db.is_file():
         raise TournamentCommandError(f"{db}: no tournament database here (--db PATH)")
     try:
         with TournamentStore(db, create=False) as store:
-            row = store.tournament(tournament_id)
-            lines = export_lines(store, row, _status(store, row), store.table_matches(row.id))
-            return verify_export(lines, source=f"tournament {row.id} in {db}")
+            try:
+                row = store.tournament(tournament_id)
+                status = _status(store, row)
+                lines = export_lines(store, row, status, store.table_matches(row.id))
+                verification = verify_export(lines, source=f"tournament {row.id} in {db}")
+            except DamagedSeed as exc:  # changed or damaged: a failure, not a mistake
+                return Verification(tournament_id, "unreadable", "damaged", {}, [str(exc)])
+            except VerifyError as exc:  # its own lines do not read back: changed, damaged
+                return Verification(
+                    row.id, row.name, status, {}, [f"the stored lines are no whole replay: {exc}"]
+                )
+            verification.failures.extend(_column_problems(store, row.id))
+            return verification
     except StoreError as exc:
         raise TournamentCommandError(str(exc)) from None
+
+
+def _column_problems(store: TournamentStore, tournament_id: str) -> list[str]:
+    """Each round whose ``rounds.seed`` column is not its header's seed (the export
+    holds the header only, so only ``verify ID`` can see it)."""
+    rows = store.connection.execute(
+        "SELECT m.table_id, r.round_no, r.seed, json_extract(r.header, '$.seed')"
+        " FROM rounds r JOIN table_matches m ON m.id = r.table_match_id"
+        " WHERE m.tournament_id = ? AND r.seed IS NOT json_extract(r.header, '$.seed')"
+        " ORDER BY m.id, r.round_no",
+        (tournament_id,),
+    )
+    return [
+        f"table {table} round {round_no}: the stored rounds.seed {column} is not the "
+        f"header's seed {header}"
+        for table, round_no, column, header in rows
+    ]
 
 
 @contextmanager

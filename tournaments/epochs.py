@@ -20,7 +20,8 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from tournaments.formats import Format
-from tournaments.seeds import TournamentSeed, epoch_seed, parse_seed
+from tournaments.seeds import TournamentSeed, epoch_seed
+from tournaments.store import stored_seed
 
 if TYPE_CHECKING:
     from tournaments.config import TournamentConfig
@@ -55,14 +56,22 @@ class Epoch:
 
 def epochs(store: TournamentStore, tournament_id: str) -> list[Epoch]:
     """The tournament's epochs, first to last (secret seeds included: for the runner
-    and for verification, never to publish as they are)."""
+    and for verification, never to publish as they are). :class:`DamagedSeed` when a
+    stored seed does not parse."""
     rows = store.connection.execute(
         "SELECT epoch, seed, commitment, verifiable, committed_at, revealed_at FROM seeds"
         " WHERE tournament_id = ? ORDER BY epoch",
         (tournament_id,),
     )
     return [
-        Epoch(int(epoch), parse_seed(seed), commitment, bool(verifiable), committed, revealed)
+        Epoch(
+            int(epoch),
+            stored_seed(seed, tournament_id, int(epoch)),
+            commitment,
+            bool(verifiable),
+            committed,
+            revealed,
+        )
         for epoch, seed, commitment, verifiable, committed, revealed in rows
     ]
 

@@ -4,12 +4,18 @@ The file is a replay (``arena replay FILE`` re-checks every move) whose first li
 ``{"kind": "tournament", ...}``, says what the rounds are held to:
 
 - ``tournament``, ``name``, ``status``;
+- ``settings``: the ``format``, ``landlord_policy`` and ``duplicate`` mode of the
+  config's ``tournament`` section (what says how many rounds and seatings there must
+  be; never its ``seed``, which a daily derives every epoch's seed from);
+- ``partial``: true when the file holds only some of the tournament's table matches
+  (``export --table``): it cannot show that none is missing;
 - ``seeds``: ``verifiable`` and the ``epochs``, each with its ``commitment``, its
   ``seed`` once revealed (None while secret), ``verifiable``, ``committed_at`` and
   ``revealed_at`` (:func:`tournaments.epochs.seeds_document`);
 - ``tables``: each table match exported, with its ``stage``, ``players``,
   ``deal_table`` (:func:`tournaments.deals.deal_table`: the id its rounds' seeds derive
-  from) and ``rounds``: ``[round number, epoch]`` for each stored round.
+  from), ``status`` (running, finished) and ``rounds``: ``[round number, epoch]`` for
+  each stored round.
 
 Then every stored round's lines, table after table, as ``arena replay`` reads them.
 ``arena tournament verify --from-file FILE`` checks such a file
@@ -23,13 +29,14 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from tournaments.deals import deal_table
+from tournaments.deals import Duplicate, deal_table
 from tournaments.epochs import round_epochs, seeds_document
+from tournaments.formats import Format, LandlordPolicy
 
 if TYPE_CHECKING:
     from tournaments.store import MatchRow, TournamentRow, TournamentStore
 
-__all__ = ["export_lines", "tournament_line"]
+__all__ = ["export_lines", "settings", "tournament_line"]
 
 
 def tournament_line(
@@ -37,11 +44,14 @@ def tournament_line(
 ) -> dict[str, Any]:
     """The export's first line: the tournament, its published seeds, and the epoch of
     every round of ``matches``."""
+    every = {match.id for match in store.table_matches(row.id)}
     return {
         "kind": "tournament",
         "tournament": row.id,
         "name": row.name,
         "status": status,
+        "settings": settings(row.config),
+        "partial": not every <= {match.id for match in matches},
         "seeds": seeds_document(store, row.id),
         "tables": [
             {
@@ -49,12 +59,24 @@ def tournament_line(
                 "deal_table": deal_table(match.table_id),
                 "stage": match.stage,
                 "players": list(match.players),
+                "status": match.status,
                 "rounds": [
                     [number, epoch] for number, epoch in round_epochs(store, match.id).items()
                 ],
             }
             for match in matches
         ],
+    }
+
+
+def settings(config: dict[str, Any]) -> dict[str, str]:
+    """What a stored config says the rounds are held to: its format, landlord policy and
+    duplicate mode (the defaults for a key it lacks); nothing else of it (not its seed)."""
+    given = config.get("tournament", {})
+    return {
+        "format": str(given.get("format", Format.STANDARD.value)),
+        "landlord_policy": str(given.get("landlord_policy", LandlordPolicy.BID.value)),
+        "duplicate": str(given.get("duplicate", Duplicate.OFF.value)),
     }
 
 

@@ -55,6 +55,7 @@ from tournaments.seeds import TournamentSeed, commitment_of, parse_seed
 
 __all__ = [
     "MIGRATIONS",
+    "DamagedSeed",
     "MatchRow",
     "RoundExists",
     "RoundRecorder",
@@ -63,6 +64,7 @@ __all__ = [
     "TournamentStatus",
     "TournamentStore",
     "round_record",
+    "stored_seed",
 ]
 
 TournamentStatus = Literal["running", "finished", "interrupted"]
@@ -175,6 +177,23 @@ _Gift = tuple[str, str, str | None, str | None, int | None, int]
 
 class StoreError(Exception):
     """The store cannot do what was asked (a newer file, an unknown tournament ...)."""
+
+
+class DamagedSeed(StoreError):
+    """A stored seed that is no seed: the file was changed or damaged (verification
+    reports it as a failure, other commands as a mistake)."""
+
+
+def stored_seed(text: Any, tournament_id: str, epoch: int) -> TournamentSeed:
+    """A seed as the seeds table holds it; :class:`DamagedSeed` naming the tournament and
+    the epoch when it does not parse."""
+    try:
+        return parse_seed(text)
+    except ValueError:
+        raise DamagedSeed(
+            f"tournament {tournament_id}: the stored seed of epoch {epoch} {text!r} is no "
+            "seed: the tournament file was changed or damaged"
+        ) from None
 
 
 class RoundExists(StoreError):
@@ -813,7 +832,7 @@ def _integer(seed: int) -> int:
 
 def _tournament_row(row: tuple[Any, ...]) -> TournamentRow:
     tid, name, config, seed, status, created, finished = row
-    value = parse_seed(seed).value
+    value = stored_seed(seed, tid, 1).value
     return TournamentRow(tid, name, orjson.loads(config), value, status, created, finished)
 
 

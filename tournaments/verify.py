@@ -1,18 +1,23 @@
-"""Checking a tournament's export: were its deals fixed before play, and is every move
-legal? (``arena tournament verify``)
+"""Checking a tournament's export: were its deals fixed before play, is every move
+legal, and is every round there? (``arena tournament verify``)
 
 The export (:mod:`tournaments.export`) is checked as a third party would:
 
 1. each epoch's revealed seed is in canonical form and its SHA-256 is the commitment
    published when the epoch began; ``verifiable`` is what the seed's size says;
-2. each round's seed is ``derive_seed(epoch seed, deal_table(table), round)`` (a gift's
-   RESHUFFLE: the derived seed is the one thrown away, and the one dealt is
-   ``derive_seed(epoch seed, table, round, "reshuffle", gift)``);
+2. each round's seed is ``derive_seed(epoch seed, deal_table(table), round)``, and no
+   viewer gift changed the round: a tournament is ranked, so a round whose header has
+   ``gift_changes`` (a RESHUFFLE, a ROLE_SWAP) or whose record counts gift effects
+   fails (an organiser could otherwise pick deals by trying gift ids);
 3. the deal the round was played with is the one that seed deals (a deal written in
    the header too), and the stored record's deal, first bidder and seed are the
    engine's;
 4. every line of the round re-checks through the rules engine
-   (:func:`arena.replay_check.verify_round`, what ``arena replay`` runs).
+   (:func:`arena.replay_check.verify_round`, what ``arena replay`` runs);
+5. no round is missing: each table's rounds are numbered 1..n, a finished table match
+   has the rounds its format says (``tournaments.formats.MatchLength``), and in
+   duplicate mode every group has all its seatings (``tournaments.deals.seatings``),
+   their finished ones the same number of rounds.
 
 A round whose epoch's seed is still secret (a tournament under way, a daily's current
 session) has its moves checked but its deal is *not verifiable yet*; a seed under 128
@@ -26,14 +31,15 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from arena.engine import DealtCards
 from arena.errors import ArenaError
 from arena.replay import ReplayError, read_replay
 from arena.replay_check import RecordedRound, RoundIncomplete, verify_round
 from arena.table.match import derive_seed
-from tournaments.deals import deal_table
+from tournaments.deals import Duplicate, deal_table, seating_count, seating_table_id, seatings
+from tournaments.formats import Format, LandlordPolicy, MatchLength, RoundOutcome, round_wins
 from tournaments.seeds import commitment_of, parse_seed
 
 __all__ = [
@@ -46,13 +52,19 @@ __all__ = [
 ]
 
 EXIT_FAILED: Final = 1
-"""Something differs: a seed, a deal, a move."""
+"""Something differs: a seed, a deal, a move, a missing round."""
 EXIT_NOT_VERIFIABLE: Final = 3
 """Nothing differs, but not every deal could be verified (a secret or a small seed)."""
+
+RANKED: Final = "tournaments are ranked: no gift may change a round"
 
 
 class VerifyError(ArenaError, ValueError):
     """The file is no tournament export (or not readable as one): nothing was checked."""
+
+
+class _Malformed(Exception):
+    """The tournament line lacks a key or holds a value of the wrong kind."""
 
 
 @dataclass
@@ -83,6 +95,26 @@ class EpochVerdict:
         return "verified"
 
 
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """What the rounds are held to besides the seeds (the export's ``settings``)."""
+
+    format: Format
+    landlord_policy: LandlordPolicy
+    duplicate: Duplicate
+
+
+@dataclass
+class _Table:
+    """A table match as the tournament line lists it."""
+
+    table: str
+    players: tuple[str, ...]
+    status: str
+    rounds: dict[int, int]
+    """Round number → epoch."""
+
+
 @dataclass
 class Verification:
     """The outcome of checking an export: per epoch, and every failure by table and round."""
@@ -94,35 +126,59 @@ class Verification:
     failures: list[str] = field(default_factory=list)
     """``table s1t1 round 3: what differs`` (or an epoch's problem), in file order."""
     rounds: int = 0
+    partial: bool = False
+    """The file holds only some of the tournament's table matches (``export --table``)."""
 
     @property
     def exit_code(self) -> int:
         """0: everything verified; :data:`EXIT_FAILED`; :data:`EXIT_NOT_VERIFIABLE`."""
         if self.failures:
             return EXIT_FAILED
-        if not self.epochs or any(v.status != "verified" for v in self.epochs.values()):
+        if self._unverifiable():
             return EXIT_NOT_VERIFIABLE
         return 0
+
+    def _unverifiable(self) -> list[str]:
+        """Why nothing differs yet not everything is verified (empty: all is)."""
+        finished = self.status == "finished"
+        reasons = [] if self.epochs else ["no seed was committed"]
+        for verdict in self.epochs.values():
+            if verdict.seed is None:
+                reasons.append(
+                    f"the seed of epoch {verdict.epoch} is not in this file (not revealed)"
+                    if finished
+                    else f"the seed of epoch {verdict.epoch} is not revealed yet"
+                )
+            elif not verdict.verifiable:
+                reasons.append(
+                    f"a small seed ({parse_seed(verdict.seed).bits} bits, epoch "
+                    f"{verdict.epoch}) could have been chosen"
+                )
+        if self.partial:
+            reasons.append("the file holds only some of the tournament's table matches")
+        return reasons
 
     def report(self) -> list[str]:
         """The summary a person reads: the epochs, each failure, the verdict."""
         lines = [f"tournament {self.tournament} ({self.name}), {self.status}: {self.rounds} rounds"]
         for verdict in self.epochs.values():
-            lines.append(_epoch_line(verdict))
+            lines.append(_epoch_line(verdict, finished=self.status == "finished"))
         lines.extend(f"✗ {failure}" for failure in self.failures)
         code = self.exit_code
         if code == 0:
             lines.append(
                 f"verified: all {self.rounds} rounds were dealt from seeds committed before "
-                "play, and every move is legal"
+                "play, every move is legal, and no round is missing"
             )
         elif code == EXIT_FAILED:
             lines.append(f"NOT verified: {len(self.failures)} problem(s), listed above")
         else:
-            lines.append(
-                "not verifiable (yet): nothing differs, but not every deal could be checked "
-                "against a revealed seed of 128 bits or more"
+            reasons = self._unverifiable()
+            pending_only = self.status != "finished" and all(
+                "not revealed yet" in reason for reason in reasons
             )
+            said = "not verifiable yet" if pending_only else "not verifiable"
+            lines.append(f"{said}: {'; '.join(reasons)} (nothing differs)")
         return lines
 
 
@@ -140,56 +196,114 @@ def verify_export(lines: Iterable[bytes | str], *, source: str) -> Verification:
             "make one with arena tournament export ID --replay"
         )
     try:
-        verification, tables = _read_header(header)
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise VerifyError(f"{source}: a malformed tournament line ({exc!r})") from None
+        verification, settings, tables = _read_header(header)
+    except _Malformed as exc:
+        raise VerifyError(f"{source}: a malformed tournament line: {exc}") from None
+    except KeyError as exc:
+        raise VerifyError(
+            f"{source}: a malformed tournament line: no key {exc.args[0]!r}"
+        ) from None
+    except (TypeError, ValueError, AttributeError) as exc:
+        raise VerifyError(f"{source}: a malformed tournament line ({exc})") from None
     seen: set[tuple[str, int]] = set()
+    outcomes: dict[tuple[str, int], RoundOutcome] = {}
     for recorded in replay.rounds:
         verification.rounds += 1
         seen.add((recorded.table, recorded.round))
+        outcome = _outcome(recorded)
+        if outcome is not None:
+            outcomes[(recorded.table, recorded.round)] = outcome
         _check_round(verification, tables, recorded)
-    for table, rounds in tables.items():
-        for round_no in rounds:
-            if (table, round_no) not in seen:
+    for table in tables.values():
+        for round_no in table.rounds:
+            if (table.table, round_no) not in seen:
                 verification.failures.append(
-                    f"table {table} round {round_no}: listed in the tournament line, but the "
-                    "file holds none of its lines"
+                    f"table {table.table} round {round_no}: listed in the tournament line, but "
+                    "the file holds none of its lines"
                 )
+    verification.failures.extend(_missing(verification, settings, tables, outcomes))
     if verification.status == "finished":  # else its matches are under way: no end yet
         verification.failures.extend(f"{source}: {note}" for note in replay.notes)
     return verification
 
 
-def _read_header(header: dict[str, Any]) -> tuple[Verification, dict[str, dict[int, int]]]:
-    """The verification to fill, its epochs checked; each table's round → epoch."""
+def _field(data: Any, key: str, where: str) -> Any:
+    """``data[key]``; :class:`_Malformed` naming where when it is not there."""
+    if not isinstance(data, dict):
+        raise _Malformed(f"{where} is {data!r}, not an object")
+    if key not in data:
+        raise _Malformed(f"{where} has no key {key!r}")
+    return data[key]
+
+
+_E = TypeVar("_E", Format, LandlordPolicy, Duplicate)
+
+
+def _enum(kind: type[_E], value: Any, where: str) -> _E:
+    try:
+        return kind(value)
+    except ValueError:
+        known = ", ".join(member.value for member in kind)
+        raise _Malformed(f"{where} is {value!r}, not one of {known}") from None
+
+
+def _read_header(
+    header: dict[str, Any],
+) -> tuple[Verification, Settings, dict[str, _Table]]:
+    """The verification to fill, its epochs checked; what the rounds are held to; each
+    table as listed."""
+    line = "the tournament line"
     epochs: dict[int, EpochVerdict] = {}
     failures: list[str] = []
-    for published in header["seeds"]["epochs"]:
-        number = int(published["epoch"])
-        seed = published["seed"]
-        verdict = EpochVerdict(number, str(published["commitment"]), seed, False)
+    listed = _field(_field(header, "seeds", line), "epochs", f"{line}'s seeds")
+    for index, published in enumerate(listed):
+        where = f"{line}'s seeds.epochs[{index}]"
+        number = int(_field(published, "epoch", where))
+        seed = _field(published, "seed", where)
+        claimed = bool(_field(published, "verifiable", where))
+        verdict = EpochVerdict(number, str(_field(published, "commitment", where)), seed, False)
         epochs[number] = verdict
         if seed is None:
-            verdict.verifiable = bool(published["verifiable"])  # as claimed, for the report
+            verdict.verifiable = claimed  # as claimed, for the report
             continue
-        verdict.problem = _seed_problem(seed, verdict.commitment, bool(published["verifiable"]))
+        verdict.problem = _seed_problem(seed, verdict.commitment, claimed)
         if verdict.problem is None:
             verdict.verifiable = parse_seed(seed).verifiable
         else:
             failures.append(f"epoch {number}: {verdict.problem}")
-    tables: dict[str, dict[int, int]] = {}
-    for entry in header["tables"]:
-        table = str(entry["table"])
+    given = _field(header, "settings", line)
+    where = f"{line}'s settings"
+    settings = Settings(
+        _enum(Format, _field(given, "format", where), f"{where}.format"),
+        _enum(LandlordPolicy, _field(given, "landlord_policy", where), f"{where}.landlord_policy"),
+        _enum(Duplicate, _field(given, "duplicate", where), f"{where}.duplicate"),
+    )
+    tables: dict[str, _Table] = {}
+    for index, entry in enumerate(_field(header, "tables", line)):
+        where = f"{line}'s tables[{index}]"
+        table = str(_field(entry, "table", where))
         if entry.get("deal_table", deal_table(table)) != deal_table(table):
             failures.append(
                 f"table {table}: the tournament line says its deals derive from "
                 f"{entry['deal_table']!r}, not {deal_table(table)!r}"
             )
-        tables[table] = {int(number): int(epoch) for number, epoch in entry["rounds"]}
+        if table in tables:
+            failures.append(f"table {table}: listed twice in the tournament line")
+        tables[table] = _Table(
+            table,
+            tuple(str(p) for p in _field(entry, "players", where)),
+            str(_field(entry, "status", where)),
+            {int(number): int(epoch) for number, epoch in _field(entry, "rounds", where)},
+        )
     verification = Verification(
-        str(header["tournament"]), str(header["name"]), str(header["status"]), epochs, failures
+        str(_field(header, "tournament", line)),
+        str(_field(header, "name", line)),
+        str(_field(header, "status", line)),
+        epochs,
+        failures,
+        partial=bool(header.get("partial", False)),
     )
-    return verification, tables
+    return verification, settings, tables
 
 
 def _seed_problem(text: str, commitment: str, claimed_verifiable: bool) -> str | None:
@@ -211,16 +325,17 @@ def _seed_problem(text: str, commitment: str, claimed_verifiable: bool) -> str |
 
 
 def _check_round(
-    verification: Verification, tables: dict[str, dict[int, int]], recorded: RecordedRound
+    verification: Verification, tables: dict[str, _Table], recorded: RecordedRound
 ) -> None:
     where = f"table {recorded.table} round {recorded.round}"
-    number = tables.get(recorded.table, {}).get(recorded.round)
+    listed = tables.get(recorded.table)
+    number = None if listed is None else listed.rounds.get(recorded.round)
     verdict = None if number is None else verification.epochs.get(number)
     if verdict is None:
         what = "no epoch" if number is None else f"epoch {number}, which it does not list"
         verification.failures.append(f"{where}: the tournament line gives it {what}")
         return
-    problem = _moves_problem(recorded)
+    problem = _gift_problem(recorded) or _moves_problem(recorded)
     if problem is None and verdict.seed is not None and verdict.problem is None:
         problem = _deal_problem(recorded, parse_seed(verdict.seed).value)
     if problem is not None:
@@ -230,6 +345,29 @@ def _check_round(
         verdict.pending += 1
     elif verdict.problem is None:
         verdict.verified += 1
+
+
+def _gift_problem(recorded: RecordedRound) -> str | None:
+    """What a viewer gift changed in the round, None when nothing: a tournament is
+    ranked, so a gift that changed its deal, roles or score is a failure."""
+    changes = recorded.header.get("gift_changes")
+    if changes is not None:
+        kinds = (
+            ", ".join(str(c.get("effect")) for c in changes if isinstance(c, dict))
+            if isinstance(changes, list)
+            else repr(changes)
+        )
+        return f"{RANKED}, but its header has gift_changes ({kinds or 'none listed'})"
+    effects = [line for _, line in recorded.lines if line.get("kind") == "effect"]
+    result = (recorded.summary or {}).get("result", {})
+    applied = result.get("effects_applied") or 0
+    doubles = result.get("gift_doubles") or 0
+    if effects or applied or doubles:
+        return (
+            f"{RANKED}, but gifts changed it while it was played ({len(effects)} effect "
+            f"line(s), {applied} effect(s) applied, {doubles} viewer double(s))"
+        )
+    return None
 
 
 def _moves_problem(recorded: RecordedRound) -> str | None:
@@ -275,16 +413,6 @@ def _deal_problem(recorded: RecordedRound, epoch_seed: int) -> str | None:
     header = recorded.header
     table, round_no = recorded.table, recorded.round
     expected = derive_seed(epoch_seed, deal_table(table), round_no)
-    reshuffle = next(
-        (c for c in header.get("gift_changes", ()) if c.get("effect") == "RESHUFFLE"), None
-    )
-    if reshuffle is not None:
-        if reshuffle["prepared_seed"] != expected:
-            return (
-                f"the RESHUFFLE threw away a deal of seed {reshuffle['prepared_seed']}, not "
-                f"the round's seed {expected} from the epoch's seed"
-            )
-        expected = derive_seed(epoch_seed, table, round_no, "reshuffle", reshuffle["gift"])
     if header["seed"] != expected:
         return (
             f"its seed {header['seed']} is not derive_seed(epoch seed, "
@@ -298,7 +426,153 @@ def _deal_problem(recorded: RecordedRound, epoch_seed: int) -> str | None:
     return None
 
 
-def _epoch_line(verdict: EpochVerdict) -> str:
+def _outcome(recorded: RecordedRound) -> RoundOutcome | None:
+    """The round's winners and scores as its record says (None: no usable record)."""
+    result = (recorded.summary or {}).get("result")
+    try:
+        winners = tuple(int(seat) for seat in result["winners"])  # type: ignore[index]
+        scores = result["scores"]  # type: ignore[index]
+        return RoundOutcome(winners, (int(scores[0]), int(scores[1]), int(scores[2])))
+    except (KeyError, TypeError, ValueError, IndexError):
+        return None
+
+
+def _missing(
+    verification: Verification,
+    settings: Settings,
+    tables: dict[str, _Table],
+    outcomes: dict[tuple[str, int], RoundOutcome],
+) -> list[str]:
+    """Every round or seating the tournament line should list and does not (see the
+    module, step 5)."""
+    problems: list[str] = []
+    finished = verification.status == "finished"
+    for table in tables.values():
+        if finished and table.status != "finished":
+            problems.append(
+                f"table {table.table}: the tournament is finished, but this table match is "
+                f"{table.status}"
+            )
+        numbers = sorted(table.rounds)
+        last = numbers[-1] if numbers else 0
+        gaps = sorted(set(range(1, last + 1)) - set(numbers))
+        if gaps:
+            problems.append(
+                f"table {table.table}: round(s) {_listed(gaps)} missing (its rounds go to {last})"
+            )
+        if numbers and numbers[0] < 1:
+            problems.append(
+                f"table {table.table}: a round numbered {numbers[0]} (they count from 1)"
+            )
+        played = [outcomes.get((table.table, number)) for number in range(1, last + 1)]
+        known = None if None in played else [o for o in played if o is not None]
+        problem = _length_problem(settings.format, table, last, known)
+        if problem is not None:
+            problems.append(f"table {table.table}: {problem}")
+    problems.extend(_seating_problems(settings.duplicate, tables, verification.partial))
+    return problems
+
+
+def _length_problem(
+    fmt: Format, table: _Table, count: int, outcomes: list[RoundOutcome] | None
+) -> str | None:
+    """Whether the table match has the rounds its format says: never more, and all of
+    them once finished (``outcomes``: each round's, None when some are not in the file)."""
+    if fmt is Format.DAILY:
+        return None  # open-ended: any number of rounds
+    length = MatchLength.of(fmt)
+    most = length.rounds or 0
+    if count > most:
+        return f"{count} rounds, more than a {fmt} match's {most}"
+    if outcomes is not None:
+        for played in range(1, count):
+            if not length.goes_on(outcomes[:played]):
+                return (
+                    f"a {fmt} match ends once a player has {length.wins_needed} round wins, "
+                    f"as one had after round {played}, yet it has {count} rounds"
+                )
+    if table.status != "finished":
+        return None
+    if length.wins_needed is not None and outcomes is None:  # some round's result unknown
+        if count < length.wins_needed:
+            return (
+                f"a finished {fmt} match has at least {length.wins_needed} rounds; this one "
+                f"has {count}"
+            )
+        return None
+    if length.wins_needed is None or outcomes is None:
+        if count < most:
+            return (
+                f"a finished {fmt} match has {most} rounds; this one has {count}: round(s) "
+                f"{_listed(list(range(count + 1, most + 1)))} missing"
+            )
+        return None
+    if length.goes_on(outcomes):
+        return (
+            f"a finished {fmt} match ends when a player has {length.wins_needed} round wins "
+            f"or after {most} rounds, but after its {count} round(s) the most round wins is "
+            f"{max(round_wins(outcomes))}: round {count + 1} is missing"
+        )
+    return None
+
+
+def _seating_problems(mode: Duplicate, tables: dict[str, _Table], partial: bool) -> list[str]:
+    """Duplicate mode: each group (base table) has every seating, in the orders
+    :func:`~tournaments.deals.seatings` gives, its finished ones the same rounds."""
+    groups: dict[str, dict[int, _Table]] = {}
+    problems: list[str] = []
+    count = seating_count(mode)
+    for table in tables.values():
+        base, mark, suffix = table.table.partition(".")
+        if mode is Duplicate.OFF:
+            if mark:
+                problems.append(
+                    f"table {table.table}: a duplicate seating, but the tournament's duplicate "
+                    "mode is off"
+                )
+            continue
+        seating = int(suffix) if suffix.isdigit() else 0
+        if not 1 <= seating <= count:
+            problems.append(
+                f"table {table.table}: not a seating of duplicate {mode} (seatings "
+                f"{seating_table_id(base, 1)} to {seating_table_id(base, count)})"
+            )
+            continue
+        groups.setdefault(base, {})[seating] = table
+    for base, group in groups.items():
+        absent = [seating_table_id(base, n) for n in range(1, count + 1) if n not in group]
+        if absent and not partial:
+            problems.append(
+                f"group {base}: seating(s) {', '.join(absent)} missing (duplicate {mode} "
+                f"plays every deal in {count} seatings)"
+            )
+        first = group.get(1)
+        if first is not None and len(first.players) != 3:
+            problems.append(f"table {first.table} seats {list(first.players)}, not 3 players")
+        elif first is not None:
+            orders = seatings(first.players, mode)
+            for number, table in sorted(group.items()):
+                if table.players != orders[number - 1]:
+                    problems.append(
+                        f"table {table.table} seats {list(table.players)}, not "
+                        f"{list(orders[number - 1])}: seating {number} of "
+                        f"{list(first.players)} in duplicate {mode}"
+                    )
+        ended = {t.table: len(t.rounds) for t in group.values() if t.status == "finished"}
+        if len(set(ended.values())) > 1:
+            shown = ", ".join(f"{table} {rounds}" for table, rounds in sorted(ended.items()))
+            problems.append(
+                f"group {base}: its finished seatings have different numbers of rounds "
+                f"({shown}): every seating plays every deal"
+            )
+    return problems
+
+
+def _listed(numbers: list[int]) -> str:
+    return ", ".join(str(n) for n in numbers)
+
+
+def _epoch_line(verdict: EpochVerdict, *, finished: bool) -> str:
     """One epoch as the report says it."""
     head = f"epoch {verdict.epoch}: commitment {verdict.commitment}"
     rounds = f"{verdict.verified} round(s) verified"
@@ -306,6 +580,12 @@ def _epoch_line(verdict: EpochVerdict) -> str:
         rounds += f", {verdict.failed} failed"
     if verdict.problem is not None:
         return f"{head}: FAILED: {verdict.problem}"
+    if verdict.seed is None and finished:
+        return (
+            f"{head}: seed not in this file (not revealed, though the tournament is "
+            f"finished): {verdict.pending} round(s) not verifiable (their moves check; their "
+            "deals cannot be checked without the seed)"
+        )
     if verdict.seed is None:
         return (
             f"{head}: seed not revealed yet (the tournament is under way, or this is a daily's "
