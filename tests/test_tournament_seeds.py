@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -164,3 +165,20 @@ def test_a_daily_with_a_hex_seed_commits_its_derived_epoch_seeds(tmp_path: Path)
             (n, derive_seed(stored[e - 1].seed.value, "s1t1", n), e)
             for n, e in ((1, 1), (2, 1), (3, 2), (4, 2))
         ]
+
+
+def test_the_example_configs_seed_is_a_placeholder_no_tournament_can_deal_from() -> None:
+    """Whoever uncomments the example's seed must get an error, not a "verifiable" seed
+    that everyone who read the example knows."""
+    example = Path(__file__).resolve().parents[1] / "config" / "tournament.toml"
+    (line,) = [
+        text
+        for text in example.read_text(encoding="utf-8").splitlines()
+        if text.startswith("# seed =")
+    ]
+    uncommented = tomllib.loads(line.removeprefix("# "))["seed"]
+    with pytest.raises(ValueError, match="is not a seed"):
+        parse_seed(uncommented)
+    with pytest.raises(ValueError, match="is not a seed"):
+        config(uncommented)
+    assert "secrets.randbits(128)" in line
