@@ -182,10 +182,28 @@ def test_a_finished_standard_match_has_all_its_ten_rounds(
     assert "✗ table s1t1: a finished standard match has 10 rounds; this one has 9: round(s) 10" in (
         said
     )
-    lines[0]["tables"][0]["status"] = "running"  # hiding the end: the tournament is finished
+    lines[0]["tables"][0]["status"] = "running"  # cut off: arena tournament finish
     code, said = verify_lines(tmp_path, capsys, without_round(lines, "s1t1", 10))
-    assert code == 1
-    assert "the tournament is finished, but this table match is running" in said
+    assert code == 3, said  # never "verified": whether it played more cannot be told
+    assert (
+        "not verifiable: table s1t1 was cut off after 9 round(s), before its standard match "
+        "ended (the tournament was finished early)"
+    ) in said
+
+
+def test_a_finished_daily_verifies_though_its_match_never_ends(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    file = tmp_path / "daily.toml"
+    file.write_text(f'[tournament]\nname = "Day"\nformat = "daily"\n{AGENTS}')
+    db = tmp_path / "daily.db"
+    assert arena(capsys, "tournament", "run", str(file), "--rounds", "2", "--db", str(db))[0] == 0
+    tid = only_id(db, capsys)
+    code, _, err = arena(capsys, "tournament", "finish", tid, "--db", str(db))
+    assert code == 0, err
+    code, said = verify(capsys, tid, "--db", str(db))
+    assert code == 0, said
+    assert "2 round(s) verified" in said
 
 
 def test_duplicate_groups_keep_every_seating_in_order_with_the_same_rounds(

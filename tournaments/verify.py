@@ -128,6 +128,10 @@ class Verification:
     rounds: int = 0
     partial: bool = False
     """The file holds only some of the tournament's table matches (``export --table``)."""
+    cut_off: list[str] = field(default_factory=list)
+    """Table matches of a fixed length that never ended in a tournament marked finished
+    (``arena tournament finish`` ended it early): whether they played more rounds than
+    the file holds cannot be told."""
 
     @property
     def exit_code(self) -> int:
@@ -156,6 +160,7 @@ class Verification:
                 )
         if self.partial:
             reasons.append("the file holds only some of the tournament's table matches")
+        reasons.extend(self.cut_off)
         return reasons
 
     def report(self) -> list[str]:
@@ -223,8 +228,18 @@ def verify_export(lines: Iterable[bytes | str], *, source: str) -> Verification:
                 )
     verification.failures.extend(_missing(verification, settings, tables, outcomes))
     if verification.status == "finished":  # else its matches are under way: no end yet
-        verification.failures.extend(f"{source}: {note}" for note in replay.notes)
+        verification.failures.extend(
+            f"{source}: {note}" for note in replay.notes if not _cut_off(note, tables)
+        )
     return verification
+
+
+def _cut_off(note: str, tables: dict[str, _Table]) -> bool:
+    """Whether a replay's note (``table s1t1: the match does not end ...``) is about a
+    table match the tournament line says never ended (a daily's, or one cut off)."""
+    head, colon, _ = note.partition(": ")
+    table = tables.get(head.removeprefix("table ")) if colon and head.startswith("table ") else None
+    return table is not None and table.status != "finished"
 
 
 def _field(data: Any, key: str, where: str) -> Any:
@@ -448,10 +463,10 @@ def _missing(
     problems: list[str] = []
     finished = verification.status == "finished"
     for table in tables.values():
-        if finished and table.status != "finished":
-            problems.append(
-                f"table {table.table}: the tournament is finished, but this table match is "
-                f"{table.status}"
+        if finished and table.status != "finished" and settings.format is not Format.DAILY:
+            verification.cut_off.append(  # a daily's match never ends by itself
+                f"table {table.table} was cut off after {len(table.rounds)} round(s), "
+                f"before its {settings.format} match ended (the tournament was finished early)"
             )
         numbers = sorted(table.rounds)
         last = numbers[-1] if numbers else 0
