@@ -300,3 +300,27 @@ def test_the_report_says_why_a_finished_tournament_is_not_verifiable(
     assert code == 2
     assert "a malformed tournament line: the tournament line has no key 'seeds'" in said
     assert "KeyError" not in said
+
+
+def test_an_export_of_one_table_is_never_verified_as_the_whole_tournament(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    four = AGENTS + '\n[[agents]]\nname = "Dee"\ntype = "greedy"\n'
+    file = tmp_path / "four.toml"
+    file.write_text(f'[tournament]\nname = "Four"\nformat = "quick"\n{four}')
+    db = tmp_path / "four.db"
+    assert arena(capsys, "tournament", "run", str(file), "--db", str(db))[0] == 0
+    tid = only_id(db, capsys)
+    whole = exported(db, tid, capsys)
+    assert whole[0]["partial"] is False
+    assert verify_lines(tmp_path, capsys, whole)[0] == 0
+    code, out, _ = arena(
+        capsys, "tournament", "export", tid, "--replay", "--table", "s2t1", "--db", str(db)
+    )
+    assert code == 0
+    one = tmp_path / "one.jsonl"
+    one.write_text(out)
+    assert json.loads(out.splitlines()[0])["partial"] is True
+    code, said = verify(capsys, "--from-file", str(one))
+    assert code == 3, said
+    assert "the file holds only some of the tournament's table matches" in said

@@ -374,7 +374,8 @@ def _gift_problem(recorded: RecordedRound) -> str | None:
         )
         return f"{RANKED}, but its header has gift_changes ({kinds or 'none listed'})"
     effects = [line for _, line in recorded.lines if line.get("kind") == "effect"]
-    result = (recorded.summary or {}).get("result", {})
+    summary = recorded.summary or {}
+    result = summary.get("result", {})
     applied = result.get("effects_applied") or 0
     doubles = result.get("gift_doubles") or 0
     if effects or applied or doubles:
@@ -382,6 +383,8 @@ def _gift_problem(recorded: RecordedRound) -> str | None:
             f"{RANKED}, but gifts changed it while it was played ({len(effects)} effect "
             f"line(s), {applied} effect(s) applied, {doubles} viewer double(s))"
         )
+    if summary.get("gifts"):
+        return f"{RANKED}, but its record is marked with gifts {summary['gifts']}"
     return None
 
 
