@@ -17,7 +17,9 @@ The export (:mod:`tournaments.export`) is checked as a third party would:
 5. no round is missing: each table's rounds are numbered 1..n, a finished table match
    has the rounds its format says (``tournaments.formats.MatchLength``), and in
    duplicate mode every group has all its seatings (``tournaments.deals.seatings``),
-   their finished ones the same number of rounds.
+   their finished ones the same number of rounds. A file of some tables only
+   (``partial``) or a fixed-length table match cut off when the tournament was
+   finished early cannot show that nothing is missing: at best *not verifiable*.
 
 A round whose epoch's seed is still secret (a tournament under way, a daily's current
 session) has its moves checked but its deal is *not verifiable yet*; a seed under 128
