@@ -108,10 +108,14 @@ def add_tournament_command(subparsers: argparse._SubParsersAction[Any]) -> None:
         "its last seed is revealed, so every round can be verified",
     )
     finish.add_argument("tournament_id", metavar="ID")
+    from tournaments.cli_verify import EXIT_STATUS_HELP
+
     verify = actions.add_parser(
         "verify",
         help="check that a tournament's deals came from its committed seeds and every move "
-        "is legal (exit 0: verified; 1: something differs; 3: not verifiable yet)",
+        "is legal (exit 0: verified; 1: something differs; 2: a mistake; 3: not "
+        "verifiable yet)",
+        epilog=EXIT_STATUS_HELP,
     )
     verify.add_argument("tournament_id", metavar="ID", nargs="?", help="a tournament in --db")
     verify.add_argument(
