@@ -369,7 +369,8 @@ def _seed_line(seeds: dict[str, Any]) -> str:
         )
     return (
         f"seed committed: sha256 {epoch['commitment']} (epoch {epoch['epoch']}; revealed "
-        "when the tournament ends, checked by `arena tournament verify`)"
+        "when the tournament ends, or a daily's next session starts; checked by `arena "
+        "tournament verify`)"
     )
 
 

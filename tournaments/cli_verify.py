@@ -21,7 +21,7 @@ from typing import IO, TYPE_CHECKING, Any, Final
 from tournaments.cli import TournamentCommandError
 
 if TYPE_CHECKING:
-    from tournaments.store import TournamentStore
+    from tournaments.store import TournamentRow, TournamentStore
     from tournaments.verify import Verification
 
 __all__ = ["EXIT_STATUS_HELP", "run_verify", "seed_lines"]
@@ -79,9 +79,75 @@ def _verify_stored(db: Path, tournament_id: str) -> Verification:
                     row.id, row.name, status, {}, [f"the stored lines are no whole replay: {exc}"]
                 )
             verification.failures.extend(_column_problems(store, row.id))
+            problems, never_played = _schedule_problems(store, row)
+            verification.failures.extend(problems)
+            verification.cut_off.extend(never_played)
             return verification
     except StoreError as exc:
         raise TournamentCommandError(str(exc)) from None
+
+
+def _schedule_problems(store: TournamentStore, row: TournamentRow) -> tuple[list[str], list[str]]:
+    """The table matches the schedule asks for, re-planned stage by stage from the
+    stored config, seed and earlier stages, against those stored: a planned table
+    missing, or seated with other players, before the last stage that was played is a
+    failure (a table match removed); the stages after it are only "never played" (a
+    tournament ended early by ``finish``, or its last stages removed: the store cannot
+    tell which). The export holds no roster, so only ``verify ID`` checks this."""
+    from tournaments.config import parse_tournament_config
+    from tournaments.deals import seating_table_id, seatings
+    from tournaments.runner import _history
+    from tournaments.schedule import plan_stage
+
+    config = parse_tournament_config(row.config, source=f"tournament {row.id}")
+    matches = store.table_matches(row.id)
+    stored = {(str(m.stage), m.table_id): tuple(m.players) for m in matches}
+    played_stages = {int(m.stage) for m in matches}
+    last = max(played_stages, default=0)
+    mode = config.tournament.duplicate
+    problems: list[str] = []
+    never: list[str] = []
+    for stage in range(1, config.stage_count + 1):
+        if stage > last:
+            break
+        history = _history(matches, before=stage)
+        for planned in plan_stage(config.schedule_kind, stage, config.names, history, row.seed):
+            orders = (
+                [(planned.table_id, tuple(planned.players))]
+                if mode == "off"
+                else [
+                    (seating_table_id(planned.table_id, n), order)
+                    for n, order in enumerate(seatings(planned.players, mode), 1)
+                ]
+            )
+            for table_id, players in orders:
+                found = stored.get((str(stage), table_id))
+                if found is None and stage < last:
+                    problems.append(
+                        f"stage {stage}: table {table_id} ({', '.join(players)}) is missing: "
+                        "the schedule plays it and later stages were played"
+                    )
+                elif found is None and row.status == "finished":
+                    never.append(
+                        f"stage {stage}: table {table_id} was never played (ended early by "
+                        "`arena tournament finish`, or removed: the store cannot tell)"
+                    )
+                elif found is not None and found != players:
+                    problems.append(
+                        f"stage {stage}: table {table_id} seats {', '.join(found)}, the "
+                        f"schedule {', '.join(players)}"
+                    )
+    if row.status == "finished" and last < config.stage_count:
+        stages = (
+            f"stage {last + 1}"
+            if last + 1 == config.stage_count
+            else f"stages {last + 1} to {config.stage_count}"
+        )
+        never.append(
+            f"{stages} of the schedule never played "
+            "(ended early by `arena tournament finish`, or removed: the store cannot tell)"
+        )
+    return problems, never
 
 
 def _column_problems(store: TournamentStore, tournament_id: str) -> list[str]:
