@@ -28,7 +28,9 @@ from arena.errors import ArenaError, ConfigError
 from arena.logs import add_logging_flags
 
 if TYPE_CHECKING:
+    from tournaments.config import TournamentConfig
     from tournaments.leaderboard import Leaderboard
+    from tournaments.session import Session
     from tournaments.store import TournamentRow, TournamentStore
 
 __all__ = ["add_tournament_command", "run_tournament_command"]
@@ -195,7 +197,6 @@ def _play(args: argparse.Namespace) -> int:
     )
     from tournaments.config import load_tournament_config, parse_tournament_config
     from tournaments.runner import check_agents, run_tournament
-    from tournaments.session import Session
     from tournaments.store import TournamentStore
 
     _check_play_flags(args)
@@ -206,6 +207,8 @@ def _play(args: argparse.Namespace) -> int:
             check_agents(config)  # the runner checks too, but cannot name the file
         except ConfigError as exc:
             raise ConfigError(f"{args.file}: {exc}") from None
+    if config is not None:  # a run's mistakes said before its database file is made
+        _session_refusing_flags(args, config)
     with TournamentStore(args.db, create=config is not None) as store:
         if config is None:
             row = store.tournament(args.tournament_id)
@@ -215,25 +218,7 @@ def _play(args: argparse.Namespace) -> int:
         else:
             settings = config
         publisher_settings = _broker(settings.mqtt, args.mqtt)
-        rounds = args.rounds if args.rounds is not None else settings.tournament.session_rounds
-        session = Session(rounds)
-        if session.rounds is not None and settings.tournament.format != "daily":
-            raise TournamentCommandError(
-                f"--rounds: only a daily tournament has sessions; this one is "
-                f"{settings.tournament.format}, with a fixed length"
-            )
-        if args.workers > 1:  # before gifts say where they come from
-            from tournaments.workers import refuse_with_workers
-
-            asked = args.gifts or args.simulate_gifts is not None or args.gift_file is not None
-            wanted = asked or bool(settings.gifts.get("enabled", False))
-            refuse_with_workers(args.workers, gifts=wanted, spectator=False)  # that: at the run
-        asked = args.gifts or args.simulate_gifts is not None or args.gift_file is not None
-        if asked and settings.tournament.duplicate != "off":  # before gifts say they start
-            raise TournamentCommandError(
-                "--gifts, --simulate-gifts, --gift-file: not with tournament.duplicate: a "
-                "viewer's gift or cheer could carry a deal from one seating to the next"
-            )
+        session = _session_refusing_flags(args, settings)
         gifts = run_gifts(args, settings, publisher_settings)
         started: list[str] = []
 
@@ -466,6 +451,33 @@ def _broker(mqtt: Any, url: str | None) -> Any:
         return MqttSettings.model_validate({**mqtt.model_dump(), **broker_from_url(url)})
     except ConfigError as exc:
         raise TournamentCommandError(f"--mqtt: {exc}") from None
+
+
+def _session_refusing_flags(args: argparse.Namespace, settings: TournamentConfig) -> Session:
+    """The run's session, once the flags that do not go with this tournament are refused
+    (``--rounds`` on a fixed length; gifts with workers or duplicate mode), before
+    gifts say they start."""
+    from tournaments.session import Session
+
+    rounds = args.rounds if args.rounds is not None else settings.tournament.session_rounds
+    session = Session(rounds)
+    if session.rounds is not None and settings.tournament.format != "daily":
+        raise TournamentCommandError(
+            f"--rounds: only a daily tournament has sessions; this one is "
+            f"{settings.tournament.format}, with a fixed length"
+        )
+    asked = args.gifts or args.simulate_gifts is not None or args.gift_file is not None
+    if args.workers > 1:
+        from tournaments.workers import refuse_with_workers
+
+        wanted = asked or bool(settings.gifts.get("enabled", False))
+        refuse_with_workers(args.workers, gifts=wanted, spectator=False)  # that: at the run
+    if asked and settings.tournament.duplicate != "off":
+        raise TournamentCommandError(
+            "--gifts, --simulate-gifts, --gift-file: not with tournament.duplicate: a "
+            "viewer's gift or cheer could carry a deal from one seating to the next"
+        )
+    return session
 
 
 def _finish(args: argparse.Namespace) -> int:
