@@ -36,10 +36,8 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from arena.agents.base import Agent
 from arena.logs import get_logger
-from arena.runner import seat_agent
-from arena.table import RoundRecord, Table, derive_seed, tee_recorders
+from arena.table import RoundRecord, Table, tee_recorders
 from arena.table.events import Event
 from arena.table.match import (
     MatchSummary,
@@ -50,16 +48,15 @@ from arena.table.match import (
     plan_round,
     play_planned_round,
 )
-from tournaments.deals import seating_table_id, seatings
+from tournaments.deals import seating_tables
 from tournaments.formats import MatchLength
-from tournaments.runner import _entry
+from tournaments.runner import new_table, run_together
 from tournaments.schedule import Table as Seating
 from tournaments.session import SessionEnd
 
 if TYPE_CHECKING:
     from arena.sinks.base import Sink
     from arena.table.records import Recorder
-    from tournaments.config import TournamentConfig
     from tournaments.runner import _Playing
 
 __all__ = ["HeldEvents", "HeldRecorder", "play_duplicate_match"]
@@ -184,8 +181,7 @@ async def play_duplicate_match(
     store, config, seed = playing.store, playing.config, playing.seed
     base = seating.table_id
     plays = []
-    for number, players in enumerate(seatings(seating.players, config.tournament.duplicate), 1):
-        table_id = seating_table_id(base, number)
+    for table_id, players in seating_tables(base, seating.players, config.tournament.duplicate):
         match_id = store.open_match(
             playing.tid, stage=str(seating.stage), table_id=table_id, players=players, seed=seed
         )
@@ -235,43 +231,20 @@ async def _open(playing: _Playing, seating: Seating, going: Sequence[_SeatingPla
         play.flushes.append(recorder.flush)
         if playing.spectator is not None:
             play.spectator = HeldRecorder(playing.spectator.for_table(play.table_id))
-        play.table = Table(
-            _fresh_agents(config, play.table_id, play.players, seed),
-            table_id=play.table_id,
-            rules=config.rules,
-            settings=config.table,
+        play.table = new_table(
+            playing,
+            play.table_id,
+            play.players,
             recorder=tee_recorders(recorder, play.spectator),
-            timeouts=[_entry(config, name)[1].effective_timeout_s for name in play.players],
-            standin_seed=derive_seed(seed, play.table_id, "standin"),
-            moderator=playing.moderator,
             sinks=[play.events],
         )
         play.table.hold_results()
-    await _together([_opened(play) for play in going])
+    await run_together([_opened(play) for play in going])
     for play in going:
         assert play.table is not None
         play.summary = new_summary(play.table, play.done)
         await begin_match(play.table, play.summary, rounds=rounds, match_id=match_id_of(seed))
         await play.release()
-
-
-def _fresh_agents(
-    config: TournamentConfig, table_id: str, players: Sequence[str], seed: int
-) -> list[Agent]:
-    """New agents for one seating, each seeded by the tournament, the seating's table
-    id and its seat (as a plain table's are by its id)."""
-    agents = []
-    for position, name in enumerate(players):
-        index, entry = _entry(config, name)
-        agents.append(
-            seat_agent(
-                entry,
-                seed=derive_seed(seed, table_id, "seat", position),
-                rules=config.rules,
-                seat_key=f"agents.{index}",
-            )
-        )
-    return agents
 
 
 async def _opened(play: _SeatingPlay) -> None:
@@ -308,7 +281,7 @@ async def _play_deals(
             record = await play_planned_round(play.table, play.summary, plan, seed=seed, deals=base)
             play.done.append(record)
 
-        await _together([one(play) for play in behind])
+        await run_together([one(play) for play in behind])
         for play in going:
             await play.release()
         for play in behind:
@@ -319,15 +292,3 @@ async def _play_deals(
         assert play.summary is not None
         await end_match(play.table, play.summary, match_id_of(playing.seed))
         await play.release()
-
-
-async def _together(steps: Sequence[Any]) -> None:
-    """Run the coroutines at once; one's failure stops the others and is raised alone."""
-    try:
-        async with asyncio.TaskGroup() as group:
-            for step in steps:
-                group.create_task(step)
-    except ExceptionGroup as failed:
-        if len(failed.exceptions) == 1:
-            raise failed.exceptions[0] from None
-        raise

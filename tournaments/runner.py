@@ -36,12 +36,11 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from contextlib import AsyncExitStack, ExitStack
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from arena.agents.base import Agent
 from arena.errors import ConfigError
 from arena.runner import seat_agent
 from arena.table import (
@@ -69,6 +68,7 @@ if TYPE_CHECKING:
     from arena.sinks.base import Sink
     from arena.sinks.spectator import SpectatorFeed
     from arena.table.moderation import Moderator
+    from arena.table.records import Recorder
     from tournaments.gifts import TournamentGifts
     from tournaments.workers import WorkerPool
 
@@ -340,14 +340,7 @@ async def _play_stage(
                     here=lambda: _play_table_match(playing, seating, told),
                 )
 
-    try:
-        async with asyncio.TaskGroup() as group:
-            for seating in seatings:
-                group.create_task(one(seating))
-    except ExceptionGroup as failed:  # one table's failure stops the stage: say it plainly
-        if len(failed.exceptions) == 1:
-            raise failed.exceptions[0] from None
-        raise
+    await run_together([one(seating) for seating in seatings])  # one fails: the stage stops
 
 
 async def _play_table_match(
@@ -370,18 +363,14 @@ async def _play_table_match(
     done = store.round_records(match_id)
     if not session.may_start(table_id, len(done)):
         return  # this session's rounds are played (or a stop was asked)
-    table = Table(
-        _agents(config, seating, seed),
-        table_id=table_id,
-        rules=config.rules,
-        settings=config.table,
+    table = new_table(
+        playing,
+        table_id,
+        seating.players,
         recorder=tee_recorders(
             recorder := store.recorder(match_id),
             None if playing.spectator is None else playing.spectator.for_table(table_id),
         ),
-        timeouts=[_entry(config, name)[1].effective_timeout_s for name in seating.players],
-        standin_seed=derive_seed(seed, table_id, "standin"),
-        moderator=playing.moderator,
         sinks=playing.sinks,
     )
     length = MatchLength.of(config.tournament.format)
@@ -425,17 +414,49 @@ def _entry(config: TournamentConfig, name: str) -> tuple[int, AgentEntry]:
     raise ConfigError(f"no agent {name!r} in the roster")
 
 
-def _agents(config: TournamentConfig, seating: Seating, seed: int) -> list[Agent]:
-    """A table's agents, each seeded by the tournament, the table and its seat."""
+def new_table(
+    playing: _Playing,
+    table_id: str,
+    players: Sequence[str],
+    *,
+    recorder: Recorder | None,
+    sinks: Sequence[Sink],
+) -> Table:
+    """A table of the run for ``players`` in their seats, with new agents each seeded by
+    the tournament, the table's id and the seat (a duplicate seating's too)."""
+    config, seed = playing.config, playing.seed
     agents = []
-    for position, name in enumerate(seating.players):
+    for position, name in enumerate(players):
         index, entry = _entry(config, name)
         agents.append(
             seat_agent(
                 entry,
-                seed=derive_seed(seed, seating.table_id, "seat", position),
+                seed=derive_seed(seed, table_id, "seat", position),
                 rules=config.rules,
                 seat_key=f"agents.{index}",
             )
         )
-    return agents
+    return Table(
+        agents,
+        table_id=table_id,
+        rules=config.rules,
+        settings=config.table,
+        recorder=recorder,
+        timeouts=[_entry(config, name)[1].effective_timeout_s for name in players],
+        standin_seed=derive_seed(seed, table_id, "standin"),
+        moderator=playing.moderator,
+        sinks=sinks,
+    )
+
+
+async def run_together(steps: Sequence[Coroutine[Any, Any, None]]) -> None:
+    """Run the coroutines at once; one's failure stops the others and is raised alone,
+    plainly (not in an ExceptionGroup)."""
+    try:
+        async with asyncio.TaskGroup() as group:
+            for step in steps:
+                group.create_task(step)
+    except ExceptionGroup as failed:
+        if len(failed.exceptions) == 1:
+            raise failed.exceptions[0] from None
+        raise
