@@ -95,7 +95,7 @@ def _schedule_problems(store: TournamentStore, row: TournamentRow) -> tuple[list
     tournament ended early by ``finish``, or its last stages removed: the store cannot
     tell which). The export holds no roster, so only ``verify ID`` checks this."""
     from tournaments.config import parse_tournament_config
-    from tournaments.deals import seating_table_id, seatings
+    from tournaments.deals import seating_tables
     from tournaments.runner import _history
     from tournaments.schedule import plan_stage
 
@@ -112,15 +112,7 @@ def _schedule_problems(store: TournamentStore, row: TournamentRow) -> tuple[list
             break
         history = _history(matches, before=stage)
         for planned in plan_stage(config.schedule_kind, stage, config.names, history, row.seed):
-            orders = (
-                [(planned.table_id, tuple(planned.players))]
-                if mode == "off"
-                else [
-                    (seating_table_id(planned.table_id, n), order)
-                    for n, order in enumerate(seatings(planned.players, mode), 1)
-                ]
-            )
-            for table_id, players in orders:
+            for table_id, players in seating_tables(planned.table_id, planned.players, mode):
                 found = stored.get((str(stage), table_id))
                 if found is None and stage < last:
                     problems.append(

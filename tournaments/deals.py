@@ -12,7 +12,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import StrEnum
 
-__all__ = ["Duplicate", "deal_table", "seating_count", "seating_table_id", "seatings"]
+__all__ = [
+    "Duplicate",
+    "deal_table",
+    "seating_count",
+    "seating_table_id",
+    "seating_tables",
+    "seatings",
+]
 
 _SEATING_MARK = "."
 
@@ -54,6 +61,19 @@ def seatings(players: Sequence[str], mode: Duplicate) -> list[tuple[str, str, st
     if mode is Duplicate.ROTATIONS:
         return rotations
     return [*rotations, (a, c, b), (c, b, a), (b, a, c)]
+
+
+def seating_tables(
+    table_id: str, players: Sequence[str], mode: Duplicate
+) -> list[tuple[str, tuple[str, str, str]]]:
+    """Each stored table match a scheduled table is played as, with its players in
+    their seats: the table itself in plain play, else each seating (``s1t2.1`` ...)."""
+    if mode is Duplicate.OFF:
+        return [(table_id, seatings(players, mode)[0])]
+    return [
+        (seating_table_id(table_id, number), order)
+        for number, order in enumerate(seatings(players, mode), 1)
+    ]
 
 
 def seating_count(mode: Duplicate) -> int:
