@@ -26,6 +26,7 @@ __all__ = [
     "ModerationSettings",
     "MqttSettings",
     "SeatConfig",
+    "ServerSettings",
     "SpectatorSettings",
     "config_problems",
     "load_config",
@@ -53,6 +54,18 @@ class SeatConfig(BaseModel):
     """This seat's decision deadline; default: the table's (a human seat gets 10 minutes)."""
     options: dict[str, Any] = Field(default_factory=dict)
     """Keyword arguments for the agent class."""
+    avatar: str | None = Field(default=None, min_length=1, max_length=2000)
+    """The picture the stream overlay shows for this seat: an image file (served by
+    ``arena serve`` at ``/avatars/<n>``) or an ``http(s)://`` URL."""
+
+    @field_validator("avatar")
+    @classmethod
+    def _avatar(cls, value: str | None) -> str | None:
+        if value is None or value.startswith(("http://", "https://")):
+            return value
+        if "://" in value or value.startswith(("data:", "javascript:")):
+            raise ValueError(f"{value[:60]!r}: an avatar is an image file or an http(s):// URL")
+        return value
 
     @property
     def effective_timeout_s(self) -> float | None:
@@ -155,6 +168,22 @@ class SpectatorSettings(BaseModel):
     """Items held during the delay; beyond it new ones are dropped (counted and logged)."""
 
 
+class ServerSettings(BaseModel):
+    """The arena server and its stream overlay (``[server]``; ``arena serve``,
+    ``arena play --serve``). It listens on 127.0.0.1 only, unless ``--host`` says
+    otherwise (and a token is set): there is no host key here on purpose."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, allow_inf_nan=False)
+
+    port: int = Field(default=8765, ge=0, le=65535)
+    """0: any free port (printed)."""
+    lang: Literal["zh", "en"] = "zh"
+    """The overlay's labels unless its URL says ``?lang=``."""
+    sound: bool = False
+    """Sound effects for bombs, rockets, spring and gifts (``?sound=1`` turns them on
+    for one page)."""
+
+
 class ArenaConfig(BaseModel):
     """The whole configuration file."""
 
@@ -169,6 +198,8 @@ class ArenaConfig(BaseModel):
     """The live feed over MQTT, off unless enabled."""
     spectator: SpectatorSettings = Field(default_factory=SpectatorSettings)
     """The delayed feed of every hand (over MQTT), off unless enabled."""
+    server: ServerSettings = Field(default_factory=ServerSettings)
+    """The arena server and its overlay (``--serve``)."""
     gifts: dict[str, Any] = Field(default_factory=dict)
     """Viewer gifts, off unless enabled: kept as written here and validated by the gifts
     package when ``arena play`` reads the file (this package does not depend on it)."""
@@ -258,6 +289,7 @@ _SECTIONS: dict[tuple[str, ...], type[BaseModel]] = {
     ("moderation",): ModerationSettings,
     ("mqtt",): MqttSettings,
     ("spectator",): SpectatorSettings,
+    ("server",): ServerSettings,
     ("seats",): SeatConfig,
 }
 """The model behind each place a key can be, seat numbers left out: its known keys."""

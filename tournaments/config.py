@@ -27,6 +27,7 @@ from pydantic import (
 from arena.config import (
     MqttSettings,
     SeatConfig,
+    ServerSettings,
     SpectatorSettings,
     config_problems,
     named_key,
@@ -145,6 +146,8 @@ class TournamentConfig(BaseModel):
     spectator: SpectatorSettings = Field(default_factory=SpectatorSettings)
     """The delayed feed of every hand, as in ``arena play``: with the MQTT feed on
     (``--mqtt``), each table's hands on ``<prefix>/tables/<table>/spectator``."""
+    server: ServerSettings = Field(default_factory=ServerSettings)
+    """The arena server and its overlay (``tournament run --serve``)."""
     gifts: dict[str, Any] = Field(default_factory=lambda: {"mode": "ranked"})
     """Viewer gifts, off unless enabled, validated by the gifts package when the
     tournament starts. Tournaments are ranked: ``mode`` is always ``"ranked"`` (every
@@ -259,6 +262,7 @@ _SECTIONS: Final[dict[tuple[str, ...], type[BaseModel]]] = {
     ("moderation",): ModerationSettings,
     ("mqtt",): MqttSettings,
     ("spectator",): SpectatorSettings,
+    ("server",): ServerSettings,
 }
 """The model behind each place a key can be (agent numbers left out): its known keys."""
 
