@@ -1,0 +1,100 @@
+"""The streamer's controls: start a match, pause after this round, resume.
+
+Pure asyncio, no HTTP: the control page's handlers call these, and the tables wait on
+:meth:`MatchControl.gate` between two rounds (a between-rounds hook, and before a
+tournament's table match begins). A pause never cuts into a round: the round being
+played ends, then every table waits at its next gate until :meth:`resume`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from arena.table import BetweenRoundsHandle, Table
+
+__all__ = ["MatchControl"]
+
+
+class MatchControl:
+    """Start, pause and resume, shared by every table of the server."""
+
+    def __init__(self, *, started: bool = True, on_change: Callable[[], None] | None = None):
+        self._start = asyncio.Event()
+        if started:
+            self._start.set()
+        self._running = asyncio.Event()
+        self._running.set()
+        self.waiting_tables = 0
+        """Tables held at a gate now."""
+        self._on_change = on_change
+
+    @property
+    def started(self) -> bool:
+        return self._start.is_set()
+
+    @property
+    def pause_requested(self) -> bool:
+        """Paused, or about to be: the tables stop at their next gate."""
+        return not self._running.is_set()
+
+    @property
+    def paused(self) -> bool:
+        """At least one table is held at a gate."""
+        return self.pause_requested and self.waiting_tables > 0
+
+    def start(self) -> bool:
+        """Let the match begin; False if it had already."""
+        if self._start.is_set():
+            return False
+        self._start.set()
+        self._changed()
+        return True
+
+    def rearm(self) -> None:
+        """Wait for the next start (``arena serve``, after a match)."""
+        self._start.clear()
+        self._changed()
+
+    async def wait_for_start(self) -> None:
+        await self._start.wait()
+
+    def pause(self) -> bool:
+        """Pause after this round; False if a pause was already asked for."""
+        if not self._running.is_set():
+            return False
+        self._running.clear()
+        self._changed()
+        return True
+
+    def resume(self) -> bool:
+        """Play on; False if nothing was paused."""
+        if self._running.is_set():
+            return False
+        self._running.set()
+        self._changed()
+        return True
+
+    async def gate(self) -> None:
+        """Wait here while paused (called between rounds, never inside one)."""
+        if self._running.is_set():
+            return
+        self.waiting_tables += 1
+        self._changed()
+        try:
+            await self._running.wait()
+        finally:
+            self.waiting_tables -= 1
+            self._changed()
+
+    async def between_rounds(self, handle: BetweenRoundsHandle) -> None:
+        """The gate as a table's between-rounds hook (the handle is not needed)."""
+        await self.gate()
+
+    def attach(self, table: Table) -> None:
+        """Hold ``table`` at the gate before each of its rounds after the first."""
+        table.between_rounds.insert(0, self.between_rounds)
+
+    def _changed(self) -> None:
+        if self._on_change is not None:
+            self._on_change()

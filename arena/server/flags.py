@@ -1,0 +1,55 @@
+"""The command line's part of serving: ``--host`` and ``--port``, and the lines that
+say where the pages are. Light on purpose: ``arena --help`` imports it, not the server."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from arena.server.wiring import ArenaServer
+
+__all__ = ["TOKEN_ENV", "Say", "add_server_flags", "say_server"]
+
+TOKEN_ENV = "ARENA_SERVER_TOKEN"
+"""The environment variable holding the control page's and the gift webhook's token."""
+
+
+class Say(Protocol):
+    def __call__(self, event: str, text: str, /, *, level: str = "info", **fields: Any) -> None:
+        """Print one line (and log it as ``event`` with ``fields``)."""
+        ...
+
+
+def add_server_flags(parser: argparse.ArgumentParser) -> None:
+    """``--host`` and ``--port``, for every command that serves."""
+    parser.add_argument(
+        "--host",
+        metavar="H",
+        help=f"the address to listen on (default: 127.0.0.1, this machine only; another "
+        f"needs {TOKEN_ENV} set)",
+    )
+    parser.add_argument(
+        "--port",
+        type=int,
+        metavar="N",
+        help="the port (default: [server] port, 8765; 0 picks a free one)",
+    )
+
+
+def say_server(server: ArenaServer, say: Say) -> None:
+    """Where the pages are, and whether the controls can be used."""
+    urls = server.urls()
+    say(
+        "server_started",
+        f"overlay: {urls['overlay']} (an OBS browser source; ?layout=portrait for "
+        f"1080x1920), spectator view: {urls['spectator']}, controls: {urls['control']}",
+        **urls,
+    )
+    if not server.token:
+        say(
+            "server_no_token",
+            f"{TOKEN_ENV} is not set: the control page and the gift webhook refuse "
+            "everything until it is",
+            level="warning",
+        )

@@ -1,0 +1,423 @@
+"""The overlay's hub: the tables' public events in, every page's WebSocket feed out.
+
+The hub is a sink (public events only) and a spectator output (the delayed feed's
+items), so the tables need no change to be shown. It keeps what a page that joins late
+needs at once (each table's public snapshot, a model seat's figures, the last gifts, the
+leaderboard) and hands each connected page its own bounded queue of JSON messages, in
+the contract of docs/overlay.md:
+
+- ``server``: what the server shows (mode, tables, the featured table, pause, the
+  language, the avatars); first, and again when any of it changes;
+- ``snapshot``: a table's public picture (``PublicTableState``), coalesced: at most one
+  per table every :data:`SNAPSHOT_INTERVAL_S` while events keep coming;
+- the public events themselves, exactly as on the MQTT feed (``v`` and ``run`` added);
+- ``leaderboard``: a tournament's standings;
+- on ``/ws/spectator`` only: ``spectator`` items (every hand), and snapshots folded
+  from the delayed events alone, so that the delayed view never runs ahead of its delay.
+
+Nothing here waits: :meth:`OverlayHub.emit` folds the event and appends to queues. A
+page that cannot keep up (its queue full) loses its queue and is sent the whole picture
+again instead (``server`` and ``snapshot``): a slow browser never slows a table, and is
+right again at once. A page follows the featured table unless it asked for one
+(``?table=t2``); the featured table is the streamer's pick (``/control``), else the
+first table that is live.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal
+
+import orjson
+
+from arena.errors import ConfigError
+from arena.sinks.public_state import PublicState, PublicTableState
+from arena.table.events import Event
+from protocol.events import EVENT_SCHEMA_VERSION
+
+__all__ = [
+    "MAX_QUEUED",
+    "SNAPSHOT_INTERVAL_S",
+    "Feed",
+    "Mode",
+    "OverlayHub",
+    "Subscription",
+]
+
+SNAPSHOT_INTERVAL_S: Final = 0.05
+"""A table's snapshot goes out at most this often while its events keep coming."""
+MAX_QUEUED: Final = 2_000
+"""Messages waiting for one page at most; beyond it the page is sent the picture anew."""
+_RECENT_GIFTS: Final = 5
+
+Mode = Literal["play", "serve", "tournament"]
+Feed = Literal["public", "spectator"]
+MatchStatus = Literal["waiting", "live", "ended"]
+
+
+def _json(message: Mapping[str, Any]) -> str:
+    return orjson.dumps(message).decode()
+
+
+@dataclass
+class _Figures:
+    """A model seat's figures at one table, from its ``decision`` events."""
+
+    model: str | None = None
+    decisions: int = 0
+    legal_first_try: int = 0
+    cost: float | None = None
+
+    def add(self, data: Mapping[str, Any]) -> None:
+        self.model = data.get("model") or self.model
+        self.decisions += 1
+        self.legal_first_try += bool(data.get("legal_first_try"))
+        cost = data.get("cost")
+        if cost is not None:
+            self.cost = (self.cost or 0.0) + float(cost)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "decisions": self.decisions,
+            "legal_first_try": self.legal_first_try,
+            "legal_rate": round(self.legal_first_try / self.decisions, 4)
+            if self.decisions
+            else None,
+            "cost": None if self.cost is None else round(self.cost, 6),
+        }
+
+
+@dataclass
+class _Table:
+    """What the hub keeps of one table beyond its snapshot."""
+
+    figures: list[_Figures | None] = field(default_factory=lambda: [None, None, None])
+    gifts: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=_RECENT_GIFTS))
+    hands: dict[str, Any] | None = None
+    """The last delayed ``hands`` item (spectator side only)."""
+
+    def figures_json(self) -> list[dict[str, Any] | None]:
+        return [None if f is None else f.to_dict() for f in self.figures]
+
+
+class Subscription:
+    """One page's feed: a bounded queue of JSON texts, and the table it shows."""
+
+    def __init__(self, hub: OverlayHub, feed: Feed, table: str | None) -> None:
+        self.hub = hub
+        self.feed = feed
+        self.asked = table
+        """The table the page asked for (``?table=``), or None: the featured one."""
+        self.shown: str | None = None
+        self._queue: deque[str] = deque()
+        self._wake = asyncio.Event()
+        self.resyncs = 0
+        """How many times the page fell behind and was sent the picture anew."""
+
+    def push(self, text: str) -> None:
+        if len(self._queue) >= MAX_QUEUED:
+            self._queue.clear()
+            self.resyncs += 1
+            self._queue.extend(self.hub.picture(self))
+        else:
+            self._queue.append(text)
+        self._wake.set()
+
+    async def next(self) -> str:
+        """The next message for the page (waits for one)."""
+        while not self._queue:
+            self._wake.clear()
+            await self._wake.wait()
+        return self._queue.popleft()
+
+    def pending(self) -> int:
+        return len(self._queue)
+
+    def close(self) -> None:
+        self.hub.unsubscribe(self)
+
+
+class OverlayHub:
+    """See the module. One per server; :meth:`reset` starts it afresh for a new match."""
+
+    never_waits = True
+    """The runner puts no queue in front of it: :meth:`emit` only folds and appends."""
+
+    def __init__(
+        self,
+        *,
+        run_id: str,
+        mode: Mode = "play",
+        lang: str = "zh",
+        sound: bool = False,
+        spectator_delay_s: float | None = None,
+        avatars: Mapping[str, str] | None = None,
+    ) -> None:
+        self.mode: Mode = mode
+        self.lang = lang
+        self.sound = sound
+        self.spectator_delay_s = spectator_delay_s
+        self.avatars = dict(avatars or {})
+        self.paused = False
+        self._subscriptions: list[Subscription] = []
+        self._chosen: str | None = None
+        self._auto: str | None = None
+        self._leaderboard: dict[str, Any] | None = None
+        self._flush_handle: asyncio.TimerHandle | None = None
+        self.reset(run_id)
+
+    # --- the run ------------------------------------------------------------------------
+
+    def reset(self, run_id: str) -> None:
+        """Forget every table: a new match starts (``arena serve``'s next match)."""
+        self.run_id = run_id
+        self._public = PublicState(run_id)
+        self._delayed = PublicState(run_id)
+        self._tables: dict[str, _Table] = {}
+        self._dirty: set[tuple[Feed, str]] = set()
+        self._auto = None
+        self._chosen = None
+        self._leaderboard = None
+        self.events = 0
+        for subscription in self._subscriptions:
+            subscription.shown = None
+        self._tell_server()
+
+    @property
+    def tables(self) -> list[str]:
+        """Every table seen in this run, in the order its first event came."""
+        return list(self._tables)
+
+    @property
+    def featured(self) -> str | None:
+        """The streamer's pick while that table exists, else the first table live."""
+        if self._chosen is not None and self._chosen in self._tables:
+            return self._chosen
+        return self._auto
+
+    @property
+    def match_status(self) -> MatchStatus:
+        """``waiting`` before any table started, ``live`` while one plays, then ``ended``."""
+        states = list(self._public)
+        if not states:
+            return "waiting"
+        if any(state.status != "ended" for state in states):
+            return "live"
+        return "ended"
+
+    def feature(self, table: str) -> None:
+        """The streamer's featured table (a ConfigError, a ValueError, naming the tables
+        if it is none of them)."""
+        if table not in self._tables:
+            known = ", ".join(self._tables) or "none yet"
+            raise ConfigError(f"no table {table!r} (tables: {known})")
+        self._chosen = table
+        self._follow_featured()
+
+    def set_paused(self, paused: bool) -> None:
+        """Say on every page whether the match pauses after this round."""
+        if paused != self.paused:
+            self.paused = paused
+            self._tell_server()
+
+    def set_leaderboard(self, board: Mapping[str, Any]) -> None:
+        """A tournament's standings, for every page (and every page that joins later)."""
+        self._leaderboard = dict(board)
+        text = _json({"type": "leaderboard", "board": self._leaderboard})
+        for subscription in self._subscriptions:
+            if subscription.feed == "public":
+                subscription.push(text)
+
+    # --- the sink side ------------------------------------------------------------------
+
+    async def emit(self, event: Event) -> None:
+        """Fold a public event in and hand it to the pages showing its table."""
+        self.on_event(event)
+
+    async def close(self) -> None:
+        """Nothing to release: the server outlives a match (and says it ended)."""
+        self._flush()
+
+    def on_event(self, event: Event) -> None:
+        """:meth:`emit`, synchronously."""
+        self.events += 1
+        table = event.table
+        new_table = table not in self._tables
+        extra = self._table(table)
+        if event.type == "match_started":
+            extra.figures = [None, None, None]
+            extra.gifts.clear()
+        elif event.type == "decision" and event.seat is not None and 0 <= event.seat < 3:
+            figures = extra.figures[event.seat] or _Figures()
+            figures.add(event.data)
+            extra.figures[event.seat] = figures
+        elif event.type == "gift":
+            extra.gifts.append(dict(event.data) | {"seat": event.seat})
+        before = self.match_status
+        self._public.apply(event)
+        message = event.to_dict()
+        message["v"] = EVENT_SCHEMA_VERSION
+        message["run"] = self.run_id
+        text = _json(message)
+        for subscription in self._subscriptions:
+            if subscription.feed == "public" and subscription.shown == table:
+                subscription.push(text)
+        self._mark("public", table)
+        if self._auto is None:
+            self._auto = table
+            self._follow_featured()
+        elif event.type in ("match_started", "match_ended"):
+            self._choose_auto(event)
+        if new_table or before != self.match_status:
+            self._tell_server()
+
+    async def emit_spectator(self, item: dict[str, Any]) -> None:
+        """A delayed spectator item: folded into the delayed picture, then to the
+        spectator pages of its table."""
+        table = str(item.get("table"))
+        extra = self._table(table)
+        kind = item.get("kind")
+        if kind == "event":
+            self._delayed.apply(Event(**item["event"]))
+            self._mark("spectator", table)
+        elif kind == "hands":
+            extra.hands = item
+        text = _json({"type": "spectator", "item": item})
+        for subscription in self._subscriptions:
+            if subscription.feed == "spectator" and subscription.shown == table:
+                subscription.push(text)
+
+    # --- pages --------------------------------------------------------------------------
+
+    def subscribe(self, feed: Feed, table: str | None = None) -> Subscription:
+        """A new page's feed, starting with the whole picture."""
+        subscription = Subscription(self, feed, table)
+        self._subscriptions.append(subscription)
+        for text in self.picture(subscription):
+            subscription.push(text)
+        return subscription
+
+    def unsubscribe(self, subscription: Subscription) -> None:
+        if subscription in self._subscriptions:
+            self._subscriptions.remove(subscription)
+
+    @property
+    def pages(self) -> int:
+        """Pages connected now."""
+        return len(self._subscriptions)
+
+    def picture(self, subscription: Subscription) -> list[str]:
+        """Everything a page needs to be current: ``server``, its table's snapshot, the
+        leaderboard. Sets the table the page shows."""
+        subscription.shown = subscription.asked or self.featured
+        texts = [_json(self._server_message(subscription))]
+        if subscription.shown is not None and subscription.shown in self._tables:
+            texts.append(self._snapshot_text(subscription.feed, subscription.shown))
+        if self._leaderboard is not None and subscription.feed == "public":
+            texts.append(_json({"type": "leaderboard", "board": self._leaderboard}))
+        return texts
+
+    def server_state(self) -> dict[str, Any]:
+        """What ``/healthz`` and the control page say about the run."""
+        return {
+            "mode": self.mode,
+            "run": self.run_id,
+            "match": self.match_status,
+            "paused": self.paused,
+            "featured": self.featured,
+            "tables": self.tables,
+            "pages": self.pages,
+            "events": self.events,
+        }
+
+    def _server_message(self, subscription: Subscription) -> dict[str, Any]:
+        return {
+            "type": "server",
+            "mode": self.mode,
+            "lang": self.lang,
+            "sound": self.sound,
+            "spectator": self.spectator_delay_s is not None,
+            "delay_s": self.spectator_delay_s,
+            "table": subscription.shown,
+            "featured": self.featured,
+            "tables": self.tables,
+            "avatars": self.avatars,
+            "paused": self.paused,
+            "match": self.match_status,
+            "run": self.run_id,
+        }
+
+    def _snapshot_text(self, feed: Feed, table: str) -> str:
+        states = self._public if feed == "public" else self._delayed
+        extra = self._table(table)
+        state = states.get(table)
+        message: dict[str, Any] = {
+            "type": "snapshot",
+            "table": table,
+            "state": (state or PublicTableState(table, run_id=self.run_id)).snapshot(),
+            "figures": extra.figures_json(),
+            "gifts": list(extra.gifts),
+        }
+        if feed == "spectator":
+            message["hands"] = extra.hands
+        return _json(message)
+
+    # --- inside -------------------------------------------------------------------------
+
+    def _table(self, table: str) -> _Table:
+        extra = self._tables.get(table)
+        if extra is None:
+            extra = self._tables[table] = _Table()
+        return extra
+
+    def _choose_auto(self, event: Event) -> None:
+        """Keep the featured table while it plays; when it ends, a table still live."""
+        auto = self._public.get(self._auto) if self._auto is not None else None
+        if auto is not None and auto.status != "ended":
+            return
+        live = [s.table for s in self._public if s.status == "live"]
+        if live and live[0] != self._auto:
+            self._auto = live[0]
+            self._follow_featured()
+
+    def _follow_featured(self) -> None:
+        """Pages following the featured table move to it: its whole picture."""
+        featured = self.featured
+        for subscription in self._subscriptions:
+            if subscription.asked is None and subscription.shown != featured:
+                for text in self.picture(subscription):
+                    subscription.push(text)
+
+    def _tell_server(self) -> None:
+        for subscription in self._subscriptions:
+            subscription.push(_json(self._server_message(subscription)))
+
+    def _mark(self, feed: Feed, table: str) -> None:
+        self._dirty.add((feed, table))
+        if self._flush_handle is None:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:  # folded outside a loop (a test): flushed when asked
+                return
+            self._flush_handle = loop.call_later(SNAPSHOT_INTERVAL_S, self._flush)
+
+    def _flush(self) -> None:
+        """Send each changed table's snapshot to the pages showing it."""
+        self._flush_handle = None
+        dirty, self._dirty = self._dirty, set()
+        for feed, table in dirty:
+            viewers = [s for s in self._subscriptions if s.feed == feed and s.shown == table]
+            if viewers:
+                text = self._snapshot_text(feed, table)
+                for subscription in viewers:
+                    subscription.push(text)
+
+    def flush(self) -> None:
+        """Send pending snapshots now (tests; the end of a match)."""
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+        self._flush()

@@ -1,0 +1,109 @@
+"""Gifts over HTTP: the arena server's signed webhook, and the control page's test gift.
+
+A bridge may POST each gift to the arena server (``/gifts/webhook``) instead of
+publishing it over MQTT. The body is the gift event's JSON, exactly as on
+``<prefix>/gifts/in``; the request is signed with the server's token
+(``X-Arena-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">``,
+:func:`gifts.signatures.sign_arena_webhook`). An unsigned or wrongly signed request is
+refused (401) and reaches no table: it did not come from the bridge. A signed payload
+that is no gift goes to the inbox's ``refuse`` like any source's, so it is told at the
+default table as ``rejected`` (``invalid: ...``), and the answer (400) names the field.
+A signed gift goes to the inbox (202); what becomes of it (queued, applied, rejected,
+expired) is told as the table's ``gift`` events. A redelivery is the queue's
+``duplicate``, told like any other, so that every delivery is accounted for.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final
+
+from pydantic import ValidationError
+
+from gifts.events import Effect
+from gifts.send import gift_for_test
+from gifts.signatures import ReplayGuard, SignatureError, verify_arena_webhook
+from gifts.sources import Inbox
+from gifts.sources.parse import deliver, validation_reason
+
+__all__ = ["WebhookIntake"]
+
+_TEST_FIELDS: Final = {"effect", "table", "target", "viewer", "message"}
+
+
+class WebhookIntake:
+    """The arena server's gift intake (:class:`arena.server.app.GiftIntake`)."""
+
+    effects: Sequence[str] = tuple(effect.value for effect in Effect)
+
+    def __init__(self, inbox: Inbox, *, secret: str, now: Callable[[], float] = time.time) -> None:
+        self._inbox = inbox
+        self._secret = secret.encode()
+        self._now = now
+        self._guard = ReplayGuard()  # unused for ids: a redelivery is the queue's duplicate
+        self.accepted = 0
+        self.refused = 0
+        self.unsigned = 0
+
+    async def webhook(self, headers: Mapping[str, str], body: bytes) -> tuple[int, dict[str, Any]]:
+        """See the module."""
+        try:
+            verify_arena_webhook(headers, body, self._secret, now=self._now(), guard=self._guard)
+        except SignatureError as exc:
+            self.unsigned += 1
+            return 401, {"error": str(exc)}
+        gift = await deliver(self._inbox, body)
+        if gift is None:
+            self.refused += 1
+            return 400, {"error": "not a gift: its rejection is told at the default table"}
+        self.accepted += 1
+        return 202, {"accepted": gift.event_id, "platform": gift.platform}
+
+    async def test_gift(self, fields: Mapping[str, Any]) -> tuple[int, dict[str, Any]]:
+        """A test gift naming its effect (``effect``, and optionally ``table``,
+        ``target``, ``viewer``, ``message``), as ``arena gift send`` makes one."""
+        unknown = sorted(set(fields) - _TEST_FIELDS)
+        if unknown:
+            return 400, {
+                "error": f"unknown field(s) {', '.join(unknown)}: "
+                f"give {', '.join(sorted(_TEST_FIELDS))}"
+            }
+        raw_effect = fields.get("effect")
+        try:
+            effect = Effect(str(raw_effect).upper())
+        except ValueError:
+            return 400, {"error": f"effect: {raw_effect!r} is none of {', '.join(self.effects)}"}
+        try:
+            gift = gift_for_test(
+                effect,
+                viewer=_text(fields.get("viewer")),
+                table=_text(fields.get("table")),
+                target=_seat(fields.get("target")),
+                message=_text(fields.get("message")) or "",
+            )
+        except ValidationError as exc:
+            return 400, {"error": validation_reason(exc)}
+        await self._inbox.accept(gift)
+        where = f" at {gift.table}" if gift.table else ""
+        return 202, {
+            "ok": True,
+            "said": f"test gift {effect.value} sent{where} (event {gift.event_id})",
+            "event_id": gift.event_id,
+        }
+
+
+def _seat(value: Any) -> Any:
+    """A form's seat: ``"1"`` is 1, nothing is None; anything else as given (refused)."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, str) and value.isdigit():
+        return int(value)
+    return value
+
+
+def _text(value: Any) -> str | None:
+    """A form's text: None for absent or empty."""
+    if value is None or value == "":
+        return None
+    return value if isinstance(value, str) else str(value)
