@@ -21,9 +21,11 @@ import structlog
 from arena.config import ArenaConfig, load_config, parse_config
 from arena.errors import ArenaError, ConfigError
 from arena.logs import LEVELS, add_logging_flags, configure_logging
+from arena.server.flags import Say, add_server_flags, say_server
 
 if TYPE_CHECKING:  # imported when used: `arena schema` needs no engine
     from arena.replay import RecordedRound, ReplayWriter
+    from arena.server.wiring import ArenaServer
     from arena.sinks.embedded_broker import EmbeddedBroker
     from arena.sinks.mqtt import MqttSink
     from arena.sinks.spectator import SpectatorFeed
@@ -83,6 +85,7 @@ def _wanted_log_format(argv: Sequence[str]) -> str:
 
 _COMMANDS = {
     "play": "play a match (three scripted agents by default)",
+    "serve": "serve the stream overlay and controls; Start on /control plays a match",
     "replay": "print a replay and re-check every move",
     "schema": "write JSON Schemas of the protocol messages and the public events",
     "agent": "check an agent: arena agent check CONFIG [--seat NAME] [--json]",
@@ -204,7 +207,37 @@ def _parser() -> argparse.ArgumentParser:
         help="seconds each action stays on screen (default: "
         f"{defaults.table.pace_s} on the live board, 0 in plain lines)",
     )
+    play.add_argument(
+        "--serve",
+        action="store_true",
+        help="serve the stream overlay, its feeds and the controls while playing "
+        "(http://127.0.0.1:8765/overlay by default; docs/overlay.md)",
+    )
+    add_server_flags(play)
     add_logging_flags(play)
+
+    serve = commands.add_parser(
+        "serve",
+        help=_COMMANDS["serve"],
+        description="Serve the stream overlay and the streamer's controls; each Start on "
+        "/control plays the config's match (docs/overlay.md).",
+    )
+    serve.add_argument(
+        "--config",
+        type=Path,
+        help="TOML config file (default: the built-in settings, those of config/arena.toml)",
+    )
+    serve.add_argument(
+        "--start", action="store_true", help="play the first match at once, without Start"
+    )
+    serve.add_argument(
+        "--spectator-delay",
+        type=float,
+        metavar="SECONDS",
+        help="serve the delayed spectator view (/spectator): every hand, SECONDS late",
+    )
+    add_server_flags(serve)
+    add_logging_flags(serve)
 
     replay = commands.add_parser(
         "replay",
@@ -287,8 +320,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = _parser().parse_args(argv)
         configure_logging(args.log_format, args.log_level)
-        if args.command == "play":
-            return _play(args)
+        if args.command in ("play", "serve"):
+            return _play(_with_play_defaults(args))
         if args.command == "replay":
             return _replay(args)
         if args.command == "agent":
@@ -347,6 +380,37 @@ def stop_on_sigterm() -> None:
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel, _SIGTERM)
 
 
+def _sayer(log_format: str) -> Say:
+    """:func:`_say` for one log format, as the server's lines want it."""
+
+    def say(event: str, text: str, /, *, level: str = "info", **fields: Any) -> None:
+        _say(log_format, event, text, level=level, **fields)
+
+    return say
+
+
+def _with_play_defaults(args: argparse.Namespace) -> argparse.Namespace:
+    """``arena serve`` plays as ``arena play --serve`` with no other flags would (plain
+    lines: the stream is the overlay's)."""
+    if args.command == "serve":
+        defaults = {
+            "rounds": None,
+            "seed": None,
+            "tables": None,
+            "record": None,
+            "no_live": True,
+            "mqtt": None,
+            "gifts": False,
+            "simulate_gifts": None,
+            "gift_file": None,
+            "pace": None,
+            "serve": True,
+        }
+        for key, value in defaults.items():
+            setattr(args, key, getattr(args, key, value))
+    return args
+
+
 def _effective_config(args: argparse.Namespace) -> tuple[ArenaConfig, bool]:
     """The config file with the command line's overrides, and whether to show the board."""
     config = load_config(args.config)
@@ -370,8 +434,10 @@ def _effective_config(args: argparse.Namespace) -> tuple[ArenaConfig, bool]:
             except ConfigError as exc:
                 raise UsageError(f"--mqtt: {exc}") from None
     if args.spectator_delay is not None:
-        if args.mqtt is None and not config.mqtt.enabled:
-            raise UsageError("--spectator-delay: the spectator feed needs --mqtt to go anywhere")
+        if args.mqtt is None and not config.mqtt.enabled and not args.serve:
+            raise UsageError(
+                "--spectator-delay: the spectator feed needs --mqtt or --serve to go anywhere"
+            )
         data["spectator"].update(enabled=True, delay_s=args.spectator_delay)
     if args.gifts or args.simulate_gifts is not None or args.gift_file is not None:
         data["gifts"]["enabled"] = True
@@ -395,68 +461,38 @@ def _wants_live(args: argparse.Namespace, config: ArenaConfig) -> bool:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from arena.runner import build_tables, flush_sinks, new_seed, open_tables, play_tables
-    from arena.sinks.console import FAULT_HINT, LiveConsoleSink, PlainConsoleSink
+    from arena.runner import new_seed
 
+    serving = args.command == "serve" or args.serve
     config, live = _effective_config(args)
     _check_terminal_for_humans(config, str(args.config))
     gift_settings = _gift_settings(config, args)
     seed = config.match.seed if config.match.seed is not None else new_seed()
-    replay = _open_replay(args.record) if args.record else None
-    # a rejected reply's detail is in its warning log line, if warnings are shown
-    shown = LEVELS.index(args.log_level) <= LEVELS.index("warning")
-    hint = FAULT_HINT if shown else "details with --log-level warning"
-    sink = LiveConsoleSink(fault_hint=hint) if live else PlainConsoleSink(fault_hint=hint)
-    config, broker = _default_broker(config, args)
-    mqtt = _mqtt_sink(config, args, embedded=broker is not None) if config.mqtt.enabled else None
-    sinks: list[Any] = [sink] if mqtt is None else [sink, mqtt]
+    server = _arena_server(config, args) if serving else None
 
     async def run() -> None:
         stop_on_sigterm()
-        gifts: GiftRun | None = None
-        tables: list[Table] = []
-        feed = _spectator_feed(config, mqtt, args.log_format)
-        try:
-            try:  # every agent is built, or its seat named, before the match is announced
-                tables = build_tables(config, seed=seed, sinks=sinks, replay=replay, spectator=feed)
-            except ConfigError as exc:
-                raise ConfigError(f"{args.config or 'built-in config'}: {exc}") from exc
-            await open_tables(tables)  # programs started, or the seat named
-            # What is here now (modules, config, agents) lives as long as the match: full
-            # garbage collections need not walk it every time (0.1 M instructions a round).
-            # Unfrozen after, so that a caller's process (tests) is left as it was.
-            gc.freeze()
-            if broker is not None:
-                await broker.start()
-            if mqtt is not None:
-                await mqtt.started()  # its worker up before the first event
-            if feed is not None:
-                feed.start()
-            if gift_settings is not None:
-                gifts = await _start_gifts(tables, gift_settings, config, args, seed, feed)
-            _say(
-                args.log_format,
-                "match_seed",
-                f"seed {seed} (repeat this match with --seed {seed})",
-                seed=seed,
-            )
-            await play_tables(tables, rounds=config.match.rounds, seed=seed)
-        finally:
-            gc.unfreeze()
-            if gifts is not None:  # their last events out before the sinks close
-                await gifts.stop()
-                await flush_sinks(tables)
-                _say(args.log_format, "gifts_accounted", gifts.summary(), **gifts.counts())
-            await sink.close()
-            if feed is not None:  # its last items go out before the MQTT sink closes
-                await _close_spectator_feed(feed, args.log_format)
-            if mqtt is not None:
-                await mqtt.close()
-                _say_undelivered(args.log_format, mqtt)
-            if broker is not None:  # after the sink said offline
-                await broker.stop()
-            if replay is not None:
-                replay.close()
+        if server is None:
+            await _play_once(config, args, seed, live, gift_settings, None)
+            return
+        async with server:
+            say_server(server, _sayer(args.log_format))
+            match_seed = seed
+            while True:
+                if not server.control.started:
+                    _say(
+                        args.log_format,
+                        "server_waiting",
+                        f"waiting for Start on {server.url}/control (or POST "
+                        "/control/api/start with the token)",
+                    )
+                    await server.control.wait_for_start()
+                await _play_once(config, args, match_seed, live, gift_settings, server)
+                if args.command != "serve":
+                    await asyncio.sleep(0.3)  # the pages get the final picture
+                    return
+                server.control.rearm()
+                match_seed = config.match.seed if config.match.seed is not None else new_seed()
 
     try:
         asyncio.run(run())
@@ -476,6 +512,102 @@ def _play(args: argparse.Namespace) -> int:
             path=str(args.record),
         )
     return 0
+
+
+async def _play_once(
+    config: ArenaConfig,
+    args: argparse.Namespace,
+    seed: int,
+    live: bool,
+    gift_settings: GiftSettings | None,
+    server: ArenaServer | None,
+) -> None:
+    """One match at every table: the sinks, feeds and gifts of the flags, then played."""
+    from arena.runner import build_tables, flush_sinks, open_tables, play_tables
+    from arena.sinks.console import FAULT_HINT, LiveConsoleSink, PlainConsoleSink
+
+    replay = _open_replay(args.record) if args.record else None
+    # a rejected reply's detail is in its warning log line, if warnings are shown
+    shown = LEVELS.index(args.log_level) <= LEVELS.index("warning")
+    hint = FAULT_HINT if shown else "details with --log-level warning"
+    sink = LiveConsoleSink(fault_hint=hint) if live else PlainConsoleSink(fault_hint=hint)
+    config, broker = _default_broker(config, args)
+    mqtt = _mqtt_sink(config, args, embedded=broker is not None) if config.mqtt.enabled else None
+    sinks: list[Any] = [sink] if mqtt is None else [sink, mqtt]
+    if server is not None:
+        server.hub.reset(server.hub.run_id if server.hub.events == 0 else _new_run_id())
+        sinks.append(server.hub)
+    gifts: GiftRun | None = None
+    tables: list[Table] = []
+    feed = _spectator_feed(config, mqtt, args.log_format, server)
+    try:
+        try:  # every agent is built, or its seat named, before the match is announced
+            tables = build_tables(config, seed=seed, sinks=sinks, replay=replay, spectator=feed)
+        except ConfigError as exc:
+            raise ConfigError(f"{args.config or 'built-in config'}: {exc}") from exc
+        if server is not None:
+            server.attach(tables)  # a pause holds every table between two rounds
+        await open_tables(tables)  # programs started, or the seat named
+        # What is here now (modules, config, agents) lives as long as the match: full
+        # garbage collections need not walk it every time (0.1 M instructions a round).
+        # Unfrozen after, so that a caller's process (tests) is left as it was.
+        gc.freeze()
+        if broker is not None:
+            await broker.start()
+        if mqtt is not None:
+            await mqtt.started()  # its worker up before the first event
+        if feed is not None:
+            feed.start()
+        if gift_settings is not None:
+            gifts = await _start_gifts(tables, gift_settings, config, args, seed, feed, server)
+        _say(
+            args.log_format,
+            "match_seed",
+            f"seed {seed} (repeat this match with --seed {seed})",
+            seed=seed,
+        )
+        await play_tables(tables, rounds=config.match.rounds, seed=seed)
+    finally:
+        gc.unfreeze()
+        if server is not None:
+            server.parts.gifts = None  # the webhook says gifts are off until the next match
+        if gifts is not None:  # their last events out before the sinks close
+            await gifts.stop()
+            await flush_sinks(tables)
+            _say(args.log_format, "gifts_accounted", gifts.summary(), **gifts.counts())
+        await sink.close()
+        if feed is not None:  # its last items go out before the MQTT sink closes
+            await _close_spectator_feed(feed, args.log_format)
+        if mqtt is not None:
+            await mqtt.close()
+            _say_undelivered(args.log_format, mqtt)
+        if broker is not None:  # after the sink said offline
+            await broker.stop()
+        if replay is not None:
+            replay.close()
+
+
+def _new_run_id() -> str:
+    import uuid
+
+    return uuid.uuid4().hex[:14]
+
+
+def _arena_server(config: ArenaConfig, args: argparse.Namespace) -> ArenaServer:
+    """The server of ``--serve`` (or ``arena serve``), not started yet."""
+    from arena.server.wiring import ArenaServer
+
+    spectator = config.spectator
+    return ArenaServer(
+        config.server,
+        mode="serve" if args.command == "serve" else "play",
+        host=args.host,
+        port=args.port,
+        seats=config.seats,
+        config_dir=args.config.parent if args.config is not None else None,
+        spectator_delay_s=spectator.delay_s if spectator.enabled else None,
+        started=args.command != "serve" or args.start,
+    )
 
 
 def _gift_settings(config: ArenaConfig, args: argparse.Namespace) -> GiftSettings | None:
@@ -502,6 +634,7 @@ async def _start_gifts(
     args: argparse.Namespace,
     seed: int,
     feed: SpectatorFeed | None,
+    server: ArenaServer | None = None,
 ) -> GiftRun:
     """The gift desks and sources of ``--gifts``, and a line saying where gifts come from."""
     from gifts.run import start_gifts
@@ -521,6 +654,12 @@ async def _start_gifts(
     except ConfigError as exc:  # gifts.default_table naming no table
         raise ConfigError(f"{args.config or 'command line'}: {exc}") from exc
     sources = []
+    if server is not None:
+        from gifts.webhook import WebhookIntake
+
+        server.parts.gifts = WebhookIntake(gifts.router, secret=server.token or "")
+        if server.token:
+            sources.append(f"the webhook {server.url}/gifts/webhook")
     if mqtt is not None:
         sources.append(f"MQTT topic {gifts_topic(mqtt)}")
     if args.gift_file is not None:
@@ -613,34 +752,41 @@ def _mqtt_sink(config: ArenaConfig, args: argparse.Namespace, *, embedded: bool)
 
 
 def _spectator_feed(
-    config: ArenaConfig, mqtt: MqttSink | None, log_format: str
+    config: ArenaConfig, mqtt: MqttSink | None, log_format: str, server: ArenaServer | None = None
 ) -> SpectatorFeed | None:
     """The delayed spectator feed of ``--spectator-delay`` or ``[spectator] enabled``,
-    publishing through the MQTT sink; None when off, or when enabled with nowhere to go
-    (``[spectator]`` in a file played without ``--mqtt``: said, not refused)."""
+    published through the MQTT sink and shown by the server's spectator view; None when
+    off, or when enabled with nowhere to go (``[spectator]`` in a file played without
+    ``--mqtt`` or ``--serve``: said, not refused)."""
     settings = config.spectator
     if not settings.enabled:
         return None
-    if mqtt is None:
+    if mqtt is None and server is None:
         _say(
             log_format,
             "spectator_feed_off",
             "[spectator] is enabled but nothing publishes it: the spectator feed needs "
-            "--mqtt to go anywhere, so it is off",
+            "--mqtt or --serve to go anywhere, so it is off",
             level="warning",
         )
         return None
-    from arena.sinks.spectator import SpectatorFeed
+    from arena.sinks.spectator import SpectatorFeed, SpectatorOutput
 
-    feed = SpectatorFeed([mqtt], delay_s=settings.delay_s, max_pending=settings.max_pending)
-    prefix = config.mqtt.topic_prefix
+    outputs: list[SpectatorOutput] = []
+    where = []
+    if mqtt is not None:
+        outputs.append(mqtt)
+        where.append(f"{config.mqtt.topic_prefix}/tables/<table>/spectator")
+    if server is not None:
+        outputs.append(server.hub)
+        where.append(f"{server.url}/spectator")
+    feed = SpectatorFeed(outputs, delay_s=settings.delay_s, max_pending=settings.max_pending)
     _say(
         log_format,
         "spectator_feed",
-        f"every hand goes to {prefix}/tables/<table>/spectator {settings.delay_s:g} s after "
-        "it happened",
+        f"every hand goes to {' and '.join(where)} {settings.delay_s:g} s after it happened",
         delay_s=settings.delay_s,
-        topic=f"{prefix}/tables/+/spectator",
+        to=where,
     )
     return feed
 

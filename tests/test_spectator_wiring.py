@@ -342,7 +342,7 @@ def test_spectator_delay_without_mqtt_is_a_clear_error(
 ) -> None:
     assert main(["play", "--no-live", "--spectator-delay", "5"]) == 2
     assert capsys.readouterr().err.splitlines() == [
-        "arena: error: --spectator-delay: the spectator feed needs --mqtt to go anywhere"
+        "arena: error: --spectator-delay: the spectator feed needs --mqtt or --serve to go anywhere"
     ]
 
 
@@ -364,7 +364,7 @@ def test_spectator_enabled_in_a_file_without_mqtt_says_it_is_off(
     file.write_text("[spectator]\nenabled = true\ndelay_s = 1.0\n")
     assert main(["play", "--no-live", "--rounds", "1", "--config", str(file)]) == 0
     err = capsys.readouterr().err
-    assert "the spectator feed needs --mqtt to go anywhere, so it is off" in err
+    assert "the spectator feed needs --mqtt or --serve to go anywhere, so it is off" in err
 
 
 @pytest.mark.parametrize(

@@ -134,7 +134,7 @@ def test_the_spectator_feed_without_mqtt_is_said_to_be_off(
 ) -> None:
     argv = ["tournament", "run", str(cup_file(tmp_path)), "--db", str(tmp_path / "a.db")]
     assert main(argv) == 0
-    assert "the spectator feed needs --mqtt to go anywhere, so it is off" in (
+    assert "the spectator feed needs --mqtt or --serve to go anywhere, so it is off" in (
         capsys.readouterr().err
     )
 

@@ -26,8 +26,10 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 from arena.errors import ArenaError, ConfigError
 from arena.logs import add_logging_flags
+from arena.server.flags import add_server_flags, say_server
 
 if TYPE_CHECKING:
+    from arena.server.wiring import ArenaServer
     from tournaments.config import TournamentConfig
     from tournaments.leaderboard import Leaderboard
     from tournaments.session import Session
@@ -82,6 +84,13 @@ def add_tournament_command(subparsers: argparse._SubParsersAction[Any]) -> None:
             "(this one the only writer; the same results as 1); model and human seats "
             "play in this process (default: 1, every table here)",
         )
+        playing.add_argument(
+            "--serve",
+            action="store_true",
+            help="serve the stream overlay with the leaderboard, the featured table, the "
+            "controls (http://127.0.0.1:8765/overlay by default; docs/overlay.md)",
+        )
+        add_server_flags(playing)
         _add_gift_flags(playing)
     show = actions.add_parser("show", help="a tournament's leaderboard, finished or not")
     show.add_argument("tournament_id", metavar="ID")
@@ -229,7 +238,11 @@ def _play(args: argparse.Namespace) -> int:
             publisher: LeaderboardPublisher | None = None
             view = RunView()
             feed = table_feed(publisher_settings)
-            spectator = spectator_feed(settings, feed)
+            server = _arena_server(args, settings)
+            if server is not None:
+                await server.__aenter__()
+                say_server(server, _say_line)
+            spectator = spectator_feed(settings, feed, server)
             if feed is not None:
                 await feed.started()  # its worker up before the first event
             if spectator is not None:
@@ -257,6 +270,8 @@ def _play(args: argparse.Namespace) -> int:
             def told(board: dict[str, Any]) -> None:
                 if publisher is not None:
                     publisher.publish(board)
+                if server is not None:
+                    server.hub.set_leaderboard(board)
                 view.update(board)
 
             stopping = stop_gently_on_ctrl_c(session)
@@ -270,9 +285,10 @@ def _play(args: argparse.Namespace) -> int:
                     on_start=start,
                     session=session,
                     gifts=gifts,
-                    sinks=() if feed is None else (feed,),
+                    sinks=tuple(s for s in (feed, server and server.hub) if s),
                     spectator=spectator,
                     workers=args.workers,
+                    control=None if server is None else server.control,
                 )
             except asyncio.CancelledError:
                 if stopping.is_set():  # the second Ctrl-C: as a plain Ctrl-C would
@@ -295,6 +311,8 @@ def _play(args: argparse.Namespace) -> int:
                     await close_spectator_feed(spectator)
                 if feed is not None:  # after the gifts' last outcomes
                     await feed.close()
+                if server is not None:
+                    await server.__aexit__(None, None, None)
 
         try:
             run = asyncio.run(play())
@@ -315,6 +333,30 @@ def _play(args: argparse.Namespace) -> int:
     return 0
 
 
+def _arena_server(args: argparse.Namespace, settings: TournamentConfig) -> ArenaServer | None:
+    """The overlay's server of ``--serve`` (not started), or None."""
+    if not args.serve:
+        return None
+    from arena.server.wiring import ArenaServer
+
+    spectator = settings.spectator
+    return ArenaServer(
+        settings.server,
+        mode="tournament",
+        host=args.host,
+        port=args.port,
+        seats=settings.agents,
+        config_dir=args.file.parent if getattr(args, "file", None) is not None else None,
+        spectator_delay_s=spectator.delay_s if spectator.enabled else None,
+    )
+
+
+def _say_line(event: str, text: str, /, *, level: str = "info", **fields: Any) -> None:
+    """One ``arena: ...`` line on stderr, as this command says everything."""
+    prefix = "warning: " if level == "warning" else ""
+    print(f"arena: {prefix}{text}", file=sys.stderr, flush=True)
+
+
 def _check_play_flags(args: argparse.Namespace) -> None:
     """The numbers and files of ``run`` and ``resume``, each refused with its flag."""
     if args.workers != 1:
@@ -326,6 +368,11 @@ def _check_play_flags(args: argparse.Namespace) -> None:
             raise TournamentCommandError(str(exc)) from None
     if args.rounds is not None and args.rounds < 1:
         raise TournamentCommandError(f"--rounds: {args.rounds}: give 1 round or more")
+    if args.serve and args.workers != 1:
+        raise TournamentCommandError(
+            f"--serve with --workers {args.workers}: the overlay shows, and its controls "
+            "pause, the tables of this process; serve with --workers 1"
+        )
     if args.simulate_gifts is not None and not 0 < args.simulate_gifts <= 1000:
         raise TournamentCommandError(
             f"--simulate-gifts: {args.simulate_gifts:g} gifts a second: give a rate above 0, "

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from arena.config import MqttSettings
+    from arena.server.wiring import ArenaServer
     from arena.sinks.mqtt import MqttSink
     from arena.sinks.spectator import SpectatorFeed
     from tournaments.config import TournamentConfig
@@ -47,27 +48,37 @@ def table_feed(settings: MqttSettings | None) -> MqttSink | None:
     return feed
 
 
-def spectator_feed(config: TournamentConfig, feed: MqttSink | None) -> SpectatorFeed | None:
+def spectator_feed(
+    config: TournamentConfig, feed: MqttSink | None, server: ArenaServer | None = None
+) -> SpectatorFeed | None:
     """``[spectator] enabled``: every hand, delayed, on ``<prefix>/tables/<table>/spectator``
-    through the table feed; off, and said, without ``--mqtt`` (nowhere to go)."""
+    through the table feed and on the server's spectator view; off, and said, with
+    neither ``--mqtt`` nor ``--serve`` (nowhere to go)."""
     settings = config.spectator
     if not settings.enabled:
         return None
-    if feed is None:
+    if feed is None and server is None:
         print(
             "arena: warning: [spectator] is enabled but nothing publishes it: the spectator "
-            "feed needs --mqtt to go anywhere, so it is off",
+            "feed needs --mqtt or --serve to go anywhere, so it is off",
             file=sys.stderr,
         )
         return None
-    from arena.sinks.spectator import SpectatorFeed
+    from arena.sinks.spectator import SpectatorFeed, SpectatorOutput
 
+    outputs: list[SpectatorOutput] = []
+    where = []
+    if feed is not None:
+        outputs.append(feed)
+        where.append(f"{feed.settings.topic_prefix}/tables/<table>/spectator")
+    if server is not None:
+        outputs.append(server.hub)
+        where.append(f"{server.url}/spectator")
     print(
-        f"arena: every hand goes to {feed.settings.topic_prefix}/tables/<table>/spectator "
-        f"{settings.delay_s:g} s after it happened",
+        f"arena: every hand goes to {' and '.join(where)} {settings.delay_s:g} s after it happened",
         file=sys.stderr,
     )
-    return SpectatorFeed([feed], delay_s=settings.delay_s, max_pending=settings.max_pending)
+    return SpectatorFeed(outputs, delay_s=settings.delay_s, max_pending=settings.max_pending)
 
 
 async def close_spectator_feed(spectator: SpectatorFeed) -> None:

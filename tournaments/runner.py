@@ -39,7 +39,7 @@ from collections import Counter
 from collections.abc import Callable, Coroutine, Sequence
 from contextlib import AsyncExitStack, ExitStack
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from arena.errors import ConfigError
 from arena.runner import seat_agent
@@ -101,6 +101,7 @@ async def run_tournament(
     sinks: Sequence[Sink] = (),
     spectator: SpectatorFeed | None = None,
     workers: int = 1,
+    control: TableControl | None = None,
 ) -> TournamentRun:
     """Play ``config`` as a new tournament, or resume ``tournament_id`` (its config and
     seed as stored); see the module. ``on_start`` hears, before the first round, the
@@ -116,7 +117,10 @@ async def run_tournament(
     ``workers`` ≥ 2 plays the tables of scripted, subprocess and remote seats in that
     many worker processes, this one the only writer (:mod:`tournaments.workers`): the
     same rounds and standings as 1, every table here. Gifts and a spectator feed are
-    refused with workers (ConfigError)."""
+    refused with workers (ConfigError).
+
+    A ``control`` (the arena server's pause, ``tournament run --serve``) holds every table
+    of this process between two rounds, and each table match before it begins."""
     if (config is None) == (tournament_id is None):
         raise ValueError("give a config (a new tournament) or a tournament id (resume)")
     if workers != 1:
@@ -179,6 +183,7 @@ async def run_tournament(
             build_moderator(config.moderation),
             sinks,
             spectator,
+            control=control,
         )
         if gifts is not None:
             gifts.start(seed, spectator=spectator)
@@ -233,6 +238,8 @@ class _Playing:
     moderator: Moderator
     sinks: Sequence[Sink]
     spectator: SpectatorFeed | None
+    control: TableControl | None = None
+    """Holds the tables between rounds while the streamer pauses (``--serve``)."""
     pool: WorkerPool | None = None
     """Worker processes for the tables that may leave this one (``--workers N``)."""
 
@@ -349,6 +356,8 @@ async def _play_table_match(
     told: Callable[[RoundRecord], None],
 ) -> None:
     store, config, seed, session = playing.store, playing.config, playing.seed, playing.session
+    if playing.control is not None:
+        await playing.control.gate()  # a pause holds the next table match too
     if config.tournament.duplicate is not Duplicate.OFF:
         from tournaments.duplicate import play_duplicate_match  # it builds on this module
 
@@ -436,7 +445,7 @@ def new_table(
                 seat_key=f"agents.{index}",
             )
         )
-    return Table(
+    table = Table(
         agents,
         table_id=table_id,
         rules=config.rules,
@@ -447,6 +456,21 @@ def new_table(
         moderator=playing.moderator,
         sinks=sinks,
     )
+    if playing.control is not None:
+        playing.control.attach(table)
+    return table
+
+
+class TableControl(Protocol):
+    """What holds tables between rounds (:class:`arena.server.MatchControl`)."""
+
+    def attach(self, table: Table) -> None:
+        """Hold ``table`` at the gate before each of its rounds after the first."""
+        ...
+
+    async def gate(self) -> None:
+        """Wait here while paused."""
+        ...
 
 
 async def run_together(steps: Sequence[Coroutine[Any, Any, None]]) -> None:
