@@ -1,0 +1,410 @@
+"""The arena server (issue 14) over real HTTP and WebSockets on loopback: its feeds, the
+controls and their token, the signed gift webhook, and the late joiner.
+
+A real uvicorn serves the real app on a free port; the tests are clients (httpx,
+websockets) as a browser or a bridge would be. The pages themselves are driven in a
+real browser by test_overlay_browser.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import socket
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+import websockets
+from test_spectator_feed import hidden_cards_in
+
+from arena.config import ArenaConfig, SeatConfig, ServerSettings, parse_config
+from arena.errors import ConfigError
+from arena.runner import build_tables, play_tables
+from arena.server.serving import Serving
+from arena.server.wiring import ArenaServer
+from arena.sinks.spectator import SpectatorFeed
+from arena.table import Table
+from gifts.run import start_gifts
+from gifts.settings import load_gift_settings
+from gifts.signatures import sign_arena_webhook
+from gifts.webhook import WebhookIntake
+from protocol.cards import CANONICAL_CARDS
+
+TOKEN = "s3cret-token-for-tests"
+EVIL = "<img src=x onerror=alert(1)>"
+
+
+def config(rounds: int = 2, **table: Any) -> ArenaConfig:
+    return parse_config(
+        {
+            "match": {"rounds": rounds, "seed": 7},
+            "table": {"pace_s": 0.0, **table},
+            "seats": [
+                {"name": EVIL, "type": "heuristic"},
+                {"name": "Beta", "type": "greedy"},
+                {"name": "Gamma", "type": "heuristic"},
+            ],
+        }
+    )
+
+
+@contextlib.asynccontextmanager
+async def served(token: str | None = TOKEN, **kwargs: Any) -> AsyncIterator[ArenaServer]:
+    server = ArenaServer(ServerSettings(port=0), mode="play", token=token or "", **kwargs)
+    async with server:
+        yield server
+
+
+async def read_until(ws: Any, stop: Any, *, within: float = 10.0) -> list[dict[str, Any]]:
+    """Messages until one for which ``stop(message)`` is true (that one included)."""
+    got: list[dict[str, Any]] = []
+    async with asyncio.timeout(within):
+        while True:
+            message = json.loads(await ws.recv())
+            got.append(message)
+            if stop(message):
+                return got
+
+
+def ws_url(server: ArenaServer, path: str = "/ws") -> str:
+    return server.url.replace("http://", "ws://") + path
+
+
+async def play(server: ArenaServer, cfg: ArenaConfig, **kwargs: Any) -> list[Table]:
+    tables = build_tables(cfg, seed=7, sinks=[server.hub], sink_queue=None, **kwargs)
+    server.attach(tables)
+    await play_tables(tables, rounds=cfg.match.rounds, seed=7)
+    server.hub.flush()
+    return tables
+
+
+async def test_a_page_gets_the_picture_then_every_public_event_and_never_a_hand() -> None:
+    async with served() as server, websockets.connect(ws_url(server)) as ws:
+        first = json.loads(await ws.recv())
+        assert first["type"] == "server"
+        assert first["match"] == "waiting"
+        assert first["table"] is None
+        game = asyncio.create_task(play(server, config()))
+        got = await read_until(ws, lambda m: m.get("type") == "match_ended")
+        await game
+    events = [m for m in got if "seq" in m and m["type"] not in ("snapshot", "server")]
+    first_seq = next(m for m in got if m["type"] == "snapshot")["state"]["seq"]
+    # the picture covers the events up to its seq; every later one follows, none missing
+    assert [e["seq"] for e in events] == list(range(first_seq + 1, first_seq + 1 + len(events)))
+    assert {e["v"] for e in events} == {1}
+    assert {e["run"] for e in events} == {server.hub.run_id}
+    assert hidden_cards_in(events) == []
+    snapshots = [m for m in got if m["type"] == "snapshot"]
+    assert snapshots, "the page gets the table's picture as it changes"
+    assert snapshots[0]["state"]["seats"][0]["player"] == EVIL  # as text, the page's job
+    # no snapshot shows a card still hidden when it was sent
+    shown: set[str] = set(CANONICAL_CARDS)
+    for message in got:
+        kind = message["type"]
+        if kind == "round_started":
+            shown = set()
+        elif kind == "landlord_chosen":
+            shown |= set(message["data"]["bottom_cards"])
+        elif kind == "play":
+            shown |= set(message["data"]["cards"])
+        elif kind == "round_result":
+            shown = set(CANONICAL_CARDS)
+        elif kind == "snapshot":
+            text = json.dumps(message, ensure_ascii=False)
+            assert [c for c in CANONICAL_CARDS if c not in shown and c in text] == []
+
+
+async def test_a_late_joiner_is_current_at_once() -> None:
+    async with served() as server:
+        await play(server, config(rounds=1))
+        async with websockets.connect(ws_url(server)) as ws:
+            got = [json.loads(await ws.recv()) for _ in range(2)]
+    assert [m["type"] for m in got] == ["server", "snapshot"]
+    assert got[0]["match"] == "ended"
+    assert got[0]["table"] == "t1"
+    state = got[1]["state"]
+    assert state["status"] == "ended"
+    assert state["standings"]
+    assert {s["player"] for s in state["standings"]} == {
+        EVIL,
+        "Beta",
+        "Gamma",
+    }
+    assert all(seat["cards_left"] is not None for seat in state["seats"])
+
+
+async def test_table_query_picks_a_table_and_featured_follows_the_control() -> None:
+    async with served() as server:
+        two_tables = config(rounds=1)
+        match = two_tables.match.model_copy(update={"tables": 2})
+        await play(server, two_tables.model_copy(update={"match": match}))
+        featured = server.hub.featured
+        other = "t1" if featured == "t2" else "t2"
+        async with websockets.connect(ws_url(server, f"/ws?table={other}")) as ws:
+            got = [json.loads(await ws.recv()) for _ in range(2)]
+        assert got[0]["table"] == other
+        assert got[1]["table"] == other
+        assert got[0]["featured"] == featured
+        async with websockets.connect(ws_url(server)) as ws:
+            first = await read_until(ws, lambda m: m["type"] == "snapshot")
+            assert first[-1]["table"] == featured
+            server.hub.feature(other)
+            moved = await read_until(ws, lambda m: m["type"] == "snapshot")
+        assert moved[0]["type"] == "server"
+        assert moved[0]["featured"] == other
+        assert moved[-1]["table"] == other
+        with pytest.raises(ValueError, match="no table 't9'"):
+            server.hub.feature("t9")
+
+
+async def test_health_pages_and_static_files_are_served() -> None:
+    async with served() as server, httpx.AsyncClient(base_url=server.url) as http:
+        health = (await http.get("/healthz")).json()
+        assert health["status"] == "ok"
+        assert health["mode"] == "play"
+        for page in ("/overlay", "/spectator", "/control"):
+            answer = await http.get(page)
+            assert answer.status_code == 200
+            assert answer.headers["content-type"].startswith("text/html")
+        assert (await http.get("/static/overlay.js")).status_code == 200
+        assert (await http.get("/static/../hub.py")).status_code == 404
+        assert (await http.get("/avatars/0")).status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("headers", "status"),
+    [
+        ({}, 401),
+        ({"Authorization": "Bearer wrong"}, 401),
+        ({"Authorization": f"Basic {TOKEN}"}, 401),
+        ({"Authorization": f"Bearer {TOKEN}"}, 200),
+    ],
+)
+async def test_the_controls_want_the_token(headers: dict[str, str], status: int) -> None:
+    async with served() as server, httpx.AsyncClient(base_url=server.url) as http:
+        answer = await http.post("/control/api/pause", headers=headers)
+        assert answer.status_code == status
+        assert server.control.pause_requested == (status == 200)
+        state = await http.get("/control/api/state", headers=headers)
+        assert state.status_code == status
+
+
+async def test_without_a_token_the_controls_and_the_webhook_refuse_everything() -> None:
+    async with served(token=None) as server, httpx.AsyncClient(base_url=server.url) as http:
+        for path in ("/control/api/pause", "/gifts/webhook"):
+            answer = await http.post(path, headers={"Authorization": "Bearer anything"})
+            assert answer.status_code == 403
+            assert "ARENA_SERVER_TOKEN" in answer.json()["error"]
+        assert not server.control.pause_requested
+
+
+def test_beyond_loopback_needs_a_token() -> None:
+    with pytest.raises(ConfigError, match="needs a token"):
+        ArenaServer(ServerSettings(), mode="play", host="0.0.0.0", token="")
+    ArenaServer(ServerSettings(), mode="play", host="0.0.0.0", token=TOKEN)  # allowed
+
+
+async def test_a_port_in_use_is_said_plainly() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(ConfigError, match=f"port {port} on 127.0.0.1 is in use"):
+            await Serving(object(), port=port).start()
+
+
+async def test_pause_holds_every_table_after_its_round_until_resume() -> None:
+    async with served() as server, httpx.AsyncClient(base_url=server.url) as http:
+        auth = {"Authorization": f"Bearer {TOKEN}"}
+        assert (await http.post("/control/api/pause", headers=auth)).json()["ok"]
+        async with websockets.connect(ws_url(server)) as ws:
+            game = asyncio.create_task(play(server, config(rounds=2)))
+            await read_until(ws, lambda m: m.get("type") == "round_result")
+            paused = await read_until(ws, lambda m: m["type"] == "server" and m["paused"])
+            assert not [m for m in paused if m["type"] == "round_started"]
+            await asyncio.sleep(0.2)
+            assert not game.done()
+            state = (await http.get("/control/api/state", headers=auth)).json()
+            assert state["paused"]
+            assert state["match"] == "live"
+            assert (await http.post("/control/api/resume", headers=auth)).json()["ok"]
+            rest = await read_until(ws, lambda m: m.get("type") == "match_ended")
+            await game
+    assert [m["round"] for m in rest if m["type"] == "round_started"] == [2]
+
+
+def signed(body: bytes, secret: str = TOKEN, at: float | None = None) -> dict[str, str]:
+    timestamp = int(time.time() if at is None else at)
+    return {
+        "X-Arena-Signature": sign_arena_webhook(body, secret.encode(), timestamp),
+        "Content-Type": "application/json",
+    }
+
+
+async def test_the_webhook_takes_signed_gifts_only_and_every_one_is_told() -> None:
+    cfg = config(rounds=3, pace_s=0.02)
+    async with served() as server, httpx.AsyncClient(base_url=server.url) as http:
+        tables = build_tables(cfg, seed=7, sinks=[server.hub], sink_queue=None)
+        settings = load_gift_settings({"enabled": True}, source="test")
+        gifts = await start_gifts(tables, settings, match_seed=7)
+        server.parts.gifts = WebhookIntake(gifts.router, secret=TOKEN)
+        game = asyncio.create_task(play_tables(tables, rounds=3, seed=7))
+        try:
+            async with websockets.connect(ws_url(server)) as ws:
+                await read_until(ws, lambda m: m.get("type") == "turn_started")
+                gift = json.dumps(
+                    {
+                        "event_id": "w-1",
+                        "platform": "test",
+                        "effect": "CHEER",
+                        "display_name": EVIL,
+                        "message": "加油",
+                    }
+                ).encode()
+                unsigned = await http.post("/gifts/webhook", content=gift)
+                assert unsigned.status_code == 401
+                assert "X-Arena-Signature" in unsigned.json()["error"]
+                forged = await http.post("/gifts/webhook", content=gift, headers=signed(gift, "x"))
+                assert forged.status_code == 401
+                stale = await http.post(
+                    "/gifts/webhook", content=gift, headers=signed(gift, at=time.time() - 3600)
+                )
+                assert stale.status_code == 401
+                answer = await http.post("/gifts/webhook", content=gift, headers=signed(gift))
+                assert answer.status_code == 202
+                assert answer.json()["accepted"] == "w-1"
+                junk = b'{"event_id": "w-2", "platform": "test", "count": "many"}'
+                bad = await http.post("/gifts/webhook", content=junk, headers=signed(junk))
+                assert bad.status_code == 400
+                ended: dict[str, dict[str, Any]] = {}
+
+                def both_ended(message: dict[str, Any]) -> bool:
+                    if message.get("type") == "gift" and message["data"]["status"] != "queued":
+                        ended[message["data"]["event_id"]] = message["data"]
+                    return {"w-1", "w-2"} <= set(ended)
+
+                await read_until(ws, both_ended)
+        finally:
+            await game
+            await gifts.stop()
+    assert ended["w-2"]["status"] == "rejected"
+    assert "count" in ended["w-2"]["reason"]
+    assert ended["w-1"]["status"] == "applied"
+    assert ended["w-1"]["viewer"] == EVIL
+    counts = gifts.counts()
+    assert counts["applied"] == 1
+    assert counts["rejected"] == 1
+
+
+async def test_a_test_gift_from_the_controls_reaches_the_table() -> None:
+    cfg = config(rounds=2, pace_s=0.02)
+    async with served() as server, httpx.AsyncClient(base_url=server.url) as http:
+        auth = {"Authorization": f"Bearer {TOKEN}"}
+        off = await http.post("/control/api/gift", headers=auth, json={"effect": "CHEER"})
+        assert off.status_code == 503
+        assert "--gifts" in off.json()["error"]
+        tables = build_tables(cfg, seed=7, sinks=[server.hub], sink_queue=None)
+        gifts = await start_gifts(
+            tables, load_gift_settings({"enabled": True}, source="test"), match_seed=7
+        )
+        server.parts.gifts = WebhookIntake(gifts.router, secret=TOKEN)
+        game = asyncio.create_task(play_tables(tables, rounds=2, seed=7))
+        try:
+            async with websockets.connect(ws_url(server)) as ws:
+                await read_until(ws, lambda m: m.get("type") == "turn_started")
+                wrong = await http.post("/control/api/gift", headers=auth, json={"effect": "KISS"})
+                assert wrong.status_code == 400
+                assert "KISS" in wrong.json()["error"]
+                seat = await http.post(
+                    "/control/api/gift", headers=auth, json={"effect": "cheer", "target": 7}
+                )
+                assert seat.status_code == 400
+                assert "target_seat" in seat.json()["error"]
+                sent = await http.post(
+                    "/control/api/gift",
+                    headers=auth,
+                    json={"effect": "emote", "target": "1", "viewer": "主播"},
+                )
+                assert sent.status_code == 202, sent.text
+                event_id = sent.json()["event_id"]
+                done = await read_until(
+                    ws,
+                    lambda m: (
+                        m.get("type") == "gift"
+                        and m["data"]["event_id"] == event_id
+                        and m["data"]["status"] != "queued"
+                    ),
+                )
+        finally:
+            await game
+            await gifts.stop()
+    assert done[-1]["data"]["status"] == "applied"
+    assert done[-1]["data"]["test"] is True
+    assert done[-1]["seat"] == 1
+
+
+async def test_the_spectator_feed_is_delayed_and_the_public_one_never_has_hands() -> None:
+    delay = 0.4
+    async with served(spectator_delay_s=delay) as server:
+        feed = SpectatorFeed([server.hub], delay_s=delay)
+        feed.start()
+        async with (
+            websockets.connect(ws_url(server)) as public,
+            websockets.connect(ws_url(server, "/ws/spectator")) as spectator,
+        ):
+            assert json.loads(await spectator.recv())["spectator"] is True
+            game = asyncio.create_task(play(server, config(rounds=1), spectator=feed))
+            first_public = await read_until(public, lambda m: m.get("type") == "round_started")
+            public_at = time.monotonic()
+            first_hands = await read_until(
+                spectator, lambda m: m["type"] == "spectator" and m["item"]["kind"] == "hands"
+            )
+            hands_at = time.monotonic()
+            await game
+            await feed.close()
+            public_rest = await read_until(public, lambda m: m.get("type") == "match_ended")
+    item = first_hands[-1]["item"]
+    assert item["released_at"] - item["at"] >= delay * 1000
+    assert hands_at - public_at >= delay * 0.8
+    assert sorted(c for hand in item["hands"] for c in hand) + item["bottom"] != []
+    assert len([c for hand in item["hands"] for c in hand]) == 51
+    publics = [m for m in first_public + public_rest if m["type"] not in ("server", "snapshot")]
+    assert hidden_cards_in(publics) == []
+    assert not any(m["type"] == "spectator" for m in first_public + public_rest)
+
+
+async def test_a_page_that_falls_behind_is_sent_the_picture_anew() -> None:
+    from arena.server import hub as hub_module
+
+    async with served() as server:
+        page = server.hub.subscribe("public", None)
+        await play(server, config(rounds=2))
+        queued = page.pending()
+        assert queued <= hub_module.MAX_QUEUED
+        texts = [await page.next() for _ in range(page.pending())]
+        page.close()
+    if page.resyncs:  # a long match overflowed: the queue restarted from the picture
+        assert any(json.loads(t)["type"] == "server" for t in texts)
+    assert json.loads(texts[-1])["type"] in ("snapshot", "match_ended", "server")
+
+
+def test_avatars_are_files_served_by_index_or_urls(tmp_path: Any) -> None:
+    picture = tmp_path / "a.png"
+    picture.write_bytes(b"\x89PNG\r\n")
+    seats = [
+        SeatConfig(name="A", avatar=str(picture)),
+        SeatConfig(name="B", avatar="https://example.org/b.png"),
+        SeatConfig(name="C"),
+    ]
+    server = ArenaServer(ServerSettings(), mode="play", seats=seats, token="")
+    assert server.hub.avatars == {"A": "/avatars/0", "B": "https://example.org/b.png"}
+    with pytest.raises(ConfigError, match="no such file"):
+        ArenaServer(
+            ServerSettings(), mode="play", seats=[SeatConfig(name="A", avatar="nope.png")], token=""
+        )
+    with pytest.raises(ValueError, match="an image file or an http"):
+        SeatConfig(name="A", avatar="javascript:alert(1)")

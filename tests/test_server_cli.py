@@ -1,0 +1,193 @@
+"""The server's commands as a streamer runs them (issue 14): ``arena play --serve``,
+``arena serve`` started from the controls, ``arena tournament run --serve``, and the
+mistakes they refuse, each in a real process."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+TOKEN = "cli-test-token"
+
+
+def arena(*args: str, token: str | None = None) -> subprocess.Popen[str]:
+    env = {k: v for k, v in os.environ.items() if k != "ARENA_SERVER_TOKEN"}
+    if token is not None:
+        env["ARENA_SERVER_TOKEN"] = token
+    return subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", *args],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def lines_until(
+    stream: object, pattern: str, *, timeout: float = 30.0
+) -> tuple[re.Match[str], list[str]]:
+    """Read lines until one matches ``pattern``: the match and the lines read."""
+    seen: list[str] = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        line = stream.readline()  # type: ignore[attr-defined]
+        if not line:
+            break
+        seen.append(line)
+        found = re.search(pattern, line)
+        if found:
+            return found, seen
+    raise AssertionError(f"no line matching {pattern!r} in {seen}")
+
+
+@pytest.fixture
+def processes() -> Iterator[list[subprocess.Popen[str]]]:
+    started: list[subprocess.Popen[str]] = []
+    yield started
+    for process in started:
+        if process.poll() is None:
+            process.kill()
+        process.communicate(timeout=10)
+
+
+def test_play_serve_prints_the_overlay_url_and_serves_while_it_plays(
+    processes: list[subprocess.Popen[str]],
+) -> None:
+    process = arena(
+        "play", "--serve", "--port", "0", "--rounds", "2", "--pace", "0.05", "--no-live"
+    )
+    processes.append(process)
+    found, _ = lines_until(process.stderr, r"overlay: (http://127\.0\.0\.1:\d+)/overlay")
+    base = found.group(1)
+    health = httpx.get(f"{base}/healthz", timeout=5).json()
+    assert health["mode"] == "play"
+    assert health["status"] == "ok"
+    assert "<html" in httpx.get(f"{base}/overlay", timeout=5).text.lower()
+    assert process.wait(timeout=60) == 0
+
+
+def test_serve_waits_for_start_from_the_controls_and_plays_again(
+    processes: list[subprocess.Popen[str]], tmp_path: Path
+) -> None:
+    config = tmp_path / "stream.toml"
+    config.write_text("[match]\nrounds = 1\n[table]\npace_s = 0.0\n", encoding="utf-8")
+    process = arena("serve", "--config", str(config), "--port", "0", token=TOKEN)
+    processes.append(process)
+    found, _ = lines_until(process.stderr, r"controls: (http://127\.0\.0\.1:\d+)/control")
+    base = found.group(1)
+    lines_until(process.stderr, r"waiting for Start")
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    assert httpx.get(f"{base}/healthz", timeout=5).json()["match"] == "waiting"
+    refused = httpx.post(f"{base}/control/api/start", headers={"Authorization": "Bearer no"})
+    assert refused.status_code == 401
+    for _ in range(2):  # a match, then the next one on the next Start
+        started = httpx.post(f"{base}/control/api/start", headers=auth, timeout=5)
+        assert started.status_code == 200, started.text
+        lines_until(process.stderr, r"waiting for Start")
+        state = httpx.get(f"{base}/control/api/state", headers=auth, timeout=5).json()
+        assert state["match"] == "ended"
+        assert state["can_start"]
+    process.send_signal(signal.SIGINT)
+    assert process.wait(timeout=15) == 130
+
+
+def test_serving_beyond_this_machine_without_a_token_is_refused() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "play", "--serve", "--host", "0.0.0.0"],
+        cwd=REPO,
+        env={k: v for k, v in os.environ.items() if k != "ARENA_SERVER_TOKEN"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "--host 0.0.0.0: serving beyond this machine needs a token" in done.stderr
+    assert "ARENA_SERVER_TOKEN" in done.stderr
+
+
+def test_spectator_delay_goes_to_the_server_without_mqtt(
+    processes: list[subprocess.Popen[str]],
+) -> None:
+    process = arena(
+        "play", "--serve", "--port", "0", "--rounds", "1", "--no-live", "--spectator-delay", "0.2"
+    )
+    processes.append(process)
+    lines_until(process.stderr, r"every hand goes to http://127\.0\.0\.1:\d+/spectator 0\.2 s")
+    assert process.wait(timeout=60) == 0
+    alone = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "play", "--spectator-delay", "1"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert alone.returncode == 2
+    assert "needs --mqtt or --serve" in alone.stderr
+
+
+def test_a_tournament_serves_its_leaderboard_and_refuses_workers(
+    processes: list[subprocess.Popen[str]], tmp_path: Path
+) -> None:
+    import json
+
+    import websockets.sync.client as ws_client
+
+    cup = tmp_path / "cup.toml"
+    agents = "".join(
+        f'[[agents]]\nname = "{n}"\ntype = "{t}"\n'
+        for n, t in (("A", "heuristic"), ("B", "greedy"), ("C", "random"))
+    )
+    cup.write_text(
+        f'[tournament]\nname = "Cup"\nformat = "standard"\n[table]\npace_s = 0.05\n{agents}',
+        encoding="utf-8",
+    )
+    db = tmp_path / "cup.db"
+    refused = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "arena.cli",
+            "tournament",
+            "run",
+            str(cup),
+            "--db",
+            str(db),
+            "--serve",
+            "--workers",
+            "2",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert refused.returncode == 2
+    assert "--serve with --workers 2" in refused.stderr
+    process = arena("tournament", "run", str(cup), "--db", str(db), "--serve", "--port", "0")
+    processes.append(process)
+    found, _ = lines_until(process.stderr, r"overlay: (http://127\.0\.0\.1:\d+)/overlay")
+    url = found.group(1).replace("http://", "ws://") + "/ws"
+    with ws_client.connect(url) as ws:
+        kinds = set()
+        board = None
+        for _ in range(400):
+            message = json.loads(ws.recv(timeout=10))
+            kinds.add(message["type"])
+            if message["type"] == "leaderboard":
+                board = message["board"]
+                break
+    assert board is not None
+    assert {a["name"] for a in board["agents"]} == {"A", "B", "C"}
+    assert "server" in kinds
+    assert process.wait(timeout=90) == 0
