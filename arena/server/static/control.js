@@ -1,0 +1,200 @@
+/* Streamer's control page: talks to /control/api/* with a Bearer token.
+ *
+ * The page holds no secret: the token is typed in and kept in sessionStorage (gone when
+ * the tab closes). Every answer is shown with textContent, never as markup.
+ */
+"use strict";
+
+(function () {
+  const TOKEN_KEY = "arena-control-token";
+  const $ = (id) => document.getElementById(id);
+  let refreshTimer = null;
+  let lastState = null;
+
+  function token() {
+    return sessionStorage.getItem(TOKEN_KEY) || "";
+  }
+
+  function setAuth(state, text) {
+    const box = $("auth-status");
+    box.dataset.state = state;
+    box.textContent = text;
+  }
+
+  function showResult(text, isError) {
+    const box = $("result");
+    box.textContent = text;
+    box.classList.toggle("error", !!isError);
+  }
+
+  /** Call the API; resolves to {status, body} (body parsed JSON or null). */
+  async function api(method, path, body) {
+    const headers = { Authorization: `Bearer ${token()}` };
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+    const resp = await fetch(`/control/api/${path}`, {
+      method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+      cache: "no-store",
+    });
+    let data = null;
+    try { data = await resp.json(); } catch (err) { data = null; }
+    return { status: resp.status, body: data };
+  }
+
+  /** A 401/403 means the token is wrong (or the server has none): stop polling. */
+  function refused(res) {
+    if (res.status !== 401 && res.status !== 403) return false;
+    const why = res.body && res.body.error ? ` (${res.body.error})` : "";
+    const text = res.status === 403
+      ? `令牌被拒绝：服务器未设置令牌 / Token refused: the server has no token set${why}`
+      : `令牌被拒绝 / Token refused${why}`;
+    setAuth("refused", text);
+    stopRefresh();
+    return true;
+  }
+
+  // ---------- state ----------
+
+  function fillSelect(select, values, current, labelOf) {
+    const keep = select.value;
+    select.replaceChildren(...values.map((v) => {
+      const opt = document.createElement("option");
+      opt.value = v;
+      opt.textContent = labelOf ? labelOf(v) : v;
+      return opt;
+    }));
+    const want = current !== undefined && current !== null ? current : keep;
+    if (values.includes(want)) select.value = want;
+    else if (values.includes(keep)) select.value = keep;
+  }
+
+  const EFFECT_LABELS = {
+    CHEER: "加油 Cheer", EMOTE: "表情 Emote", PEEK: "偷看 Peek", SWAP: "换牌 Swap",
+    ADD: "加牌 Add", DOUBLE: "翻倍 Double", EFFECT: "特效 Effect",
+    ROLE_SWAP: "角色互换 Role swap", RESHUFFLE: "重新洗牌 Reshuffle",
+  };
+
+  function showState(st) {
+    const first = lastState === null;
+    lastState = st;
+    const lines = [
+      `模式 mode: ${st.mode}`,
+      `比赛 match: ${st.match}`,
+      `暂停 paused: ${st.paused}${st.pause_requested ? " (本局后暂停 pause requested)" : ""}`,
+      `主桌 featured: ${st.featured === null ? "–" : st.featured}`,
+      `桌 tables: ${(st.tables || []).join(", ") || "–"}`,
+      `礼物 gifts: ${st.gifts ? "开 on" : "关 off"}`,
+      `可开始 can start: ${st.can_start}`,
+    ];
+    $("control-state").textContent = lines.join("\n");
+    // Keep the featured pick the user is editing; set it from the server the first time.
+    fillSelect($("featured"), st.tables || [], first ? st.featured : undefined);
+    fillSelect($("gift-effect"), st.effects || [], undefined, (e) => EFFECT_LABELS[e] || e);
+    // Buttons stay enabled: the server says why an action does not apply right now.
+    $("start").classList.toggle("dim", st.can_start === false);
+  }
+
+  async function refresh() {
+    try {
+      const res = await api("GET", "state");
+      if (refused(res)) return false;
+      if (res.status !== 200 || !res.body) {
+        const why = res.body && res.body.error ? res.body.error : `HTTP ${res.status}`;
+        setAuth("error", `错误 Error: ${why}`);
+        return false;
+      }
+      setAuth("ok", "已登录 Logged in ✓");
+      showState(res.body);
+      return true;
+    } catch (err) {
+      setAuth("error", `无法连接服务器 / Cannot reach the server: ${err.message}`);
+      return false;
+    }
+  }
+
+  function startRefresh() {
+    stopRefresh();
+    refreshTimer = setInterval(refresh, 2000);
+  }
+
+  function stopRefresh() {
+    if (refreshTimer !== null) clearInterval(refreshTimer);
+    refreshTimer = null;
+  }
+
+  // ---------- actions ----------
+
+  async function post(path, body) {
+    if (!token()) {
+      showResult("请先登录 / Log in first", true);
+      return;
+    }
+    try {
+      const res = await api("POST", path, body === undefined ? {} : body);
+      if (refused(res)) {
+        showResult($("auth-status").textContent, true);
+        return;
+      }
+      if (res.status >= 200 && res.status < 300 && res.body && res.body.ok) {
+        showResult(`✓ ${res.body.said || "ok"}`, false);
+      } else {
+        const why = res.body && res.body.error ? res.body.error : `HTTP ${res.status}`;
+        showResult(`✗ ${why}`, true);
+      }
+    } catch (err) {
+      showResult(`✗ 无法连接服务器 / Cannot reach the server: ${err.message}`, true);
+    }
+    refresh();
+  }
+
+  function giftBody() {
+    const target = $("gift-target").value;
+    const viewer = $("gift-viewer").value.trim();
+    const message = $("gift-message").value.trim();
+    return {
+      effect: $("gift-effect").value,
+      // The test gift goes to the table on stream now (null: the server picks the featured one).
+      table: (lastState && lastState.featured) || null,
+      target: target === "" ? null : Number(target),
+      viewer: viewer || null,
+      message: message || null,
+    };
+  }
+
+  async function login(ev) {
+    if (ev) ev.preventDefault();
+    const value = $("token").value.trim();
+    if (!value) {
+      setAuth("error", "请输入令牌 / Enter the token");
+      return;
+    }
+    sessionStorage.setItem(TOKEN_KEY, value);
+    if (await refresh()) startRefresh();
+  }
+
+  function logout() {
+    sessionStorage.removeItem(TOKEN_KEY);
+    $("token").value = "";
+    stopRefresh();
+    lastState = null;
+    setAuth("none", "未登录 Not logged in");
+    $("control-state").textContent = "";
+  }
+
+  function init() {
+    $("login-form").addEventListener("submit", login);
+    $("logout").addEventListener("click", logout);
+    $("start").addEventListener("click", () => post("start"));
+    $("pause").addEventListener("click", () => post("pause"));
+    $("resume").addEventListener("click", () => post("resume"));
+    $("feature").addEventListener("click", () => post("feature", { table: $("featured").value || null }));
+    $("gift-form").addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      post("gift", giftBody());
+    });
+    // A token from earlier in this tab: log straight back in.
+    $("token").value = token();
+    if (token()) refresh().then((ok) => { if (ok) startRefresh(); });
+  }
+
+  init();
+})();

@@ -1,0 +1,574 @@
+/* Dou Dizhu Arena stream overlay (public /overlay and delayed /spectator).
+ *
+ * Safety: every string that comes from agents or viewers is put on the page with
+ * textContent / createTextNode only; this file never uses innerHTML with data.
+ * The steady picture is rendered from `snapshot` messages; events only trigger
+ * transient things (gift banners, full-screen effects, sounds).
+ */
+"use strict";
+
+(function () {
+  const params = new URLSearchParams(location.search);
+  const MODE = document.body.dataset.mode === "spectator" ? "spectator" : "overlay";
+  const LAYOUT = params.get("layout") === "portrait" ? "portrait" : "landscape";
+  const TABLE = params.get("table");
+  const LANG_PARAM = ["en", "zh"].includes(params.get("lang")) ? params.get("lang") : null;
+  const SOUND_PARAM = params.get("sound");
+
+  const I18N = {
+    zh: {
+      waiting: "等待开始", live: "直播中", paused: "已暂停", ended: "已结束",
+      round: (r, n) => (n ? `第 ${r}/${n} 局` : `第 ${r} 局`),
+      call: "叫分", mult: "倍数", bottom: "底牌", leaderboard: "排行榜",
+      landlord: "地主", farmer: "农民", cardsLeft: "剩", total: "总分",
+      pass: "不出", bid0: "不叫", bid: (n) => `${n} 分`, grab: "抢地主", nograb: "不抢",
+      call1: "叫地主", double: "加倍", nodouble: "不加倍", redouble: "再加倍", noredouble: "不再加倍",
+      standin: "替补", legal: "合法率", cost: "花费", sent: "送出", pts: "分",
+      delayed: (s) => `延迟 ${s} 秒`, peek: (v) => `${v} 偷看了`,
+      specOff: "延迟观战未开启", specOffHint: "启动时加上 --spectator-delay SECONDS",
+      bomb: "炸弹!", rocket: "王炸!", spring: "春天!", reverse_spring: "反春!",
+      connecting: "连接中…", winner: (s) => `${s} 胜`,
+    },
+    en: {
+      waiting: "Waiting", live: "Live", paused: "Paused", ended: "Ended",
+      round: (r, n) => (n ? `Round ${r}/${n}` : `Round ${r}`),
+      call: "Call", mult: "Mult", bottom: "Bottom", leaderboard: "Leaderboard",
+      landlord: "Landlord", farmer: "Farmer", cardsLeft: "Cards", total: "Total",
+      pass: "Pass", bid0: "No bid", bid: (n) => `Bid ${n}`, grab: "Grab", nograb: "No grab",
+      call1: "Call", double: "Double", nodouble: "No double", redouble: "Redouble", noredouble: "No redouble",
+      standin: "Stand-in", legal: "Legal", cost: "Cost", sent: "sent", pts: "pts",
+      delayed: (s) => `delayed ${s} s`, peek: (v) => `${v} peeked`,
+      specOff: "Delayed spectator view is off", specOffHint: "start the arena with --spectator-delay SECONDS",
+      bomb: "BOMB!", rocket: "ROCKET!", spring: "SPRING!", reverse_spring: "REVERSE SPRING!",
+      connecting: "Connecting…", winner: (s) => `${s} wins`,
+    },
+  };
+
+  const EMOTIONS = {
+    // Pre-2017 emoji only, so they render even with an older emoji font.
+    confident: "😎", nervous: "😰", excited: "😆", angry: "😠",
+    thinking: "😐", happy: "😄", sad: "😢", taunting: "😜",
+  };
+
+  // Everything the page knows; rendered as a whole on each snapshot.
+  const app = {
+    server: null, snapshot: null, figures: [null, null, null],
+    hands: null, leaderboard: null, lang: LANG_PARAM || "zh",
+    sound: SOUND_PARAM === "1", seenGifts: new Set(), ws: null, backoff: 500,
+  };
+
+  const $ = (sel, root) => (root || document).querySelector(sel);
+  const t = (key, ...args) => {
+    const v = I18N[app.lang][key];
+    return typeof v === "function" ? v(...args) : v;
+  };
+
+  /** A DOM element with a class and (text-only) content. */
+  function el(tag, cls, text) {
+    const node = document.createElement(tag);
+    if (cls) node.className = cls;
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    return node;
+  }
+
+  /** A playing card element; the card text goes in textContent and data-card. */
+  function cardEl(card) {
+    const text = String(card);
+    const node = el("span", "card");
+    node.dataset.card = text;
+    const joker = text === "大王" || text === "小王";
+    if (text.includes("♥") || text.includes("♦") || text === "大王") node.classList.add("red");
+    if (joker) {
+      node.classList.add("joker");
+      // Jokers read as their Chinese name, written down the card (the star is CSS).
+      node.appendChild(el("span", "card-rank", text));
+    } else {
+      // Suit first in the DOM so the element's text is exactly the card ("♥4");
+      // CSS puts the rank on top.
+      node.appendChild(el("span", "card-suit", text.slice(0, 1)));
+      node.appendChild(el("span", "card-rank", text.slice(1)));
+    }
+    // Screen readers and tests read the card as its plain text.
+    node.setAttribute("aria-label", text);
+    return node;
+  }
+
+  /** Fill a container with card elements (replaces its children). */
+  function setCards(container, cards) {
+    container.replaceChildren(...(cards || []).map(cardEl));
+    container.classList.toggle("many", (cards || []).length > 10);
+  }
+
+  /** The child of `parent` with class `cls`: created when wanted, removed when not. */
+  function slot(parent, cls, wanted, tag) {
+    let node = parent.querySelector(`:scope > .${cls}`);
+    if (wanted && !node) {
+      node = el(tag || "span", cls);
+      parent.appendChild(node);
+    } else if (!wanted && node) {
+      node.remove();
+      node = null;
+    }
+    return node;
+  }
+
+  function safeAvatar(url) {
+    if (typeof url !== "string") return null;
+    return url.startsWith("/avatars/") || url.startsWith("http://") || url.startsWith("https://")
+      ? url : null;
+  }
+
+  // ---------- static labels ----------
+
+  function applyLabels() {
+    document.documentElement.lang = app.lang;
+    document.querySelectorAll("[data-i18n]").forEach((n) => {
+      n.textContent = t(n.dataset.i18n);
+    });
+  }
+
+  // ---------- seats ----------
+
+  /** Build the three seat panels once; render() only updates their contents. */
+  function buildSeats() {
+    const box = $("#seats");
+    for (let i = 0; i < 3; i++) {
+      const seat = el("div", "seat");
+      seat.dataset.seat = String(i);
+      const panel = el("div", "seat-panel panel");
+      const head = el("div", "seat-head");
+      const avatarBox = el("div", "seat-avatar-box");
+      const info = el("div", "seat-info");
+      const nameRow = el("div", "seat-name-row");
+      nameRow.append(el("span", "seat-name"));
+      const stats = el("div", "seat-stats");
+      const left = el("span", "stat stat-left");
+      left.append(el("span", "stat-label"), el("span", "seat-cards-left"));
+      const total = el("span", "stat stat-total");
+      total.append(el("span", "stat-label"), el("span", "seat-total"));
+      stats.append(left, total);
+      info.append(nameRow, stats);
+      head.append(avatarBox, info);
+      panel.append(head);
+      const bubble = el("div", "bubble");
+      bubble.append(el("span", "bubble-emoji"), el("span", "bubble-text"));
+      const action = el("div", "seat-action");
+      action.append(el("div", "seat-play cards"), el("div", "seat-pass"), el("div", "seat-bid"));
+      seat.append(panel, bubble, action);
+      if (MODE === "spectator") seat.append(el("div", "seat-hand cards small"));
+      box.appendChild(seat);
+    }
+  }
+
+  function bidText(bid) {
+    if (!bid) return "";
+    const n = Number(bid.bid) || 0;
+    if (bid.mode === "grab") {
+      if (bid.grab) return n ? t("grab") : t("nograb");
+      return n ? t("call1") : t("bid0");
+    }
+    return n ? t("bid", n) : t("bid0");
+  }
+
+  function doubleText(d) {
+    if (!d) return "";
+    if (d.kind === "redouble") return d.double ? t("redouble") : t("noredouble");
+    return d.double ? t("double") : t("nodouble");
+  }
+
+  function renderSeat(node, seat, state, fig) {
+    const isLandlord = state.landlord === seat.seat;
+    const isTurn = !!(state.turn && state.turn.seat === seat.seat && state.status === "live");
+    node.classList.toggle("landlord", isLandlord);
+    node.classList.toggle("turn", isTurn);
+    // After a round, the winning side glows until the next round starts.
+    // (state.result.winners names players; a full round_result nests seats under .result.)
+    const res = state.result ? (state.result.result || state.result) : null;
+    const winners = res && Array.isArray(res.winners) ? res.winners : [];
+    node.classList.toggle("winner", winners.includes(seat.player) || winners.includes(seat.seat));
+    node.classList.toggle("warn", seat.cards_left !== null && seat.cards_left <= 2 && seat.cards_left > 0);
+
+    $(".seat-name", node).textContent = seat.player || `#${seat.seat + 1}`;
+    renderAvatar($(".seat-avatar-box", node), seat.player);
+    renderBadge($(".seat-name-row", node), isLandlord);
+
+    // Stand-in marker, figures and countdown exist only when they apply (tests count them).
+    const standin = slot($(".seat-name-row", node), "seat-standin", !!seat.standin);
+    if (standin) standin.textContent = seat.standin ? `${t("standin")}${seat.standin.by ? " · " + seat.standin.by : ""}` : "";
+
+    $(".stat-left .stat-label", node).textContent = t("cardsLeft");
+    $(".seat-cards-left", node).textContent = seat.cards_left === null || seat.cards_left === undefined ? "–" : String(seat.cards_left);
+    $(".stat-total .stat-label", node).textContent = t("total");
+    const total = seat.total === null || seat.total === undefined
+      ? (state.totals && seat.player in state.totals ? state.totals[seat.player] : null) : seat.total;
+    $(".seat-total", node).textContent = total === null ? "0" : String(total);
+
+    renderFigures(slot($(".seat-info", node), "seat-figures", !!fig, "div"), fig);
+    renderAction(node, seat, state);
+    renderBubble($(".bubble", node), seat);
+  }
+
+  const failedAvatars = new Set();
+  function renderAvatar(box, player) {
+    let url = safeAvatar(app.server && app.server.avatars ? app.server.avatars[player] : null);
+    // A picture that failed once is not asked for again on every snapshot.
+    if (url && failedAvatars.has(url)) url = null;
+    let img = $(".seat-avatar", box);
+    if (!url) {
+      if (img) img.remove();
+      box.textContent = "";
+      box.appendChild(el("span", "avatar-initial", (player || "?").slice(0, 1)));
+      return;
+    }
+    if (!img) {
+      box.replaceChildren();
+      img = el("img", "seat-avatar");
+      img.alt = "";
+      // A missing picture falls back to the initial rather than a broken-image icon.
+      img.onerror = () => {
+        failedAvatars.add(url);
+        box.replaceChildren(el("span", "avatar-initial", (player || "?").slice(0, 1)));
+      };
+      box.appendChild(img);
+    }
+    if (img.getAttribute("src") !== url) img.src = url;
+  }
+
+  function renderBadge(row, isLandlord) {
+    let badge = $(".badge-landlord", row);
+    if (isLandlord && !badge) {
+      badge = el("span", "badge-landlord");
+      row.insertBefore(badge, row.firstChild);
+    } else if (!isLandlord && badge) {
+      badge.remove();
+      badge = null;
+    }
+    if (badge) badge.textContent = `♛ ${t("landlord")}`;
+  }
+
+  function renderFigures(box, fig) {
+    if (!box) return;
+    box.replaceChildren();
+    if (fig.model) box.appendChild(el("span", "fig-model", fig.model));
+    if (typeof fig.legal_rate === "number") {
+      box.appendChild(el("span", "fig-rate", `${t("legal")} ${(fig.legal_rate * 100).toFixed(0)}%`));
+    }
+    if (typeof fig.cost === "number") {
+      box.appendChild(el("span", "fig-cost", `${t("cost")} $${fig.cost.toFixed(fig.cost < 1 ? 4 : 2)}`));
+    }
+  }
+
+  function renderAction(node, seat, state) {
+    const play = $(".seat-play", node);
+    const pass = $(".seat-pass", node);
+    const bidBox = $(".seat-bid", node);
+    const action = seat.action;
+    const isPlay = action && action.type === "play";
+    setCards(play, isPlay ? action.cards : []);
+    play.hidden = !isPlay;
+    play.dataset.handType = isPlay && action.hand_type ? action.hand_type : "";
+    const isPass = !!(action && action.type === "pass");
+    pass.textContent = isPass ? t("pass") : "";
+    pass.hidden = !isPass;
+    // Bids and doubles matter while the round is being set up.
+    let bidStr = "";
+    if (state.phase === "bidding" || state.phase === "doubling") {
+      bidStr = [bidText(seat.bid), doubleText(seat.double)].filter(Boolean).join(" · ");
+    }
+    bidBox.textContent = bidStr;
+    bidBox.hidden = !bidStr;
+  }
+
+  function renderBubble(bubble, seat) {
+    const text = seat.comment;
+    bubble.hidden = !text;
+    const emotion = seat.emotion && EMOTIONS[seat.emotion] ? seat.emotion : "neutral";
+    bubble.dataset.emotion = emotion;
+    $(".bubble-emoji", bubble).textContent = EMOTIONS[emotion] || "💬";
+    $(".bubble-text", bubble).textContent = text || "";
+  }
+
+  // ---------- the whole table ----------
+
+  function statusKey() {
+    if (app.server && app.server.paused) return "paused";
+    const s = (app.snapshot && app.snapshot.status) || (app.server && app.server.match) || "waiting";
+    return ["waiting", "live", "ended"].includes(s) ? s : "waiting";
+  }
+
+  function render() {
+    const root = $("#overlay");
+    const state = app.snapshot;
+    const st = statusKey();
+    const status = $("#status");
+    status.textContent = t(st);
+    status.dataset.status = st;
+    if (!state) {
+      $("#round-info").textContent = "";
+      return;
+    }
+    root.dataset.table = state.table || "";
+    $("#round-info").textContent = state.round ? t("round", state.round, state.rounds) : "";
+    $("#call-score").textContent = state.call_score ? String(state.call_score) : "–";
+    const common = state.multiplier && state.multiplier.common ? state.multiplier.common : 1;
+    $("#multiplier").textContent = `×${common}`;
+    setCards($("#bottom-cards"), state.bottom_cards || []);
+    $(".bottom-wrap").hidden = !(state.bottom_cards && state.bottom_cards.length);
+
+    const nodes = document.querySelectorAll(".seat");
+    (state.seats || []).forEach((seat, i) => {
+      if (nodes[i]) renderSeat(nodes[i], seat, state, app.figures[i]);
+    });
+    if (MODE === "spectator") renderHands();
+    tickCountdown();
+  }
+
+  /** Spectator: every seat's hand face up, from the latest `hands` item. */
+  function renderHands() {
+    const hands = app.hands && Array.isArray(app.hands.hands) ? app.hands.hands : [[], [], []];
+    document.querySelectorAll(".seat").forEach((node, i) => {
+      const box = $(".seat-hand", node);
+      if (box) setCards(box, hands[i] || []);
+    });
+  }
+
+  /** Countdown on the seat to act; runs ~4x a second. */
+  function tickCountdown() {
+    const state = app.snapshot;
+    const turn = state && state.status === "live" ? state.turn : null;
+    document.querySelectorAll(".seat").forEach((node, i) => {
+      const box = slot($(".seat-stats", node), "countdown", !!(turn && turn.seat === i && turn.deadline_at));
+      if (!box) return;
+      // The spectator view plays the table back delay_s late: shift the deadline with it.
+      const delayMs = MODE === "spectator" && app.server && app.server.delay_s ? app.server.delay_s * 1000 : 0;
+      const left = Math.max(0, Math.ceil((turn.deadline_at + delayMs - Date.now()) / 1000));
+      box.textContent = String(left); // plain seconds; the "s" is CSS
+      box.classList.toggle("low", left <= 5);
+    });
+  }
+
+  // ---------- leaderboard ----------
+
+  function renderLeaderboard() {
+    const box = $("#leaderboard");
+    const agents = app.leaderboard && Array.isArray(app.leaderboard.agents) ? app.leaderboard.agents : [];
+    box.hidden = agents.length === 0;
+    const rows = agents.slice(0, 8).map((a) => {
+      const row = el("div", "lb-row");
+      row.append(
+        el("span", "lb-rank", a.rank),
+        el("span", "lb-name", a.name),
+        el("span", "lb-points", `${a.points} ${t("pts")}`),
+      );
+      return row;
+    });
+    $("#lb-rows").replaceChildren(...rows);
+  }
+
+  // ---------- gift banners ----------
+
+  function giftBanner(ev) {
+    const d = ev.data || {};
+    // A gift is shown once even if it comes again (live event, then a snapshot's `gifts`).
+    const key = d.id ? `${d.id}|${d.status}` : null;
+    if (key && app.seenGifts.has(key)) return;
+    if (key) app.seenGifts.add(key);
+    // Queued and applied gifts get a banner; rejected/expired are not worth stream space.
+    if (d.status !== "queued" && d.status !== "applied") return;
+    // One banner per gift unit: when it is applied after being queued, skip the second.
+    if (d.status === "applied" && d.id && app.seenGifts.has(`${d.id}|queued`)) return;
+    const banner = el("div", "gift-banner panel");
+    banner.dataset.effect = d.effect || "";
+    banner.append(
+      el("span", "gift-icon", "★ "),
+      el("span", "gift-viewer", d.viewer || "?"),
+      el("span", "gift-sent", ` ${t("sent")} `),
+      el("span", "gift-name", d.gift || ""),
+      el("span", "gift-count", ` ×${d.units || 1}`),
+    );
+    if (d.effect) banner.append(el("span", "gift-effect", ` → ${effectName(d.effect)}`));
+    if (d.message) banner.append(el("div", "gift-message", d.message));
+    const box = $("#gift-banners");
+    box.appendChild(banner);
+    while (box.children.length > 4) box.firstChild.remove();
+    setTimeout(() => banner.classList.add("leaving"), 5500);
+    setTimeout(() => banner.remove(), 6000);
+    beep("gift");
+    if (d.effect === "EFFECT") fullScreen("effect", "✦ ✦ ✦");
+  }
+
+  const EFFECT_NAMES = {
+    zh: { CHEER: "加油", EMOTE: "表情", PEEK: "偷看", SWAP: "换牌", ADD: "加牌", DOUBLE: "翻倍",
+      EFFECT: "特效", ROLE_SWAP: "角色互换", RESHUFFLE: "重新洗牌" },
+    en: { CHEER: "Cheer", EMOTE: "Emote", PEEK: "Peek", SWAP: "Swap", ADD: "Add card", DOUBLE: "Double",
+      EFFECT: "Effect", ROLE_SWAP: "Role swap", RESHUFFLE: "Reshuffle" },
+  };
+  function effectName(effect) {
+    return EFFECT_NAMES[app.lang][effect] || effect;
+  }
+
+  // ---------- full-screen effects ----------
+
+  function fullScreen(kind, label) {
+    const box = $("#effects");
+    const fx = el("div", `fx fx-${kind}`);
+    fx.append(el("div", "fx-label", label));
+    box.appendChild(fx);
+    setTimeout(() => fx.remove(), 2600);
+  }
+
+  function onEvent(ev) {
+    if (TABLE === null && app.server && app.server.table && ev.table && ev.table !== app.server.table) return;
+    if (ev.type === "gift") giftBanner(ev);
+    const d = ev.data || {};
+    if (ev.type === "play" && d.hand_type === "BOMB") { fullScreen("bomb", t("bomb")); beep("bomb"); }
+    if (ev.type === "play" && d.hand_type === "ROCKET") { fullScreen("rocket", t("rocket")); beep("rocket"); }
+    if (ev.type === "round_result" && d.result && d.result.spring) {
+      fullScreen("spring", t(d.result.spring === "reverse_spring" ? "reverse_spring" : "spring"));
+      beep("spring");
+    }
+  }
+
+  // ---------- sound (WebAudio, synthesized; off unless asked) ----------
+
+  let audio = null;
+  function beep(kind) {
+    if (!app.sound) return;
+    try {
+      audio = audio || new (window.AudioContext || window.webkitAudioContext)();
+      if (audio.state === "suspended") audio.resume();
+      const tones = {
+        bomb: [[110, 0.0, 0.5, "sawtooth"], [70, 0.05, 0.6, "square"]],
+        rocket: [[300, 0.0, 0.15, "square"], [600, 0.12, 0.15, "square"], [1200, 0.24, 0.25, "square"]],
+        spring: [[523, 0.0, 0.15, "sine"], [659, 0.12, 0.15, "sine"], [784, 0.24, 0.3, "sine"]],
+        gift: [[880, 0.0, 0.1, "triangle"], [1320, 0.08, 0.18, "triangle"]],
+      }[kind] || [];
+      const now = audio.currentTime;
+      for (const [freq, at, dur, type] of tones) {
+        const osc = audio.createOscillator();
+        const gain = audio.createGain();
+        osc.type = type;
+        osc.frequency.value = freq;
+        gain.gain.setValueAtTime(0.15, now + at);
+        gain.gain.exponentialRampToValueAtTime(0.001, now + at + dur);
+        osc.connect(gain).connect(audio.destination);
+        osc.start(now + at);
+        osc.stop(now + at + dur + 0.05);
+      }
+    } catch (err) {
+      // No audio device (or autoplay blocked): the overlay works silently.
+    }
+  }
+
+  // ---------- spectator extras ----------
+
+  function showPeek(item) {
+    const box = $("#peek");
+    const who = item.viewer || "?";
+    const seatNo = typeof item.seat === "number" ? item.seat : null;
+    const player = seatNo !== null && app.snapshot && app.snapshot.seats[seatNo] ? app.snapshot.seats[seatNo].player : "";
+    const title = el("div", "peek-title", `${t("peek", who)} ${player || ""}`);
+    const cards = el("div", "cards");
+    setCards(cards, item.cards || []);
+    box.replaceChildren(title, cards);
+    box.hidden = false;
+    clearTimeout(showPeek.timer);
+    showPeek.timer = setTimeout(() => { box.hidden = true; }, 6000);
+  }
+
+  function onSpectatorItem(item) {
+    if (!item) return;
+    if (item.kind === "hands") { app.hands = item; renderHands(); }
+    else if (item.kind === "peek") showPeek(item);
+    else if (item.kind === "event" && item.event) onEvent(item.event);
+  }
+
+  // ---------- messages ----------
+
+  function onServer(msg) {
+    app.server = msg;
+    if (!LANG_PARAM && (msg.lang === "en" || msg.lang === "zh")) app.lang = msg.lang;
+    if (SOUND_PARAM === null) app.sound = !!msg.sound;
+    applyLabels();
+    if (MODE === "spectator") {
+      const off = msg.spectator === false;
+      $("#overlay").classList.toggle("spec-off", off);
+      $("#spectator-off").hidden = !off;
+      const delay = $("#delay-label");
+      delay.hidden = off || msg.delay_s === null || msg.delay_s === undefined;
+      if (!delay.hidden) delay.textContent = t("delayed", Math.round(msg.delay_s));
+    }
+    render();
+    renderLeaderboard();
+  }
+
+  function onMessage(msg) {
+    if (!msg || typeof msg !== "object") return;
+    switch (msg.type) {
+      case "server": onServer(msg); break;
+      case "snapshot":
+        app.snapshot = msg.state || null;
+        app.figures = Array.isArray(msg.figures) ? msg.figures : [null, null, null];
+        if (MODE === "spectator" && "hands" in msg) app.hands = msg.hands;
+        // The last gifts of the table: show those we have not shown yet (e.g. on join).
+        (msg.gifts || []).forEach((g) => { if (g && g.data) giftBanner(g); });
+        render();
+        break;
+      case "leaderboard": app.leaderboard = msg.board || null; renderLeaderboard(); break;
+      case "spectator": onSpectatorItem(msg.item); break;
+      default:
+        if (msg.type && msg.data !== undefined) onEvent(msg);
+    }
+  }
+
+  function connect() {
+    const proto = location.protocol === "https:" ? "wss:" : "ws:";
+    let path = MODE === "spectator" ? "/ws/spectator" : "/ws";
+    if (TABLE) path += `?table=${encodeURIComponent(TABLE)}`;
+    const ws = new WebSocket(`${proto}//${location.host}${path}`);
+    app.ws = ws;
+    ws.onopen = () => { app.backoff = 500; };
+    ws.onmessage = (e) => {
+      let msg;
+      try { msg = JSON.parse(e.data); } catch (err) { return; }
+      try { onMessage(msg); } catch (err) { console.error(err); }
+    };
+    ws.onclose = () => {
+      // Reconnect with backoff; the server resends server + snapshot on join.
+      setTimeout(connect, app.backoff);
+      app.backoff = Math.min(app.backoff * 2, 10000);
+    };
+    ws.onerror = () => ws.close();
+  }
+
+  /** The layout is drawn at 1920x1080 (or 1080x1920); a browser source of another
+   * size gets it scaled to fit, so nothing is clipped. */
+  function fitToViewport() {
+    const w = LAYOUT === "portrait" ? 1080 : 1920;
+    const h = LAYOUT === "portrait" ? 1920 : 1080;
+    const scale = Math.min(window.innerWidth / w, window.innerHeight / h);
+    const root = $("#overlay");
+    root.style.transformOrigin = "0 0";
+    root.style.transform = Math.abs(scale - 1) < 0.01 ? "" : `scale(${scale})`;
+  }
+
+  function init() {
+    const root = $("#overlay");
+    root.dataset.layout = LAYOUT;
+    document.body.dataset.layout = LAYOUT;
+    buildSeats();
+    const off = $("#spectator-off");
+    off.replaceChildren(el("div", "off-zh", I18N.zh.specOff), el("div", "off-en", I18N.en.specOff),
+      el("div", "off-hint", `${I18N.zh.specOffHint} / ${I18N.en.specOffHint}`));
+    applyLabels();
+    render();
+    fitToViewport();
+    window.addEventListener("resize", fitToViewport);
+    // Exposed read-only for debugging in the browser console.
+    window.arenaOverlay = app;
+    setInterval(tickCountdown, 250);
+    connect();
+  }
+
+  init();
+})();

@@ -1,0 +1,288 @@
+"""The overlay in a real browser (issue 14): Debian's chromium driven by Playwright,
+against the real server playing a real scripted match on loopback.
+
+Playwright's own browser download cannot work on these machines, so the browser is the
+system's ``chromium`` (``.ci/run`` installs it, with CJK fonts). Screenshots are kept in
+``test-artifacts/`` (or ``$ARENA_TEST_ARTIFACTS``) for a person to look at.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from playwright.async_api import Browser, Page, async_playwright
+
+from arena.agents.scripted import HeuristicAgent
+from arena.config import ArenaConfig, ServerSettings, parse_config
+from arena.runner import build_tables, play_tables
+from arena.server.wiring import ArenaServer
+from arena.sinks.spectator import SpectatorFeed
+from gifts.run import start_gifts
+from gifts.settings import load_gift_settings
+from gifts.webhook import WebhookIntake
+from protocol import Emotion, PlayRequest, PlayResponse
+
+EVIL = "<img src=x onerror=alert(1)>"
+TOKEN = "browser-test-token"
+ARTIFACTS = Path(
+    os.environ.get("ARENA_TEST_ARTIFACTS", Path(__file__).parent.parent / "test-artifacts")
+)
+LANDSCAPE = {"width": 1920, "height": 1080}
+PORTRAIT = {"width": 1080, "height": 1920}
+
+
+class ChattyAgent(HeuristicAgent):
+    """The heuristic player, commenting every play (with markup, to be shown as text)."""
+
+    async def play(self, request: PlayRequest) -> PlayResponse:
+        reply = await super().play(request)
+        return reply.model_copy(
+            update={"comment": "看我的 <b>牌</b>!", "emotion": Emotion.CONFIDENT}
+        )
+
+
+def config(rounds: int = 1, pace_s: float = 0.08) -> ArenaConfig:
+    return parse_config(
+        {
+            "match": {"rounds": rounds, "seed": 11},
+            "table": {"pace_s": pace_s},
+            "seats": [
+                {"name": EVIL, "type": "test_overlay_browser:ChattyAgent"},
+                {"name": "Beta", "type": "greedy"},
+                {"name": "甘玛", "type": "heuristic"},
+            ],
+        }
+    )
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Browser]:
+    executable = shutil.which("chromium") or shutil.which("chromium-browser")
+    assert executable, "the overlay tests need Debian's chromium: apt-get install chromium"
+    async with async_playwright() as playwright:
+        launched = await playwright.chromium.launch(
+            executable_path=executable,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ],
+        )
+        try:
+            yield launched
+        finally:
+            await launched.close()
+
+
+async def open_page(
+    browser: Browser, url: str, viewport: dict[str, int] = LANDSCAPE
+) -> tuple[Page, list[str]]:
+    """A page at ``url``; the list collects every dialog and script error it raises."""
+    page = await browser.new_page(viewport=viewport)  # type: ignore[arg-type]
+    trouble: list[str] = []
+
+    async def dismiss(dialog: Any) -> None:
+        trouble.append(f"dialog: {dialog.message}")
+        await dialog.dismiss()
+
+    page.on("dialog", dismiss)
+    page.on("pageerror", lambda error: trouble.append(f"error: {error}"))
+    await page.goto(url)
+    return page, trouble
+
+
+async def shot(page: Page, name: str) -> None:
+    """Keep a screenshot for a person to look at (Playwright makes the folder)."""
+    await page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+
+
+async def test_the_overlay_shows_the_match_as_it_is_played(browser: Browser) -> None:
+    cfg = config(rounds=2)
+    server = ArenaServer(ServerSettings(port=0), mode="play", token=TOKEN)
+    async with server, httpx.AsyncClient(base_url=server.url) as http:
+        page, trouble = await open_page(browser, f"{server.url}/overlay")
+        tables = build_tables(cfg, seed=11, sinks=[server.hub], sink_queue=None)
+        server.attach(tables)
+        gifts = await start_gifts(
+            tables, load_gift_settings({"enabled": True}, source="test"), match_seed=11
+        )
+        server.parts.gifts = WebhookIntake(gifts.router, secret=TOKEN)
+        game = asyncio.create_task(play_tables(tables, rounds=2, seed=11))
+        try:
+            seats = page.locator(".seat")
+            await page.locator(".seat-play .card").first.wait_for(timeout=20_000)
+            assert await seats.count() == 3
+            names = [await seats.nth(i).locator(".seat-name").text_content() for i in range(3)]
+            assert names == [EVIL, "Beta", "甘玛"]  # the markup as text
+            assert await page.locator(".seat-name img").count() == 0
+            for i in range(3):
+                left = await seats.nth(i).locator(".seat-cards-left").text_content()
+                assert left is not None
+                assert left.strip().isdigit()
+            card = page.locator(".seat-play .card").first
+            assert (await card.get_attribute("data-card")) == (
+                await card.text_content() or ""
+            ).strip()
+            assert (await page.locator("#multiplier").text_content() or "").strip().startswith("×")
+            bubble = page.locator('.seat[data-seat="0"] .bubble')
+            await bubble.wait_for(state="visible", timeout=20_000)
+            assert "看我的 <b>牌</b>!" in (await bubble.text_content() or "")
+            assert await bubble.get_attribute("data-emotion") == "confident"
+            await page.locator(".seat.turn .countdown").first.wait_for(timeout=10_000)
+            sent = await http.post(
+                "/control/api/gift",
+                headers={"Authorization": f"Bearer {TOKEN}"},
+                json={"effect": "CHEER", "target": 1, "viewer": EVIL, "message": "<b>加油</b>"},
+            )
+            assert sent.status_code == 202
+            banner = page.locator("#gift-banners .gift-banner").first
+            await banner.wait_for(timeout=10_000)
+            assert EVIL in (await banner.text_content() or "")
+            assert await page.locator("#gift-banners img, #gift-banners b").count() == 0
+            assert not await page.locator("#leaderboard").is_visible()
+            server.hub.set_leaderboard(
+                {
+                    "tournament": "t-1",
+                    "rounds": 3,
+                    "agents": [
+                        {"rank": 1, "name": EVIL, "points": 12},
+                        {"rank": 2, "name": "Beta", "points": -4},
+                    ],
+                }
+            )
+            rows = page.locator("#leaderboard .lb-row")
+            await rows.first.wait_for(timeout=5_000)
+            assert await rows.count() == 2
+            assert (await rows.nth(0).locator(".lb-name").text_content()) == EVIL
+            await shot(page, "overlay-landscape")
+            round_before = await page.locator("#round-info").text_content()
+            await game
+            await page.locator("#status[data-status=ended]").wait_for(timeout=10_000)
+            assert await page.locator("#round-info").text_content() != round_before
+        finally:
+            if not game.done():
+                game.cancel()
+            await gifts.stop()
+    assert trouble == []
+
+
+async def test_a_late_joiner_sees_the_table_at_once(browser: Browser) -> None:
+    server = ArenaServer(ServerSettings(port=0), mode="play", token=TOKEN)
+    async with server:
+        tables = build_tables(config(pace_s=0.0), seed=11, sinks=[server.hub], sink_queue=None)
+        await play_tables(tables, rounds=1, seed=11)
+        page, trouble = await open_page(browser, f"{server.url}/overlay?lang=en")
+        await page.locator("#status[data-status=ended]").wait_for(timeout=10_000)
+        names = await page.locator(".seat .seat-name").all_text_contents()
+        totals = await page.locator(".seat .seat-total").all_text_contents()
+    assert names == [EVIL, "Beta", "甘玛"]
+    assert all(any(ch.isdigit() for ch in total) for total in totals)
+    assert trouble == []
+
+
+async def test_the_portrait_layout_fits_1080_by_1920(browser: Browser) -> None:
+    server = ArenaServer(ServerSettings(port=0), mode="play", token=TOKEN)
+    async with server:
+        tables = build_tables(config(pace_s=0.0), seed=11, sinks=[server.hub], sink_queue=None)
+        await play_tables(tables, rounds=1, seed=11)
+        page, trouble = await open_page(
+            browser, f"{server.url}/overlay?layout=portrait", viewport=PORTRAIT
+        )
+        await page.locator("#status[data-status=ended]").wait_for(timeout=10_000)
+        assert await page.locator("#overlay").get_attribute("data-layout") == "portrait"
+        size = await page.evaluate(
+            "[document.documentElement.scrollWidth, document.documentElement.scrollHeight]"
+        )
+        assert size[0] <= PORTRAIT["width"]
+        assert size[1] <= PORTRAIT["height"]
+        for selector in (".seat", "#round-info", "#multiplier"):
+            for box in [await el.bounding_box() for el in await page.locator(selector).all()]:
+                assert box is not None
+                assert box["x"] >= 0
+                assert box["y"] >= 0
+                assert box["x"] + box["width"] <= PORTRAIT["width"]
+                assert box["y"] + box["height"] <= PORTRAIT["height"]
+        await shot(page, "overlay-portrait")
+    assert trouble == []
+
+
+async def test_the_spectator_view_shows_hands_only_after_the_delay(browser: Browser) -> None:
+    delay = 1.5
+    server = ArenaServer(ServerSettings(port=0), mode="play", token=TOKEN, spectator_delay_s=delay)
+    async with server:
+        feed = SpectatorFeed([server.hub], delay_s=delay)
+        feed.start()
+        spectator, trouble = await open_page(browser, f"{server.url}/spectator")
+        public, public_trouble = await open_page(browser, f"{server.url}/overlay")
+        tables = build_tables(
+            config(pace_s=0.05), seed=11, sinks=[server.hub], sink_queue=None, spectator=feed
+        )
+        started = time.monotonic()
+        game = asyncio.create_task(play_tables(tables, rounds=1, seed=11))
+        try:
+            await public.locator(".seat-cards-left").first.wait_for(timeout=10_000)
+            assert await spectator.locator(".seat-hand .card").count() == 0  # not yet
+            await spectator.locator(".seat-hand .card").first.wait_for(timeout=10_000)
+            assert time.monotonic() - started >= delay
+            shown = [
+                await spectator.locator(f'.seat[data-seat="{i}"] .seat-hand .card').evaluate_all(
+                    "cards => cards.map(c => c.dataset.card)"
+                )
+                for i in range(3)
+            ]
+            cards = [card for hand in shown for card in hand]
+            assert all(1 <= len(hand) <= 20 for hand in shown)  # every seat's hand, face up
+            assert len(set(cards)) == len(cards) > 17  # real cards, none twice
+            await shot(spectator, "spectator")
+            assert await public.locator(".seat-hand .card").count() == 0
+        finally:
+            await game
+            await feed.close()
+    assert trouble == []
+    assert public_trouble == []
+
+
+async def test_the_spectator_view_says_when_it_is_off(browser: Browser) -> None:
+    server = ArenaServer(ServerSettings(port=0), mode="play", token=TOKEN)
+    async with server:
+        page, trouble = await open_page(browser, f"{server.url}/spectator")
+        off = page.locator("#spectator-off")
+        await off.wait_for(state="visible", timeout=10_000)
+        assert "--spectator-delay" in (await off.text_content() or "")
+    assert trouble == []
+
+
+async def test_the_control_page_refuses_a_wrong_token_and_pauses_with_the_right_one(
+    browser: Browser,
+) -> None:
+    server = ArenaServer(ServerSettings(port=0), mode="play", token=TOKEN)
+    async with server:
+        page, trouble = await open_page(browser, f"{server.url}/control")
+        await page.fill("#token", "not-the-token")
+        await page.click("#login")
+        await page.locator("#auth-status[data-state=refused]").wait_for(timeout=5_000)
+        await page.click("#pause")
+        await asyncio.sleep(0.3)
+        assert not server.control.pause_requested
+        await page.fill("#token", TOKEN)
+        await page.click("#login")
+        await page.locator("#auth-status[data-state=ok]").wait_for(timeout=5_000)
+        await page.click("#pause")
+        for _ in range(50):
+            if server.control.pause_requested:
+                break
+            await asyncio.sleep(0.1)
+        assert server.control.pause_requested
+        await shot(page, "control")
+    assert trouble == []
