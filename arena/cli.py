@@ -211,7 +211,7 @@ def _parser() -> argparse.ArgumentParser:
         "--serve",
         action="store_true",
         help="serve the stream overlay, its feeds and the controls while playing "
-        "(http://127.0.0.1:8765/overlay by default; docs/overlay.md)",
+        "(http://127.0.0.1:8750/overlay by default; docs/overlay.md)",
     )
     add_server_flags(play)
     add_logging_flags(play)

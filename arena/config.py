@@ -175,7 +175,7 @@ class ServerSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True, allow_inf_nan=False)
 
-    port: int = Field(default=8765, ge=0, le=65535)
+    port: int = Field(default=8750, ge=0, le=65535)
     """0: any free port (printed)."""
     lang: Literal["zh", "en"] = "zh"
     """The overlay's labels unless its URL says ``?lang=``."""

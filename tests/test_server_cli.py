@@ -16,6 +16,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from gifts.signatures import sign_arena_webhook
+
 REPO = Path(__file__).resolve().parent.parent
 TOKEN = "cli-test-token"
 
@@ -149,7 +151,7 @@ def test_a_tournament_serves_its_leaderboard_and_refuses_workers(
         for n, t in (("A", "heuristic"), ("B", "greedy"), ("C", "random"))
     )
     cup.write_text(
-        f'[tournament]\nname = "Cup"\nformat = "standard"\n[table]\npace_s = 0.05\n{agents}',
+        f'[tournament]\nname = "Cup"\nformat = "standard"\n[table]\npace_s = 0.02\n{agents}',
         encoding="utf-8",
     )
     db = tmp_path / "cup.db"
@@ -174,9 +176,29 @@ def test_a_tournament_serves_its_leaderboard_and_refuses_workers(
     )
     assert refused.returncode == 2
     assert "--serve with --workers 2" in refused.stderr
-    process = arena("tournament", "run", str(cup), "--db", str(db), "--serve", "--port", "0")
+    process = arena(
+        "tournament",
+        "run",
+        str(cup),
+        "--db",
+        str(db),
+        "--serve",
+        "--port",
+        "0",
+        "--gifts",
+        token=TOKEN,
+    )
     processes.append(process)
     found, _ = lines_until(process.stderr, r"overlay: (http://127\.0\.0\.1:\d+)/overlay")
+    body = b'{"event_id": "t-1", "platform": "test", "effect": "CHEER"}'
+    signature = sign_arena_webhook(body, TOKEN.encode(), int(time.time()))
+    answer = httpx.post(
+        f"{found.group(1)}/gifts/webhook",
+        content=body,
+        headers={"X-Arena-Signature": signature},
+        timeout=5,
+    )
+    assert answer.status_code == 202, answer.text  # a tournament's gifts take it too
     url = found.group(1).replace("http://", "ws://") + "/ws"
     with ws_client.connect(url) as ws:
         kinds = set()

@@ -88,7 +88,7 @@ def add_tournament_command(subparsers: argparse._SubParsersAction[Any]) -> None:
             "--serve",
             action="store_true",
             help="serve the stream overlay with the leaderboard, the featured table, the "
-            "controls (http://127.0.0.1:8765/overlay by default; docs/overlay.md)",
+            "controls (http://127.0.0.1:8750/overlay by default; docs/overlay.md)",
         )
         add_server_flags(playing)
         _add_gift_flags(playing)
@@ -242,6 +242,10 @@ def _play(args: argparse.Namespace) -> int:
             if server is not None:
                 await server.__aenter__()
                 say_server(server, _say_line)
+                if gifts is not None:  # TournamentGifts is the sources' inbox
+                    from gifts.webhook import WebhookIntake
+
+                    server.parts.gifts = WebhookIntake(gifts, secret=server.token or "")
             spectator = spectator_feed(settings, feed, server)
             if feed is not None:
                 await feed.started()  # its worker up before the first event

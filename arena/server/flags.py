@@ -33,7 +33,7 @@ def add_server_flags(parser: argparse.ArgumentParser) -> None:
         "--port",
         type=int,
         metavar="N",
-        help="the port (default: [server] port, 8765; 0 picks a free one)",
+        help="the port (default: [server] port, 8750; 0 picks a free one)",
     )
 
 
