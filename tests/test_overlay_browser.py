@@ -18,6 +18,7 @@ from typing import Any
 
 import httpx
 import pytest
+from fake_providers import FakeOpenAI, legal_model, shared_clients  # noqa: F401 (fixture)
 from playwright.async_api import Browser, Page, async_playwright
 
 from arena.agents.scripted import HeuristicAgent
@@ -285,4 +286,46 @@ async def test_the_control_page_refuses_a_wrong_token_and_pauses_with_the_right_
             await asyncio.sleep(0.1)
         assert server.control.pause_requested
         await shot(page, "control")
+    assert trouble == []
+
+
+async def test_a_model_seat_shows_its_legal_move_rate_and_cost(
+    browser: Browser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ARENA_TEST_OVERLAY_KEY", "sk-overlay-test-0123456789")
+    with FakeOpenAI(api_key="sk-overlay-test-0123456789", respond=legal_model) as provider:
+        cfg = parse_config(
+            {
+                "match": {"rounds": 1, "seed": 11},
+                "table": {"pace_s": 0.0},
+                "seats": [
+                    {
+                        "name": "GPT",
+                        "type": "openai",
+                        "options": {
+                            "model": "gpt-test",
+                            "base_url": provider.base_url,
+                            "api_key_env": "ARENA_TEST_OVERLAY_KEY",
+                            "structured": "none",
+                            "prices": {"input": 1.0, "output": 2.0},
+                        },
+                    },
+                    {"name": "Beta", "type": "greedy"},
+                    {"name": "Gamma", "type": "heuristic"},
+                ],
+            }
+        )
+        server = ArenaServer(ServerSettings(port=0), mode="play", token=TOKEN)
+        async with server:
+            tables = build_tables(cfg, seed=11, sinks=[server.hub], sink_queue=None)
+            await play_tables(tables, rounds=1, seed=11)
+            page, trouble = await open_page(browser, f"{server.url}/overlay?lang=en")
+            figures = page.locator('.seat[data-seat="0"] .seat-figures')
+            await figures.wait_for(timeout=10_000)
+            text = await figures.text_content() or ""
+            others = await page.locator('.seat[data-seat="1"] .seat-figures').count()
+    assert "gpt-test" in text
+    assert "100%" in text  # the fake model always answers legally
+    assert "$" in text
+    assert others == 0  # a scripted seat has no model figures
     assert trouble == []
