@@ -231,6 +231,18 @@ def _parser() -> argparse.ArgumentParser:
         "--start", action="store_true", help="play the first match at once, without Start"
     )
     serve.add_argument(
+        "--pace",
+        type=float,
+        help=f"seconds each action stays on screen (default: [table] pace_s, "
+        f"{defaults.table.pace_s})",
+    )
+    serve.add_argument(
+        "--gifts",
+        action="store_true",
+        help="take viewers' gifts: from the webhook /gifts/webhook, signed with "
+        "ARENA_SERVER_TOKEN, and the control page's test gifts (docs/overlay.md)",
+    )
+    serve.add_argument(
         "--spectator-delay",
         type=float,
         metavar="SECONDS",
@@ -400,10 +412,8 @@ def _with_play_defaults(args: argparse.Namespace) -> argparse.Namespace:
             "record": None,
             "no_live": True,
             "mqtt": None,
-            "gifts": False,
             "simulate_gifts": None,
             "gift_file": None,
-            "pace": None,
             "serve": True,
         }
         for key, value in defaults.items():
@@ -450,7 +460,7 @@ def _effective_config(args: argparse.Namespace) -> tuple[ArenaConfig, bool]:
         raise UsageError(f"--gift-file: {args.gift_file}: no such file")
     if args.pace is not None:
         data["table"]["pace_s"] = args.pace
-    elif not live:
+    elif not live and not args.serve:  # served, the overlay shows it: paced as configured
         data["table"]["pace_s"] = 0.0
     return parse_config(data, source="command line", aliases=_FLAG_KEYS), live
 
@@ -487,10 +497,23 @@ def _play(args: argparse.Namespace) -> int:
                         "/control/api/start with the token)",
                     )
                     await server.control.wait_for_start()
-                await _play_once(config, args, match_seed, live, gift_settings, server)
                 if args.command != "serve":
+                    await _play_once(config, args, match_seed, live, gift_settings, server)
                     await asyncio.sleep(0.3)  # the pages get the final picture
                     return
+                try:
+                    await _play_once(config, args, match_seed, live, gift_settings, server)
+                except ArenaError as exc:  # an agent that cannot start: said, next Start
+                    server.parts.last_error = str(exc)
+                    _say(
+                        args.log_format,
+                        "match_not_played",
+                        f"error: the match could not be played: {exc}",
+                        level="error",
+                        error=str(exc),
+                    )
+                else:
+                    server.parts.last_error = None
                 server.control.rearm()
                 match_seed = config.match.seed if config.match.seed is not None else new_seed()
 
@@ -781,6 +804,16 @@ def _spectator_feed(
         outputs.append(server.hub)
         where.append(f"{server.url}/spectator")
     feed = SpectatorFeed(outputs, delay_s=settings.delay_s, max_pending=settings.max_pending)
+    if settings.delay_s < 1:
+        _say(
+            log_format,
+            "spectator_feed_live",
+            f"the spectator delay is {settings.delay_s:g} s: every hand is shown as it is "
+            "played, to anyone watching, players' authors too (fine for a match nobody "
+            "plays for; a stream wants 30 s or more)",
+            level="warning",
+            delay_s=settings.delay_s,
+        )
     _say(
         log_format,
         "spectator_feed",

@@ -21,7 +21,7 @@ from typing import Any, Final
 
 from pydantic import ValidationError
 
-from gifts.events import Effect
+from gifts.events import Effect, GiftEvent
 from gifts.send import gift_for_test
 from gifts.signatures import ReplayGuard, SignatureError, verify_arena_webhook
 from gifts.sources import Inbox
@@ -53,10 +53,14 @@ class WebhookIntake:
         except SignatureError as exc:
             self.unsigned += 1
             return 401, {"error": str(exc)}
-        gift = await deliver(self._inbox, body)
+        told = _Telling(self._inbox)
+        gift = await deliver(told, body)
         if gift is None:
             self.refused += 1
-            return 400, {"error": "not a gift: its rejection is told at the default table"}
+            return 400, {
+                "error": f"invalid: {told.reason}",
+                "told": "rejected at the default table, as every gift's outcome is",
+            }
         self.accepted += 1
         return 202, {"accepted": gift.event_id, "platform": gift.platform}
 
@@ -91,6 +95,23 @@ class WebhookIntake:
             "said": f"test gift {effect.value} sent{where} (event {gift.event_id})",
             "event_id": gift.event_id,
         }
+
+
+class _Telling:
+    """The inbox, remembering why it refused a payload (for the webhook's answer)."""
+
+    def __init__(self, inbox: Inbox) -> None:
+        self._inbox = inbox
+        self.reason = ""
+
+    async def accept(self, gift: GiftEvent) -> None:
+        await self._inbox.accept(gift)
+
+    async def refuse(
+        self, reason: str, *, event_id: str | None = None, platform: str | None = None
+    ) -> None:
+        self.reason = reason
+        await self._inbox.refuse(reason, event_id=event_id, platform=platform)
 
 
 def _seat(value: Any) -> Any:

@@ -414,3 +414,84 @@ def test_avatars_are_files_served_by_index_or_urls(tmp_path: Any) -> None:
         )
     with pytest.raises(ValueError, match="an image file or an http"):
         SeatConfig(name="A", avatar="javascript:alert(1)")
+
+
+async def test_a_pinned_page_follows_its_table_into_the_next_match() -> None:
+    async with served() as server:
+        page = server.hub.subscribe("public", "t1")
+        for run in range(2):
+            server.hub.reset(f"run-{run}")
+            await play(server, config(rounds=1))
+            texts = [json.loads(await page.next()) for _ in range(page.pending())]
+            ended = [m for m in texts if m["type"] == "match_ended"]
+            assert len(ended) == 1, f"match {run}: the pinned page saw its table"
+            assert ended[0]["run"] == f"run-{run}"
+        page.close()
+
+
+async def test_the_streamers_pick_lapses_when_its_match_ends_and_another_plays() -> None:
+    from arena.table import play_match
+
+    async with served() as server:
+        cfg = config(rounds=1, pace_s=0.01)
+        two = cfg.model_copy(update={"match": cfg.match.model_copy(update={"tables": 2})})
+        t1, t2 = build_tables(two, seed=7, sinks=[server.hub], sink_queue=None)
+        short = asyncio.create_task(play_match(t1, rounds=1, seed=7))
+        long = asyncio.create_task(play_match(t2, rounds=3, seed=7))
+        await asyncio.sleep(0.05)  # both matches started (paced: far from over)
+        assert server.hub.tables == ["t1", "t2"]
+        server.hub.feature("t1")
+        assert server.hub.featured == "t1"
+        await short
+        assert server.hub.featured == "t2"  # t1 is over, t2 plays: the overlay shows it
+        await long
+        await t1.close()
+        await t2.close()
+
+
+async def test_the_control_api_refuses_what_it_does_not_know() -> None:
+    async with served() as server, httpx.AsyncClient(base_url=server.url) as http:
+        auth = {"Authorization": f"Bearer {TOKEN}"}
+        odd = await http.post("/control/api/pause", headers=auth, json={"when": "now"})
+        assert odd.status_code == 400
+        assert "unknown field(s) when" in odd.json()["error"]
+        assert not server.control.pause_requested
+        junk = await http.post("/control/api/resume", headers=auth, content=b"[1, 2")
+        assert junk.status_code == 400
+        nothing = await http.post("/control/api/explode", headers=auth)
+        assert nothing.status_code == 404
+        server.parts.gifts = WebhookIntake(_NoInbox(), secret=TOKEN)
+        await play(server, config(rounds=1))
+        nowhere = await http.post(
+            "/control/api/gift", headers=auth, json={"effect": "CHEER", "table": "t9"}
+        )
+        assert nowhere.status_code == 404
+        assert "no table 't9' (tables: t1)" in nowhere.json()["error"]
+        number = await http.post(
+            "/control/api/gift", headers=auth, json={"effect": "CHEER", "viewer": 5}
+        )
+        assert number.status_code == 400
+        assert "viewer" in number.json()["error"]
+
+
+class _NoInbox:
+    """An inbox that must not be reached."""
+
+    async def accept(self, gift: Any) -> None:
+        raise AssertionError(f"no gift should arrive: {gift}")
+
+    async def refuse(self, reason: str, **claimed: Any) -> None:
+        raise AssertionError(f"no payload should arrive: {reason}")
+
+
+async def test_the_webhook_says_why_a_signed_payload_is_no_gift() -> None:
+    from gifts.sources import CollectingInbox
+
+    inbox = CollectingInbox()
+    async with served() as server, httpx.AsyncClient(base_url=server.url) as http:
+        server.parts.gifts = WebhookIntake(inbox, secret=TOKEN)
+        junk = b'{"event_id": "w-9", "platform": "test", "count": "3"}'
+        bad = await http.post("/gifts/webhook", content=junk, headers=signed(junk))
+    assert bad.status_code == 400
+    assert bad.json()["error"].startswith("invalid: count")
+    assert [refusal.event_id for refusal in inbox.refused] == ["w-9"]  # told, not lost

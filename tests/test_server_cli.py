@@ -213,3 +213,52 @@ def test_a_tournament_serves_its_leaderboard_and_refuses_workers(
     assert {a["name"] for a in board["agents"]} == {"A", "B", "C"}
     assert "server" in kinds
     assert process.wait(timeout=90) == 0
+
+
+def test_a_port_out_of_range_is_a_usage_error() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "serve", "--port", "70000"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "--port: 70000 is no port" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_serve_says_why_a_match_could_not_start_and_stays_up(
+    processes: list[subprocess.Popen[str]], tmp_path: Path
+) -> None:
+    broken = tmp_path / "broken.toml"
+    broken.write_text(
+        '[[seats]]\nname = "Ghost"\ntype = "subprocess"\noptions.command = ["/nonexistent/bot"]\n'
+        '[[seats]]\nname = "B"\n[[seats]]\nname = "C"\n',
+        encoding="utf-8",
+    )
+    process = arena("serve", "--config", str(broken), "--port", "0", token=TOKEN)
+    processes.append(process)
+    found, _ = lines_until(process.stderr, r"controls: (http://127\.0\.0\.1:\d+)/control")
+    base = found.group(1)
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    assert httpx.post(f"{base}/control/api/start", headers=auth, timeout=5).status_code == 200
+    failed, _ = lines_until(process.stderr, r"error: the match could not be played")
+    assert "/nonexistent/bot" in failed.string
+    lines_until(process.stderr, r"waiting for Start")
+    state = httpx.get(f"{base}/control/api/state", headers=auth, timeout=5).json()
+    assert "/nonexistent/bot" in state["last_error"]
+    assert state["can_start"]
+
+
+def test_serve_keeps_the_pace_of_the_config(
+    processes: list[subprocess.Popen[str]], tmp_path: Path
+) -> None:
+    paced = tmp_path / "paced.toml"
+    paced.write_text("[match]\nrounds = 1\n[table]\npace_s = 0.3\n", encoding="utf-8")
+    process = arena("serve", "--config", str(paced), "--port", "0", "--start", token=TOKEN)
+    processes.append(process)
+    found, _ = lines_until(process.stderr, r"controls: (http://127\.0\.0\.1:\d+)/control")
+    time.sleep(2.0)  # a round has some 30 actions: 9 s at 0.3 s each; unpaced, 0.1 s
+    health = httpx.get(f"{found.group(1)}/healthz", timeout=5).json()
+    assert health["match"] == "live"

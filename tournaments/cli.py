@@ -242,6 +242,14 @@ def _play(args: argparse.Namespace) -> int:
             if server is not None:
                 await server.__aenter__()
                 say_server(server, _say_line)
+                if settings.table.pace_s == 0:
+                    _say_line(
+                        "server_unpaced",
+                        "the tables are not paced ([table] pace_s = 0): the tournament will "
+                        "be over long before a viewer sees a play; set pace_s (0.6 or so) "
+                        "for a stream",
+                        level="warning",
+                    )
                 if gifts is not None:  # TournamentGifts is the sources' inbox
                     from gifts.webhook import WebhookIntake
 

@@ -50,6 +50,14 @@ _PAGES: Final = {
 }
 _MAX_BODY: Final = 64 * 1024
 _NO_STORE: Final = {"Cache-Control": "no-store"}
+_FIELDS: Final[Mapping[str, frozenset[str]]] = {
+    "start": frozenset(),
+    "pause": frozenset(),
+    "resume": frozenset(),
+    "feature": frozenset({"table"}),
+    "gift": frozenset({"effect", "table", "target", "viewer", "message"}),
+}
+"""What each control takes in its JSON body."""
 
 
 class GiftIntake(Protocol):
@@ -78,6 +86,8 @@ class ServerParts:
     avatar_files: Mapping[int, Path] = field(default_factory=dict)
     on_start: Callable[[], Awaitable[str]] | None = None
     """What Start does (``arena serve``: the next match); None when a match just runs."""
+    last_error: str | None = None
+    """Why the last match started could not be played (``arena serve``), if it could not."""
 
 
 def build_app(parts: ServerParts) -> Starlette:
@@ -183,6 +193,7 @@ class Routes:
             "started": control.started,
             "can_start": parts.on_start is not None and not control.started,
             "gifts": parts.gifts is not None,
+            "last_error": parts.last_error,
             "effects": list(parts.gifts.effects) if parts.gifts is not None else [],
         }
 
@@ -209,6 +220,12 @@ class Routes:
         fields = await _json_body(request)
         if isinstance(fields, Response):
             return fields
+        unknown = sorted(set(fields) - _FIELDS[action])
+        if unknown:
+            known = ", ".join(sorted(_FIELDS[action])) or "nothing"
+            return _error(
+                400, f"{action}: unknown field(s) {', '.join(unknown)} (it takes {known})"
+            )
         return await handler(fields)
 
     async def _start(self, fields: Mapping[str, Any]) -> Response:
@@ -247,6 +264,13 @@ class Routes:
         gifts = self.parts.gifts
         if gifts is None:
             return _error(503, "gifts are off: start the arena with --gifts")
+        table = fields.get("table")
+        if table not in (None, "") and table not in self.parts.hub.tables:
+            known = ", ".join(self.parts.hub.tables) or "none yet"
+            return _error(404, f"no table {table!r} (tables: {known})")
+        for key in ("viewer", "message"):
+            if fields.get(key) is not None and not isinstance(fields[key], str):
+                return _error(400, f"{key}: give text, not {fields[key]!r}")
         status, answer = await gifts.test_gift(fields)
         return JSONResponse(answer, status_code=status, headers=_NO_STORE)
 

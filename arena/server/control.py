@@ -26,7 +26,9 @@ class MatchControl:
         self._running = asyncio.Event()
         self._running.set()
         self.waiting_tables = 0
-        """Tables held at a gate now."""
+        """Tables held at a gate now (a tournament's next table match among them)."""
+        self.waiting: set[str] = set()
+        """The ids of the tables held between two rounds now."""
         self._on_change = on_change
 
     @property
@@ -75,25 +77,30 @@ class MatchControl:
         self._changed()
         return True
 
-    async def gate(self) -> None:
-        """Wait here while paused (called between rounds, never inside one)."""
+    async def gate(self, table_id: str | None = None) -> None:
+        """Wait here while paused (called between rounds, never inside one);
+        ``table_id`` names the table held, if one is."""
         if self._running.is_set():
             return
         self.waiting_tables += 1
+        if table_id is not None:
+            self.waiting.add(table_id)
         self._changed()
         try:
             await self._running.wait()
         finally:
             self.waiting_tables -= 1
+            self.waiting.discard(table_id or "")
             self._changed()
-
-    async def between_rounds(self, handle: BetweenRoundsHandle) -> None:
-        """The gate as a table's between-rounds hook (the handle is not needed)."""
-        await self.gate()
 
     def attach(self, table: Table) -> None:
         """Hold ``table`` at the gate before each of its rounds after the first."""
-        table.between_rounds.insert(0, self.between_rounds)
+        table_id = table.table_id
+
+        async def between_rounds(handle: BetweenRoundsHandle) -> None:
+            await self.gate(table_id)
+
+        table.between_rounds.insert(0, between_rounds)
 
     def _changed(self) -> None:
         if self._on_change is not None:

@@ -31,10 +31,21 @@ def add_server_flags(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--port",
-        type=int,
+        type=_port,
         metavar="N",
         help="the port (default: [server] port, 8750; 0 picks a free one)",
     )
+
+
+def _port(text: str) -> int:
+    """A port number, 0 (any free one) to 65535."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is no port: give 1-65535, or 0 for any free one")
+    return port
 
 
 def say_server(server: ArenaServer, say: Say) -> None:

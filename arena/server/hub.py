@@ -100,6 +100,18 @@ class _Table:
     hands: dict[str, Any] | None = None
     """The last delayed ``hands`` item (spectator side only)."""
 
+    def fold(self, event: Event) -> None:
+        """Keep a model seat's figures and the last gifts, from the table's events."""
+        if event.type == "match_started":
+            self.figures = [None, None, None]
+            self.gifts.clear()
+        elif event.type == "decision" and event.seat is not None and 0 <= event.seat < 3:
+            figures = self.figures[event.seat] or _Figures()
+            figures.add(event.data)
+            self.figures[event.seat] = figures
+        elif event.type == "gift":
+            self.gifts.append(event.to_dict())
+
     def figures_json(self) -> list[dict[str, Any] | None]:
         return [None if f is None else f.to_dict() for f in self.figures]
 
@@ -162,7 +174,10 @@ class OverlayHub:
         self.sound = sound
         self.spectator_delay_s = spectator_delay_s
         self.avatars = dict(avatars or {})
-        self.paused = False
+        self.paused: frozenset[str] = frozenset()
+        """The tables held at the pause gate now."""
+        self.pausing = False
+        """A pause was asked for: the tables stop after the round they play."""
         self._subscriptions: list[Subscription] = []
         self._chosen: str | None = None
         self._auto: str | None = None
@@ -178,13 +193,15 @@ class OverlayHub:
         self._public = PublicState(run_id)
         self._delayed = PublicState(run_id)
         self._tables: dict[str, _Table] = {}
+        self._delayed_tables: dict[str, _Table] = {}
+        """The same, folded from the delayed feed's events: the spectator view's."""
         self._dirty: set[tuple[Feed, str]] = set()
         self._auto = None
         self._chosen = None
         self._leaderboard = None
         self.events = 0
         for subscription in self._subscriptions:
-            subscription.shown = None
+            subscription.shown = subscription.asked  # a pinned page keeps its table
         self._tell_server()
 
     @property
@@ -218,10 +235,11 @@ class OverlayHub:
         self._chosen = table
         self._follow_featured()
 
-    def set_paused(self, paused: bool) -> None:
-        """Say on every page whether the match pauses after this round."""
-        if paused != self.paused:
-            self.paused = paused
+    def set_paused(self, tables: frozenset[str], *, pausing: bool) -> None:
+        """Which tables wait at the pause gate, and whether a pause was asked for: each
+        page says "paused" only for a table of its that waits."""
+        if tables != self.paused or pausing != self.pausing:
+            self.paused, self.pausing = tables, pausing
             self._tell_server()
 
     def set_leaderboard(self, board: Mapping[str, Any]) -> None:
@@ -247,16 +265,7 @@ class OverlayHub:
         self.events += 1
         table = event.table
         new_table = table not in self._tables
-        extra = self._table(table)
-        if event.type == "match_started":
-            extra.figures = [None, None, None]
-            extra.gifts.clear()
-        elif event.type == "decision" and event.seat is not None and 0 <= event.seat < 3:
-            figures = extra.figures[event.seat] or _Figures()
-            figures.add(event.data)
-            extra.figures[event.seat] = figures
-        elif event.type == "gift":
-            extra.gifts.append(dict(event.data) | {"seat": event.seat})
+        self._table(table).fold(event)
         before = self.match_status
         self._public.apply(event)
         message = event.to_dict()
@@ -279,10 +288,13 @@ class OverlayHub:
         """A delayed spectator item: folded into the delayed picture, then to the
         spectator pages of its table."""
         table = str(item.get("table"))
-        extra = self._table(table)
+        self._table(table)
+        extra = self._delayed_tables.setdefault(table, _Table())
         kind = item.get("kind")
         if kind == "event":
-            self._delayed.apply(Event(**item["event"]))
+            event = Event(**item["event"])
+            extra.fold(event)
+            self._delayed.apply(event)
             self._mark("spectator", table)
         elif kind == "hands":
             extra.hands = item
@@ -327,7 +339,7 @@ class OverlayHub:
             "mode": self.mode,
             "run": self.run_id,
             "match": self.match_status,
-            "paused": self.paused,
+            "paused": sorted(self.paused),
             "featured": self.featured,
             "tables": self.tables,
             "pages": self.pages,
@@ -346,14 +358,16 @@ class OverlayHub:
             "featured": self.featured,
             "tables": self.tables,
             "avatars": self.avatars,
-            "paused": self.paused,
+            "paused": subscription.shown in self.paused,
+            "pausing": self.pausing,
             "match": self.match_status,
             "run": self.run_id,
         }
 
     def _snapshot_text(self, feed: Feed, table: str) -> str:
         states = self._public if feed == "public" else self._delayed
-        extra = self._table(table)
+        extras = self._tables if feed == "public" else self._delayed_tables
+        extra = extras.get(table) or _Table()
         state = states.get(table)
         message: dict[str, Any] = {
             "type": "snapshot",
@@ -375,13 +389,16 @@ class OverlayHub:
         return extra
 
     def _choose_auto(self, event: Event) -> None:
-        """Keep the featured table while it plays; when it ends, a table still live."""
-        auto = self._public.get(self._auto) if self._auto is not None else None
-        if auto is not None and auto.status != "ended":
-            return
+        """Keep the featured table while it plays; when it ends, a table still live
+        (the streamer's pick too: it lapses when its match ends and another plays)."""
+        before = self.featured
         live = [s.table for s in self._public if s.status == "live"]
-        if live and live[0] != self._auto:
+        if event.type == "match_ended" and event.table == self._chosen and live:
+            self._chosen = None
+        auto = self._public.get(self._auto) if self._auto is not None else None
+        if (auto is None or auto.status == "ended") and live:
             self._auto = live[0]
+        if self.featured != before:
             self._follow_featured()
 
     def _follow_featured(self) -> None:

@@ -102,7 +102,8 @@ class ArenaServer:
         return "the match starts"
 
     def _control_changed(self) -> None:
-        self.hub.set_paused(self.control.paused)
+        control = self.control
+        self.hub.set_paused(frozenset(control.waiting), pausing=control.pause_requested)
 
     @property
     def url(self) -> str:

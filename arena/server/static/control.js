@@ -85,6 +85,7 @@
       `礼物 gifts: ${st.gifts ? "开 on" : "关 off"}`,
       `可开始 can start: ${st.can_start}`,
     ];
+    if (st.last_error) lines.push(`上一场未能开始 last match could not start: ${st.last_error}`);
     $("control-state").textContent = lines.join("\n");
     // Keep the featured pick the user is editing; set it from the server the first time.
     fillSelect($("featured"), st.tables || [], first ? st.featured : undefined);

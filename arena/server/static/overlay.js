@@ -291,6 +291,7 @@
   // ---------- the whole table ----------
 
   function statusKey() {
+    if (app.disconnected) return "connecting";
     if (app.server && app.server.paused) return "paused";
     const s = (app.snapshot && app.snapshot.status) || (app.server && app.server.match) || "waiting";
     return ["waiting", "live", "ended"].includes(s) ? s : "waiting";
@@ -527,14 +528,17 @@
     if (TABLE) path += `?table=${encodeURIComponent(TABLE)}`;
     const ws = new WebSocket(`${proto}//${location.host}${path}`);
     app.ws = ws;
-    ws.onopen = () => { app.backoff = 500; };
+    ws.onopen = () => { app.backoff = 500; app.disconnected = false; render(); };
     ws.onmessage = (e) => {
       let msg;
       try { msg = JSON.parse(e.data); } catch (err) { return; }
       try { onMessage(msg); } catch (err) { console.error(err); }
     };
     ws.onclose = () => {
-      // Reconnect with backoff; the server resends server + snapshot on join.
+      // Say so on screen (never "live" while the arena is away), then reconnect with
+      // backoff; the server resends server + snapshot on join.
+      app.disconnected = true;
+      render();
       setTimeout(connect, app.backoff);
       app.backoff = Math.min(app.backoff * 2, 10000);
     };
