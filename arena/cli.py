@@ -793,16 +793,10 @@ def _spectator_feed(
             level="warning",
         )
         return None
-    from arena.sinks.spectator import SpectatorFeed, SpectatorOutput
+    from arena.server.wiring import spectator_outputs
+    from arena.sinks.spectator import SpectatorFeed
 
-    outputs: list[SpectatorOutput] = []
-    where = []
-    if mqtt is not None:
-        outputs.append(mqtt)
-        where.append(f"{config.mqtt.topic_prefix}/tables/<table>/spectator")
-    if server is not None:
-        outputs.append(server.hub)
-        where.append(f"{server.url}/spectator")
+    outputs, where = spectator_outputs(mqtt, server)
     feed = SpectatorFeed(outputs, delay_s=settings.delay_s, max_pending=settings.max_pending)
     if settings.delay_s < 1:
         _say(

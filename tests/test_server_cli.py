@@ -53,6 +53,18 @@ def lines_until(
     raise AssertionError(f"no line matching {pattern!r} in {seen}")
 
 
+def run_arena(*args: str) -> subprocess.CompletedProcess[str]:
+    """``arena ARGS`` to its end, without a token in its environment."""
+    return subprocess.run(
+        [sys.executable, "-m", "arena.cli", *args],
+        cwd=REPO,
+        env={k: v for k, v in os.environ.items() if k != "ARENA_SERVER_TOKEN"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
 @pytest.fixture
 def processes() -> Iterator[list[subprocess.Popen[str]]]:
     started: list[subprocess.Popen[str]] = []
@@ -105,14 +117,7 @@ def test_serve_waits_for_start_from_the_controls_and_plays_again(
 
 
 def test_serving_beyond_this_machine_without_a_token_is_refused() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "arena.cli", "play", "--serve", "--host", "0.0.0.0"],
-        cwd=REPO,
-        env={k: v for k, v in os.environ.items() if k != "ARENA_SERVER_TOKEN"},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_arena("play", "--serve", "--host", "0.0.0.0")
     assert done.returncode == 2
     assert "--host 0.0.0.0: serving beyond this machine needs a token" in done.stderr
     assert "ARENA_SERVER_TOKEN" in done.stderr
@@ -127,13 +132,7 @@ def test_spectator_delay_goes_to_the_server_without_mqtt(
     processes.append(process)
     lines_until(process.stderr, r"every hand goes to http://127\.0\.0\.1:\d+/spectator 0\.2 s")
     assert process.wait(timeout=60) == 0
-    alone = subprocess.run(
-        [sys.executable, "-m", "arena.cli", "play", "--spectator-delay", "1"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    alone = run_arena("play", "--spectator-delay", "1")
     assert alone.returncode == 2
     assert "needs --mqtt or --serve" in alone.stderr
 
@@ -155,25 +154,7 @@ def test_a_tournament_serves_its_leaderboard_and_refuses_workers(
         encoding="utf-8",
     )
     db = tmp_path / "cup.db"
-    refused = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "arena.cli",
-            "tournament",
-            "run",
-            str(cup),
-            "--db",
-            str(db),
-            "--serve",
-            "--workers",
-            "2",
-        ],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    refused = run_arena("tournament", "run", str(cup), "--db", str(db), "--serve", "--workers", "2")
     assert refused.returncode == 2
     assert "--serve with --workers 2" in refused.stderr
     process = arena(
@@ -216,13 +197,7 @@ def test_a_tournament_serves_its_leaderboard_and_refuses_workers(
 
 
 def test_a_port_out_of_range_is_a_usage_error() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "arena.cli", "serve", "--port", "70000"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_arena("serve", "--port", "70000")
     assert done.returncode == 2
     assert "--port: 70000 is no port" in done.stderr
     assert "Traceback" not in done.stderr

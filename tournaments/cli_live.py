@@ -64,16 +64,10 @@ def spectator_feed(
             file=sys.stderr,
         )
         return None
-    from arena.sinks.spectator import SpectatorFeed, SpectatorOutput
+    from arena.server.wiring import spectator_outputs
+    from arena.sinks.spectator import SpectatorFeed
 
-    outputs: list[SpectatorOutput] = []
-    where = []
-    if feed is not None:
-        outputs.append(feed)
-        where.append(f"{feed.settings.topic_prefix}/tables/<table>/spectator")
-    if server is not None:
-        outputs.append(server.hub)
-        where.append(f"{server.url}/spectator")
+    outputs, where = spectator_outputs(feed, server)
     print(
         f"arena: every hand goes to {' and '.join(where)} {settings.delay_s:g} s after it happened",
         file=sys.stderr,

@@ -45,9 +45,10 @@ log = get_logger(__name__)
 STATIC_DIR: Final = Path(__file__).with_name("static")
 _PAGES: Final = {
     "overlay": "overlay.html",
-    "spectator": "spectator.html",
+    "spectator": "overlay.html",
     "control": "control.html",
 }
+"""The spectator view is the overlay's page: its script reads the path it was served at."""
 _MAX_BODY: Final = 64 * 1024
 _NO_STORE: Final = {"Cache-Control": "no-store"}
 _FIELDS: Final[Mapping[str, frozenset[str]]] = {

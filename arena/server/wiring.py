@@ -11,6 +11,7 @@ import os
 import uuid
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from arena.config import SeatConfig, ServerSettings
 from arena.errors import ConfigError
@@ -20,7 +21,11 @@ from arena.server.hub import Mode, OverlayHub
 from arena.server.serving import DEFAULT_HOST, TOKEN_ENV, Serving, is_loopback
 from arena.table import Table
 
-__all__ = ["ArenaServer", "avatars_of", "server_token"]
+if TYPE_CHECKING:
+    from arena.sinks.mqtt import MqttSink
+    from arena.sinks.spectator import SpectatorOutput
+
+__all__ = ["ArenaServer", "avatars_of", "server_token", "spectator_outputs"]
 
 
 def server_token() -> str | None:
@@ -50,6 +55,22 @@ def avatars_of(
         files[index] = path
         urls[seat.name] = f"/avatars/{index}"
     return urls, files
+
+
+def spectator_outputs(
+    mqtt: MqttSink | None, server: ArenaServer | None
+) -> tuple[list[SpectatorOutput], list[str]]:
+    """Where the delayed spectator feed goes (the MQTT sink, the server's hub), and
+    where that is, in words, for the line that says so."""
+    outputs: list[SpectatorOutput] = []
+    places = []
+    if mqtt is not None:
+        outputs.append(mqtt)
+        places.append(f"{mqtt.settings.topic_prefix}/tables/<table>/spectator")
+    if server is not None:
+        outputs.append(server.hub)
+        places.append(f"{server.url}/spectator")
+    return outputs, places
 
 
 class ArenaServer:

@@ -9,7 +9,10 @@
 
 (function () {
   const params = new URLSearchParams(location.search);
-  const MODE = document.body.dataset.mode === "spectator" ? "spectator" : "overlay";
+  // One page serves both views: /spectator (every hand, delayed) and /overlay.
+  const MODE = /\/spectator\/?$/.test(location.pathname) ? "spectator" : "overlay";
+  document.body.dataset.mode = MODE;
+  if (MODE === "spectator") document.title = "Dou Dizhu Arena · Spectator";
   const LAYOUT = params.get("layout") === "portrait" ? "portrait" : "landscape";
   const TABLE = params.get("table");
   const LANG_PARAM = ["en", "zh"].includes(params.get("lang")) ? params.get("lang") : null;
