@@ -19,6 +19,7 @@ from typing import Any
 import aiomqtt
 import pytest
 from mosquitto import Mosquitto, mosquitto_fixture  # noqa: F401 (the fixture)
+from rosters import roster
 
 from arena.cli import main
 
@@ -32,23 +33,7 @@ seed = 23
 
 [table]
 pace_s = {pace}
-
-[[agents]]
-name = "Ann"
-type = "greedy"
-
-[[agents]]
-name = "Bob"
-type = "heuristic"
-
-[[agents]]
-name = "Cid"
-type = "random"
-
-[[agents]]
-name = "Dee"
-type = "greedy"
-"""
+""" + roster(4)
 
 
 def cup(tmp_path: Path, *, pace: float = 0.0) -> Path:

@@ -15,23 +15,12 @@ from typing import Any
 import aiomqtt
 import pytest
 from mosquitto import Mosquitto, mosquitto_fixture  # noqa: F401 (the fixture)
+from rosters import roster
 
 from arena.cli import main
 from arena.table.match import derive_seed
 
-AGENTS = """
-[[agents]]
-name = "Ann"
-type = "greedy"
-
-[[agents]]
-name = "Bob"
-type = "heuristic"
-
-[[agents]]
-name = "Cid"
-type = "random"
-"""
+AGENTS = roster(3)
 
 
 def tournament_file(tmp_path: Path, *, fmt: str = "quick", seed: str = "") -> Path:

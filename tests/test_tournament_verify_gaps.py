@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rosters import roster
 from test_between_rounds import NAMES, SEED, TABLE, gift, play
 from test_tournament_verify import AGENTS, arena, only_id, verify
 
@@ -305,7 +306,7 @@ def test_the_report_says_why_a_finished_tournament_is_not_verifiable(
 def test_an_export_of_one_table_is_never_verified_as_the_whole_tournament(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    four = AGENTS + '\n[[agents]]\nname = "Dee"\ntype = "greedy"\n'
+    four = roster(4)
     file = tmp_path / "four.toml"
     file.write_text(f'[tournament]\nname = "Four"\nformat = "quick"\n{four}')
     db = tmp_path / "four.db"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from rosters import roster
 from test_tournament_verify import arena, only_id, verify
 from test_tournament_verify_gaps import tampered
 
@@ -14,20 +15,7 @@ FOUR = """
 name = "Four"
 format = "quick"
 seed = "0x0123456789abcdef0123456789abcdef"
-
-[[agents]]
-name = "Ann"
-type = "greedy"
-[[agents]]
-name = "Bob"
-type = "heuristic"
-[[agents]]
-name = "Cid"
-type = "random"
-[[agents]]
-name = "Dee"
-type = "greedy"
-"""
+""" + roster(4)
 
 
 def without_table(table: str) -> list[str]:

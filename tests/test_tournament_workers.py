@@ -23,6 +23,7 @@ import aiomqtt
 import orjson
 import pytest
 from mosquitto import Mosquitto, mosquitto_fixture  # noqa: F401 (the fixture)
+from rosters import roster as roster_text
 
 from arena.cli import main
 from arena.errors import ConfigError
@@ -351,23 +352,7 @@ CUP = """\
 name = "cup"
 format = "quick"
 seed = 5
-
-[[agents]]
-name = "Ann"
-type = "greedy"
-
-[[agents]]
-name = "Bob"
-type = "heuristic"
-
-[[agents]]
-name = "Cid"
-type = "random"
-
-[[agents]]
-name = "Dee"
-type = "greedy"
-"""
+""" + roster_text(4)
 
 
 def test_the_cli_with_two_workers_shows_the_board_of_one(
