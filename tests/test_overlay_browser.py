@@ -178,11 +178,16 @@ async def test_the_overlay_shows_the_match_as_it_is_played(browser: Browser) -> 
     assert trouble == []
 
 
+async def play_one_round(server: ArenaServer) -> None:
+    """A one-round match, unpaced, played to its end before any page opens."""
+    tables = build_tables(config(pace_s=0.0), seed=11, sinks=[server.hub], sink_queue=None)
+    await play_tables(tables, rounds=1, seed=11)
+
+
 async def test_a_late_joiner_sees_the_table_at_once(browser: Browser) -> None:
     server = ArenaServer(ServerSettings(port=0), mode="play", token=TOKEN)
     async with server:
-        tables = build_tables(config(pace_s=0.0), seed=11, sinks=[server.hub], sink_queue=None)
-        await play_tables(tables, rounds=1, seed=11)
+        await play_one_round(server)
         page, trouble = await open_page(browser, f"{server.url}/overlay?lang=en")
         await page.locator("#status[data-status=ended]").wait_for(timeout=10_000)
         names = await page.locator(".seat .seat-name").all_text_contents()
@@ -195,8 +200,7 @@ async def test_a_late_joiner_sees_the_table_at_once(browser: Browser) -> None:
 async def test_the_portrait_layout_fits_1080_by_1920(browser: Browser) -> None:
     server = ArenaServer(ServerSettings(port=0), mode="play", token=TOKEN)
     async with server:
-        tables = build_tables(config(pace_s=0.0), seed=11, sinks=[server.hub], sink_queue=None)
-        await play_tables(tables, rounds=1, seed=11)
+        await play_one_round(server)
         page, trouble = await open_page(
             browser, f"{server.url}/overlay?layout=portrait", viewport=PORTRAIT
         )

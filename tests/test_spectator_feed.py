@@ -295,10 +295,12 @@ def timeless(events: Sequence[Event]) -> list[dict[str, Any]]:
 # --- a real match -----------------------------------------------------------------------
 
 
-def hidden_cards_in(events: Sequence[dict[str, Any]]) -> list[tuple[int, int, str]]:
+def hidden_cards_in(events: Sequence[dict[str, Any]]) -> list[tuple[int | None, int | None, str]]:
     """Every (round, seq, card) where an event shows a card that is still hidden: not
     yet played, and not a bottom card already shown. A round's result shows the hands
-    left (the round is over), so it hides nothing; nor does anything between rounds."""
+    left (the round is over), so it hides nothing; nor does anything between rounds.
+    Other messages among the events (the overlay's snapshots) are checked the same way,
+    against what the events before them showed (their round and seq: None)."""
     leaks = []
     shown: set[str] = set(CANONICAL_CARDS)
     for data in events:
@@ -313,7 +315,9 @@ def hidden_cards_in(events: Sequence[dict[str, Any]]) -> list[tuple[int, int, st
             shown = set(CANONICAL_CARDS)
         text = json.dumps(data, ensure_ascii=False)
         leaks += [
-            (data["round"], data["seq"], c) for c in CANONICAL_CARDS if c not in shown and c in text
+            (data.get("round"), data.get("seq"), c)
+            for c in CANONICAL_CARDS
+            if c not in shown and c in text
         ]
     return leaks
 
