@@ -497,13 +497,11 @@ def _play(args: argparse.Namespace) -> int:
                         "/control/api/start with the token)",
                     )
                     await server.control.wait_for_start()
-                if args.command != "serve":
-                    await _play_once(config, args, match_seed, live, gift_settings, server)
-                    await asyncio.sleep(0.3)  # the pages get the final picture
-                    return
                 try:
                     await _play_once(config, args, match_seed, live, gift_settings, server)
-                except ArenaError as exc:  # an agent that cannot start: said, next Start
+                except ArenaError as exc:  # arena serve: an agent that cannot start is
+                    if args.command != "serve":  # said, and the next Start tries again
+                        raise
                     server.parts.last_error = str(exc)
                     _say(
                         args.log_format,
@@ -514,6 +512,9 @@ def _play(args: argparse.Namespace) -> int:
                     )
                 else:
                     server.parts.last_error = None
+                if args.command != "serve":
+                    await asyncio.sleep(0.3)  # the pages get the final picture
+                    return
                 server.control.rearm()
                 match_seed = config.match.seed if config.match.seed is not None else new_seed()
 
@@ -557,8 +558,10 @@ async def _play_once(
     config, broker = _default_broker(config, args)
     mqtt = _mqtt_sink(config, args, embedded=broker is not None) if config.mqtt.enabled else None
     sinks: list[Any] = [sink] if mqtt is None else [sink, mqtt]
-    if server is not None:
-        server.hub.reset(server.hub.run_id if server.hub.events == 0 else _new_run_id())
+    if server is not None:  # a new match: the pages start afresh, under the MQTT feed's run
+        from arena.sinks.mqtt import new_run_id
+
+        server.hub.reset(mqtt.run_id if mqtt is not None else new_run_id())
         sinks.append(server.hub)
     gifts: GiftRun | None = None
     tables: list[Table] = []
@@ -608,12 +611,6 @@ async def _play_once(
             await broker.stop()
         if replay is not None:
             replay.close()
-
-
-def _new_run_id() -> str:
-    import uuid
-
-    return uuid.uuid4().hex[:14]
 
 
 def _arena_server(config: ArenaConfig, args: argparse.Namespace) -> ArenaServer:

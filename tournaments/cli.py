@@ -240,6 +240,8 @@ def _play(args: argparse.Namespace) -> int:
             feed = table_feed(publisher_settings)
             server = _arena_server(args, settings)
             if server is not None:
+                if feed is not None:  # the pages name the run as the MQTT feed does
+                    server.hub.reset(feed.run_id)
                 await server.__aenter__()
                 say_server(server, _say_line)
                 if settings.table.pace_s == 0:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Protocol
 
+import orjson
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
@@ -307,8 +308,6 @@ async def _body(request: Request) -> bytes | None:
 
 async def _json_body(request: Request) -> dict[str, Any] | Response:
     """A control request's JSON object (an empty body is ``{}``), or why not."""
-    import orjson
-
     body = await _body(request)
     if body is None:
         return _error(413, "request too large")

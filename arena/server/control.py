@@ -90,7 +90,8 @@ class MatchControl:
             await self._running.wait()
         finally:
             self.waiting_tables -= 1
-            self.waiting.discard(table_id or "")
+            if table_id is not None:
+                self.waiting.discard(table_id)
             self._changed()
 
     def attach(self, table: Table) -> None:

@@ -179,9 +179,6 @@ class OverlayHub:
         self.pausing = False
         """A pause was asked for: the tables stop after the round they play."""
         self._subscriptions: list[Subscription] = []
-        self._chosen: str | None = None
-        self._auto: str | None = None
-        self._leaderboard: dict[str, Any] | None = None
         self._flush_handle: asyncio.TimerHandle | None = None
         self.reset(run_id)
 
@@ -196,9 +193,11 @@ class OverlayHub:
         self._delayed_tables: dict[str, _Table] = {}
         """The same, folded from the delayed feed's events: the spectator view's."""
         self._dirty: set[tuple[Feed, str]] = set()
-        self._auto = None
-        self._chosen = None
-        self._leaderboard = None
+        self._auto: str | None = None
+        """The first table live: featured unless the streamer picked one."""
+        self._chosen: str | None = None
+        """The streamer's pick (``/control``)."""
+        self._leaderboard: dict[str, Any] | None = None
         self.events = 0
         for subscription in self._subscriptions:
             subscription.shown = subscription.asked  # a pinned page keeps its table
@@ -258,7 +257,7 @@ class OverlayHub:
 
     async def close(self) -> None:
         """Nothing to release: the server outlives a match (and says it ended)."""
-        self._flush()
+        self.flush()
 
     def on_event(self, event: Event) -> None:
         """:meth:`emit`, synchronously."""
@@ -266,7 +265,10 @@ class OverlayHub:
         table = event.table
         new_table = table not in self._tables
         self._table(table).fold(event)
-        before = self.match_status
+        # only a table's first event, its match's start and its end change the run's
+        # status: the other events (most of them) need not count the tables
+        edge = new_table or event.type in ("match_started", "match_ended")
+        before = self.match_status if edge else None
         self._public.apply(event)
         message = event.to_dict()
         message["v"] = EVENT_SCHEMA_VERSION
@@ -281,14 +283,13 @@ class OverlayHub:
             self._follow_featured()
         elif event.type in ("match_started", "match_ended"):
             self._choose_auto(event)
-        if new_table or before != self.match_status:
+        if new_table or (edge and before != self.match_status):
             self._tell_server()
 
     async def emit_spectator(self, item: dict[str, Any]) -> None:
         """A delayed spectator item: folded into the delayed picture, then to the
         spectator pages of its table."""
         table = str(item.get("table"))
-        self._table(table)
         extra = self._delayed_tables.setdefault(table, _Table())
         kind = item.get("kind")
         if kind == "event":

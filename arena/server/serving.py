@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import ipaddress
 import logging
 import socket
@@ -104,7 +105,7 @@ class Serving:
             sock.bind((self.host, self.port))
         except OSError as exc:
             sock.close()
-            if self.port and exc.errno in (98, 48):  # EADDRINUSE (Linux, macOS)
+            if self.port and exc.errno == errno.EADDRINUSE:
                 raise ConfigError(
                     f"port {self.port} on {self.host} is in use (another arena server?): "
                     "--port N picks another, --port 0 any free one"

@@ -8,7 +8,6 @@ feed's output, attach its controls to every table, and start it before the first
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,6 +18,7 @@ from arena.server.app import ServerParts, build_app
 from arena.server.control import MatchControl
 from arena.server.hub import Mode, OverlayHub
 from arena.server.serving import DEFAULT_HOST, TOKEN_ENV, Serving, is_loopback
+from arena.sinks.mqtt import new_run_id
 from arena.table import Table
 
 if TYPE_CHECKING:
@@ -98,7 +98,7 @@ class ArenaServer:
             )
         urls, files = avatars_of(seats, base=config_dir)
         self.hub = OverlayHub(
-            run_id=uuid.uuid4().hex[:14],
+            run_id=new_run_id(),
             mode=mode,
             lang=settings.lang,
             sound=settings.sound,
