@@ -36,6 +36,7 @@ TOKEN = "browser-test-token"
 ARTIFACTS = Path(
     os.environ.get("ARENA_TEST_ARTIFACTS", Path(__file__).parent.parent / "test-artifacts")
 )
+REPO = Path(__file__).resolve().parent.parent
 LANDSCAPE = {"width": 1920, "height": 1080}
 PORTRAIT = {"width": 1080, "height": 1920}
 
@@ -136,6 +137,12 @@ async def test_the_overlay_shows_the_match_as_it_is_played(browser: Browser) -> 
                 await card.text_content() or ""
             ).strip()
             assert (await page.locator("#multiplier").text_content() or "").strip().startswith("×")
+            # the bidding is over once a play is made: its outcome is on screen
+            assert await page.locator("#bottom-cards .card").count() == 3
+            call_score = (await page.locator("#call-score").text_content() or "").strip()
+            assert call_score in {"1", "2", "3"}
+            assert await page.locator(".seat.landlord .badge-landlord").count() == 1
+            await page.locator(".seat-pass:not([hidden])").first.wait_for(timeout=20_000)
             bubble = page.locator('.seat[data-seat="0"] .bubble')
             await bubble.wait_for(state="visible", timeout=20_000)
             assert "看我的 <b>牌</b>!" in (await bubble.text_content() or "")
@@ -185,14 +192,28 @@ async def play_one_round(server: ArenaServer) -> None:
 
 
 async def test_a_late_joiner_sees_the_table_at_once(browser: Browser) -> None:
-    server = ArenaServer(ServerSettings(port=0), mode="play", token=TOKEN)
+    seats = config().seats
+    pictured = seats[1].model_copy(update={"avatar": str(REPO / "docs" / "overlay.png")})
+    server = ArenaServer(
+        ServerSettings(port=0), mode="play", token=TOKEN, seats=[seats[0], pictured, seats[2]]
+    )
     async with server:
         await play_one_round(server)
         page, trouble = await open_page(browser, f"{server.url}/overlay?lang=en")
         await page.locator("#status[data-status=ended]").wait_for(timeout=10_000)
         names = await page.locator(".seat .seat-name").all_text_contents()
         totals = await page.locator(".seat .seat-total").all_text_contents()
+        status = await page.locator("#status").text_content()
+        avatar = page.locator('.seat[data-seat="1"] img.seat-avatar')
+        await avatar.wait_for(timeout=5_000)
+        loaded = await avatar.evaluate("img => img.complete && img.naturalWidth > 0")
+        src = await avatar.get_attribute("src")
+        others = await page.locator('.seat:not([data-seat="1"]) img.seat-avatar').count()
     assert names == [EVIL, "Beta", "甘玛"]
+    assert status == "Ended"  # ?lang=en
+    assert src == "/avatars/1"
+    assert loaded  # the file, served by the server
+    assert others == 0
     assert all(any(ch.isdigit() for ch in total) for total in totals)
     assert trouble == []
 

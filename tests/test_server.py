@@ -481,3 +481,21 @@ async def test_the_webhook_says_why_a_signed_payload_is_no_gift() -> None:
     assert bad.status_code == 400
     assert bad.json()["error"].startswith("invalid: count")
     assert [refusal.event_id for refusal in inbox.refused] == ["w-9"]  # told, not lost
+
+
+async def test_the_featured_table_is_picked_on_the_control_api() -> None:
+    async with served() as server, httpx.AsyncClient(base_url=server.url) as http:
+        auth = {"Authorization": f"Bearer {TOKEN}"}
+        two_tables = config(rounds=1)
+        match = two_tables.match.model_copy(update={"tables": 2})
+        await play(server, two_tables.model_copy(update={"match": match}))
+        other = "t1" if server.hub.featured == "t2" else "t2"
+        picked = await http.post("/control/api/feature", headers=auth, json={"table": other})
+        assert picked.status_code == 200
+        assert picked.json()["state"]["featured"] == other
+        assert server.hub.featured == other
+        unknown = await http.post("/control/api/feature", headers=auth, json={"table": "t9"})
+        assert unknown.status_code == 404
+        assert server.hub.featured == other
+        refused = await http.post("/control/api/feature", json={"table": "t1"})
+        assert refused.status_code == 401
