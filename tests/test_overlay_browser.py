@@ -158,6 +158,14 @@ async def test_the_overlay_shows_the_match_as_it_is_played(browser: Browser) -> 
             await banner.wait_for(timeout=10_000)
             assert EVIL in (await banner.text_content() or "")
             assert await page.locator("#gift-banners img, #gift-banners b").count() == 0
+            effect = await http.post(
+                "/control/api/gift",
+                headers={"Authorization": f"Bearer {TOKEN}"},
+                json={"effect": "EFFECT", "viewer": "小明"},
+            )
+            assert effect.status_code == 202
+            await page.locator("#effects .fx-effect").wait_for(timeout=10_000)  # full screen
+            assert await page.evaluate("window.arenaOverlay.sound") is False  # off by default
             assert not await page.locator("#leaderboard").is_visible()
             server.hub.set_leaderboard(
                 {
