@@ -7,6 +7,7 @@ main process; what cannot cross into a worker is refused."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import multiprocessing
 import os
@@ -212,6 +213,33 @@ async def test_a_run_stopped_at_once_ends_the_programs_a_worker_started(tmp_path
     assert not multiprocessing.active_children()
 
 
+async def test_a_worker_has_the_environment_of_its_run_not_of_the_fork_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Workers fork from a server process started by an earlier run (the fork server
+    keeps the environment it started with): a variable set since reaches the programs
+    a worker starts, as it would the main process's own."""
+    await played(tmp_path / "first.db", roster(4), 2)  # the fork server is up after this
+    monkeypatch.setenv("ARENA_TEST_MARK", "set after the fork server started")
+    seen = tmp_path / "seen"
+    script = f'printf %s "$ARENA_TEST_MARK" > {seen}; exec "$0" "$@"'
+    command = ["sh", "-c", script, sys.executable, str(PROGRAM), "--mode", "good"]
+    config = parse_tournament_config(
+        {
+            "tournament": {"name": "cup", "format": "quick", "seed": 3},
+            "agents": [
+                {"name": "Env", "type": "subprocess", "options": {"command": command}},
+                {"name": "Bob", "type": "greedy"},
+                {"name": "Cid", "type": "random"},
+            ],
+        },
+        source="test",
+    )
+    _, rounds = await played(tmp_path / "env.db", config, 2)
+    assert rounds  # the table played (in a worker: none plays here in these tests)
+    assert seen.read_text() == "set after the fork server started"
+
+
 class StampingSink:
     """When each event reached this process."""
 
@@ -377,9 +405,22 @@ def test_the_cli_with_two_workers_shows_the_board_of_one(
 
 
 def children(pid: int) -> list[int]:
-    """The processes ``pid`` started (Linux's /proc)."""
-    found = Path(f"/proc/{pid}/task/{pid}/children")
-    return [int(child) for child in found.read_text().split()] if found.exists() else []
+    """The processes ``pid`` started, from any of its threads (Linux's /proc)."""
+    found: list[int] = []
+    for thread in Path(f"/proc/{pid}/task").glob("*"):
+        with contextlib.suppress(OSError):  # a thread that ended meanwhile
+            found.extend(int(child) for child in (thread / "children").read_text().split())
+    return found
+
+
+def workers_of(pid: int) -> list[int]:
+    """The worker processes of the arena ``pid``: its fork server's children."""
+    return [
+        worker
+        for child in children(pid)
+        if "forkserver" in Path(f"/proc/{child}/cmdline").read_text()
+        for worker in children(child)
+    ]
 
 
 def alive(pid: int) -> bool:
@@ -444,8 +485,8 @@ def test_ctrl_c_stops_the_workers_tables_after_their_round_and_says_how_to_resum
     arena = start_cup(tmp_path, db)
     try:
         wait_for(lambda: rounds_in(db) >= 25, 60, "no rounds stored")  # workers ready
-        workers = children(arena.pid)  # and multiprocessing's resource tracker
-        assert len(workers) >= 2
+        workers = workers_of(arena.pid)
+        assert len(workers) == 2
         os.killpg(arena.pid, signal.SIGINT)  # the terminal's Ctrl-C: workers ignore it
         _, err = arena.communicate(timeout=60)
     finally:
@@ -462,11 +503,7 @@ def test_the_cli_names_a_killed_workers_table_and_how_to_resume(tmp_path: Path) 
     arena = start_cup(tmp_path, db)
     try:
         wait_for(lambda: rounds_in(db) >= 25, 60, "no rounds stored")  # workers ready
-        workers = [
-            pid
-            for pid in children(arena.pid)
-            if "resource_tracker" not in Path(f"/proc/{pid}/cmdline").read_text()
-        ]
+        workers = workers_of(arena.pid)
         assert len(workers) == 2
         os.kill(workers[0], signal.SIGKILL)
         _, err = arena.communicate(timeout=60)
@@ -484,8 +521,8 @@ def test_workers_do_not_outlive_a_killed_main_process(tmp_path: Path) -> None:
     arena = start_cup(tmp_path, db)
     try:
         wait_for(lambda: rounds_in(db) >= 3, 60, "no rounds stored")
-        workers = children(arena.pid)  # and multiprocessing's resource tracker
-        assert len(workers) >= 2
+        workers = workers_of(arena.pid)
+        assert len(workers) == 2
         arena.kill()  # kill -9: no chance to stop them
         arena.wait(10)
         wait_for(lambda: not any(alive(pid) for pid in workers), 10, "a worker outlived it")

@@ -1,12 +1,19 @@
 """Tables in worker processes (``arena tournament run|resume --workers N``), one writer.
 
-A run with N ≥ 2 workers starts N processes once (the ``spawn`` context: never a fork of
-a process whose event loop, SQLite connection and threads are up) and hands each free
+A run with N ≥ 2 workers starts N processes once and hands each free
 worker one *table unit* at a time: a stage's table match, played by the very coroutine
 an in-process run uses (``tournaments.runner._play_table_match``), so whatever that
 coroutine does at a table runs in a worker unchanged. ``tables_at_once`` still caps how
-many tables play at once. Until a worker is ready (about half a second), the main process
-plays the units itself (:data:`PLAY_HERE_WHILE_STARTING`).
+many tables play at once. Until a worker is ready (about a third of a second), the main
+process plays the units itself (:data:`PLAY_HERE_WHILE_STARTING`).
+
+Workers are forked from multiprocessing's *fork server*, which loads the arena once
+(``set_forkserver_preload``), so N workers pay one import instead of N (each spawned
+worker used to import the arena itself, half a second of CPU on a machine whose cores
+the tables want). They are never forked from the main process itself, whose event loop,
+SQLite connection and threads are up. A forked worker takes the main process's
+environment and working directory as they are when the pool starts (the fork server's
+may be older), as a spawned one would.
 
 What goes where, and why:
 
@@ -58,6 +65,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import TYPE_CHECKING, Any, Final, cast
 
+from arena.agents.process import kill_leftover_programs
 from arena.agents.registry import agent_class
 from arena.errors import ArenaError, ConfigError
 from arena.logs import get_logger
@@ -70,6 +78,8 @@ from tournaments.session import Session
 from tournaments.store import RoundRecorder, TournamentStore
 
 if TYPE_CHECKING:
+    from multiprocessing.context import ForkServerContext, SpawnContext  # no fork server on Windows
+
     from arena.sinks.base import Sink
 
 __all__ = [
@@ -92,8 +102,8 @@ _MAIN_ONLY: Final = (("arena.agents.llm.seat", "ModelSeat"), ("arena.agents.huma
 """Agent classes (module, name) whose tables play in the main process, subclasses too."""
 
 PLAY_HERE_WHILE_STARTING = True
-"""Whether the main process plays table units itself until a worker is ready (a spawned
-worker takes about half a second to import the arena): a short tournament may then be
+"""Whether the main process plays table units itself until a worker is ready (the fork
+server takes about a third of a second to import the arena): a short tournament may then be
 over before any worker is; tests of the workers turn it off."""
 
 _STOP_POLL_S: Final = 0.01
@@ -108,6 +118,9 @@ _HOLD_S: Final = 0.02
 _SEND_BUFFER: Final = 4 * 1024 * 1024
 """The bytes a worker may have sent that the main process has not read yet (capped by
 the system's ``net.core.wmem_max``)."""
+
+_FORK_SERVER: Final = "forkserver" in multiprocessing.get_all_start_methods()
+"""Workers fork from the fork server; where there is none (Windows), each is spawned."""
 
 _CLOSE_GRACE_S: Final = 5.0
 """How long a worker has to close its table's agents when the run stops at once."""
@@ -308,12 +321,19 @@ def _worker_main(
     seeds: tuple[int, int],
     config_data: dict[str, Any],
     forward: bool,
+    environment: dict[str, str],
 ) -> None:
     """A worker process: plays the table units it is handed until told to quit.
-    ``seeds``: the tournament's and this session's deals' (``_Playing``)."""
+    ``seeds``: the tournament's and this session's deals' (``_Playing``);
+    ``environment``: the main process's, for the fork server's may be older."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process decides about Ctrl-C
-    with contextlib.suppress(WorkerError, BrokenPipeError, ConnectionError):
-        asyncio.run(_serve(connection, tid, seeds, config_data, forward))
+    os.environ.clear()
+    os.environ.update(environment)
+    try:
+        with contextlib.suppress(WorkerError, BrokenPipeError, ConnectionError):
+            asyncio.run(_serve(connection, tid, seeds, config_data, forward))
+    finally:  # a forked process ends with os._exit: atexit's handlers do not run
+        kill_leftover_programs()
 
 
 async def _serve(
@@ -448,6 +468,11 @@ class WorkerPool:
         """This session's epoch's seed, the rounds' (a daily's changes each session)."""
         self.sinks = list(sinks)
         self._workers: list[_Worker] = []
+        self._far_ends: list[Connection] = []
+        """The workers' ends of their pipes, until each holds its own."""
+        self._starting_up: asyncio.Future[None] | None = None
+        """The processes' start, off the event loop (the first waits for the fork server
+        to load the arena): this process plays meanwhile."""
         self._idle: asyncio.Queue[_Worker | None] = asyncio.Queue()
         """Who may take the next unit: a worker that is ready and free, or None (this
         process, when ``play_here``)."""
@@ -465,34 +490,65 @@ class WorkerPool:
         return [worker.process.pid for worker in self._workers]
 
     async def __aenter__(self) -> WorkerPool:
-        context = multiprocessing.get_context("spawn")
+        context: ForkServerContext | SpawnContext
+        if _FORK_SERVER:
+            context = multiprocessing.get_context("forkserver")
+            context.set_forkserver_preload([__name__])  # once per fork server: the first's
+        else:
+            context = multiprocessing.get_context("spawn")
         config = self.store.tournament(self.tid).config  # what a resumed run parses too
         loop = asyncio.get_running_loop()
-        try:
-            for number in range(1, self.count + 1):
-                ours, theirs = context.Pipe(duplex=True)
-                process = context.Process(
-                    target=_worker_main,
-                    args=(theirs, self.tid, (self.seed, self.deal_seed), config, bool(self.sinks)),
-                    name=f"arena-worker-{number}",
-                    daemon=True,  # ended with the main process at its exit
-                )
-                process.start()
-                theirs.close()
-                worker = _Worker(number, process, ours)
-                self._workers.append(worker)
-                loop.add_reader(ours.fileno(), self._readable, worker)  # idle once ready
-        except BaseException:
-            for worker in self._workers:
-                self._retire(worker)
-            self._stop(grace_s=0.0)
-            raise
+        ends: list[Connection] = []
+        for number in range(1, self.count + 1):
+            ours, theirs = context.Pipe(duplex=True)
+            process = context.Process(
+                target=_worker_main,
+                args=(
+                    theirs,
+                    self.tid,
+                    (self.seed, self.deal_seed),
+                    config,
+                    bool(self.sinks),
+                    dict(os.environ),
+                ),
+                name=f"arena-worker-{number}",
+                daemon=True,  # ended with the main process at its exit
+            )
+            ends.append(theirs)
+            self._workers.append(_Worker(number, process, ours))
+        self._far_ends = ends
+        self._starting_up = asyncio.ensure_future(asyncio.to_thread(self._start))
+        self._starting_up.add_done_callback(self._started)
+        for worker in self._workers:
+            loop.add_reader(worker.connection.fileno(), self._readable, worker)  # idle once ready
         if self.sinks:
             self._forwarding = asyncio.create_task(self._forward())
-        log.info("workers_started", workers=self.count, pids=self.pids)
         return self
 
+    def _start(self) -> None:
+        """Starts the processes: blocking, so run in a thread. Each pipe's far end is
+        closed here once its worker holds it, the others by :meth:`_started`."""
+        ends = self._far_ends
+        while ends:
+            self._workers[self.count - len(ends)].process.start()
+            ends.pop(0).close()
+        log.info("workers_started", workers=self.count, pids=self.pids)
+
+    def _started(self, starting: asyncio.Future[None]) -> None:
+        """A worker that could not start fails the run, as one that dies does."""
+        if starting.cancelled() or (exc := starting.exception()) is None:
+            return
+        number = next(w.number for w in self._workers if w.process.pid is None)
+        self._failure = self._failure or WorkerError(f"worker {number} could not start: {exc}")
+        for worker in self._workers:
+            self._retire(worker)
+        for end in self._far_ends:
+            end.close()
+
     async def __aexit__(self, exc_type: type[BaseException] | None, *_: object) -> None:
+        if self._starting_up is not None:
+            with contextlib.suppress(Exception):  # a failed start is the run's failure
+                await asyncio.shield(self._starting_up)  # a thread cannot be cancelled
         for worker in self._workers:
             self._retire(worker)
             if exc_type is None:  # every unit done: each worker finishes and exits

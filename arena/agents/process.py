@@ -53,7 +53,7 @@ from arena.agents.remote import RemoteAgent, reply_request_id
 from arena.errors import AgentReplyError, AgentStartError
 from arena.logs import get_logger
 
-__all__ = ["DEFAULT_MAX_LINE_BYTES", "SubprocessAgent"]
+__all__ = ["DEFAULT_MAX_LINE_BYTES", "SubprocessAgent", "kill_leftover_programs"]
 
 log = get_logger(__name__)
 
@@ -86,9 +86,11 @@ _RUNNING: set[int] = set()
 """Process groups of the programs started and not yet reaped."""
 
 
-def _kill_leftovers() -> None:
+def kill_leftover_programs() -> None:
     """At exit, kill every program still running: a second Ctrl-C during cleanup, or
-    any path that skips close(), must not leave programs behind."""
+    any path that skips close(), must not leave programs behind. Registered with
+    :mod:`atexit`; a forked process that ends with ``os._exit`` (a tournament worker)
+    calls it itself."""
     for group in list(_RUNNING):
         with contextlib.suppress(OSError):
             os.killpg(group, _KILL)
@@ -96,7 +98,7 @@ def _kill_leftovers() -> None:
 
 
 if hasattr(os, "killpg"):
-    atexit.register(_kill_leftovers)
+    atexit.register(kill_leftover_programs)
 
 
 class _Run:
