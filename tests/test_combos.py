@@ -330,10 +330,12 @@ def test_loose_wings_do_not_change_pair_wings() -> None:
     assert all_readings("333444+55+66", LOOSE) == [(T.AIRPLANE_WITH_PAIRS, 4, 2)]
 
 
-def test_loose_wings_may_be_four_of_a_kind() -> None:
-    # The only limits on loose wings are: never both jokers and never a rank of the
-    # plane (docs/rules.md, Variants). So four of a kind may be the wings.
-    assert all_readings("333444555666+7777", LOOSE) == [(T.AIRPLANE_WITH_SINGLES, 6, 4)]
+def test_loose_wings_are_never_a_bomb() -> None:
+    # Loose wings may repeat a rank, even three times, but an airplane's attachments are
+    # never a bomb (the protocol's 5.2.3: 带的牌不能是炸弹; docs/rules.md, Variants).
+    assert all_readings("333444555+777", LOOSE) == [(T.AIRPLANE_WITH_SINGLES, 5, 3)]
+    assert readings(cs("333444555666+7777"), LOOSE) == []
+    assert readings(cs("333444555666+2222"), LOOSE) == []
     assert readings(cs("333444555666+7777")) == []
 
 
@@ -452,6 +454,8 @@ def _single_wings(plane: range, rules: Rules) -> Iterator[tuple[int, ...]]:
         if counts[SMALL_JOKER] and counts[BIG_JOKER]:
             continue
         if any(n > AVAILABLE[r] for r, n in counts.items()):
+            continue
+        if 4 in counts.values():  # wings are never a bomb
             continue
         yield wings
 

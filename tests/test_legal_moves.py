@@ -17,7 +17,7 @@ from collections.abc import Iterator, Sequence
 from itertools import product
 
 import pytest
-from cardtext import cs, reading
+from cardtext import Reading, cs, reading
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -103,6 +103,29 @@ class BruteForce:
             key for key, found in self.playable if any(beats(r, last, self.rules) for r in found)
         }
 
+    def leads(self) -> set[tuple[Key, Reading | None]]:
+        """Every lead: each reading of a set is a lead of its own (its hand_type)."""
+        return {(key, reading(r)) for key, found in self.playable for r in found}
+
+
+def leads_by_set(hand: Sequence[Card], rules: Rules) -> list[list[Combo]]:
+    """legal_moves' leads, grouped by card set (ranks), in the order listed."""
+    by_set: dict[Key, list[Combo]] = {}
+    for move in legal_moves(hand, None, rules):
+        by_set.setdefault(key_of(move.cards), []).append(move)
+    return list(by_set.values())
+
+
+def missing_leads(hand: Sequence[Card], rules_name: str, brute: BruteForce) -> list[str]:
+    """Leads (a set in one reading) the brute force finds and legal_moves does not list."""
+    listed = {(key_of(m.cards), reading(m)) for m in legal_moves(hand, None, RULE_SETS[rules_name])}
+    missing = sorted(brute.leads() - listed, key=str)[:5]
+    return (
+        [f"[{rules_name}] {' '.join(c.text for c in hand)}: leads missing {missing}"]
+        if missing
+        else []
+    )
+
 
 def problems(
     hand: Sequence[Card], last: Combo | None, rules_name: str, expected: set[Key]
@@ -117,9 +140,14 @@ def problems(
         missing = sorted(expected - set(keys))[:5]
         extra = [str(m) for m in moves if key_of(m.cards) not in expected][:5]
         out.append(f"{where}: missing {missing}, extra {extra}")
-    dupes = [k for k, n in Counter(keys).items() if n > 1]
+    # Following, one entry per set (any reading that beats will do); leading, one per
+    # reading of a set (each is a different lead).
+    entries = (
+        keys if last is not None else [(k, reading(m)) for k, m in zip(keys, moves, strict=True)]
+    )
+    dupes = [k for k, n in Counter(entries).items() if n > 1]
     if dupes:
-        out.append(f"{where}: duplicate multisets {dupes[:5]}")
+        out.append(f"{where}: duplicate entries {dupes[:5]}")
     in_hand = set(hand)
     for move in moves:
         if len(set(move.cards)) != len(move.cards) or not set(move.cards) <= in_hand:
@@ -228,6 +256,7 @@ def test_legal_moves_match_brute_force_on_random_hands(rules_name: str, chunk: i
     for hand in random_hands(1000 + chunk):
         brute = BruteForce(hand, rules_name)
         found += problems(hand, None, rules_name, brute.moves(None))
+        found += missing_leads(hand, rules_name, brute)
         # Also follow a few of this hand's own leads, to reach every reachable shape.
         own = [c for _, found_readings in brute.playable for c in found_readings]
         for last in [*tricks, *rng.sample(own, min(6, len(own)))]:
@@ -237,12 +266,16 @@ def test_legal_moves_match_brute_force_on_random_hands(rules_name: str, chunk: i
 
 @pytest.mark.parametrize("chunk", range(4))
 @pytest.mark.parametrize("rules_name", RULE_SETS)
-def test_a_lead_is_the_preferred_reading_of_its_cards(rules_name: str, chunk: int) -> None:
-    # Leading without a hand_type, the engine takes the first reading (docs/rules.md).
+def test_a_set_leads_in_each_reading_the_preferred_first(rules_name: str, chunk: int) -> None:
+    # Leading, a reply's hand_type picks the reading, and without one the engine takes
+    # the first (docs/rules.md): the list holds each, the preferred one first.
     rules = RULE_SETS[rules_name]
     for hand in random_hands(2000 + chunk):
-        for move in legal_moves(hand, None, rules):
-            assert reading(move) == reading(classify(move.cards, rules))
+        for moves in leads_by_set(hand, rules):
+            assert [reading(m) for m in moves] == [
+                reading(r) for r in readings(moves[0].cards, rules)
+            ]
+            assert reading(moves[0]) == reading(classify(moves[0].cards, rules))
 
 
 # --- hand-made 20-card hands -------------------------------------------------------------
@@ -264,6 +297,7 @@ def test_legal_moves_match_brute_force_on_20_card_hands(text: str, rules_name: s
     assert len(hand) == 20
     brute = BruteForce(hand, rules_name)
     found = problems(hand, None, rules_name, brute.moves(None))
+    found += missing_leads(hand, rules_name, brute)
     for last in tricks_for(rules_name):
         found += problems(hand, last, rules_name, brute.moves(last))
     assert found[:10] == []
@@ -342,7 +376,11 @@ def test_an_ambiguous_set_follows_with_whichever_reading_beats() -> None:
     hand = cs("333444555666")  # AIRPLANE 3-6, or 4-6 + 333, or 3-5 + 666
     lead = legal_moves(hand, None, loose)
     whole = [m for m in lead if len(m.cards) == 12]
-    assert [reading(m) for m in whole] == [(T.AIRPLANE, 6, 4)]  # leading: the first reading
+    assert [reading(m) for m in whole] == [  # leading: each reading is a lead of its own
+        (T.AIRPLANE, 6, 4),  # the first reading first: what a lead without hand_type is
+        (T.AIRPLANE_WITH_SINGLES, 6, 3),
+        (T.AIRPLANE_WITH_SINGLES, 5, 3),
+    ]
 
     on_main_5 = trick("333444555+7+8+9", T.AIRPLANE_WITH_SINGLES)
     (follow,) = [m for m in legal_moves(hand, on_main_5, loose) if len(m.cards) == 12]
@@ -419,9 +457,11 @@ def test_every_generated_move_classifies_and_beats_the_trick(
 def test_every_lead_classifies(deal: tuple[list[Card], list[Card]], rules: Rules) -> None:
     hand, _ = deal
     moves = legal_moves(hand, None, rules)
-    keys = [key_of(m.cards) for m in moves]
-    assert len(keys) == len(set(keys))
+    leads = [(key_of(m.cards), reading(m)) for m in moves]
+    assert len(leads) == len(set(leads))  # a set once in each of its readings
     assert len(moves) >= len({c.rank for c in hand})  # at least every single
     for move in moves:
         assert set(move.cards) <= set(hand)
-        assert reading(move) == reading(classify(move.cards, rules))
+        assert reading(move) in [reading(r) for r in readings(move.cards, rules)]
+    for same_set in leads_by_set(hand, rules):
+        assert reading(same_set[0]) == reading(classify(same_set[0].cards, rules))

@@ -148,8 +148,8 @@ def _chain_readings(counts: list[int], n: int, rules: Rules) -> list[tuple[Combo
             if rest[SMALL_JOKER] and rest[BIG_JOKER]:
                 continue  # never both jokers among the wings
             if wing_size == 1:
-                if not rules.loose_wings and any(c > 1 for c in rest):
-                    continue
+                if any(c > 1 for c in rest) if not rules.loose_wings else any(c == 4 for c in rest):
+                    continue  # loose wings may repeat a rank, but are never a bomb
             elif any(c not in (0, 2) for c in rest):
                 continue
             found.append((combo_type, chain[-1], k))

@@ -190,10 +190,9 @@ def _leads(b: HandIndex, rules: Rules) -> list[Combo]:
     out += planes
     if planes:
         longest = max(m.length for m in planes)
-        seen: set[int] = {_key(m.cards) for m in planes} if rules.loose_wings else set()
-        for length in range(2, longest + 1):
-            out.extend(_airplanes_with_wings(b, _AWS, length, 0, rules, seen))
-            out.extend(_airplanes_with_wings(b, _AWP, length, 0, rules, seen))
+        for length in range(2, longest + 1):  # every reading: a lead's reading is its own play
+            out.extend(_airplanes_with_wings(b, _AWS, length, 0, rules, None))
+            out.extend(_airplanes_with_wings(b, _AWP, length, 0, rules, None))
     for quad, cards in b.quads:
         out.extend(_four_with_two(b, quad, cards, _FWTS, rules))
         out.extend(_four_with_two(b, quad, cards, _FWTP, rules))
@@ -309,16 +308,18 @@ def _chains(
 
 
 def _airplanes_with_wings(
-    b: HandIndex, kind: ComboType, length: int, above: int, rules: Rules, seen: set[int]
+    b: HandIndex, kind: ComboType, length: int, above: int, rules: Rules, seen: set[int] | None
 ) -> list[Combo]:
     """Airplanes of ``length`` triples with single or pair wings, highest chain first.
 
-    ``seen`` holds rank-multiset keys already produced; it is used (and grown) only with
-    loose wings, the one setting under which one multiset has several such readings.
+    ``seen`` holds rank-multiset keys already produced, when each card set is to be
+    listed once (following: one reading that beats the trick is enough); it is used (and
+    grown) only with loose wings, the one setting under which one multiset has several
+    such readings. None lists every reading (leading: each reading is a different lead).
     """
     out: list[Combo] = []
     singles = kind is _AWS
-    dedupe = singles and rules.loose_wings
+    dedupe = seen if singles and rules.loose_wings else None
     three = b.three
     for run_first, run_last in reversed(_runs(b.triples, length)):
         for top in range(run_last, run_first + length - 2, -1):
@@ -330,11 +331,11 @@ def _airplanes_with_wings(
                 body += three[r]
             for wing_cards in _wings(b, first, top, length, singles, rules.loose_wings):
                 cards = body + wing_cards
-                if dedupe:
+                if dedupe is not None:
                     key = _key(cards)
-                    if key in seen:
+                    if key in dedupe:
                         continue
-                    seen.add(key)
+                    dedupe.add(key)
                 out.append(_new(Combo, (kind, top, length, cards)))
     return out
 
@@ -359,7 +360,8 @@ def _wings(
 
 
 def _loose_wings(b: HandIndex, first: int, top: int, count: int) -> Iterator[tuple[Card, ...]]:
-    """Every multiset of ``count`` wing cards outside the chain, never both jokers."""
+    """Every multiset of ``count`` wing cards outside the chain, never both jokers nor
+    a four of a kind (wings are never a bomb)."""
     cards = [c for r in b.singles if r < first or r > top for c in _rank_cards(b, r)]
     seen: set[tuple[int, ...]] = set()
     for picked in combinations(cards, count):
@@ -368,6 +370,8 @@ def _loose_wings(b: HandIndex, first: int, top: int, count: int) -> Iterator[tup
             continue
         seen.add(ranks)
         if count >= 2 and ranks[-1] == BIG_JOKER and ranks[-2] == SMALL_JOKER:
+            continue
+        if count >= 4 and any(ranks[i] == ranks[i + 3] for i in range(count - 3)):
             continue
         yield picked
 
