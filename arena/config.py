@@ -29,6 +29,7 @@ __all__ = [
     "ServerSettings",
     "SpectatorSettings",
     "config_problems",
+    "gift_doubles_in_rules",
     "load_config",
     "named_key",
     "parse_config",
@@ -265,6 +266,7 @@ def parse_config(
     ``aliases`` names keys the way the user gave them (``{"match.rounds": "--rounds"}``):
     an error in such a key names the alias alone.
     """
+    data = gift_doubles_in_rules(data, source=source)
     try:
         config = ArenaConfig.model_validate(data)
     except ValidationError as exc:
@@ -279,6 +281,33 @@ def parse_config(
     _check_human_seats(config, source, aliases or {})
     _check_moderation_hook(config, source)
     return config
+
+
+GIFT_DOUBLES_KEY: Final = "max_doubles_per_round"
+"""``[gifts]``'s name for the cap on viewer 翻倍 per round, which the rules hold."""
+
+
+def gift_doubles_in_rules(data: Mapping[str, Any], *, source: str) -> dict[str, Any]:
+    """``[gifts] max_doubles_per_round`` moved to ``[rules] max_gift_doubles``: the cap
+    on viewer doubles is a rule of the round (the engine applies it), and either name
+    sets it. Both given and different is an error naming both."""
+    gifts = data.get("gifts")
+    if not isinstance(gifts, Mapping) or GIFT_DOUBLES_KEY not in gifts:
+        return dict(data)
+    value = gifts[GIFT_DOUBLES_KEY]
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 20:
+        raise ConfigError(
+            f"{source}: gifts.{GIFT_DOUBLES_KEY}: give a whole number from 0 to 20 (got {value!r})"
+        )
+    rules = data.get("rules")
+    rules = dict(rules) if isinstance(rules, Mapping) else {}
+    if rules.get("max_gift_doubles", value) != value:
+        raise ConfigError(
+            f"{source}: gifts.{GIFT_DOUBLES_KEY} = {value} and rules.max_gift_doubles = "
+            f"{rules['max_gift_doubles']!r} disagree: they are one setting, give one"
+        )
+    rest = {key: item for key, item in gifts.items() if key != GIFT_DOUBLES_KEY}
+    return {**data, "gifts": rest, "rules": {**rules, "max_gift_doubles": value}}
 
 
 _SECTIONS: dict[tuple[str, ...], type[BaseModel]] = {

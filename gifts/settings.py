@@ -6,7 +6,8 @@ every platform. A gift whose source already
 names its effect (``arena gift send SWAP``) needs no mapping; a gift that maps to
 nothing is rejected with the reason ``unmapped``. The queue's rules have the documented
 defaults (:class:`gifts.queue.QueueSettings`); the cap on viewer doubles is the rules'
-``max_gift_doubles``, not a setting here.
+``max_gift_doubles`` (``[gifts] max_doubles_per_round`` is moved there when the config
+is read: :func:`arena.config.gift_doubles_in_rules`).
 """
 
 from __future__ import annotations

@@ -229,3 +229,35 @@ def test_a_seed_must_survive_json_in_any_language(tmp_path: Path, seed: int) -> 
         write(tmp_path, f"[match]\nseed = {seed}\n")
     )
     assert load_config(write(tmp_path, f"[match]\nseed = {2**53 - 1}\n")).match.seed == 2**53 - 1
+
+
+def test_the_cap_on_viewer_doubles_may_be_given_under_gifts(tmp_path: Path) -> None:
+    # [gifts] max_doubles_per_round and [rules] max_gift_doubles are one setting.
+    from gifts.settings import load_gift_settings
+
+    config = load_config(
+        write(tmp_path, SEATS + "[gifts]\nenabled = true\nmax_doubles_per_round = 1\n")
+    )
+    assert config.rules.max_gift_doubles == 1
+    assert load_gift_settings(config.gifts, source="arena.toml").enabled  # the key is taken
+    same = "[rules]\nmax_gift_doubles = 1\n[gifts]\nmax_doubles_per_round = 1\n"
+    assert load_config(write(tmp_path, SEATS + same)).rules.max_gift_doubles == 1
+    assert load_config(write(tmp_path, SEATS)).rules.max_gift_doubles == 2  # the default
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "[rules]\nmax_gift_doubles = 3\n[gifts]\nmax_doubles_per_round = 1\n",
+            "gifts.max_doubles_per_round = 1 and rules.max_gift_doubles = 3 disagree",
+        ),
+        ("[gifts]\nmax_doubles_per_round = 21\n", "gifts.max_doubles_per_round: give a whole"),
+        ("[gifts]\nmax_doubles_per_round = true\n", "(got True)"),
+        ('[gifts]\nmax_doubles_per_round = "2"\n', "(got '2')"),
+    ],
+)
+def test_a_wrong_cap_on_viewer_doubles_is_named(tmp_path: Path, text: str, message: str) -> None:
+    error = error_of(write(tmp_path, SEATS + text))
+    assert "arena.toml: " in error
+    assert message in error

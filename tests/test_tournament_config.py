@@ -220,3 +220,12 @@ def test_three_agents_play_one_table_match_and_more_stages_are_refused() -> None
             {"tournament": {"name": "x", "stages": 3}, "agents": three}, source="cup.toml"
         )
     assert str(raised.value).startswith("cup.toml: tournament.stages: 3 stages with 3 agents")
+
+
+def test_the_cap_on_viewer_doubles_may_be_given_under_gifts() -> None:
+    data = {**minimal(), "gifts": {"enabled": True, "max_doubles_per_round": 0}}
+    config = parse_tournament_config(data, source="cup.toml")
+    assert config.rules.max_gift_doubles == 0
+    assert "max_doubles_per_round" not in config.gifts
+    data["rules"] = {"max_gift_doubles": 2}
+    assert "rules.max_gift_doubles = 2 disagree" in problems(data)

@@ -30,6 +30,7 @@ from arena.config import (
     ServerSettings,
     SpectatorSettings,
     config_problems,
+    gift_doubles_in_rules,
     named_key,
     read_toml,
 )
@@ -226,8 +227,9 @@ def parse_tournament_config(
     data: Mapping[str, Any], *, source: str = "<tournament>"
 ) -> TournamentConfig:
     """Validate already-parsed data; every error names ``source`` and the key."""
+    data = gift_doubles_in_rules(data, source=source)
     try:
-        config = TournamentConfig.model_validate(dict(data))
+        config = TournamentConfig.model_validate(data)
     except ValidationError as exc:
         problems = config_problems(exc, _SECTIONS, unknown=_UNKNOWN)
         lines = [
