@@ -655,6 +655,8 @@ def _load(data: str | bytes | Mapping[str, Any]) -> Mapping[str, Any]:
             data = json.loads(data)
         except json.JSONDecodeError as exc:
             raise ProtocolError(f"invalid JSON: {exc}") from exc
+        except RecursionError as exc:
+            raise ProtocolError("invalid JSON: nested too deeply") from exc
         except UnicodeDecodeError as exc:
             raise ProtocolError(f"invalid JSON: not UTF-8 text ({exc.reason})") from exc
     if not isinstance(data, Mapping):

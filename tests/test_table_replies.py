@@ -145,6 +145,8 @@ def as_dict(request: PlayRequest) -> dict[str, Any]:
         ('{"type": "PLAY", "cards": ["3"]}', "unparsable", "got type 'PLAY'"),
         ('["♠3"]', "unparsable", "got a JSON list"),
         (BidResponse(player_id="A", bid=0), "unparsable", "got a BID_RESPONSE"),
+        ("[" * 5000 + "]" * 5000, "unparsable", "nested too deeply"),
+        ('{"a":' * 5000 + "1" + "}" * 5000, "unparsable", "nested too deeply"),
     ],
     ids=[
         "none",
@@ -158,6 +160,8 @@ def as_dict(request: PlayRequest) -> dict[str, Any]:
         "json-wrong-kind",
         "json-list",
         "wrong-message",
+        "nested-lists",
+        "nested-objects",
     ],
 )
 async def test_an_unusable_return_value_is_refused_and_asked_again(
@@ -177,6 +181,22 @@ async def test_an_unusable_return_value_is_refused_and_asked_again(
     # The unusable reply is in the record as it came, and never applied.
     replies = [m for d, s, m, _ in recorder.lines if d == "from_agent" and s == 0]
     assert replies[0] == reply or not isinstance(replies[0], Message)
+    assert sink.of_type("play")[0].data["fallback"] is False
+
+
+@pytest.mark.parametrize("depth", [100, 500, 800, 900, 950, 980, 990, 1000, 1100])
+async def test_a_deeply_nested_field_is_refused_at_any_depth(depth: int) -> None:
+    # Around the interpreter's recursion limit, parsing may succeed and later work on
+    # the reply fail: at every depth the reply is refused and the round goes on.
+    nested = "[" * depth + "]" * depth
+    agent = Returning("A", '{"type": "PLAY_RESPONSE", "player_id": "A", "cards": ' + nested + "}")
+    table, sink, _, _ = table_of(agent)
+    record = await lead_round(table)
+
+    assert record.result is not None
+    assert table.faults("A").unparsable == 1
+    [rejection] = agent.rejections
+    assert rejection.reason == "unparsable"
     assert sink.of_type("play")[0].data["fallback"] is False
 
 

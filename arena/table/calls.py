@@ -220,6 +220,10 @@ def _coerce(reply: object, expected: type[R]) -> R:
         text = reply
         try:
             reply = json.loads(text)
+        except RecursionError as exc:  # thousands of [ or {: no reply is that deep
+            raise AgentReplyError(
+                "unparsable", f"expected a {wanted} as JSON, got JSON nested too deeply"
+            ) from exc
         except ValueError as exc:
             looks_like_json = text.lstrip()[:1] in ("{", b"{", "[", b"[")
             why = f"broken JSON: {exc}" if looks_like_json else "not JSON"
