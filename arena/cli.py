@@ -1257,6 +1257,7 @@ async def _check_seat(
     return await check_agent(
         agent,
         timeout_s=timeout_s,
+        notify_timeout_s=config.table.notify_timeout_s,
         rules=config.rules,
         stale_replies_before=before,
         on_result=on_result,

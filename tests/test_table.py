@@ -17,6 +17,7 @@ import contextlib
 import io
 import itertools
 import re
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -277,6 +278,29 @@ async def test_failing_notify_and_close_do_not_stop_the_table() -> None:
     assert table.faults("Deaf").total == 0
     assert deaf.closed
     assert other.closed
+
+
+async def test_an_agent_slow_to_take_notifications_holds_the_table_briefly(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """An HTTP server that answers only requests: each notification is waited for
+    notify_timeout_s, not the seat's 30 s deadline, and each wait is named."""
+
+    async def never(*_: Any) -> None:
+        await asyncio.sleep(3600)
+
+    deaf = FakeAgent("Deaf", notify=never)
+    table, sink = seat_table(deaf, FakeAgent("B"), FakeAgent("C"), notify_timeout_s=0.05)
+    started = time.monotonic()
+    async with asyncio.timeout(20):  # a 30 s deadline per notification would fail here
+        record = await landlord_round(table)
+    assert record.result is not None
+    assert time.monotonic() - started < 15
+    assert table.faults("Deaf").total == 0
+    assert sink.of_type("round_result")
+    waited = [r for r in caplog.records if "agent_notify_timed_out" in r.getMessage()]
+    assert waited  # DEAL and ROUND_RESULT at least
+    assert "DEAL" in waited[0].getMessage()  # the message is named
 
 
 async def test_agents_close_together_and_get_longer_than_a_short_decision_deadline(

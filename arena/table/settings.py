@@ -20,6 +20,11 @@ class TableSettings(BaseModel):
     decision_timeout_s: float = Field(default=30.0, gt=0, le=3600)
     """Deadline of one decision, unless the seat sets its own ``timeout_s``."""
 
+    notify_timeout_s: float = Field(default=5.0, gt=0, le=3600)
+    """How long the table waits for an agent to take a notification (DEAL, BOTTOM_CARDS,
+    REPLY_REJECTED, ROUND_RESULT, MATCH_END), at most the seat's deadline: an HTTP agent
+    that answers it late holds the table up this long, not a whole deadline."""
+
     max_retries: int = Field(default=2, ge=0, le=10)
     """How often a late, malformed or illegal reply is rejected and asked again."""
 

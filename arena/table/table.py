@@ -128,13 +128,14 @@ class _TurnSettings:
     more (about 0.08 M instructions a round more, measured).
     """
 
-    __slots__ = ("attempts", "auto_pass", "pace_s", "stall_warning_s")
+    __slots__ = ("attempts", "auto_pass", "notify_timeout_s", "pace_s", "stall_warning_s")
 
     def __init__(self, settings: TableSettings) -> None:
         self.auto_pass = settings.auto_pass
         self.pace_s = settings.pace_s
         self.attempts = settings.max_retries + 1
         self.stall_warning_s = settings.stall_warning_s
+        self.notify_timeout_s = settings.notify_timeout_s
 
 
 class Table:
@@ -723,16 +724,18 @@ class Table:
         call: object,
         pending: object = _NOT_STARTED,
         started: float = 0.0,
+        timeout_s: float | None = None,
     ) -> Any:
-        """Run an agent call under the seat's deadline, or the rest of one whose first step
-        the turn loop ran (``pending`` is what it awaited, from ``started``).
+        """Run an agent call under the seat's deadline (or ``timeout_s``), or the rest of
+        one whose first step the turn loop ran (``pending`` is what it awaited, from
+        ``started``).
 
         Log context is bound once a call awaits, and before the call starts for an agent
         seen to await before: binding costs more than a scripted bot's whole decision.
         """
         timing = CallTiming()
         context = {"seat": state.index, "agent": agent.name}
-        timeout, clock = state.timeout_s, self.clock
+        timeout, clock = timeout_s or state.timeout_s, self.clock
         try:
             if pending is not _NOT_STARTED:
                 result = await resume_call(
@@ -782,14 +785,28 @@ class Table:
             )
 
     async def _listen(self, state: SeatState, agent: Agent, method: str, *args: Message) -> None:
-        """A call nobody waits for an answer to (notify, close): under the seat's deadline,
-        never raising, since an agent that hangs or fails while listening must not hold up
-        the table.
+        """A call nobody waits for an answer to (notify, close), never raising, since an
+        agent that hangs or fails while listening must not hold up the table: a close
+        gets the seat's deadline, a notification ``notify_timeout_s`` at most (it is only
+        delivered: an agent that answers it late would otherwise stall the table for a
+        whole deadline at each DEAL, ROUND_RESULT and MATCH_END).
         """
+        notify = method == "notify"
+        timeout_s = min(state.timeout_s, self._per_turn.notify_timeout_s) if notify else None
         try:
-            await self._call(state, agent, getattr(agent, method)(*args))
+            await self._call(state, agent, getattr(agent, method)(*args), timeout_s=timeout_s)
         except TimeoutError:
-            log.warning(f"agent_{method}_timed_out", seat=state.index, agent=agent.name)
+            if notify:
+                log.warning(
+                    "agent_notify_timed_out",
+                    seat=state.index,
+                    agent=agent.name,
+                    message=args[0].type,
+                    waited_s=timeout_s,
+                    hint="acknowledge a notification at once (an HTTP agent: 204 No Content)",
+                )
+            else:
+                log.warning(f"agent_{method}_timed_out", seat=state.index, agent=agent.name)
         except Exception as exc:
             log.warning(
                 f"agent_{method}_failed", seat=state.index, agent=agent.name, error=error_text(exc)

@@ -33,6 +33,7 @@ from arena.errors import AgentReplyError, error_text
 from arena.logs import get_logger
 from arena.table.calls import CallTiming, Request, run_call
 from arena.table.clock import Clock, MonotonicClock
+from arena.table.settings import TableSettings
 from arena.testing.judge import Judgement, Verdict, judge_reply
 from arena.testing.positions import POSITIONS, Position
 from protocol import (
@@ -54,6 +55,9 @@ __all__ = [
 ]
 
 log = get_logger(__name__)
+
+_NOTIFY_TIMEOUT_S: Final = TableSettings().notify_timeout_s
+"""The table's wait for a notification, by default."""
 
 _REPLY_SHOWN = 300
 """Characters of a reply kept in the report: enough to see what came back."""
@@ -207,6 +211,7 @@ async def check_agent(
     agent: Agent,
     *,
     timeout_s: float,
+    notify_timeout_s: float = _NOTIFY_TIMEOUT_S,
     rules: Rules = DEFAULT_RULES,
     positions: Sequence[Position] = POSITIONS,
     clock: Clock | None = None,
@@ -215,7 +220,8 @@ async def check_agent(
 ) -> AgentCheckReport:
     """Ask ``agent`` every position once (the retry position twice) and judge each reply.
 
-    ``timeout_s`` is the seat's deadline; ``rules`` decide which plays are legal (the
+    ``timeout_s`` is the seat's deadline, ``notify_timeout_s`` the table's wait for a
+    notification (at most the deadline); ``rules`` decide which plays are legal (the
     positions themselves are the same under every rule variant). The agent is neither
     opened nor closed here: the caller owns its lifecycle. ``stale_replies_before`` is
     :func:`stale_replies_of` the agent before it was opened, so that lines a program
@@ -228,14 +234,15 @@ async def check_agent(
     before = stale_replies_of(agent) if stale_replies_before is None else stale_replies_before
     results = []
     given_up = 0  # calls that got no reply: their replies may still come, and be discarded
+    notify_s = min(timeout_s, notify_timeout_s)
     for position in positions:
         situation = position.build(agent.name, max(1, int(timeout_s * 1000)))
         for note in situation.notifications:
-            await _notify(agent, note, timeout_s, clock)
+            await _notify(agent, note, notify_s, clock)
         result = await _ask(agent, position, situation.request, timeout_s, clock, rules)
         given_up += _unanswered(result)
         if position.retry:
-            await _notify(agent, _rejection(situation.request, result), timeout_s, clock)
+            await _notify(agent, _rejection(situation.request, result), notify_s, clock)
             again = await _ask(agent, position, situation.request, timeout_s, clock, rules)
             given_up += _unanswered(again)
             first = f"first answer {result.verdict}, rejected"
