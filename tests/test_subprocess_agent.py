@@ -271,6 +271,18 @@ async def test_a_crash_mid_round_is_a_fault_and_the_restarted_program_gets_the_d
     assert events(caplog, "agent_process_started")[-1]["table"] == "t1"
 
 
+async def test_a_program_that_ends_between_rounds_is_started_again_without_a_fault(
+    tmp_path: Path,
+) -> None:
+    # It owed nothing when it ended: the next round's DEAL starts it again (a restart,
+    # within max_restarts), and no decision of it is refused.
+    agent = bot("A", "--mode", "exit-after-result", max_restarts=3)
+    summary = await play(tmp_path, seated(agent), rounds=3)
+
+    faults(summary, "A")
+    assert agent.restarts == 2  # before rounds 2 and 3
+
+
 async def test_a_program_that_keeps_crashing_is_restarted_max_restarts_times_then_replaced(
     tmp_path: Path,
 ) -> None:

@@ -224,7 +224,21 @@ class SubprocessAgent(RemoteAgent):
 
     async def exchange(self, line: bytes, request_id: str | None) -> bytes | str:
         """Write a request and wait for the line that answers it (the table's deadline
-        cancels the wait; the program still owes that reply, and it is discarded)."""
+        cancels the wait; the program still owes that reply, and it is discarded).
+
+        A program that ended with exit code 0 did not fail the request: it ended between
+        two messages (after a ROUND_RESULT, say) and the request met it on its way out.
+        It is started again and asked once more, a restart but no fault."""
+        try:
+            return await self._exchange(line, request_id)
+        except AgentReplyError:
+            run = self._run
+            if run is None or not run.dead or run.exit_code != 0 or run.closed_stdout:
+                raise
+        log.info("agent_process_ended_cleanly", agent=self.name, table=self.table_id)
+        return await self._exchange(line, request_id)
+
+    async def _exchange(self, line: bytes, request_id: str | None) -> bytes | str:
         run = await self._ready(line)
         future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
         pending = (request_id, future)

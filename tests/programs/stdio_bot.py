@@ -22,6 +22,7 @@ stdout. ``--mode`` picks a behaviour, good or one of the ways a program goes wro
 - ``wrong-id``: name a request that was never sent (``bogus-`` and the request's id).
 - ``orphan``: on its ``--crash-on``-th PLAY_REQUEST start a child that holds stdout
   open (its id to ``--pid-file``), then exit with code 3 (``--once`` as for crash).
+- ``exit-after-result``: play good moves, and exit with code 0 on each ROUND_RESULT.
 - ``close-stdout``: on its ``--crash-on``-th PLAY_REQUEST close stdout and run on,
   reading stdin (``--once`` as for crash).
 
@@ -135,6 +136,8 @@ def main() -> int:
         if args.record:
             with open(args.record, "a") as f:
                 f.write(json.dumps({"pid": os.getpid(), "message": message}) + "\n")
+        if mode == "exit-after-result" and message["type"] == "ROUND_RESULT":
+            return 0  # a clean exit between rounds, owing nothing
         if not message["type"].endswith("_REQUEST"):
             continue
         requests += 1
