@@ -242,6 +242,9 @@ def load_config(path: str | Path | None = None) -> ArenaConfig:
     return parse_config(read_toml(path, "config file"), source=str(path))
 
 
+_BOM: Final = "\ufeff".encode()
+
+
 def read_toml(path: str | Path, what: str) -> dict[str, Any]:
     """A TOML file's data; a ConfigError names the file and says what is wrong with it
     (``what`` names the kind of file: ``config file``, ``tournament file``)."""
@@ -249,11 +252,21 @@ def read_toml(path: str | Path, what: str) -> dict[str, Any]:
     if file.is_dir():
         raise ConfigError(f"{file}: is a folder, not a {what}")
     try:
-        return tomllib.loads(file.read_text(encoding="utf-8"))
+        raw = file.read_bytes()
     except FileNotFoundError:
         raise ConfigError(f"{file}: no such {what}") from None
     except OSError as exc:
         raise ConfigError(f"{file}: cannot read: {exc.strerror}") from exc
+    try:
+        text = raw.removeprefix(_BOM).decode("utf-8")  # a BOM, as some editors write
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise ConfigError(
+            f"{file}: not UTF-8 text (byte 0x{raw[exc.start]:02x} on line {line}): save it "
+            "as UTF-8 (an editor's 'Save with encoding'; GBK and Latin-1 are not read)"
+        ) from None
+    try:
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{file}: not valid TOML: {exc}") from exc
 

@@ -212,6 +212,24 @@ def test_a_folder_is_not_a_config_file(tmp_path: Path) -> None:
     assert error_of(tmp_path) == f"{tmp_path}: is a folder, not a config file"
 
 
+def test_a_file_that_is_not_utf8_is_named_with_the_fix(tmp_path: Path) -> None:
+    gbk = tmp_path / "gbk.toml"
+    gbk.write_bytes(('[match]\nrounds = 1\n[[seats]]\nname = "张三"\n').encode("gbk"))
+    assert error_of(gbk) == (
+        f"{gbk}: not UTF-8 text (byte 0xd5 on line 4): save it as UTF-8 (an editor's "
+        "'Save with encoding'; GBK and Latin-1 are not read)"
+    )
+    binary = tmp_path / "binary.toml"
+    binary.write_bytes(bytes(range(256)))
+    assert "not UTF-8 text (byte 0x80 on line 2)" in error_of(binary)
+
+
+def test_a_file_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "bom.toml"
+    path.write_bytes("\ufeff[match]\nrounds = 4\n".encode() + SEATS.encode())
+    assert load_config(path).match.rounds == 4
+
+
 def test_a_human_seat_plays_at_one_table_only(tmp_path: Path) -> None:
     """Two tables would ask the one person at the keyboard at once."""
     path = write(
