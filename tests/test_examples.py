@@ -15,7 +15,9 @@ three model seats with the keys in the environment, and a missing key stops
 
 from __future__ import annotations
 
+import http.client
 import json
+import os
 import shutil
 import socket
 import subprocess
@@ -100,6 +102,42 @@ def served(language: str, tmp_path: Path) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
+
+
+def test_an_example_refuses_a_wrong_token_on_a_kept_open_connection(
+    language: str, tmp_path: Path
+) -> None:
+    """With AGENT_TOKEN set, a POST without it is refused 401, and the connection stays
+    usable: the body is read even when refused (else the next request would be read
+    from the leftover body, 400 and 501 on a kept-open connection)."""
+    port = free_port()
+    log = tmp_path / f"{language}-server.log"
+    with log.open("wb") as stderr:
+        server = subprocess.Popen(
+            [*example_command(language), "--http", str(port)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            env={**os.environ, "AGENT_TOKEN": "sekrit"},
+        )
+    try:
+        wait_until_listening(server, port, log)
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        body = json.dumps({"type": "DEAL", "player_id": "Example", "hand": ["♠3"] * 5})
+        statuses = []
+        for token in ("wrong", "wrong", "sekrit", "wrong"):
+            headers = {"Content-Type": "application/json", "Authorization": f"Bearer {token}"}
+            connection.request("POST", "/", body=body.encode(), headers=headers)
+            response = connection.getresponse()
+            response.read()
+            statuses.append(response.status)
+        connection.close()
+        assert statuses[:2] == [401, 401]
+        assert statuses[2] != 401  # the right token is let in on the same connection
+        assert statuses[3] == 401
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
 
 
 def wait_until_listening(server: subprocess.Popen[bytes], port: int, log: Path) -> None:

@@ -193,15 +193,18 @@ class Handler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True
 
     def do_POST(self) -> None:
+        # Read the body first, whatever the answer: on a kept-open connection, a body
+        # left unread would be taken for the start of the next request.
+        length = int(self.headers.get("Content-Length") or 0)
+        data = self.rfile.read(length)
         token = os.environ.get("AGENT_TOKEN")  # optional: require the arena's bearer token
         if token and self.headers.get("Authorization") != "Bearer " + token:
             self.send_response(401)
             self.send_header("Content-Length", "0")
             self.end_headers()
             return
-        length = int(self.headers.get("Content-Length") or 0)
         try:
-            reply = handle(json.loads(self.rfile.read(length).decode("utf-8")))
+            reply = handle(json.loads(data.decode("utf-8")))
         except Exception:
             log("could not answer:\n" + traceback.format_exc())
             self.send_response(500)
