@@ -596,7 +596,9 @@ async def _play_once(
     finally:
         gc.unfreeze()
         if server is not None:
-            server.parts.gifts = None  # the webhook says gifts are off until the next match
+            server.parts.gifts = None  # until the next match: the webhook says why
+            if gifts is not None:
+                server.parts.gifts_off = "no match is playing: gifts are taken while one plays"
         if gifts is not None:  # their last events out before the sinks close
             await gifts.stop()
             await flush_sinks(tables)

@@ -96,8 +96,9 @@ def _require(headers: dict[str, str], name: str) -> str:
 
 def _within(signed_at: float, now: float, tolerance_s: float, what: str) -> None:
     if abs(now - signed_at) > tolerance_s:
+        when = "old" if signed_at < now else "ahead of this clock"
         raise SignatureError(
-            f"{what} is {abs(now - signed_at):.0f} s from now, more than {tolerance_s:.0f} s: "
+            f"{what} is {abs(now - signed_at):.0f} s {when}, more than {tolerance_s:.0f} s: "
             "a late or replayed request, or a clock far off"
         )
 

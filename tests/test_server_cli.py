@@ -4,6 +4,7 @@ mistakes they refuse, each in a real process."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -114,6 +115,29 @@ def test_serve_waits_for_start_from_the_controls_and_plays_again(
         assert state["can_start"]
     process.send_signal(signal.SIGINT)
     assert process.wait(timeout=15) == 130
+
+
+def test_a_gift_between_two_matches_is_told_no_match_is_playing(
+    processes: list[subprocess.Popen[str]], tmp_path: Path
+) -> None:
+    config = tmp_path / "stream.toml"
+    config.write_text("[match]\nrounds = 1\n[table]\npace_s = 0.0\n", encoding="utf-8")
+    process = arena(
+        "serve", "--config", str(config), "--port", "0", "--gifts", "--start", token=TOKEN
+    )
+    processes.append(process)
+    found, _ = lines_until(process.stderr, r"controls: (http://127\.0\.0\.1:\d+)/control")
+    lines_until(process.stderr, r"waiting for Start")  # the first match has ended
+    body = json.dumps({"event_id": "late-1", "effect": "CHEER", "viewer": "v"}).encode()
+    signature = sign_arena_webhook(body, TOKEN.encode(), int(time.time()))
+    late = httpx.post(
+        f"{found.group(1)}/gifts/webhook",
+        content=body,
+        headers={"X-Arena-Signature": signature, "Content-Type": "application/json"},
+        timeout=5,
+    )
+    assert late.status_code == 503
+    assert late.json()["error"] == "no match is playing: gifts are taken while one plays"
 
 
 def test_serving_beyond_this_machine_without_a_token_is_refused() -> None:

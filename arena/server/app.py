@@ -90,6 +90,8 @@ class ServerParts:
     """What Start does (``arena serve``: the next match); None when a match just runs."""
     last_error: str | None = None
     """Why the last match started could not be played (``arena serve``), if it could not."""
+    gifts_off: str = "gifts are off: start the arena with --gifts"
+    """What the webhook and the control page's test gift say while ``gifts`` is None."""
 
 
 def build_app(parts: ServerParts) -> Starlette:
@@ -265,7 +267,7 @@ class Routes:
     async def _gift(self, fields: Mapping[str, Any]) -> Response:
         gifts = self.parts.gifts
         if gifts is None:
-            return _error(503, "gifts are off: start the arena with --gifts")
+            return _error(503, self.parts.gifts_off)
         table = fields.get("table")
         if table not in (None, "") and table not in self.parts.hub.tables:
             known = ", ".join(self.parts.hub.tables) or "none yet"
@@ -282,7 +284,7 @@ class Routes:
         if not self.parts.token:
             return _error(403, f"the gift webhook is off: set {TOKEN_ENV} and restart")
         if self.parts.gifts is None:
-            return _error(503, "gifts are off: start the arena with --gifts")
+            return _error(503, self.parts.gifts_off)
         body = await _body(request)
         if body is None:
             return _error(413, f"a gift is at most {_MAX_BODY} bytes")
