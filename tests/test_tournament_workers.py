@@ -485,8 +485,8 @@ def test_ctrl_c_stops_the_workers_tables_after_their_round_and_says_how_to_resum
     arena = start_cup(tmp_path, db)
     try:
         wait_for(lambda: rounds_in(db) >= 25, 60, "no rounds stored")  # workers ready
+        wait_for(lambda: len(workers_of(arena.pid)) == 2, 60, "the workers did not start")
         workers = workers_of(arena.pid)
-        assert len(workers) == 2
         os.killpg(arena.pid, signal.SIGINT)  # the terminal's Ctrl-C: workers ignore it
         _, err = arena.communicate(timeout=60)
     finally:
@@ -503,8 +503,8 @@ def test_the_cli_names_a_killed_workers_table_and_how_to_resume(tmp_path: Path) 
     arena = start_cup(tmp_path, db)
     try:
         wait_for(lambda: rounds_in(db) >= 25, 60, "no rounds stored")  # workers ready
+        wait_for(lambda: len(workers_of(arena.pid)) == 2, 60, "the workers did not start")
         workers = workers_of(arena.pid)
-        assert len(workers) == 2
         os.kill(workers[0], signal.SIGKILL)
         _, err = arena.communicate(timeout=60)
     finally:
@@ -521,8 +521,8 @@ def test_workers_do_not_outlive_a_killed_main_process(tmp_path: Path) -> None:
     arena = start_cup(tmp_path, db)
     try:
         wait_for(lambda: rounds_in(db) >= 3, 60, "no rounds stored")
+        wait_for(lambda: len(workers_of(arena.pid)) == 2, 60, "the workers did not start")
         workers = workers_of(arena.pid)
-        assert len(workers) == 2
         arena.kill()  # kill -9: no chance to stop them
         arena.wait(10)
         wait_for(lambda: not any(alive(pid) for pid in workers), 10, "a worker outlived it")
