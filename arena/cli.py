@@ -11,14 +11,14 @@ import json
 import os
 import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, NoReturn
 
 import structlog
 
-from arena.config import ArenaConfig, load_config, parse_config
+from arena.config import ArenaConfig, SeatConfig, load_config, parse_config
 from arena.errors import ArenaError, ConfigError
 from arena.logs import LEVELS, add_logging_flags, configure_logging
 from arena.server.flags import Say, add_server_flags, say_server
@@ -475,7 +475,7 @@ def _play(args: argparse.Namespace) -> int:
 
     serving = args.command == "serve" or args.serve
     config, live = _effective_config(args)
-    _check_terminal_for_humans(config, str(args.config))
+    _check_terminal_for_humans(enumerate(config.seats), str(args.config))
     gift_settings = _gift_settings(config, args)
     seed = config.match.seed if config.match.seed is not None else new_seed()
     server = _arena_server(config, args) if serving else None
@@ -903,13 +903,14 @@ def _last_kind(path: Path) -> str | None:
     return str(line.get("kind")) if isinstance(line, dict) else None
 
 
-def _check_terminal_for_humans(config: ArenaConfig, source: str) -> None:
+def _check_terminal_for_humans(seats: Iterable[tuple[int, SeatConfig]], source: str) -> None:
     """A human seat reads moves from the terminal: without one, every question would
-    fail until a stand-in took the seat, so refuse before the match instead."""
+    fail until a stand-in took the seat (or every position of ``agent check`` would), so
+    refuse before the match or the check instead."""
     stdin = sys.stdin
     if stdin is not None and stdin.isatty():
         return
-    for index, seat in enumerate(config.seats):
+    for index, seat in seats:
         if seat.type == "human":
             raise UsageError(
                 f"{source}: seats.{index} (seat {seat.name!r}): a human seat needs a terminal "
@@ -1126,6 +1127,7 @@ def _agent_check(args: argparse.Namespace) -> int:
                 f"--seat {args.seat!r}: no such seat in {args.config}{hint}; "
                 f"seats: {', '.join(names)}"
             )
+    _check_terminal_for_humans(seats, str(args.config))
     agents = _checked_agents(args.config, config, [index for index, _ in seats])
     deadlines = [
         seat_deadline(seat.effective_timeout_s, agent, config.table)

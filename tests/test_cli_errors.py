@@ -403,6 +403,29 @@ def test_a_human_seat_without_a_terminal_is_one_line_before_the_match(
     assert not replay.exists()
 
 
+def test_agent_check_refuses_a_human_seat_without_a_terminal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As ``arena play`` does, not twelve EOFError verdicts."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    path = seat_a_human(tmp_path)
+    assert main(["agent", "check", str(path)]) == 2
+    assert one_error_line(capsys) == (
+        f"arena: error: {path}: seats.1 (seat 'B'): a human seat needs a terminal "
+        "(stdin is not a TTY)"
+    )
+
+
+def test_agent_check_of_another_seat_needs_no_terminal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    assert main(["agent", "check", str(seat_a_human(tmp_path)), "--seat", "A"]) == 0
+    out = capsys.readouterr().out
+    assert "== seat 0: A" in out
+    assert "seat 1" not in out
+
+
 def test_a_human_seat_at_a_terminal_plays(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
