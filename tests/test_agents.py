@@ -422,6 +422,69 @@ async def test_human_bids_only_allowed_values() -> None:
     assert reply.request_id == "b7"
 
 
+@pytest.mark.parametrize("typed", ["pass", "PASS", " p ", "不叫", "不要", "过", "no", ""])
+async def test_human_bid_prompt_takes_the_pass_words_as_zero(
+    typed: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The move prompt's 'pass' works at the bid prompt too, not "'pass' is not a number"."""
+    prompt, asked = scripted_prompt(typed)
+    request = BidRequest(
+        player_id="Me", current_highest_bid=0, available_bids=[1, 2, 3, 0], hand=["♠3"]
+    )
+    reply = await HumanAgent("Me", prompt=prompt).bid(request)
+    assert reply.bid == 0
+    assert len(asked) == 1
+    assert "✗" not in capsys.readouterr().out
+
+
+async def test_human_bid_prompt_explains_a_word_that_is_no_bid(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    prompt, asked = scripted_prompt("bid 9", "9", "3")
+    request = BidRequest(
+        player_id="Me", current_highest_bid=0, available_bids=[1, 2, 3, 0], hand=["♠3"]
+    )
+    reply = await HumanAgent("Me", prompt=prompt).bid(request)
+    assert reply.bid == 3
+    assert len(asked) == 3
+    out = capsys.readouterr().out
+    assert "✗ 'bid 9' is not a bid: type a number or 'pass'" in out
+    assert "✗ 9 is not allowed now; allowed: 1/2/3/0" in out
+
+
+def double_request() -> DoubleRequest:
+    return DoubleRequest(
+        player_id="Me",
+        kind="double",
+        landlord="L",
+        call_score=2,
+        bottom_cards=["♣3", "♣4", "♣5"],
+        hand=["♠3"],
+    )
+
+
+@pytest.mark.parametrize(
+    ("typed", "expected"),
+    [("y", True), ("加倍", True), ("n", False), ("no", False), ("pass", False), ("", False)],
+)
+async def test_human_double_prompt_reads_yes_and_no_words(typed: str, expected: bool) -> None:
+    prompt, asked = scripted_prompt(typed)
+    reply = await HumanAgent("Me", prompt=prompt).double(double_request())
+    assert reply.double is expected
+    assert len(asked) == 1
+
+
+async def test_human_double_prompt_asks_again_after_a_typo(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A typo is not silently a no: doubling changes the stakes."""
+    prompt, asked = scripted_prompt("yse", "yes")
+    reply = await HumanAgent("Me", prompt=prompt).double(double_request())
+    assert reply.double is True
+    assert len(asked) == 2
+    assert "✗ 'yse': answer y (yes) or n" in capsys.readouterr().out
+
+
 async def test_human_agent_is_built_by_the_registry_with_a_prompt() -> None:
     prompt, asked = scripted_prompt("y")
     human = create_agent("human", "Me", options={"prompt": prompt})

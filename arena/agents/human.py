@@ -8,8 +8,8 @@ table, so a typo costs the player nothing.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Final
 
 from arena.agents.base import BaseAgent
 from arena.agents.reading import hand_of, legal_for, pass_reply, trick_of
@@ -26,7 +26,7 @@ from protocol import (
     ReplyRejected,
 )
 
-__all__ = ["HumanAgent", "parse_human_move"]
+__all__ = ["HumanAgent", "parse_human_bid", "parse_human_double", "parse_human_move"]
 
 Prompt = Callable[[str], Awaitable[str]]
 
@@ -35,10 +35,49 @@ async def _terminal_prompt(text: str) -> str:
     return await asyncio.to_thread(input, text)
 
 
+PASS_WORDS: Final = frozenset({"pass", "p", "不出", "过", "要不起"})
+"""A pass at the move prompt."""
+BID_PASS_WORDS: Final = PASS_WORDS | {"no", "n", "不叫", "不要"}
+"""A bid of 0: the move prompt's pass words work here too, so a player need not switch."""
+YES_WORDS: Final = frozenset({"y", "yes", "1", "加倍", "double", "redouble"})
+NO_WORDS: Final = BID_PASS_WORDS | {"", "0", "不加倍"}
+"""Not doubling; Enter alone too (the prompt's default)."""
+
+
+def parse_human_bid(line: str, allowed: Sequence[int]) -> int:
+    """Read a typed bid: a number, or a pass word (or Enter) for 0. Raises
+    IllegalActionError explaining the problem, so the player is asked again."""
+    text = line.strip().lower()
+    if not text or text in BID_PASS_WORDS:
+        value = 0
+    else:
+        try:
+            value = int(text)
+        except ValueError:
+            raise IllegalActionError(
+                f"{line.strip()!r} is not a bid: type a number or 'pass'"
+            ) from None
+    if value not in allowed:
+        shown = "/".join(str(b) for b in allowed)
+        raise IllegalActionError(f"{value} is not allowed now; allowed: {shown}")
+    return value
+
+
+def parse_human_double(line: str) -> bool:
+    """Read a yes or no to doubling. Raises IllegalActionError for anything else: a typo
+    is asked again rather than read as no."""
+    text = line.strip().lower()
+    if text in YES_WORDS:
+        return True
+    if text in NO_WORDS:
+        return False
+    raise IllegalActionError(f"{line.strip()!r}: answer y (yes) or n (no, also 'pass')")
+
+
 def parse_human_move(line: str, request: PlayRequest, rules: Rules = DEFAULT_RULES) -> Combo | None:
     """Read a typed move; None means pass. Raises IllegalActionError explaining the problem."""
     text = line.strip()
-    if text.lower() in ("pass", "p", "不出", "过", "要不起"):
+    if text.lower() in PASS_WORDS:
         if request.is_free_play:
             raise IllegalActionError("you lead this trick: you must play something")
         return None
@@ -77,25 +116,27 @@ class HumanAgent(BaseAgent):
                 f"\n[{self.name}] hand: {hand}\n  bid ({allowed}, 0 = pass)? "
             )
             try:
-                value = int(answer.strip() or "0")
-            except ValueError:
-                print(f"  ✗ {answer!r} is not a number")
+                value = parse_human_bid(answer, request.available_bids)
+            except IllegalActionError as exc:
+                print(f"  ✗ {exc}")
                 continue
-            if value in request.available_bids:
-                return BidResponse(
-                    player_id=request.player_id, bid=value, request_id=request.request_id
-                )
-            print(f"  ✗ {value} is not allowed now; allowed: {allowed}")
+            return BidResponse(
+                player_id=request.player_id, bid=value, request_id=request.request_id
+            )
 
     async def double(self, request: DoubleRequest) -> DoubleResponse:
-        """Ask whether to double (or redouble)."""
+        """Ask whether to double (or redouble) until the answer is a yes or a no."""
         word = "redouble" if request.kind == "redouble" else "double"
-        answer = await self._prompt(f"\n[{self.name}] {word}? (y/N) ")
-        return DoubleResponse(
-            player_id=request.player_id,
-            double=answer.strip().lower() in ("y", "yes", "1", "加倍"),
-            request_id=request.request_id,
-        )
+        while True:
+            answer = await self._prompt(f"\n[{self.name}] {word}? (y/N) ")
+            try:
+                double = parse_human_double(answer)
+            except IllegalActionError as exc:
+                print(f"  ✗ {exc}")
+                continue
+            return DoubleResponse(
+                player_id=request.player_id, double=double, request_id=request.request_id
+            )
 
     async def play(self, request: PlayRequest) -> PlayResponse:
         """Show the hand and the trick; read moves until one is legal."""
