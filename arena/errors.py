@@ -10,8 +10,8 @@ ArenaError
  │   ├─ AgentReplyError    a reply the table cannot use (``category``: the reject
  │   │   │                 reason it is counted as: empty, unparsable, truncated ...)
  │   │   └─ AgentUnavailableError  the agent cannot play again this match (a bad
- │   │                     key, an unknown model, a spent budget): a stand-in takes
- │   │                     the seat for the rest of the match
+ │   │                     key, an unknown model, a spent budget, a human who left):
+ │   │                     a stand-in takes the seat for the rest of the match
  │   ├─ AgentStartError    an agent that cannot start before the match (a missing
  │   │                     program, one that exits at once)
  │   └─ AgentTimeoutError  (also TimeoutError)
@@ -102,8 +102,9 @@ class AgentReplyError(AgentError):
 class AgentUnavailableError(AgentReplyError):
     """The agent will fail every decision from now on, whatever it is asked: the provider
     refuses the key (401/403), knows no such model (404), rejects a parameter on every
-    call (400), or the seat's budget is spent. Counted as ``agent_error``; the table
-    reports it once and seats the stand-in for the rest of the match."""
+    call (400), the seat's budget is spent, or a human seat's input ended (Ctrl-D).
+    Counted as ``agent_error``; the table reports it once and seats the stand-in for the
+    rest of the match."""
 
     def __init__(self, detail: str) -> None:
         super().__init__("agent_error", detail)

@@ -2,19 +2,23 @@
 
 The hand is shown, moves are typed in the lenient card syntax (``3 3 3 4``, ``♠10 J Q K A``,
 ``pass``), and a mistake is explained and asked again here, before it ever reaches the
-table, so a typo costs the player nothing.
+table, so a typo costs the player nothing. The terminal is read through the event loop,
+so Ctrl-C at a prompt stops the match at once; Ctrl-D (the end of input) means the player
+left, and the seat goes to a stand-in for the rest of the match.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final
 
 from arena.agents.base import BaseAgent
 from arena.agents.reading import hand_of, legal_for, pass_reply, trick_of
 from arena.engine import DEFAULT_RULES, Combo, Rules, playable_reading, resolve_cards
-from arena.errors import IllegalActionError
+from arena.errors import AgentUnavailableError, IllegalActionError
 from protocol import (
     BidRequest,
     BidResponse,
@@ -31,8 +35,80 @@ __all__ = ["HumanAgent", "parse_human_bid", "parse_human_double", "parse_human_m
 Prompt = Callable[[str], Awaitable[str]]
 
 
+LEFT: Final = "left the table (end of input, Ctrl-D)"
+"""Why a human seat is given up: the player closed the input, nothing more can be read."""
+
+
+class _StdinLines:
+    """Lines of standard input read through the event loop, so that waiting for one can
+    be cancelled at once: Ctrl-C stops the match without waiting for Enter, and a seat's
+    deadline leaves the unread line to the next prompt. ``input()`` in a thread could
+    not be cancelled, and ``asyncio.run`` waited for that thread before it returned."""
+
+    def __init__(self) -> None:
+        self._pending = bytearray()  # read past the end of the last line given
+
+    async def readline(self) -> str | None:
+        """The next line without its newline; None at the end of input."""
+        try:
+            fd = sys.stdin.fileno()
+            loop = asyncio.get_running_loop()
+            ready: asyncio.Future[None] = loop.create_future()
+            loop.add_reader(fd, _wake, ready)
+        except (AttributeError, OSError, ValueError, NotImplementedError):
+            # no file descriptor (a test's StringIO), a regular file, or a loop without
+            # add_reader: reading does not wait for a person, so a thread is harmless
+            return await asyncio.to_thread(_readline_from_stream)
+        try:
+            while b"\n" not in self._pending:
+                await ready
+                try:
+                    chunk = os.read(fd, 4096)
+                except OSError:  # EIO: the terminal hung up, the player is gone as well
+                    chunk = b""
+                if not chunk:
+                    break
+                self._pending += chunk
+                ready = loop.create_future()
+                loop.add_reader(fd, _wake, ready)
+        finally:
+            loop.remove_reader(fd)
+        if not self._pending:
+            return None
+        line, _, rest = bytes(self._pending).partition(b"\n")
+        self._pending[:] = rest
+        return line.rstrip(b"\r").decode(sys.stdin.encoding or "utf-8", errors="replace")
+
+
+def _wake(ready: asyncio.Future[None]) -> None:
+    """The descriptor can be read: wake the waiting prompt (once)."""
+    if not ready.done():
+        ready.set_result(None)
+
+
+def _readline_from_stream() -> str | None:
+    """A line of a standard input without a descriptor to watch; None at its end."""
+    line = sys.stdin.readline()
+    return line.rstrip("\r\n") if line else None
+
+
+_STDIN = _StdinLines()
+
+
 async def _terminal_prompt(text: str) -> str:
-    return await asyncio.to_thread(input, text)
+    """Show ``text`` and read the answer from the terminal; AgentUnavailableError at the
+    end of input (the player pressed Ctrl-D or closed the terminal)."""
+    sys.stdout.write(text)
+    sys.stdout.flush()
+    try:
+        line = await _STDIN.readline()
+    except asyncio.CancelledError:  # Ctrl-C or the deadline: what follows starts a line
+        print()
+        raise
+    if line is None:
+        print()  # the terminal echoed nothing: end the prompt's line
+        raise AgentUnavailableError(LEFT)
+    return line
 
 
 PASS_WORDS: Final = frozenset({"pass", "p", "不出", "过", "要不起"})
