@@ -20,8 +20,9 @@ import structlog
 
 from arena.config import ArenaConfig, SeatConfig, load_config, parse_config
 from arena.errors import ArenaError, ConfigError
-from arena.logs import LEVELS, add_logging_flags, configure_logging
-from arena.server.flags import Say, add_server_flags, say_server
+from arena.logs import LEVELS, add_logging_flags, configure_logging, sayer
+from arena.logs import say as _say
+from arena.server.flags import add_server_flags, say_server
 
 if TYPE_CHECKING:  # imported when used: `arena schema` needs no engine
     from arena.replay import RecordedRound, ReplayWriter
@@ -56,18 +57,6 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         """Raise instead of printing the usage and exiting (argparse lets us override it)."""
         raise UsageError(f"{message} (see {self.prog} --help)")
-
-
-def _say(log_format: str, event: str, text: str, *, level: str = "info", **fields: Any) -> None:
-    """One line of the command's own on stderr: ``arena: text``, or with ``--log-format
-    json`` a JSON object like every log line (event name, fields, level, timestamp)."""
-    if log_format == "json":
-        record = {"event": event, **fields, "level": level}
-        structlog.processors.TimeStamper(fmt="iso", utc=True)(None, "", record)
-        line = json.dumps(record, ensure_ascii=False, default=str)
-    else:
-        line = f"arena: {text}"
-    print(line, file=sys.stderr, flush=True)
 
 
 def _wanted_log_format(argv: Sequence[str]) -> str:
@@ -392,15 +381,6 @@ def stop_on_sigterm() -> None:
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel, _SIGTERM)
 
 
-def _sayer(log_format: str) -> Say:
-    """:func:`_say` for one log format, as the server's lines want it."""
-
-    def say(event: str, text: str, /, *, level: str = "info", **fields: Any) -> None:
-        _say(log_format, event, text, level=level, **fields)
-
-    return say
-
-
 def _with_play_defaults(args: argparse.Namespace) -> argparse.Namespace:
     """``arena serve`` plays as ``arena play --serve`` with no other flags would (plain
     lines: the stream is the overlay's)."""
@@ -486,7 +466,7 @@ def _play(args: argparse.Namespace) -> int:
             await _play_once(config, args, seed, live, gift_settings, None)
             return
         async with server:
-            say_server(server, _sayer(args.log_format))
+            say_server(server, sayer(args.log_format))
             match_seed = seed
             while True:
                 if not server.control.started:

@@ -15,9 +15,10 @@ agent) is merged into every line.
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import sys
-from typing import Any, Final, Literal, TextIO
+from typing import Any, Final, Literal, Protocol, TextIO
 
 import structlog
 from structlog.typing import EventDict, Processor, WrappedLogger
@@ -28,11 +29,15 @@ __all__ = [
     "EVENT_ATTRIBUTE",
     "LEVELS",
     "LogFormat",
+    "Say",
     "add_logging_flags",
     "configure_logging",
+    "configured_logging",
     "get_logger",
     "level_number",
     "reset_logging",
+    "say",
+    "sayer",
 ]
 
 LogFormat = Literal["console", "json"]
@@ -143,6 +148,34 @@ def level_number(level: str) -> int:
     return logging.getLevelNamesMapping()[level.upper()]
 
 
+def say(log_format: str, event: str, text: str, *, level: str = "info", **fields: Any) -> None:
+    """One line of a command's own on stderr: ``arena: text``, or with ``--log-format
+    json`` a JSON object like every log line (event name, fields, level, timestamp), so
+    a reader of JSON logs never meets a plain line."""
+    if log_format == "json":
+        record = {"event": event, **fields, "level": level}
+        structlog.processors.TimeStamper(fmt="iso", utc=True)(None, "", record)
+        line = json.dumps(record, ensure_ascii=False, default=str)
+    else:
+        line = f"arena: {text}"
+    print(line, file=sys.stderr, flush=True)
+
+
+class Say(Protocol):
+    def __call__(self, event: str, text: str, /, *, level: str = "info", **fields: Any) -> None:
+        """Print one line (and log it as ``event`` with ``fields``)."""
+        ...
+
+
+def sayer(log_format: str) -> Say:
+    """:func:`say` for one log format, for code that says lines but need not know it."""
+
+    def said(event: str, text: str, /, *, level: str = "info", **fields: Any) -> None:
+        say(log_format, event, text, level=level, **fields)
+
+    return said
+
+
 def configure_logging(fmt: LogFormat = "console", level: str = "info") -> None:
     """Send every log line of the process to stderr, as console or JSON lines.
 
@@ -168,6 +201,18 @@ def configure_logging(fmt: LogFormat = "console", level: str = "info") -> None:
         wrapper_class=structlog.stdlib.BoundLogger,
         cache_logger_on_first_use=False,
     )
+    global _configured
+    _configured = (fmt, level.lower())
+
+
+def configured_logging() -> tuple[LogFormat, str] | None:
+    """The format and level :func:`configure_logging` last set (None: not configured):
+    what a child process needs to log as this one does, for it inherits no handler
+    (tournament workers fork from a fork server started before the configuration)."""
+    return _configured
+
+
+_configured: tuple[LogFormat, str] | None = None
 
 
 QUIET_LIBRARIES: Final = ("openai", "anthropic", "httpx", "httpcore")
@@ -187,6 +232,8 @@ def _remove_handlers(root: logging.Logger) -> None:
 def reset_logging() -> None:
     """Undo :func:`configure_logging` (for tests and programs that run ``main`` inside):
     its handler goes, the root level and structlog's configuration are as before."""
+    global _configured
+    _configured = None
     root = logging.getLogger()
     _remove_handlers(root)
     if "root" in _level_before:

@@ -4,7 +4,9 @@ say where the pages are. Light on purpose: ``arena --help`` imports it, not the 
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING
+
+from arena.logs import Say
 
 if TYPE_CHECKING:
     from arena.server.wiring import ArenaServer
@@ -13,12 +15,6 @@ __all__ = ["TOKEN_ENV", "Say", "add_server_flags", "say_server"]
 
 TOKEN_ENV = "ARENA_SERVER_TOKEN"
 """The environment variable holding the control page's and the gift webhook's token."""
-
-
-class Say(Protocol):
-    def __call__(self, event: str, text: str, /, *, level: str = "info", **fields: Any) -> None:
-        """Print one line (and log it as ``event`` with ``fields``)."""
-        ...
 
 
 def add_server_flags(parser: argparse.ArgumentParser) -> None:
