@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from arena.errors import ArenaError, ConfigError
-from arena.logs import add_logging_flags
+from arena.logs import Say, add_logging_flags, say
 from arena.server.flags import add_server_flags, say_server
 
 if TYPE_CHECKING:
@@ -209,6 +209,7 @@ def _play(args: argparse.Namespace) -> int:
     from tournaments.store import TournamentStore
 
     _check_play_flags(args)
+    say_line = tournament_sayer(args.log_format)
     config = None
     if args.tournament_action == "run":
         config = load_tournament_config(args.file)
@@ -228,7 +229,7 @@ def _play(args: argparse.Namespace) -> int:
             settings = config
         publisher_settings = _broker(settings.mqtt, args.mqtt)
         session = _session_refusing_flags(args, settings)
-        gifts = run_gifts(args, settings, publisher_settings)
+        gifts = run_gifts(args, settings, publisher_settings, say_line)
         started: list[str] = []
 
         async def play() -> Any:
@@ -236,16 +237,16 @@ def _play(args: argparse.Namespace) -> int:
             from tournaments.publish import LeaderboardPublisher
 
             publisher: LeaderboardPublisher | None = None
-            view = RunView()
-            feed = table_feed(publisher_settings)
+            view = RunView(log_format=args.log_format)
+            feed = table_feed(publisher_settings, say_line)
             server = _arena_server(args, settings)
             if server is not None:
                 if feed is not None:  # the pages name the run as the MQTT feed does
                     server.hub.reset(feed.run_id)
                 await server.__aenter__()
-                say_server(server, _say_line)
+                say_server(server, say_line)
                 if settings.table.pace_s == 0:
-                    _say_line(
+                    say_line(
                         "server_unpaced",
                         "the tables are not paced ([table] pace_s = 0): the tournament will "
                         "be over long before a viewer sees a play; set pace_s (0.6 or so) "
@@ -256,7 +257,7 @@ def _play(args: argparse.Namespace) -> int:
                     from gifts.webhook import WebhookIntake
 
                     server.parts.gifts = WebhookIntake(gifts, secret=server.token or "")
-            spectator = spectator_feed(settings, feed, server)
+            spectator = spectator_feed(settings, feed, say_line, server)
             if feed is not None:
                 await feed.started()  # its worker up before the first event
             if spectator is not None:
@@ -265,19 +266,31 @@ def _play(args: argparse.Namespace) -> int:
             def start(tid: str, planned: int | None, played: int) -> None:
                 nonlocal publisher
                 started.append(tid)
-                print(f"arena: tournament {tid} in {args.db}", file=sys.stderr, flush=True)
-                print(f"arena: {_seed_line(seeds_document(store, tid))}", file=sys.stderr)
+                say_line(
+                    "tournament_started",
+                    f"tournament {tid} in {args.db}",
+                    tournament=tid,
+                    db=str(args.db),
+                    planned_rounds=planned,
+                    played_rounds=played,
+                )
+                _say_seed(say_line, seeds_document(store, tid))
                 if publisher_settings is not None:
                     publisher = LeaderboardPublisher(
                         publisher_settings, tid, name=settings.tournament.name
                     )
                     publisher.seeds = seeds_document(store, tid)  # the commitment, at once
-                    print(f"arena: leaderboard on {publisher.topic}", file=sys.stderr)
+                    say_line(
+                        "leaderboard_publishing",
+                        f"leaderboard on {publisher.topic}",
+                        topic=publisher.topic,
+                    )
                 if session.rounds is not None:
-                    print(
-                        f"arena: a session of {session.rounds} rounds (then it stops, "
+                    say_line(
+                        "session_started",
+                        f"a session of {session.rounds} rounds (then it stops, "
                         "resumable); Ctrl-C stops after the current round",
-                        file=sys.stderr,
+                        rounds=session.rounds,
                     )
                 view.start(planned if session.rounds is None else played + session.rounds, played)
 
@@ -288,7 +301,7 @@ def _play(args: argparse.Namespace) -> int:
                     server.hub.set_leaderboard(board)
                 view.update(board)
 
-            stopping = stop_gently_on_ctrl_c(session)
+            stopping = stop_gently_on_ctrl_c(session, args.log_format)
             outcome: Literal["finished", "interrupted"] = "interrupted"
             try:
                 run = await run_tournament(
@@ -320,9 +333,9 @@ def _play(args: argparse.Namespace) -> int:
                     publisher.finish(outcome)
                     await publisher.close()
                 if gifts is not None:
-                    print(f"arena: {gifts.summary()}", file=sys.stderr, flush=True)
+                    say_line("gifts_accounted", gifts.summary(), **gifts.counts())
                 if spectator is not None:  # its last hands out before the MQTT sink closes
-                    await close_spectator_feed(spectator)
+                    await close_spectator_feed(spectator, say_line)
                 if feed is not None:  # after the gifts' last outcomes
                     await feed.close()
                 if server is not None:
@@ -332,16 +345,16 @@ def _play(args: argparse.Namespace) -> int:
             run = asyncio.run(play())
         except KeyboardInterrupt:
             if started:
-                _say_resume(started[0], args.db, "interrupted")
+                _say_resume(say_line, started[0], args.db, "interrupted")
             raise
         except ArenaError:  # a worker that died (--workers): every stored round kept
             if started:
-                _say_resume(started[0], args.db, "interrupted")
+                _say_resume(say_line, started[0], args.db, "interrupted")
             raise
         if not run.finished:
             why = "stopped after the current round" if session.stop_asked else "session over"
             _print_board(run.leaderboard, title=f"tournament {run.tournament_id}, {why}")
-            _say_resume(run.tournament_id, args.db, why)
+            _say_resume(say_line, run.tournament_id, args.db, why)
             return 130 if session.stop_asked else 0
         _print_board(run.leaderboard, title=f"tournament {run.tournament_id}, finished")
     return 0
@@ -365,10 +378,16 @@ def _arena_server(args: argparse.Namespace, settings: TournamentConfig) -> Arena
     )
 
 
-def _say_line(event: str, text: str, /, *, level: str = "info", **fields: Any) -> None:
-    """One ``arena: ...`` line on stderr, as this command says everything."""
-    prefix = "warning: " if level == "warning" else ""
-    print(f"arena: {prefix}{text}", file=sys.stderr, flush=True)
+def tournament_sayer(log_format: str) -> Say:
+    """How ``run`` and ``resume`` say a line on stderr: ``arena: ...`` (a warning's
+    text after ``warning:``), or with ``--log-format json`` a JSON object like every
+    log line, as ``arena play`` says its own."""
+
+    def say_line(event: str, text: str, /, *, level: str = "info", **fields: Any) -> None:
+        prefix = "warning: " if level == "warning" else ""
+        say(log_format, event, f"{prefix}{text}", level=level, **fields)
+
+    return say_line
 
 
 def _check_play_flags(args: argparse.Namespace) -> None:
@@ -396,39 +415,52 @@ def _check_play_flags(args: argparse.Namespace) -> None:
         raise TournamentCommandError(f"--gift-file: {args.gift_file}: no such file")
 
 
-def _say_resume(tid: str, db: Path, why: str) -> None:
-    print(
-        f"arena: tournament {tid} {why}; go on with: arena tournament resume {tid} --db {db}",
-        file=sys.stderr,
-        flush=True,
+def _say_resume(say_line: Say, tid: str, db: Path, why: str) -> None:
+    command = f"arena tournament resume {tid} --db {db}"
+    say_line(
+        "tournament_resumable",
+        f"tournament {tid} {why}; go on with: {command}",
+        tournament=tid,
+        why=why,
+        resume=command,
     )
 
 
-def _seed_line(seeds: dict[str, Any]) -> str:
+def _say_seed(say_line: Say, seeds: dict[str, Any]) -> None:
     """What a run says of its seed as it starts: the commitment its deals are checked
     against, or that a small seed makes it unverifiable."""
     epoch = seeds["epochs"][-1]
     if not epoch["verifiable"]:
-        return (
+        say_line(
+            "tournament_seed",
             "seed: not verifiable, the file's small seed could have been chosen (give no "
-            "seed, or 128 bits, for deals anyone can check)"
+            "seed, or 128 bits, for deals anyone can check)",
+            verifiable=False,
+            epoch=epoch["epoch"],
         )
-    return (
+        return
+    say_line(
+        "tournament_seed",
         f"seed committed: sha256 {epoch['commitment']} (epoch {epoch['epoch']}; revealed "
         "when the tournament ends, or a daily's next session starts; checked by `arena "
-        "tournament verify`)"
+        "tournament verify`)",
+        verifiable=True,
+        epoch=epoch["epoch"],
+        commitment=epoch["commitment"],
     )
 
 
 class RunView:
     """A run's progress: on a terminal a bar with an ETA above the top of the
     leaderboard, redrawn after every round; otherwise a line at every tenth of the
-    rounds planned (every 50 rounds when open-ended), naming the leader."""
+    rounds planned (every 50 rounds when open-ended), naming the leader. With
+    ``--log-format json`` never a bar: each line is a JSON object, as every stderr line."""
 
-    def __init__(self, console: Any = None) -> None:
+    def __init__(self, console: Any = None, *, log_format: str = "console") -> None:
         from rich.console import Console
 
         self.console = console or Console(stderr=True)
+        self.log_format = log_format
         self.live: Any = None
         self.progress: Any = None
         self.task: Any = None
@@ -439,7 +471,7 @@ class RunView:
     def start(self, planned: int | None, played: int) -> None:
         """Rounds planned (None: open-ended) and already played (a resumed run)."""
         self.planned, self.played, self._said = planned, played, played
-        if not self.console.is_terminal:
+        if not self.console.is_terminal or self.log_format == "json":
             return
         from rich.live import Live
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
@@ -480,11 +512,22 @@ class RunView:
             self._said = self.played
             leader = board["agents"][0]
             of = f"/{self.planned}" if self.planned else ""
-            self.console.print(
-                f"arena: {self.played}{of} rounds; leader {leader['name']} "
-                f"({_per_round(leader['points_per_round'])} a round)",
-                highlight=False,
+            text = (
+                f"{self.played}{of} rounds; leader {leader['name']} "
+                f"({_per_round(leader['points_per_round'])} a round)"
             )
+            if self.log_format == "json":
+                say(
+                    "json",
+                    "tournament_progress",
+                    text,
+                    rounds=self.played,
+                    planned_rounds=self.planned,
+                    leader=leader["name"],
+                    leader_points_per_round=leader["points_per_round"],
+                )
+                return
+            self.console.print(f"arena: {text}", highlight=False)
 
     def finished(self) -> None:
         """The tournament is over: the bar full, though fewer rounds were played than
