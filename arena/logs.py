@@ -158,7 +158,8 @@ def say(log_format: str, event: str, text: str, *, level: str = "info", **fields
         line = json.dumps(record, ensure_ascii=False, default=str)
     else:
         line = f"arena: {text}"
-    print(line, file=sys.stderr, flush=True)
+    sys.stderr.write(f"{line}\n")  # one write, not print's two: no other process's line
+    sys.stderr.flush()  # (a tournament's workers share stderr) lands between them
 
 
 class Say(Protocol):

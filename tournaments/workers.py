@@ -68,7 +68,7 @@ from typing import TYPE_CHECKING, Any, Final, cast
 from arena.agents.process import kill_leftover_programs
 from arena.agents.registry import agent_class
 from arena.errors import ArenaError, ConfigError
-from arena.logs import get_logger
+from arena.logs import LogFormat, configure_logging, configured_logging, get_logger
 from arena.table import RoundRecord, build_moderator
 from arena.table.events import Event
 from tournaments.config import TournamentConfig, parse_tournament_config
@@ -322,13 +322,19 @@ def _worker_main(
     config_data: dict[str, Any],
     forward: bool,
     environment: dict[str, str],
+    logs: tuple[LogFormat, str] | None = None,
 ) -> None:
     """A worker process: plays the table units it is handed until told to quit.
     ``seeds``: the tournament's and this session's deals' (``_Playing``);
-    ``environment``: the main process's, for the fork server's may be older."""
+    ``environment``: the main process's, for the fork server's may be older; ``logs``:
+    the main process's log format and level (``configured_logging``), for a process
+    forked from the fork server inherits no handler, and its lines would come out as
+    bare ``event key=value`` (None: the main process configured none either)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process decides about Ctrl-C
     os.environ.clear()
     os.environ.update(environment)
+    if logs is not None:
+        configure_logging(*logs)
     try:
         with contextlib.suppress(WorkerError, BrokenPipeError, ConnectionError):
             asyncio.run(_serve(connection, tid, seeds, config_data, forward))
@@ -510,6 +516,7 @@ class WorkerPool:
                     config,
                     bool(self.sinks),
                     dict(os.environ),
+                    configured_logging(),
                 ),
                 name=f"arena-worker-{number}",
                 daemon=True,  # ended with the main process at its exit
