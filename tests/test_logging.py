@@ -19,7 +19,13 @@ import pytest
 import structlog
 
 from arena.errors import ConfigError
-from arena.logs import EVENT_ATTRIBUTE, configure_logging, get_logger, reset_logging
+from arena.logs import (
+    EVENT_ATTRIBUTE,
+    configure_logging,
+    configured_logging,
+    get_logger,
+    reset_logging,
+)
 
 TESTS = Path(__file__).resolve().parent
 
@@ -165,10 +171,12 @@ def test_debug_shows_the_arenas_lines_but_not_the_model_sdks_request_bodies(
 def test_reset_logging_undoes_configure_logging() -> None:
     root = logging.getLogger()
     before = (list(root.handlers), root.level)
-    configure_logging("json", "debug")
+    configure_logging("json", "DEBUG")
     assert root.level == logging.DEBUG
+    assert configured_logging() == ("json", "debug")  # what a worker process is given
     reset_logging()
     assert (list(root.handlers), root.level) == before
+    assert configured_logging() is None
 
 
 def test_library_code_logs_only_through_arena_logs() -> None:
