@@ -209,7 +209,7 @@ def _play(args: argparse.Namespace) -> int:
     from tournaments.store import TournamentStore
 
     _check_play_flags(args)
-    say_line = tournament_sayer(args.log_format)
+    say_line = _sayer(args.log_format)
     config = None
     if args.tournament_action == "run":
         config = load_tournament_config(args.file)
@@ -378,7 +378,7 @@ def _arena_server(args: argparse.Namespace, settings: TournamentConfig) -> Arena
     )
 
 
-def tournament_sayer(log_format: str) -> Say:
+def _sayer(log_format: str) -> Say:
     """How ``run`` and ``resume`` say a line on stderr: ``arena: ...`` (a warning's
     text after ``warning:``), or with ``--log-format json`` a JSON object like every
     log line, as ``arena play`` says its own."""

@@ -4,7 +4,7 @@ feed, the delayed spectator feed, viewer gifts, and a Ctrl-C that stops gently.
 Each is built only when asked for (``--mqtt``, ``[spectator]``, the gift flags), and
 what it needs is imported then: a plain run loads none of it. Each says on stderr what
 it does, as ``arena play`` does: through the run's ``say_line``
-(``tournaments.cli.tournament_sayer``), a JSON object with ``--log-format json``.
+(``tournaments.cli._sayer``), a JSON object with ``--log-format json``.
 """
 
 from __future__ import annotations
