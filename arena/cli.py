@@ -16,8 +16,6 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, NoReturn
 
-import structlog
-
 from arena.config import ArenaConfig, SeatConfig, load_config, parse_config
 from arena.errors import ArenaError, ConfigError
 from arena.logs import LEVELS, add_logging_flags, configure_logging, sayer
