@@ -301,7 +301,11 @@ def _play(args: argparse.Namespace) -> int:
                     server.hub.set_leaderboard(board)
                 view.update(board)
 
-            stopping = stop_gently_on_ctrl_c(session, args.log_format)
+            stopping = stop_gently_on_ctrl_c(
+                session,
+                args.log_format,
+                on_stop=None if server is None else server.control.release,
+            )
             outcome: Literal["finished", "interrupted"] = "interrupted"
             try:
                 run = await run_tournament(

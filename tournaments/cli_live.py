@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -106,10 +107,14 @@ async def close_spectator_feed(spectator: SpectatorFeed, say_line: Say) -> None:
         )
 
 
-def stop_gently_on_ctrl_c(session: Session, log_format: str = "console") -> asyncio.Event:
+def stop_gently_on_ctrl_c(
+    session: Session, log_format: str = "console", on_stop: Callable[[], None] | None = None
+) -> asyncio.Event:
     """The first Ctrl-C asks every table to stop after the round it plays (nothing is
-    played twice, the tournament stays resumable); a second one stops at once (the
-    rounds under way are played again from their start when resumed)."""
+    played twice, the tournament stays resumable) and calls ``on_stop`` (``--serve``:
+    the pause lets its tables go, else they would wait for a resume); a second one
+    stops at once (the rounds under way are played again from their start when
+    resumed)."""
     import contextlib
     import signal
 
@@ -127,6 +132,8 @@ def stop_gently_on_ctrl_c(session: Session, log_format: str = "console") -> asyn
 
     def first() -> None:
         session.stop_asked = True
+        if on_stop is not None:
+            on_stop()
         if log_format != "json":
             print(file=sys.stderr)  # off the terminal's ^C
         say(

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from arena.errors import ConfigError
 from arena.runner import seat_agent
 from arena.table import (
+    BetweenRoundsHandle,
     RoundRecord,
     Table,
     build_moderator,
@@ -458,6 +459,12 @@ def new_table(
     )
     if playing.control is not None:
         playing.control.attach(table)
+        session = playing.session
+
+        async def stop_if_asked(handle: BetweenRoundsHandle) -> None:
+            session.stop_if_asked(table_id)  # a stop that released the pause ends it here
+
+        table.between_rounds.insert(1, stop_if_asked)  # right after the pause's gate
     return table
 
 
@@ -469,7 +476,7 @@ class TableControl(Protocol):
         ...
 
     async def gate(self) -> None:
-        """Wait here while paused."""
+        """Wait here while paused (and not released by a stop)."""
         ...
 
 
@@ -481,6 +488,8 @@ async def run_together(steps: Sequence[Coroutine[Any, Any, None]]) -> None:
             for step in steps:
                 group.create_task(step)
     except ExceptionGroup as failed:
-        if len(failed.exceptions) == 1:
+        if len(failed.exceptions) == 1 or all(
+            isinstance(exc, SessionEnd) for exc in failed.exceptions
+        ):  # tables stopped by one stop, at once: one stop
             raise failed.exceptions[0] from None
         raise

@@ -8,7 +8,8 @@ stage's tables in table order, as shares of *all* the stage's rounds so far plus
 session's, so two sessions of N rounds deal and count exactly as one of 2N.
 
 A stop may also be asked (the first Ctrl-C): each table stops after the round it is
-playing, and a table not started yet does not start.
+playing, a table held between two rounds (the streamer's pause) stops there, and a
+table not started yet does not start.
 """
 
 from __future__ import annotations
@@ -62,5 +63,12 @@ class Session:
         """After each round stored (``played`` in all at the table): :class:`SessionEnd`
         when the table's cap is reached or a stop was asked."""
         if self.stop_asked or played >= self._caps.get(table_id, played + 1):
+            self.ended = True
+            raise SessionEnd(table_id)
+
+    def stop_if_asked(self, table_id: str) -> None:
+        """Between two rounds (a table the pause held, now released): :class:`SessionEnd`
+        when a stop was asked, so that the table does not start another round."""
+        if self.stop_asked:
             self.ended = True
             raise SessionEnd(table_id)

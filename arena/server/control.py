@@ -25,6 +25,11 @@ class MatchControl:
             self._start.set()
         self._running = asyncio.Event()
         self._running.set()
+        self._open = asyncio.Event()
+        """What a gate waits on: set while running, and for good once released."""
+        self._open.set()
+        self.released = False
+        """A stop was asked (:meth:`release`): no gate holds a table any more."""
         self.waiting_tables = 0
         """Tables held at a gate now (a tournament's next table match among them)."""
         self.waiting: set[str] = set()
@@ -66,6 +71,8 @@ class MatchControl:
         if not self._running.is_set():
             return False
         self._running.clear()
+        if not self.released:
+            self._open.clear()
         self._changed()
         return True
 
@@ -74,20 +81,29 @@ class MatchControl:
         if self._running.is_set():
             return False
         self._running.set()
+        self._open.set()
         self._changed()
         return True
 
+    def release(self) -> None:
+        """Open every gate for good: a stop was asked (Ctrl-C), and a table held by a
+        pause must reach the point where it stops rather than wait for a resume that
+        will not come. The caller decides whether a released table plays on."""
+        self.released = True
+        self._open.set()
+        self._changed()
+
     async def gate(self, table_id: str | None = None) -> None:
-        """Wait here while paused (called between rounds, never inside one);
-        ``table_id`` names the table held, if one is."""
-        if self._running.is_set():
+        """Wait here while paused (called between rounds, never inside one), until
+        resumed or released; ``table_id`` names the table held, if one is."""
+        if self._open.is_set():
             return
         self.waiting_tables += 1
         if table_id is not None:
             self.waiting.add(table_id)
         self._changed()
         try:
-            await self._running.wait()
+            await self._open.wait()
         finally:
             self.waiting_tables -= 1
             if table_id is not None:
