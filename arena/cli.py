@@ -342,7 +342,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _say(log_format, "interrupted", "interrupted", level="warning")
         return 130
     except asyncio.CancelledError as exc:
-        if exc.args != (_SIGTERM,):
+        if not is_sigterm(exc):
             raise
         _say(log_format, "terminated", "terminated", level="warning")
         return 143
@@ -363,6 +363,12 @@ def _reader_left() -> int:
 _SIGTERM: Final = "SIGTERM"
 DEFAULT_BROKER: Final = "default"
 """``--mqtt`` without a URL (or ``--mqtt default``): the [mqtt] address, else embedded."""
+
+
+def is_sigterm(exc: BaseException) -> bool:
+    """Whether ``exc`` is the cancellation :func:`stop_on_sigterm` makes (a command that
+    says how to go on says it for SIGTERM as for Ctrl-C)."""
+    return isinstance(exc, asyncio.CancelledError) and exc.args == (_SIGTERM,)
 
 
 def stop_on_sigterm() -> None:
@@ -500,9 +506,7 @@ def _play(args: argparse.Namespace) -> int:
         asyncio.run(run())
     except BaseException as exc:
         _drop_if_empty(args.record)  # an agent that failed to start left nothing to keep
-        stopped = isinstance(exc, KeyboardInterrupt) or (
-            isinstance(exc, asyncio.CancelledError) and exc.args == (_SIGTERM,)
-        )
+        stopped = isinstance(exc, KeyboardInterrupt) or is_sigterm(exc)
         if stopped and args.record is not None and args.record.is_file():
             _say_replay_kept(args.log_format, args.record, config.match.tables)
         raise

@@ -233,8 +233,11 @@ def _play(args: argparse.Namespace) -> int:
         started: list[str] = []
 
         async def play() -> Any:
+            from arena.cli import stop_on_sigterm
             from tournaments.epochs import seeds_document
             from tournaments.publish import LeaderboardPublisher
+
+            stop_on_sigterm()  # as Ctrl-C at once: the agents closed, their programs ended
 
             publisher: LeaderboardPublisher | None = None
             view = RunView(log_format=args.log_format)
@@ -350,6 +353,12 @@ def _play(args: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             if started:
                 _say_resume(say_line, started[0], args.db, "interrupted")
+            raise
+        except asyncio.CancelledError as exc:  # SIGTERM: `arena` says "terminated", 143
+            from arena.cli import is_sigterm
+
+            if started and is_sigterm(exc):
+                _say_resume(started[0], args.db, "terminated")
             raise
         except ArenaError:  # a worker that died (--workers): every stored round kept
             if started:
