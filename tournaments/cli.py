@@ -174,6 +174,8 @@ def _add_gift_flags(command: argparse.ArgumentParser) -> None:
 
 def run_tournament_command(args: argparse.Namespace) -> int:
     """Run ``arena tournament ACTION`` as parsed; the exit status."""
+    import sqlite3
+
     from tournaments.lease import TournamentBusy
     from tournaments.store import StoreError
 
@@ -194,6 +196,19 @@ def run_tournament_command(args: argparse.Namespace) -> int:
         return _read(args)
     except (StoreError, TournamentBusy) as exc:
         raise TournamentCommandError(str(exc)) from None
+    except sqlite3.DatabaseError as exc:  # text that is no UTF-8, a damaged page ...
+        raise TournamentCommandError(sqlite_problem(args.db, exc)) from None
+
+
+def sqlite_problem(db: Path, exc: Exception) -> str:
+    """One line for an SQLite error reading ``db``: damage said as damage (a flipped
+    byte, a broken page), anything else (locked, read-only, a full disk) as it is."""
+    import sqlite3
+
+    damaged = not isinstance(exc, sqlite3.OperationalError) or "decode" in str(exc)
+    if damaged:
+        return f"{db}: the tournament database is damaged ({exc})"
+    return f"{db}: {exc}"
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -699,15 +714,29 @@ def _export_replay(store: TournamentStore, row: TournamentRow, table: str | None
 def _board(store: TournamentStore, row: TournamentRow) -> Leaderboard:
     from tournaments.deals import Duplicate, seating_count
     from tournaments.leaderboard import Leaderboard
-    from tournaments.store import round_record
 
     roster = [agent["name"] for agent in row.config.get("agents", ())]
     duplicate = Duplicate(row.config.get("tournament", {}).get("duplicate", "off"))
     return Leaderboard.from_rounds(
-        (round_record(stored) for stored in store.rounds(row.id)),
+        (_record(store, stored) for stored in store.rounds(row.id)),
         names=roster,
         seatings=seating_count(duplicate),
     )
+
+
+def _record(store: TournamentStore, stored: Any) -> Any:
+    """A stored round record read back; one that decodes but is no record (a changed
+    byte in a key) is damage, named."""
+    from tournaments.store import DamagedStore, round_record
+
+    try:
+        return round_record(stored)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        where = stored if isinstance(stored, dict) else {}
+        raise DamagedStore(
+            f"{store.path}: round {where.get('round_no', '?')} of table "
+            f"{where.get('table', '?')} is damaged (its result: {type(exc).__name__} {exc})"
+        ) from None
 
 
 def _list(store: TournamentStore, *, as_json: bool) -> int:

@@ -28,8 +28,9 @@ __all__ = ["EXIT_STATUS_HELP", "run_verify", "seed_lines"]
 
 EXIT_STATUS_HELP: Final = (
     "exit status: 0 verified; 1 something differs (a seed, a deal, a move, a missing round "
-    "or seating, a gift that changed a round); 2 a mistake (no such tournament or file, a "
-    "file that is no tournament export, a damaged store); 3 nothing differs but not "
+    "or seating, a gift that changed a round, a stored round damaged); 2 a mistake (no "
+    "such tournament or file, a file that is no tournament database or export); 3 "
+    "nothing differs but not "
     "everything is verifiable (a seed not revealed yet or not in the file, a small seed, "
     "a partial export)"
 )
@@ -58,26 +59,30 @@ def run_verify(args: argparse.Namespace) -> int:
 
 
 def _verify_stored(db: Path, tournament_id: str) -> Verification:
-    from tournaments.cli import _status
+    import sqlite3
+
+    from tournaments.cli import _status, sqlite_problem
     from tournaments.export import export_lines
-    from tournaments.store import DamagedSeed, StoreError, TournamentStore
+    from tournaments.store import DamagedSeed, DamagedStore, StoreError, TournamentStore
     from tournaments.verify import Verification, VerifyError, verify_export
 
     if not db.is_file():
         raise TournamentCommandError(f"{db}: no tournament database here (--db PATH)")
     try:
         with TournamentStore(db, create=False) as store:
+            named: tuple[str, str, str] = (tournament_id, "unreadable", "damaged")
             try:
                 row = store.tournament(tournament_id)
                 status = _status(store, row)
+                named = (row.id, row.name, status)
                 lines = export_lines(store, row, status, store.table_matches(row.id))
                 verification = verify_export(lines, source=f"tournament {row.id} in {db}")
-            except DamagedSeed as exc:  # changed or damaged: a failure, not a mistake
-                return Verification(tournament_id, "unreadable", "damaged", {}, [str(exc)])
+            except (DamagedSeed, DamagedStore) as exc:  # changed or damaged: a failure
+                return Verification(*named, {}, [str(exc)])
+            except sqlite3.DatabaseError as exc:  # a damaged page, text that is no UTF-8
+                return Verification(*named, {}, [sqlite_problem(db, exc)])
             except VerifyError as exc:  # its own lines do not read back: changed, damaged
-                return Verification(
-                    row.id, row.name, status, {}, [f"the stored lines are no whole replay: {exc}"]
-                )
+                return Verification(*named, {}, [f"the stored lines are no whole replay: {exc}"])
             verification.failures.extend(_column_problems(store, row.id))
             problems, never_played = _schedule_problems(store, row)
             verification.failures.extend(problems)

@@ -196,6 +196,30 @@ def stored_seed(text: Any, tournament_id: str, epoch: int) -> TournamentSeed:
         ) from None
 
 
+class DamagedStore(StoreError):
+    """A stored round (or the lines between two) that no longer reads back: bytes changed
+    on disk. Named (the file, the table, the round), so ``show`` says one line and
+    ``verify`` reports a failure, never a traceback."""
+
+
+def _damaged(
+    path: Path, table: Any, round_no: Any, exc: BaseException, *, what: str = ""
+) -> DamagedStore:
+    where = f"the lines after round {round_no}" if what == "between" else f"round {round_no}"
+    detail = str(exc).splitlines()[0][:160] if str(exc) else type(exc).__name__
+    return DamagedStore(f"{path}: {where} of table {table} is damaged ({detail})")
+
+
+def _loaded(stored: Any, path: Path, table: Any, round_no: Any, column: str = "result") -> Any:
+    """A stored JSON column (read as bytes: a flipped byte may be no UTF-8), decoded;
+    :class:`DamagedStore` naming the round and the column when it is not JSON any more."""
+    try:
+        return orjson.loads(stored)
+    except orjson.JSONDecodeError as exc:
+        problem = ValueError(f"its {column} does not read back: {exc}")
+        raise _damaged(path, table, round_no, problem) from None
+
+
 class RoundExists(StoreError):
     """This match's round is stored already: writing it again would count it twice."""
 
@@ -236,14 +260,23 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-def _lines_of(stored: bytes, lines_format: int, table: str, round_no: int) -> Iterator[bytes]:
+def _lines_of(
+    stored: bytes, lines_format: int, table: str, round_no: int, *, path: Path, what: str = ""
+) -> Iterator[bytes]:
     """Stored lines as the replay's lines: format 1 (a version 1 file) is those lines,
-    zlib-compressed; 2 is :mod:`tournaments.round_lines`'s array."""
-    if lines_format == 1:
-        return iter(io.BytesIO(zlib.decompress(stored)))
-    if lines_format == FORMAT:
-        return expand(stored, table, round_no)
-    raise StoreError(f"stored lines of an unknown format {lines_format}: upgrade the arena")
+    zlib-compressed; 2 is :mod:`tournaments.round_lines`'s array. A file of a newer
+    schema is refused when opened, so another format, or lines that do not decode, are
+    damage: :class:`DamagedStore` naming the round."""
+    if lines_format not in (1, FORMAT):
+        unknown = ValueError(f"lines of format {lines_format}, which no arena writes")
+        raise _damaged(path, table, round_no, unknown, what=what)
+    try:
+        if lines_format == 1:
+            yield from io.BytesIO(zlib.decompress(stored))
+        else:
+            yield from expand(stored, table, round_no)
+    except Exception as exc:  # zlib, zstandard, orjson, a wrong shape: whatever broke
+        raise _damaged(path, table, round_no, exc, what=what) from None
 
 
 def _json(value: Any) -> str:
@@ -514,18 +547,22 @@ class TournamentStore:
     def rounds_of(self, match_id: int) -> list[dict[str, Any]]:
         """The match's stored round records (:meth:`RoundRecord.to_dict`), by round."""
         rows = self.connection.execute(
-            "SELECT result FROM rounds WHERE table_match_id = ? ORDER BY round_no", (match_id,)
+            "SELECT m.table_id, r.round_no, CAST(r.result AS BLOB) FROM rounds r"
+            " JOIN table_matches m ON m.id = r.table_match_id"
+            " WHERE r.table_match_id = ? ORDER BY r.round_no",
+            (match_id,),
         )
-        return [orjson.loads(row[0]) for row in rows]
+        return [_loaded(result, self.path, table, round_no) for table, round_no, result in rows]
 
     def rounds(self, tournament_id: str) -> list[dict[str, Any]]:
         """Every stored round record of the tournament, in the order they were written."""
         rows = self.connection.execute(
-            "SELECT r.result FROM rounds r JOIN table_matches m ON m.id = r.table_match_id"
+            "SELECT m.table_id, r.round_no, CAST(r.result AS BLOB) FROM rounds r"
+            " JOIN table_matches m ON m.id = r.table_match_id"
             " WHERE m.tournament_id = ? ORDER BY r.id",
             (tournament_id,),
         )
-        return [orjson.loads(row[0]) for row in rows]
+        return [_loaded(result, self.path, table, round_no) for table, round_no, result in rows]
 
     def round_count(self, tournament_id: str) -> int:
         """How many rounds of the tournament are stored."""
@@ -544,12 +581,14 @@ class TournamentStore:
     def header(self, match_id: int, round_no: int) -> dict[str, Any]:
         """A stored round's header: seed, deal, rules, settings, who bid first ..."""
         row = self.connection.execute(
-            "SELECT header FROM rounds WHERE table_match_id = ? AND round_no = ?",
+            "SELECT CAST(header AS BLOB) FROM rounds WHERE table_match_id = ? AND round_no = ?",
             (match_id, round_no),
         ).fetchone()
         if row is None:
             raise StoreError(f"table match {match_id} has no round {round_no} stored")
-        header: dict[str, Any] = orjson.loads(row[0])
+        header: dict[str, Any] = _loaded(
+            row[0], self.path, self.match(match_id).table_id, round_no, "header"
+        )
         return header
 
     def faults(self, tournament_id: str) -> dict[str, dict[str, int]]:
@@ -588,17 +627,22 @@ class TournamentStore:
             " WHERE table_match_id = ? ORDER BY id",
             (match_id,),
         ):
-            between.setdefault(int(after), []).extend(_lines_of(lines, lines_format, table, after))
+            between.setdefault(int(after), []).extend(
+                _lines_of(lines, lines_format, table, after, path=self.path, what="between")
+            )
         yield from between.pop(0, ())
         for round_no, header, result, lines, lines_format in self.connection.execute(
-            "SELECT round_no, header, result, lines, lines_format FROM rounds"
-            " WHERE table_match_id = ? ORDER BY round_no",
+            "SELECT round_no, CAST(header AS BLOB), CAST(result AS BLOB), lines, lines_format"
+            " FROM rounds WHERE table_match_id = ? ORDER BY round_no",
             (match_id,),
         ):
-            yield orjson.dumps({"kind": "round_start", **orjson.loads(header)}) + b"\n"
-            yield from _lines_of(lines, lines_format, table, round_no)
+            start = _loaded(header, self.path, table, round_no, "header")
+            if not isinstance(start, dict):
+                raise _damaged(self.path, table, round_no, ValueError("its header is no object"))
+            yield orjson.dumps({"kind": "round_start", **start}) + b"\n"
+            yield from _lines_of(lines, lines_format, table, round_no, path=self.path)
             end = {"kind": "round_end", "table": table, "round": round_no}
-            end["summary"] = orjson.loads(result)
+            end["summary"] = _loaded(result, self.path, table, round_no)
             yield orjson.dumps(end) + b"\n"
             yield from between.pop(int(round_no), ())
         for rest in between.values():  # after a round no longer stored: kept, at the end
