@@ -92,7 +92,22 @@ def test_a_result_with_a_changed_key_is_damage_named_by_show(
     db, tid = copy_of(played, tmp_path)
     flip(db, b'"scores"', b'"scorez"')
     assert main(["tournament", "show", tid, "--db", str(db)]) == 2
-    assert DAMAGED.search(capsys.readouterr().err)
+    err = capsys.readouterr().err
+    assert DAMAGED.search(err), err
+    assert "its result is no round record: KeyError" in err
+
+
+def test_resuming_a_tournament_with_a_damaged_round_names_it(
+    played: tuple[Path, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db, tid = copy_of(played, tmp_path)
+    flip(db, b'"scores"', b'"scorez"')
+    with sqlite3.connect(db) as connection:  # as if it had been interrupted
+        connection.execute("UPDATE tournaments SET status = 'interrupted'")
+    assert main(["tournament", "resume", tid, "--db", str(db)]) == 2
+    err = capsys.readouterr().err
+    assert DAMAGED.search(err), err
+    assert "Traceback" not in err
 
 
 def test_verify_reports_a_damaged_round_as_not_verified(

@@ -714,29 +714,15 @@ def _export_replay(store: TournamentStore, row: TournamentRow, table: str | None
 def _board(store: TournamentStore, row: TournamentRow) -> Leaderboard:
     from tournaments.deals import Duplicate, seating_count
     from tournaments.leaderboard import Leaderboard
+    from tournaments.store import stored_round_record
 
     roster = [agent["name"] for agent in row.config.get("agents", ())]
     duplicate = Duplicate(row.config.get("tournament", {}).get("duplicate", "off"))
     return Leaderboard.from_rounds(
-        (_record(store, stored) for stored in store.rounds(row.id)),
+        (stored_round_record(stored, store.path) for stored in store.rounds(row.id)),
         names=roster,
         seatings=seating_count(duplicate),
     )
-
-
-def _record(store: TournamentStore, stored: Any) -> Any:
-    """A stored round record read back; one that decodes but is no record (a changed
-    byte in a key) is damage, named."""
-    from tournaments.store import DamagedStore, round_record
-
-    try:
-        return round_record(stored)
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
-        where = stored if isinstance(stored, dict) else {}
-        raise DamagedStore(
-            f"{store.path}: round {where.get('round_no', '?')} of table "
-            f"{where.get('table', '?')} is damaged (its result: {type(exc).__name__} {exc})"
-        ) from None
 
 
 def _list(store: TournamentStore, *, as_json: bool) -> int:

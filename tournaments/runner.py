@@ -63,7 +63,7 @@ from tournaments.schedule import FinishedTable, ScheduleKind, plan_stage
 from tournaments.schedule import Table as Seating
 from tournaments.seeds import epoch_seed
 from tournaments.session import Session, SessionEnd
-from tournaments.store import MatchRow, TournamentStore, round_record
+from tournaments.store import MatchRow, TournamentStore, stored_round_record
 
 if TYPE_CHECKING:
     from arena.sinks.base import Sink
@@ -149,7 +149,7 @@ async def run_tournament(
     with held:  # a second run of this tournament is refused meanwhile
         stored = store.rounds(tournament_id)
         leaderboard = Leaderboard.from_rounds(
-            (round_record(row) for row in stored),
+            (stored_round_record(row, store.path) for row in stored),
             names=config.names,
             seatings=seating_count(config.tournament.duplicate),
         )

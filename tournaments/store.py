@@ -576,7 +576,7 @@ class TournamentStore:
     def round_records(self, match_id: int) -> list[RoundRecord]:
         """The match's rounds as :class:`RoundRecord` again: what ``play_match(done=...)``
         needs to resume the match with its totals and its stop rule intact."""
-        return [round_record(data) for data in self.rounds_of(match_id)]
+        return [stored_round_record(data, self.path) for data in self.rounds_of(match_id)]
 
     def header(self, match_id: int, round_no: int) -> dict[str, Any]:
         """A stored round's header: seed, deal, rules, settings, who bid first ..."""
@@ -903,6 +903,17 @@ def _cards(texts: Sequence[str]) -> tuple[Card, ...]:
 
 def _three(values: Sequence[int]) -> tuple[int, int, int]:
     return (values[0], values[1], values[2])
+
+
+def stored_round_record(data: Any, path: Path) -> RoundRecord:
+    """:func:`round_record` of a record read from the file at ``path``: one that decodes
+    but is no record (a changed byte in a key) is :class:`DamagedStore`, named."""
+    try:
+        return round_record(data)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        where = data if isinstance(data, dict) else {}
+        problem = ValueError(f"its result is no round record: {type(exc).__name__} {exc}")
+        raise _damaged(path, where.get("table", "?"), where.get("round_no", "?"), problem) from None
 
 
 def round_record(data: Mapping[str, Any]) -> RoundRecord:
