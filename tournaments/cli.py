@@ -373,7 +373,7 @@ def _play(args: argparse.Namespace) -> int:
             from arena.cli import is_sigterm
 
             if started and is_sigterm(exc):
-                _say_resume(started[0], args.db, "terminated")
+                _say_resume(say_line, started[0], args.db, "terminated")
             raise
         except ArenaError:  # a worker that died (--workers): every stored round kept
             if started:
