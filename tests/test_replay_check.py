@@ -565,7 +565,7 @@ def cut_inside(source: Path, fraction: float, *, mid_character: bool) -> tuple[P
     symbol = "♠".encode()
     if mid_character:
         at = data.index(symbol, at) + 1
-    while data[at - 1 : at] == b"\n":
+    while b"\n" in data[at - 1 : at + 1]:  # not at a line's end: a whole line is no cut
         at += 5
     cut = data[:at]
     target = source.with_name("cut.jsonl")
