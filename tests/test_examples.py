@@ -15,6 +15,7 @@ three model seats with the keys in the environment, and a missing key stops
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import os
@@ -77,11 +78,13 @@ def free_port() -> int:
     return port
 
 
-@pytest.fixture
-def served(language: str, tmp_path: Path) -> Iterator[str]:
-    """The example running as an HTTP server on a free loopback port: its URL.
+@contextlib.contextmanager
+def example_server(
+    language: str, tmp_path: Path, environ: dict[str, str] | None = None
+) -> Iterator[int]:
+    """The example running as an HTTP server on a free loopback port: its port.
 
-    Waits until the server accepts connections, and stops it after the test.
+    Waits until the server accepts connections, and stops it at the end.
     """
     port = free_port()
     log = tmp_path / f"{language}-server.log"
@@ -91,10 +94,11 @@ def served(language: str, tmp_path: Path) -> Iterator[str]:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=stderr,
+            env=environ,
         )
     try:
         wait_until_listening(server, port, log)
-        yield f"http://127.0.0.1:{port}/"
+        yield port
     finally:
         server.terminate()
         try:
@@ -104,24 +108,20 @@ def served(language: str, tmp_path: Path) -> Iterator[str]:
             server.wait()
 
 
+@pytest.fixture
+def served(language: str, tmp_path: Path) -> Iterator[str]:
+    """The example's URL, served over HTTP for the test."""
+    with example_server(language, tmp_path) as port:
+        yield f"http://127.0.0.1:{port}/"
+
+
 def test_an_example_refuses_a_wrong_token_on_a_kept_open_connection(
     language: str, tmp_path: Path
 ) -> None:
     """With AGENT_TOKEN set, a POST without it is refused 401, and the connection stays
     usable: the body is read even when refused (else the next request would be read
     from the leftover body, 400 and 501 on a kept-open connection)."""
-    port = free_port()
-    log = tmp_path / f"{language}-server.log"
-    with log.open("wb") as stderr:
-        server = subprocess.Popen(
-            [*example_command(language), "--http", str(port)],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=stderr,
-            env={**os.environ, "AGENT_TOKEN": "sekrit"},
-        )
-    try:
-        wait_until_listening(server, port, log)
+    with example_server(language, tmp_path, {**os.environ, "AGENT_TOKEN": "sekrit"}) as port:
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
         body = json.dumps({"type": "DEAL", "player_id": "Example", "hand": ["♠3"] * 5})
         statuses = []
@@ -135,9 +135,6 @@ def test_an_example_refuses_a_wrong_token_on_a_kept_open_connection(
         assert statuses[:2] == [401, 401]
         assert statuses[2] != 401  # the right token is let in on the same connection
         assert statuses[3] == 401
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
 
 
 def wait_until_listening(server: subprocess.Popen[bytes], port: int, log: Path) -> None:

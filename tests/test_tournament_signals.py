@@ -12,14 +12,13 @@ import asyncio
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import httpx
+from processes import alive, rounds_in, wait_for
 from rosters import roster
 
 from arena.server.control import MatchControl
@@ -47,35 +46,9 @@ def arena(*args: str, prelude: str = "", token: str | None = None) -> subprocess
     )
 
 
-def wait_for(condition: Any, within_s: float, what: str) -> None:
-    deadline = time.monotonic() + within_s
-    while not condition():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.05)
-
-
-def gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    stat = Path(f"/proc/{pid}/stat")  # a zombie (its parent killed too) is gone
-    return stat.exists() and stat.read_text().split(") ")[1].startswith("Z")
-
-
 def parent_of(pid: int) -> int:
     """The process that started ``pid`` (Linux's /proc)."""
     return int(Path(f"/proc/{pid}/stat").read_text().split(") ")[1].split()[1])
-
-
-def rounds_in(db: Path) -> int:
-    if not db.exists():
-        return 0
-    try:
-        with sqlite3.connect(db) as connection:
-            return int(connection.execute("SELECT count(*) FROM rounds").fetchone()[0])
-    except sqlite3.OperationalError:
-        return 0
 
 
 def ended(process: subprocess.Popen[str], within_s: float) -> str:
@@ -194,7 +167,9 @@ def test_sigterm_ends_the_programs_says_terminated_and_how_to_resume(tmp_path: P
     assert "terminated; go on with: arena tournament resume" in err
     assert err.rstrip().endswith("arena: terminated")
     assert "Traceback" not in err
-    wait_for(lambda: gone(program) and gone(child), 5, "a program outlived the tournament")
+    wait_for(
+        lambda: not alive(program) and not alive(child), 5, "a program outlived the tournament"
+    )
     with TournamentStore(db, create=False) as store:
         (row,) = store.tournaments()
         assert row.status == "interrupted"
@@ -218,7 +193,9 @@ def test_sigterm_with_workers_ends_the_programs_a_worker_started(tmp_path: Path)
             process.communicate()
     assert process.returncode == 143, err
     assert "terminated; go on with: arena tournament resume" in err
-    wait_for(lambda: gone(program) and gone(child), 5, "a program outlived the tournament")
+    wait_for(
+        lambda: not alive(program) and not alive(child), 5, "a program outlived the tournament"
+    )
 
 
 def test_a_worker_whose_main_process_is_killed_leaves_no_program_behind(
@@ -238,8 +215,10 @@ def test_a_worker_whose_main_process_is_killed_leaves_no_program_behind(
         time.sleep(0.5)
         os.kill(process.pid, signal.SIGKILL)
         process.wait(10)
-        wait_for(lambda: gone(program) and gone(child), 10, "a worker's program outlived it")
-        wait_for(lambda: gone(parent), 10, "the worker outlived its main process")
+        wait_for(
+            lambda: not alive(program) and not alive(child), 10, "a worker's program outlived it"
+        )
+        wait_for(lambda: not alive(parent), 10, "the worker outlived its main process")
     finally:
         if process.poll() is None:
             process.kill()

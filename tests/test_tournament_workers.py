@@ -7,13 +7,11 @@ main process; what cannot cross into a worker is refused."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import multiprocessing
 import os
 import re
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -24,6 +22,7 @@ import aiomqtt
 import orjson
 import pytest
 from mosquitto import Mosquitto, mosquitto_fixture  # noqa: F401 (the fixture)
+from processes import alive, rounds_in, wait_for, workers_of
 from rosters import roster as roster_text
 
 from arena.cli import main
@@ -404,41 +403,6 @@ def test_the_cli_with_two_workers_shows_the_board_of_one(
         assert f"--workers {wrong}: give 1" in capsys.readouterr().err
 
 
-def children(pid: int) -> list[int]:
-    """The processes ``pid`` started, from any of its threads (Linux's /proc)."""
-    found: list[int] = []
-    for thread in Path(f"/proc/{pid}/task").glob("*"):
-        with contextlib.suppress(OSError):  # a thread that ended meanwhile
-            found.extend(int(child) for child in (thread / "children").read_text().split())
-    return found
-
-
-def workers_of(pid: int) -> list[int]:
-    """The worker processes of the arena ``pid``: its fork server's children."""
-    return [
-        worker
-        for child in children(pid)
-        if "forkserver" in Path(f"/proc/{child}/cmdline").read_text()
-        for worker in children(child)
-    ]
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    stat = Path(f"/proc/{pid}/stat")
-    return not (stat.exists() and stat.read_text().split(") ")[1].startswith("Z"))
-
-
-def wait_for(condition: Any, within_s: float, what: str) -> None:
-    deadline = time.monotonic() + within_s
-    while not condition():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.05)
-
-
 def start_cup(tmp_path: Path, db: Path) -> subprocess.Popen[str]:
     """``arena tournament run`` with 2 workers, paced to be caught midway, in a process
     group of its own (a terminal's Ctrl-C reaches the whole group)."""
@@ -466,16 +430,6 @@ def start_cup(tmp_path: Path, db: Path) -> subprocess.Popen[str]:
         text=True,
         start_new_session=True,
     )
-
-
-def rounds_in(db: Path) -> int:
-    if not db.exists():
-        return 0
-    try:
-        with sqlite3.connect(db) as connection:
-            return int(connection.execute("SELECT count(*) FROM rounds").fetchone()[0])
-    except sqlite3.OperationalError:
-        return 0
 
 
 def test_ctrl_c_stops_the_workers_tables_after_their_round_and_says_how_to_resume(
