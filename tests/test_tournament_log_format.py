@@ -9,7 +9,6 @@ import json
 import os
 import re
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from processes import rounds_in, wait_for
 from rosters import roster
 
 REPO = Path(__file__).resolve().parent.parent
@@ -175,17 +175,7 @@ def test_with_json_logs_ctrl_c_says_json(tmp_path: Path) -> None:
         text=True,
     )
     try:
-        deadline = time.monotonic() + 60
-        stored = 0
-        while time.monotonic() < deadline and stored < 2:
-            time.sleep(0.05)
-            if db.exists():
-                with sqlite3.connect(db) as connection:
-                    try:
-                        stored = connection.execute("SELECT count(*) FROM rounds").fetchone()[0]
-                    except sqlite3.OperationalError:
-                        continue
-        assert stored >= 2
+        wait_for(lambda: rounds_in(db) >= 2, 60, "no rounds stored")
         os.kill(process.pid, signal.SIGINT)
         _, err = process.communicate(timeout=60)
     finally:

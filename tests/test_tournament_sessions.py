@@ -11,14 +11,13 @@ from __future__ import annotations
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from processes import rounds_in, wait_for
 
 from arena.cli import main
 from arena.errors import ConfigError
@@ -177,17 +176,7 @@ def test_the_first_ctrl_c_stops_a_daily_run_after_the_current_round(
         text=True,
     )
     try:
-        deadline = time.monotonic() + 60
-        stored = 0
-        while time.monotonic() < deadline and stored < 2:
-            time.sleep(0.05)
-            if db.exists():
-                with sqlite3.connect(db) as connection:
-                    try:
-                        stored = connection.execute("SELECT count(*) FROM rounds").fetchone()[0]
-                    except sqlite3.OperationalError:
-                        continue
-        assert stored >= 2
+        wait_for(lambda: rounds_in(db) >= 2, 60, "no rounds stored")
         os.kill(process.pid, signal.SIGINT)
         _, err = process.communicate(timeout=60)
     finally:
