@@ -44,7 +44,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 from arena.errors import ConfigError
 from arena.runner import seat_agent
 from arena.table import (
-    BetweenRoundsHandle,
     RoundRecord,
     Table,
     build_moderator,
@@ -458,21 +457,17 @@ def new_table(
         sinks=sinks,
     )
     if playing.control is not None:
-        playing.control.attach(table)
-        session = playing.session
-
-        async def stop_if_asked(handle: BetweenRoundsHandle) -> None:
-            session.stop_if_asked(table_id)  # a stop that released the pause ends it here
-
-        table.between_rounds.insert(1, stop_if_asked)  # right after the pause's gate
+        session = playing.session  # a stop that released the pause ends the table there
+        playing.control.attach(table, after_gate=lambda: session.stop_if_asked(table_id))
     return table
 
 
 class TableControl(Protocol):
     """What holds tables between rounds (:class:`arena.server.MatchControl`)."""
 
-    def attach(self, table: Table) -> None:
-        """Hold ``table`` at the gate before each of its rounds after the first."""
+    def attach(self, table: Table, after_gate: Callable[[], None] | None = None) -> None:
+        """Hold ``table`` at the gate before each of its rounds after the first, then
+        call ``after_gate``."""
         ...
 
     async def gate(self) -> None:

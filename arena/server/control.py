@@ -110,12 +110,16 @@ class MatchControl:
                 self.waiting.discard(table_id)
             self._changed()
 
-    def attach(self, table: Table) -> None:
-        """Hold ``table`` at the gate before each of its rounds after the first."""
+    def attach(self, table: Table, after_gate: Callable[[], None] | None = None) -> None:
+        """Hold ``table`` at the gate before each of its rounds after the first;
+        ``after_gate`` runs as the gate lets it go (a tournament ends a table there when
+        the gate was released by a stop)."""
         table_id = table.table_id
 
         async def between_rounds(handle: BetweenRoundsHandle) -> None:
             await self.gate(table_id)
+            if after_gate is not None:
+                after_gate()
 
         table.between_rounds.insert(0, between_rounds)
 
