@@ -504,7 +504,6 @@ class WorkerPool:
             context = multiprocessing.get_context("spawn")
         config = self.store.tournament(self.tid).config  # what a resumed run parses too
         loop = asyncio.get_running_loop()
-        ends: list[Connection] = []
         for number in range(1, self.count + 1):
             ours, theirs = context.Pipe(duplex=True)
             process = context.Process(
@@ -521,9 +520,8 @@ class WorkerPool:
                 name=f"arena-worker-{number}",
                 daemon=True,  # ended with the main process at its exit
             )
-            ends.append(theirs)
+            self._far_ends.append(theirs)
             self._workers.append(_Worker(number, process, ours))
-        self._far_ends = ends
         self._starting_up = asyncio.ensure_future(asyncio.to_thread(self._start))
         self._starting_up.add_done_callback(self._started)
         for worker in self._workers:
@@ -535,10 +533,9 @@ class WorkerPool:
     def _start(self) -> None:
         """Starts the processes: blocking, so run in a thread. Each pipe's far end is
         closed here once its worker holds it, the others by :meth:`_started`."""
-        ends = self._far_ends
-        while ends:
-            self._workers[self.count - len(ends)].process.start()
-            ends.pop(0).close()
+        for worker in self._workers:  # in step with _far_ends: the first end is its own
+            worker.process.start()
+            self._far_ends.pop(0).close()
         log.info("workers_started", workers=self.count, pids=self.pids)
 
     def _started(self, starting: asyncio.Future[None]) -> None:
