@@ -148,7 +148,7 @@ def _chain_readings(counts: list[int], n: int, rules: Rules) -> list[tuple[Combo
             if rest[SMALL_JOKER] and rest[BIG_JOKER]:
                 continue  # never both jokers among the wings
             if wing_size == 1:
-                if any(c > 1 for c in rest) if not rules.loose_wings else any(c == 4 for c in rest):
+                if max(rest) > (3 if rules.loose_wings else 1):
                     continue  # loose wings may repeat a rank, but are never a bomb
             elif any(c not in (0, 2) for c in rest):
                 continue
