@@ -53,15 +53,16 @@ class _StdinLines:
         try:
             fd = sys.stdin.fileno()
             loop = asyncio.get_running_loop()
-            ready: asyncio.Future[None] = loop.create_future()
-            loop.add_reader(fd, _wake, ready)
+            ready = asyncio.Event()
+            loop.add_reader(fd, ready.set)
         except (AttributeError, OSError, ValueError, NotImplementedError):
             # no file descriptor (a test's StringIO), a regular file, or a loop without
             # add_reader: reading does not wait for a person, so a thread is harmless
             return await asyncio.to_thread(_readline_from_stream)
         try:
             while b"\n" not in self._pending:
-                await ready
+                await ready.wait()
+                ready.clear()
                 try:
                     chunk = os.read(fd, 4096)
                 except OSError:  # EIO: the terminal hung up, the player is gone as well
@@ -69,8 +70,6 @@ class _StdinLines:
                 if not chunk:
                     break
                 self._pending += chunk
-                ready = loop.create_future()
-                loop.add_reader(fd, _wake, ready)
         finally:
             loop.remove_reader(fd)
         if not self._pending:
@@ -78,12 +77,6 @@ class _StdinLines:
         line, _, rest = bytes(self._pending).partition(b"\n")
         self._pending[:] = rest
         return line.rstrip(b"\r").decode(sys.stdin.encoding or "utf-8", errors="replace")
-
-
-def _wake(ready: asyncio.Future[None]) -> None:
-    """The descriptor can be read: wake the waiting prompt (once)."""
-    if not ready.done():
-        ready.set_result(None)
 
 
 def _readline_from_stream() -> str | None:
