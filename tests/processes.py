@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import sqlite3
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Final
 
 
 def children(pid: int) -> list[int]:
@@ -58,3 +62,27 @@ def rounds_in(db: Path) -> int:
             return int(connection.execute("SELECT count(*) FROM rounds").fetchone()[0])
     except sqlite3.OperationalError:
         return 0
+
+
+REPO: Final = Path(__file__).resolve().parent.parent
+
+
+def ctrl_c_once_stored(argv: list[str], db: Path, rounds: int = 2) -> tuple[int, str]:
+    """Run ``arena ARGV`` (a tournament writing ``db``) until ``rounds`` are stored, then
+    send one SIGINT (a terminal's first Ctrl-C): its exit status and its stderr."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", *argv],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for(lambda: rounds_in(db) >= rounds, 60, "no rounds stored")
+        os.kill(process.pid, signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(10)
+    return process.returncode, err

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from processes import rounds_in, wait_for
+from processes import ctrl_c_once_stored
 from rosters import roster
 
 REPO = Path(__file__).resolve().parent.parent
@@ -167,22 +167,8 @@ def test_with_json_logs_ctrl_c_says_json(tmp_path: Path) -> None:
     db = tmp_path / "d.db"
     file = daily_file(tmp_path, pace=0.002)
     argv = ["tournament", "run", str(file), "--db", str(db), "--log-format", "json"]
-    process = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", *argv],
-        cwd=REPO,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        wait_for(lambda: rounds_in(db) >= 2, 60, "no rounds stored")
-        os.kill(process.pid, signal.SIGINT)
-        _, err = process.communicate(timeout=60)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait(10)
-    assert process.returncode == 130
+    code, err = ctrl_c_once_stored(argv, db)
+    assert code == 130
     events = [r["event"] for r in json_lines(err)]
     assert "stopping_after_round" in events
     assert events[-1] == "tournament_resumable"

@@ -9,15 +9,11 @@ Ctrl-C stops a real ``arena tournament run`` process after the current round.
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from processes import rounds_in, wait_for
+from processes import ctrl_c_once_stored
 
 from arena.cli import main
 from arena.errors import ConfigError
@@ -168,22 +164,8 @@ def test_the_first_ctrl_c_stops_a_daily_run_after_the_current_round(
 ) -> None:
     db = tmp_path / "arena.db"
     file = daily_file(tmp_path, pace=0.002)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "arena.cli", "tournament", "run", str(file), "--db", str(db)],
-        cwd=REPO,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        wait_for(lambda: rounds_in(db) >= 2, 60, "no rounds stored")
-        os.kill(process.pid, signal.SIGINT)
-        _, err = process.communicate(timeout=60)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait(10)
-    assert process.returncode == 130
+    code, err = ctrl_c_once_stored(["tournament", "run", str(file), "--db", str(db)], db)
+    assert code == 130
     assert "stopping after the current round" in err
     tid = only_id(db, capsys)
     assert f"stopped after the current round; go on with: arena tournament resume {tid}" in err

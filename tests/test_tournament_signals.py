@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 from processes import alive, rounds_in, wait_for
 from rosters import roster
 
@@ -148,14 +149,24 @@ def test_ctrl_c_while_paused_stops_the_tables_there_and_says_how_to_resume(
     assert run.leaderboard.rounds == 10
 
 
-def test_sigterm_ends_the_programs_says_terminated_and_how_to_resume(tmp_path: Path) -> None:
-    """As ``arena play`` does: the agents are closed (a hung program is killed), the
-    tournament is left resumable and says so, exit status 143."""
+@pytest.mark.parametrize("workers", [1, 2], ids=["in-process", "workers"])
+def test_sigterm_ends_the_programs_says_terminated_and_how_to_resume(
+    tmp_path: Path, workers: int
+) -> None:
+    """As ``arena play`` does: the agents are closed (a hung program is killed, a
+    worker's too), the tournament is left resumable and says so, exit status 143."""
     pids = tmp_path / "pids"
     db = tmp_path / "mute.db"
-    process = arena("run", str(mute_cup(tmp_path, pids)), "--db", str(db))
+    cup = mute_cup(tmp_path, pids)
+    if workers == 1:
+        process = arena("run", str(cup), "--db", str(db))
+    else:
+        in_workers = "import tournaments.workers as w; w.PLAY_HERE_WHILE_STARTING = False; "
+        process = arena("run", str(cup), "--db", str(db), "--workers", "2", prelude=in_workers)
     try:
         program, child = program_pids(pids)
+        if workers > 1:
+            assert parent_of(program) != process.pid  # started by a worker
         time.sleep(0.5)  # the round is under way, waiting on the silent program
         process.send_signal(signal.SIGTERM)
         err = ended(process, 30)
@@ -173,29 +184,6 @@ def test_sigterm_ends_the_programs_says_terminated_and_how_to_resume(tmp_path: P
     with TournamentStore(db, create=False) as store:
         (row,) = store.tournaments()
         assert row.status == "interrupted"
-
-
-def test_sigterm_with_workers_ends_the_programs_a_worker_started(tmp_path: Path) -> None:
-    pids = tmp_path / "pids"
-    db = tmp_path / "mute.db"
-    in_workers = "import tournaments.workers as w; w.PLAY_HERE_WHILE_STARTING = False; "
-    cup = mute_cup(tmp_path, pids)
-    process = arena("run", str(cup), "--db", str(db), "--workers", "2", prelude=in_workers)
-    try:
-        program, child = program_pids(pids)
-        assert parent_of(program) != process.pid  # started by a worker
-        time.sleep(0.5)
-        process.send_signal(signal.SIGTERM)
-        err = ended(process, 30)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.communicate()
-    assert process.returncode == 143, err
-    assert "terminated; go on with: arena tournament resume" in err
-    wait_for(
-        lambda: not alive(program) and not alive(child), 5, "a program outlived the tournament"
-    )
 
 
 def test_a_worker_whose_main_process_is_killed_leaves_no_program_behind(
