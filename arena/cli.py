@@ -470,7 +470,7 @@ def _play(args: argparse.Namespace) -> int:
             await _play_once(config, args, seed, live, gift_settings, None)
             return
         async with server:
-            say_server(server, sayer(args.log_format))
+            say_server(server, sayer(args.log_format), args.log_format)
             match_seed = seed
             while True:
                 if not server.control.started:
@@ -662,7 +662,12 @@ async def _start_gifts(
         from gifts.webhook import WebhookIntake
 
         server.parts.gifts = WebhookIntake(gifts.router, secret=server.token or "")
-        if server.token:
+        if server.token_made:  # a bridge elsewhere cannot know a token made for the run
+            sources.append(
+                f"the webhook {server.url}/gifts/webhook (signed with this run's token: "
+                "set ARENA_SERVER_TOKEN for a bridge)"
+            )
+        elif server.token:
             sources.append(f"the webhook {server.url}/gifts/webhook")
     if mqtt is not None:
         sources.append(f"MQTT topic {gifts_topic(mqtt)}")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 import socket
 import time
 from collections.abc import AsyncIterator
@@ -24,6 +25,7 @@ from test_spectator_feed import hidden_cards_in
 from arena.config import ArenaConfig, SeatConfig, ServerSettings, parse_config
 from arena.errors import ConfigError
 from arena.runner import build_tables, play_tables
+from arena.server.flags import TOKEN_ENV
 from arena.server.serving import Serving
 from arena.server.wiring import ArenaServer
 from arena.sinks.spectator import SpectatorFeed
@@ -192,6 +194,28 @@ def test_beyond_loopback_needs_a_token() -> None:
     with pytest.raises(ConfigError, match="needs a token"):
         ArenaServer(ServerSettings(), mode="play", host="0.0.0.0", token="")
     ArenaServer(ServerSettings(), mode="play", host="0.0.0.0", token=TOKEN)  # allowed
+
+
+def test_a_server_without_a_token_on_loopback_makes_one_for_its_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``ARENA_SERVER_TOKEN`` unset: a loopback server makes a token of its own (new each
+    run, fit for a URL's fragment); set, that one is used; beyond loopback it must be set."""
+    monkeypatch.delenv(TOKEN_ENV, raising=False)
+    made = ArenaServer(ServerSettings(port=0), mode="serve")
+    again = ArenaServer(ServerSettings(port=0), mode="serve")
+    assert made.token_made
+    assert made.token is not None
+    assert re.fullmatch(r"[A-Za-z0-9_-]{43}", made.token)
+    assert again.token != made.token
+    link = made.control_link()
+    assert link == f"{made.url}/control#token={made.token}"
+    assert made.token not in json.dumps(made.urls())
+    with pytest.raises(ConfigError, match=f"needs a token: set {TOKEN_ENV}"):
+        ArenaServer(ServerSettings(), mode="play", host="0.0.0.0")
+    monkeypatch.setenv(TOKEN_ENV, f"  {TOKEN} ")
+    chosen = ArenaServer(ServerSettings(), mode="play", host="0.0.0.0")
+    assert (chosen.token, chosen.token_made) == (TOKEN, False)
 
 
 async def test_a_port_in_use_is_said_plainly() -> None:

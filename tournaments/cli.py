@@ -262,7 +262,7 @@ def _play(args: argparse.Namespace) -> int:
                 if feed is not None:  # the pages name the run as the MQTT feed does
                     server.hub.reset(feed.run_id)
                 await server.__aenter__()
-                say_server(server, say_line)
+                say_server(server, say_line, args.log_format)
                 if settings.table.pace_s == 0:
                     say_line(
                         "server_unpaced",

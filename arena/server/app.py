@@ -10,8 +10,10 @@
 | ``/control/api/...`` | start, pause, resume, featured table, test gift: token only |
 | ``/gifts/webhook`` | a bridge's gift, signed with the token (``X-Arena-Signature``) |
 
-The token comes from the environment (``ARENA_SERVER_TOKEN``), never from a file or the
-command line; without one the controls and the webhook refuse everything. Gifts reach
+The token comes from the environment (``ARENA_SERVER_TOKEN``) or is made for the run
+(arena/server/tokens.py), never from a file or the command line; without one (a
+library's server) the controls and the webhook refuse everything. ``/control`` and its
+API are never framed (arena/server/framing.py). Gifts reach
 the tables through a :class:`GiftIntake` the gifts package provides (this package does
 not depend on it); without one (gifts off) the webhook and the test gift say so.
 """
@@ -83,7 +85,8 @@ class ServerParts:
     hub: OverlayHub
     control: MatchControl
     token: str | None
-    """The control page's and webhook's token (from ``ARENA_SERVER_TOKEN``), or None."""
+    """The control page's and webhook's token (``ARENA_SERVER_TOKEN``, or made for the
+    run), or None."""
     gifts: GiftIntake | None = None
     avatar_files: Mapping[int, Path] = field(default_factory=dict)
     on_start: Callable[[], Awaitable[str]] | None = None

@@ -44,8 +44,9 @@ def _port(text: str) -> int:
     return port
 
 
-def say_server(server: ArenaServer, say: Say) -> None:
-    """Where the pages are, and whether the controls can be used."""
+def say_server(server: ArenaServer, say: Say, log_format: str) -> None:
+    """Where the pages are, and how to open the controls: with a token the arena made
+    for the run, the link that logs in (arena/server/tokens.py says where it goes)."""
     urls = server.urls()
     say(
         "server_started",
@@ -60,3 +61,26 @@ def say_server(server: ArenaServer, say: Say) -> None:
             "everything until it is",
             level="warning",
         )
+    elif server.token_made:
+        _say_control_link(server, say, log_format)
+
+
+def _say_control_link(server: ArenaServer, say: Say, log_format: str) -> None:
+    """The link with this run's token: a plain line for the person at the terminal;
+    in JSON (a log collector reads stderr) only a private file's path, never the token."""
+    if log_format == "json":
+        path = server.write_link_file()
+        say(
+            "server_control_link",
+            "",
+            control=server.urls()["control"],
+            link_file=str(path),
+            note=f"the control page's link with a token made for this run is in link_file "
+            f"(readable by this user only); set {TOKEN_ENV} to choose the token",
+        )
+        return
+    say(
+        "server_control_link",
+        f"open the controls at {server.control_link()} (a token made for this run; "
+        f"set {TOKEN_ENV} to choose your own)",
+    )

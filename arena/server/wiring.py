@@ -7,7 +7,6 @@ feed's output, attach its controls to every table, and start it before the first
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,7 +16,8 @@ from arena.errors import ConfigError
 from arena.server.app import ServerParts, build_app
 from arena.server.control import MatchControl
 from arena.server.hub import Mode, OverlayHub
-from arena.server.serving import DEFAULT_HOST, TOKEN_ENV, Serving, is_loopback
+from arena.server.serving import DEFAULT_HOST, Serving, is_loopback
+from arena.server.tokens import control_link, remove_private_link, run_token, write_private_link
 from arena.sinks.mqtt import new_run_id
 from arena.table import Table
 
@@ -25,13 +25,7 @@ if TYPE_CHECKING:
     from arena.sinks.mqtt import MqttSink
     from arena.sinks.spectator import SpectatorOutput
 
-__all__ = ["ArenaServer", "avatars_of", "server_token", "spectator_outputs"]
-
-
-def server_token() -> str | None:
-    """The token from the environment (``ARENA_SERVER_TOKEN``), or None when unset."""
-    token = os.environ.get(TOKEN_ENV, "").strip()
-    return token or None
+__all__ = ["ArenaServer", "avatars_of", "spectator_outputs"]
 
 
 def avatars_of(
@@ -89,13 +83,14 @@ class ArenaServer:
         started: bool = True,
         token: str | None = None,
     ) -> None:
-        self.token = token if token is not None else server_token()
         host = host or DEFAULT_HOST
-        if not is_loopback(host) and not self.token:
-            raise ConfigError(
-                f"--host {host}: serving beyond this machine needs a token: set {TOKEN_ENV} "
-                "(the control page and the gift webhook would be open to anyone)"
-            )
+        found = run_token(host, loopback=is_loopback(host), given=token)
+        self.token = found.value if found is not None else None
+        """The controls' and the webhook's token (arena/server/tokens.py): ``token``,
+        else ``ARENA_SERVER_TOKEN``, else one made for this run; None: they refuse all."""
+        self.token_made = found is not None and found.made_for_run
+        """The arena made the token: the command prints :meth:`control_link`."""
+        self._link_file: Path | None = None
         urls, files = avatars_of(seats, base=config_dir)
         self.hub = OverlayHub(
             run_id=new_run_id(),
@@ -131,8 +126,23 @@ class ArenaServer:
         return self.serving.url
 
     def urls(self) -> Mapping[str, str]:
-        """The pages, by name (printed when the server starts)."""
+        """The pages, by name (printed when the server starts); never the token."""
         return {name: f"{self.url}/{name}" for name in ("overlay", "spectator", "control")}
+
+    def control_link(self) -> str | None:
+        """The control page's URL that logs in by itself (the token in its fragment),
+        or None without a token. A secret: for the terminal or a private file only."""
+        return control_link(self.url, self.token) if self.token else None
+
+    def write_link_file(self) -> Path | None:
+        """Write :meth:`control_link` to a file only this user reads (removed when the
+        server stops): its path, or None without a token."""
+        link = self.control_link()
+        if link is None:
+            return None
+        if self._link_file is None:
+            self._link_file = write_private_link(link)
+        return self._link_file
 
     def attach(self, tables: Iterable[Table]) -> None:
         """Every table waits at the controls' gate between rounds."""
@@ -146,3 +156,6 @@ class ArenaServer:
     async def __aexit__(self, *exc: object) -> None:
         self.hub.flush()
         await self.serving.stop()
+        if self._link_file is not None:
+            remove_private_link(self._link_file)
+            self._link_file = None

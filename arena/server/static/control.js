@@ -1,7 +1,10 @@
 /* Streamer's control page: talks to /control/api/* with a Bearer token.
  *
- * The page holds no secret: the token is typed in and kept in sessionStorage (gone when
- * the tab closes). Every answer is shown with textContent, never as markup.
+ * The page holds no secret: the token is typed in, or comes in the URL's fragment
+ * (/control#token=..., the link `arena serve` prints with a token made for the run: a
+ * fragment is never sent to the server), and is kept in sessionStorage (gone when the tab
+ * closes); a fragment's token is taken off the address bar and the tab's history at once.
+ * Every answer is shown with textContent, never as markup.
  */
 "use strict";
 
@@ -13,6 +16,15 @@
 
   function token() {
     return sessionStorage.getItem(TOKEN_KEY) || "";
+  }
+
+  /** A token given as #token=... becomes the tab's token; the address bar (and this
+   * history entry) keep the page's URL without it, so it is not bookmarked or shared. */
+  function takeTokenFromFragment() {
+    if (!location.hash) return;
+    const given = new URLSearchParams(location.hash.slice(1)).get("token");
+    history.replaceState(null, "", location.pathname + location.search);
+    if (given && given.trim()) sessionStorage.setItem(TOKEN_KEY, given.trim());
   }
 
   function setAuth(state, text) {
@@ -192,7 +204,8 @@
       ev.preventDefault();
       post("gift", giftBody());
     });
-    // A token from earlier in this tab: log straight back in.
+    takeTokenFromFragment();
+    // A token from the link, or from earlier in this tab: log straight in.
     $("token").value = token();
     if (token()) refresh().then((ok) => { if (ok) startRefresh(); });
   }
