@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import signal
+import sys
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -320,6 +322,78 @@ async def test_the_control_page_refuses_a_wrong_token_and_pauses_with_the_right_
         assert server.control.pause_requested
         await shot(page, "control")
     assert trouble == []
+
+
+async def test_the_printed_control_link_logs_in_and_starts_the_match(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """``arena serve`` without ARENA_SERVER_TOKEN prints a link with a token made for the
+    run; opened in the browser, the page logs in by itself, takes the token off the
+    address bar, and its Start plays the match."""
+    stream = tmp_path / "stream.toml"
+    stream.write_text("[match]\nrounds = 1\n[table]\npace_s = 0.0\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "ARENA_SERVER_TOKEN"}
+    process = await asyncio.create_subprocess_exec(
+        *(sys.executable, "-m", "arena.cli", "serve", "--config", str(stream), "--port", "0"),
+        cwd=REPO,
+        env=env,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert process.stderr is not None
+    lines: list[str] = []
+
+    async def line_with(text: str) -> str:
+        async with asyncio.timeout(30):
+            while True:
+                line = (await process.stderr.readline()).decode()  # type: ignore[union-attr]
+                assert line, f"no line with {text!r}: {lines}"
+                lines.append(line)
+                if text in line:
+                    return line
+
+    try:
+        said = await line_with("open the controls at ")
+        link = said.split("open the controls at ")[1].split()[0]
+        base, _, token = link.partition("/control#token=")
+        await line_with("waiting for Start")
+        page, trouble = await open_page(browser, link)
+        await page.locator("#auth-status[data-state=ok]").wait_for(timeout=10_000)
+        assert page.url == f"{base}/control"  # the token is off the address bar
+        assert token not in await page.evaluate("history.state + location.href")
+        kept = await page.evaluate("sessionStorage.getItem('arena-control-token')")
+        assert kept == token
+        await page.click("#start")
+        await page.locator("#result", has_text="the match starts").wait_for(timeout=10_000)
+        await line_with("seed ")  # the match the Start began
+        await line_with("waiting for Start")  # ... played to its end
+        await shot(page, "control-from-link")
+    finally:
+        if process.returncode is None:
+            process.send_signal(signal.SIGINT)
+        async with asyncio.timeout(30):
+            await process.wait()
+    assert trouble == []
+
+
+async def test_another_page_cannot_frame_the_controls_but_may_frame_the_overlay(
+    browser: Browser,
+) -> None:
+    server = ArenaServer(ServerSettings(port=0), mode="play", token=TOKEN)
+    async with server:
+        page = await browser.new_page()
+        await page.set_content(
+            f'<iframe id="control" src="{server.url}/control"></iframe>'
+            f'<iframe id="overlay" src="{server.url}/overlay"></iframe>'
+        )
+        framed = page.frame_locator("#overlay").locator("body")
+        await framed.wait_for(state="attached", timeout=10_000)
+        control = page.frame_locator("#control").locator("#login-form")
+        await page.wait_for_load_state("load")
+        assert await control.count() == 0  # the browser refused to show it in a frame
+        urls = [frame.url for frame in page.frames]
+        assert f"{server.url}/overlay" in urls
+        assert f"{server.url}/control" not in urls
 
 
 async def test_a_model_seat_shows_its_legal_move_rate_and_cost(

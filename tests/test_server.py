@@ -218,6 +218,37 @@ def test_a_server_without_a_token_on_loopback_makes_one_for_its_run(
     assert (chosen.token, chosen.token_made) == (TOKEN, False)
 
 
+@pytest.mark.parametrize(
+    ("method", "path", "status"),
+    [
+        ("GET", "/control", 200),
+        ("GET", "/control/api/state", 401),
+        ("GET", "/control/api/state", 200),
+        ("POST", "/control/api/pause", 200),
+        ("POST", "/control/api/explode", 404),
+        ("GET", "/control/api/pause", 405),
+    ],
+)
+async def test_the_controls_are_never_framed(method: str, path: str, status: int) -> None:
+    """Another site's page could frame /control (logged in by the tab's token) and trick
+    the streamer into clicking: the page and every answer of its API forbid framing."""
+    auth = {"Authorization": f"Bearer {TOKEN}"} if status != 401 else {}
+    async with served() as server, httpx.AsyncClient(base_url=server.url) as http:
+        answer = await http.request(method, path, headers=auth)
+    assert answer.status_code == status
+    assert answer.headers["x-frame-options"] == "DENY"
+    assert answer.headers["content-security-policy"] == "frame-ancestors 'none'"
+
+
+async def test_the_overlay_and_the_spectator_view_may_be_framed() -> None:
+    """OBS and viewers' pages embed these: nothing forbids framing them."""
+    async with served() as server, httpx.AsyncClient(base_url=server.url) as http:
+        for path in ("/overlay", "/spectator", "/healthz", "/static/overlay.js", "/controls"):
+            answer = await http.get(path)
+            assert "x-frame-options" not in answer.headers, path
+            assert "frame-ancestors" not in answer.headers.get("content-security-policy", "")
+
+
 async def test_a_port_in_use_is_said_plainly() -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

@@ -30,6 +30,7 @@ from typing import Any, Final, Protocol
 
 import orjson
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
@@ -38,6 +39,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from arena.logs import get_logger
 from arena.server.control import MatchControl
+from arena.server.framing import NoFraming
 from arena.server.hub import Feed, OverlayHub
 from arena.server.serving import TOKEN_ENV
 
@@ -114,7 +116,8 @@ def build_app(parts: ServerParts) -> Starlette:
             WebSocketRoute("/ws", routes.feed("public")),
             WebSocketRoute("/ws/spectator", routes.feed("spectator")),
             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
-        ]
+        ],
+        middleware=[Middleware(NoFraming)],  # /control and its API: never in a frame
     )
 
 
