@@ -4,8 +4,12 @@ The command is added to ``arena``'s parser by :func:`add_gift_command` and run b
 :func:`run_gift_command`, which says every outcome itself, in ``arena``'s manner: one
 line on stdout for what was sent where (exit 0); one ``arena: error: ...`` line on
 stderr (a JSON object with ``--log-format json``) for a mistake on the command line or
-in the config file (exit 2), or for a broker that cannot be reached (exit 1: the
-command was right, try again when the broker is up).
+in the config file (exit 2), or for a broker that cannot be reached or no arena there
+to take the gift (exit 1: the command was right, try again when the arena plays).
+
+A streamer sending a test gift wants to see it on the match, so the command first reads
+the arena's retained status on the broker and sends nothing when no arena is online
+there (:func:`gifts.send.send_gift`'s ``require_arena``); ``--force`` sends unchecked.
 """
 
 from __future__ import annotations
@@ -44,7 +48,9 @@ examples:
 
 The gift goes to <prefix>/gifts/in ([mqtt] topic_prefix, ddz-arena by default) at QoS 1,
 marked as a test (platform "test"); an arena playing with gifts on applies it at the
-table's next safe point, under the usual cooldowns (docs/gifts.md).
+table's next safe point, under the usual cooldowns (docs/gifts.md). Nothing is sent
+when no arena says it is online on the broker (<prefix>/status; exit 1): --force sends
+all the same.
 """
 
 
@@ -92,6 +98,11 @@ def add_gift_command(subparsers: argparse._SubParsersAction[Any]) -> None:
         help="TOML config file whose [mqtt] section says the broker, topic prefix and "
         "credentials' variables (default: the built-in settings)",
     )
+    send.add_argument(
+        "--force",
+        action="store_true",
+        help="send without checking that an arena is online on the broker to take it",
+    )
     add_logging_flags(send)
 
 
@@ -111,7 +122,7 @@ def run_gift_command(args: argparse.Namespace) -> int:
         return _fail(log_format, str(exc), status=2)
     broker = broker_url(settings.host, settings.port, tls=settings.tls)
     try:
-        asyncio.run(send_gift(settings, gift))
+        asyncio.run(send_gift(settings, gift, require_arena=not args.force))
     except ConfigError as exc:  # a credential's variable unset
         return _fail(log_format, str(exc), status=2)
     except GiftSendError as exc:

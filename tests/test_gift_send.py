@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import aiomqtt
 import orjson
 import pytest
 from mosquitto import Mosquitto, free_port, mosquitto_fixture  # noqa: F401 (the fixture)
@@ -20,7 +21,7 @@ from pydantic import ValidationError
 from arena.config import MqttSettings
 from gifts.cli_send import EFFECTS_TEXT, add_gift_command, run_gift_command
 from gifts.events import Effect
-from gifts.send import GiftSendError, gift_for_test, send_gift
+from gifts.send import GiftSendError, NoArenaError, gift_for_test, send_gift
 from gifts.sources import CollectingInbox, listen_for_gifts
 
 
@@ -149,6 +150,14 @@ def test_json_log_format_gives_the_error_as_json(capsys: pytest.CaptureFixture[s
     assert "is no effect" in record["error"]
 
 
+async def arena_status(port: int, status: str | None, prefix: str = "ddz-arena") -> None:
+    """Leave ``status`` retained on ``<prefix>/status`` as an arena's feed does (``online``
+    while it plays, ``offline`` after); None clears it."""
+    async with aiomqtt.Client("127.0.0.1", port) as client:
+        payload = b"" if status is None else status.encode()
+        await client.publish(f"{prefix}/status", payload, qos=1, retain=True)
+
+
 @asynccontextmanager
 async def listening(settings: MqttSettings) -> AsyncIterator[CollectingInbox]:
     inbox, ready = CollectingInbox(), asyncio.Event()
@@ -181,6 +190,7 @@ async def test_the_command_sends_the_gift_to_the_listener(
         "--mqtt",
         mosquitto.url,
     )
+    await arena_status(mosquitto.port, "online")
     async with listening(MqttSettings(port=mosquitto.port)) as inbox:
         assert await asyncio.to_thread(run_gift_command, args) == 0
         async with asyncio.timeout(5):
@@ -214,6 +224,7 @@ async def test_the_config_file_says_the_broker_and_prefix(
         encoding="utf-8",
     )
     settings = MqttSettings(port=mosquitto.port, topic_prefix="studio/ddz")
+    await arena_status(mosquitto.port, "online", prefix="studio/ddz")
     async with listening(settings) as inbox:
         from_file = parsed("emote", "--config", str(config), "--event-id", "file")
         assert await asyncio.to_thread(run_gift_command, from_file) == 0
@@ -309,10 +320,108 @@ async def test_over_mqtt_3_1_1_a_refusal_cannot_be_told(guarded: Mosquitto) -> N
 def test_the_command_says_the_refusal_in_one_line_and_status_1(
     guarded: Mosquitto, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert run_gift_command(parsed("cheer", "--mqtt", guarded.url)) == 1
+    assert run_gift_command(parsed("cheer", "--mqtt", guarded.url, "--force")) == 1
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err.count("\n") == 1
     assert captured.err.startswith(
         "arena: error: the broker refused the gift: Not authorized (135)"
     )
+
+
+# ---------------------------------------------------------------- no arena to take it
+
+
+async def test_with_no_arena_on_the_broker_nothing_is_sent_and_the_command_says_so(
+    mosquitto: Mosquitto, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A broker where no arena plays: no status there (none ever played), then
+    ``offline`` (its match is over). The command sends nothing, says why in one line and
+    exits 1; --force sends all the same."""
+    settings = MqttSettings(port=mosquitto.port)
+    async with listening(settings) as inbox:  # a listener, but no arena's status
+        none = parsed("cheer", "--mqtt", mosquitto.url, "--event-id", "unchecked-1")
+        assert await asyncio.to_thread(run_gift_command, none) == 1
+        first = capsys.readouterr()
+        await arena_status(mosquitto.port, "offline")
+        assert await asyncio.to_thread(run_gift_command, none) == 1
+        second = capsys.readouterr()
+        forced = parsed("cheer", "--mqtt", mosquitto.url, "--event-id", "forced", "--force")
+        assert await asyncio.to_thread(run_gift_command, forced) == 0
+        async with asyncio.timeout(5):
+            await inbox.wait_for(1)
+    assert [g.event_id for g in inbox.accepted] == ["forced"]  # the others never went
+    assert first.out == second.out == ""
+    assert first.err == (
+        f"arena: error: no arena is playing at {mosquitto.url}: ddz-arena/status holds no "
+        "status (an arena playing with --mqtt keeps 'online' there); start one with --mqtt "
+        "--gifts on this broker and topic prefix, or --force sends the gift unchecked\n"
+    )
+    assert second.err == (
+        f"arena: error: the arena at {mosquitto.url} is offline (ddz-arena/status: its match "
+        "is over, or it stopped): nothing would take the gift; --force sends it unchecked\n"
+    )
+    assert capsys.readouterr().out.startswith("sent CHEER (event forced")
+
+
+async def test_an_arena_online_without_gifts_is_said_to_take_none(mosquitto: Mosquitto) -> None:
+    """Online, but nothing subscribes to gifts/in (an arena playing without --gifts):
+    Mosquitto acknowledges the gift with MQTT 5's "No matching subscribers"."""
+    await arena_status(mosquitto.port, "online")
+    with pytest.raises(NoArenaError, match="is online but takes no gifts: nothing subscribes"):
+        await send_gift(
+            MqttSettings(port=mosquitto.port), gift_for_test(Effect.CHEER), require_arena=True
+        )
+    await send_gift(MqttSettings(port=mosquitto.port), gift_for_test(Effect.CHEER))  # unchecked
+
+
+async def test_the_status_is_read_over_mqtt_3_1_1_from_the_embedded_broker() -> None:
+    """The embedded broker (amqtt) speaks 3.1.1 only: the check falls back with the send."""
+    from arena.sinks.embedded_broker import EmbeddedBroker
+
+    broker = EmbeddedBroker(free_port())
+    await broker.start()
+    v311 = aiomqtt.ProtocolVersion.V311
+    try:
+        settings = MqttSettings(port=broker.port)  # protocol "5", the default
+        with pytest.raises(NoArenaError, match="holds no status"):
+            await send_gift(settings, gift_for_test(Effect.CHEER), require_arena=True)
+        async with aiomqtt.Client("127.0.0.1", broker.port, protocol=v311) as client:
+            await client.publish("ddz-arena/status", b"online", qos=1, retain=True)
+        listening = MqttSettings(port=broker.port, protocol="3.1.1")
+        inbox, ready = CollectingInbox(), asyncio.Event()
+        listener = asyncio.create_task(listen_for_gifts(listening, inbox, ready=ready))
+        try:
+            await asyncio.wait_for(ready.wait(), 10)
+            gift = gift_for_test(Effect.DOUBLE, event_id="checked")
+            await send_gift(settings, gift, require_arena=True)
+            await asyncio.wait_for(inbox.wait_for(1), 10)
+        finally:
+            listener.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await listener
+    finally:
+        await broker.stop()
+    assert [g.event_id for g in inbox.accepted] == ["checked"]
+
+
+async def test_the_gifts_user_may_read_the_status_through_the_acl(
+    guarded: Mosquitto, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """config/mosquitto.acl lets the gifts user read the arena's status: the check works
+    for a bridge's user as well."""
+    for name, value in GIFTS_USER.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("ARENA_USER", "arena")
+    monkeypatch.setenv("ARENA_PW", ACL_USERS["arena"])
+    arena = MqttSettings(port=guarded.port, username_env="ARENA_USER", password_env="ARENA_PW")
+    sender = MqttSettings(port=guarded.port, username_env="GIFT_USER", password_env="GIFT_PW")
+    async with aiomqtt.Client(
+        "127.0.0.1", guarded.port, username="arena", password=ACL_USERS["arena"]
+    ) as client:
+        await client.publish("ddz-arena/status", b"online", qos=1, retain=True)
+    async with listening(arena) as inbox:
+        await send_gift(sender, gift_for_test(Effect.PEEK, event_id="checked"), require_arena=True)
+        async with asyncio.timeout(5):
+            await inbox.wait_for(1)
+    assert [g.event_id for g in inbox.accepted] == ["checked"]

@@ -189,9 +189,23 @@ async def test_gifts_from_other_clients_change_the_running_match(
             lambda _: ("rejected", "duplicate") in watcher.outcomes("lib-1"), within_s=10
         )
         err = await finished(arena, watcher)
+        late = await asyncio.create_subprocess_exec(  # the match is over: nothing takes it
+            *ARENA,
+            *("gift", "send", "double", "--event-id", "late-1", "--mqtt", mosquitto.url),
+            cwd=REPO,
+            env=ENV,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        async with asyncio.timeout(30):
+            late_out, late_err = await late.communicate()
 
     assert "taking gifts (show mode) from MQTT topic ddz-arena/gifts/in" in err
     check_whole_match(watcher, rounds=2)
+    assert late.returncode == 1
+    assert late_out == b""
+    assert f"the arena at {mosquitto.url} is offline" in late_err.decode()
+    assert not [raw for raw in watcher.sent if b"late-1" in raw]  # never published
     assert watcher.outcomes("cli-1") == [("queued", None), ("applied", None)]
     lib_outcomes = watcher.outcomes("lib-1")
     assert lib_outcomes[0] == ("queued", None)

@@ -464,7 +464,7 @@ async def test_the_example_acl_lets_only_the_gifts_and_arena_users_send_gifts(
 ) -> None:
     """config/mosquitto.acl: the ``gifts`` user (bridges, ``arena gift send``) writes
     ``gifts/in`` and nothing else, and reads only the outcomes (``tables/+/gifts``, for
-    refunds); an anonymous client reads the
+    refunds) and the arena's status; an anonymous client reads the
     public ``tables/+/gifts`` but cannot send a gift; the arena's user reads ``gifts/in``
     (its gift listener gets what the gifts user sent, and nothing anonymous)."""
     from gifts.events import Effect

@@ -62,7 +62,7 @@ from arena.sinks.queued import INTERRUPTED_CLOSE_WITHIN_S
 from arena.table.events import Event
 from protocol.events import EVENT_SCHEMA_VERSION
 
-__all__ = ["MqttSink", "MqttStats", "broker_from_url", "event_line", "new_run_id"]
+__all__ = ["MqttSink", "MqttStats", "broker_from_url", "event_line", "new_run_id", "status_topic"]
 
 log = get_logger(__name__)
 
@@ -134,7 +134,7 @@ class MqttSink:
     ) -> None:
         self.settings = settings
         self.run_id = run_id
-        self.status_topic = f"{settings.topic_prefix}/status"
+        self.status_topic = status_topic(settings)
         self._stats = MqttStats()
         environ = os.environ if environ is None else environ
         self._credentials = self._options(settings, environ)
@@ -434,6 +434,12 @@ def event_line(event: Event, run_id: str) -> bytes:
             "run": run_id,
         }
     )
+
+
+def status_topic(settings: MqttSettings) -> str:
+    """``<prefix>/status``: the arena's ``online`` / ``offline``, retained (see the
+    module); ``arena gift send`` reads it before sending."""
+    return f"{settings.topic_prefix}/status"
 
 
 def new_run_id() -> str:

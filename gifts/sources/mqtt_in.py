@@ -31,7 +31,7 @@ from gifts.sources.parse import deliver
 if TYPE_CHECKING:
     from gifts.sources import Inbox
 
-__all__ = ["gift_client", "gifts_topic", "listen_for_gifts"]
+__all__ = ["gift_client", "gifts_topic", "listen_for_gifts", "subscription_refused"]
 
 log = get_logger(__name__)
 
@@ -153,11 +153,11 @@ class _Outage:
 async def _subscribe(client: aiomqtt.Client, topic: str) -> None:
     """Subscribe at QoS 1; a refusal (an ACL) is an MqttError, retried like any other."""
     granted = await client.subscribe(topic, qos=1)
-    if any(_refused(code) for code in granted):
+    if any(subscription_refused(code) for code in granted):
         raise aiomqtt.MqttError(f"the broker refused the subscription to {topic}")
 
 
-def _refused(code: object) -> bool:
+def subscription_refused(code: object) -> bool:
     """Whether one SUBACK code refuses: a ReasonCode that says so, or an int from 0x80."""
     failure = getattr(code, "is_failure", None)
     if isinstance(failure, bool):
