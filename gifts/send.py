@@ -144,10 +144,15 @@ def _require_online(settings: MqttSettings, status: str | None) -> None:
     broker = broker_url(settings.host, settings.port, tls=settings.tls)
     topic = status_topic(settings)
     if not status:
+        hidden = (  # Mosquitto grants a subscription its ACL forbids, and sends nothing
+            f"; a broker's ACL must let the user named by ${settings.username_env} read it"
+            if settings.username_env
+            else ""
+        )
         raise NoArenaError(
             f"no arena is playing at {broker}: {topic} holds no status (an arena playing "
-            "with --mqtt keeps 'online' there); start one with --mqtt --gifts on this "
-            "broker and topic prefix, or --force sends the gift unchecked"
+            f"with --mqtt keeps 'online' there{hidden}); start one with --mqtt --gifts on "
+            "this broker and topic prefix, or --force sends the gift unchecked"
         )
     if status == "offline":
         raise NoArenaError(

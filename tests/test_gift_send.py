@@ -420,6 +420,9 @@ async def test_the_gifts_user_may_read_the_status_through_the_acl(
         "127.0.0.1", guarded.port, username="arena", password=ACL_USERS["arena"]
     ) as client:
         await client.publish("ddz-arena/status", b"online", qos=1, retain=True)
+    elsewhere = sender.model_copy(update={"topic_prefix": "other"})  # the ACL hides it
+    with pytest.raises(NoArenaError, match=r"ACL must let the user named by \$GIFT_USER read"):
+        await send_gift(elsewhere, gift_for_test(Effect.PEEK), require_arena=True)
     async with listening(arena) as inbox:
         await send_gift(sender, gift_for_test(Effect.PEEK, event_id="checked"), require_arena=True)
         async with asyncio.timeout(5):
