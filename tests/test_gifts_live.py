@@ -123,6 +123,21 @@ async def playing(broker: Mosquitto, *options: str) -> AsyncIterator[asyncio.sub
             await process.wait()
 
 
+async def gift_send(*argv: str) -> tuple[int | None, bytes, bytes]:
+    """``arena gift send ARGV`` in a process of its own: its exit status, stdout, stderr."""
+    command = await asyncio.create_subprocess_exec(
+        *ARENA,
+        *("gift", "send", *argv),
+        cwd=REPO,
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    async with asyncio.timeout(30):
+        out, err = await command.communicate()
+    return command.returncode, out, err
+
+
 async def finished(process: asyncio.subprocess.Process, watcher: GiftWatcher) -> str:
     """The arena's stderr once it exited 0 and said offline."""
     async with asyncio.timeout(60):
@@ -170,18 +185,11 @@ async def test_gifts_from_other_clients_change_the_running_match(
     ):
         await match_started(watcher)
         await send_until_heard(settings, lib, watcher)
-        command = await asyncio.create_subprocess_exec(
-            *ARENA,
-            *("gift", "send", "double", "--viewer", "小红", "--event-id", "cli-1"),
+        status, out, command_err = await gift_send(
+            *("double", "--viewer", "小红", "--event-id", "cli-1"),
             *("--table", "t1", "--mqtt", mosquitto.url),
-            cwd=REPO,
-            env=ENV,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
         )
-        async with asyncio.timeout(30):
-            out, command_err = await command.communicate()
-        assert command.returncode == 0, command_err.decode()
+        assert status == 0, command_err.decode()
         assert out.decode().startswith("sent DOUBLE (event cli-1, table t1, from 小红")
         await watcher.wait_for(lambda _: bool(watcher.outcomes("cli-1")), within_s=10)
         await send_gift(settings, lib)  # the same delivery once more
@@ -189,22 +197,14 @@ async def test_gifts_from_other_clients_change_the_running_match(
             lambda _: ("rejected", "duplicate") in watcher.outcomes("lib-1"), within_s=10
         )
         err = await finished(arena, watcher)
-        late = await asyncio.create_subprocess_exec(  # the match is over: nothing takes it
-            *ARENA,
-            *("gift", "send", "double", "--event-id", "late-1", "--mqtt", mosquitto.url),
-            cwd=REPO,
-            env=ENV,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+        late = await gift_send(  # the match is over: nothing takes it
+            "double", "--event-id", "late-1", "--mqtt", mosquitto.url
         )
-        async with asyncio.timeout(30):
-            late_out, late_err = await late.communicate()
 
     assert "taking gifts (show mode) from MQTT topic ddz-arena/gifts/in" in err
     check_whole_match(watcher, rounds=2)
-    assert late.returncode == 1
-    assert late_out == b""
-    assert f"the arena at {mosquitto.url} is offline" in late_err.decode()
+    assert late[:2] == (1, b"")
+    assert f"the arena at {mosquitto.url} is offline" in late[2].decode()
     assert not [raw for raw in watcher.sent if b"late-1" in raw]  # never published
     assert watcher.outcomes("cli-1") == [("queued", None), ("applied", None)]
     lib_outcomes = watcher.outcomes("lib-1")
