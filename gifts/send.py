@@ -22,12 +22,14 @@ gift, nor that a listener got it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import uuid
 from datetime import UTC, datetime
 from typing import Any, Final
 
 import aiomqtt
+import orjson
 from paho.mqtt.reasoncodes import ReasonCode
 
 from arena.config import MqttSettings
@@ -128,13 +130,23 @@ async def _arena_status(client: aiomqtt.Client, settings: MqttSettings) -> str |
         async with asyncio.timeout(STATUS_WAIT_S):
             async for message in client.messages:
                 if message.topic.matches(topic):  # a broker may send others (amqtt does)
-                    text = message.payload
-                    if isinstance(text, bytes | bytearray):
-                        return text.decode("utf-8", errors="replace").strip()
-                    return str(text).strip()
+                    payload = message.payload
+                    return _status_word(payload if isinstance(payload, bytes) else b"")
     except TimeoutError:
         pass
     return None
+
+
+def _status_word(payload: bytes) -> str:
+    """``online`` or ``offline`` from a status payload: plain text, or a JSON object's
+    ``status`` (``{"status": "online", "run": ..., ...}``); anything else as it is."""
+    text = payload.decode("utf-8", errors="replace").strip()
+    if text.startswith("{"):
+        with contextlib.suppress(ValueError):
+            said = orjson.loads(text)
+            if isinstance(said, dict) and isinstance(said.get("status"), str):
+                return str(said["status"]).strip()
+    return text
 
 
 def _require_online(settings: MqttSettings, status: str | None) -> None:

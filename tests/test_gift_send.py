@@ -352,6 +352,9 @@ async def test_with_no_arena_on_the_broker_nothing_is_sent_and_the_command_says_
         await arena_status(mosquitto.port, "offline")
         assert await asyncio.to_thread(run_gift_command, none) == 1
         second = capsys.readouterr()
+        await arena_status(mosquitto.port, '{"status": "offline", "run": "r1"}')  # as JSON
+        assert await asyncio.to_thread(run_gift_command, none) == 1
+        assert capsys.readouterr() == second
         forced = parsed("cheer", "--mqtt", mosquitto.url, "--event-id", "forced", "--force")
         assert await asyncio.to_thread(run_gift_command, forced) == 0
         async with asyncio.timeout(5):
@@ -373,7 +376,7 @@ async def test_with_no_arena_on_the_broker_nothing_is_sent_and_the_command_says_
 async def test_an_arena_online_without_gifts_is_said_to_take_none(mosquitto: Mosquitto) -> None:
     """Online, but nothing subscribes to gifts/in (an arena playing without --gifts):
     Mosquitto acknowledges the gift with MQTT 5's "No matching subscribers"."""
-    await arena_status(mosquitto.port, "online")
+    await arena_status(mosquitto.port, '{"status": "online", "run": "r1", "degraded": []}')
     with pytest.raises(NoArenaError, match="is online but takes no gifts: nothing subscribes"):
         await send_gift(
             MqttSettings(port=mosquitto.port), gift_for_test(Effect.CHEER), require_arena=True
