@@ -4,6 +4,7 @@ say where the pages are. Light on purpose: ``arena --help`` imports it, not the 
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import TYPE_CHECKING
 
 from arena.logs import Say
@@ -79,8 +80,10 @@ def _say_control_link(server: ArenaServer, say: Say, log_format: str) -> None:
             f"(readable by this user only); set {TOKEN_ENV} to choose the token",
         )
         return
-    say(
-        "server_control_link",
-        f"open the controls at {server.control_link()} (a token made for this run; "
-        f"set {TOKEN_ENV} to choose your own)",
+    # Written here, not said: this one line must show the token, and what is said or
+    # logged has every known secret masked (the token is one).
+    sys.stderr.write(
+        f"arena: open the controls at {server.control_link()} (a token made for this run; "
+        f"set {TOKEN_ENV} to choose your own)\n"
     )
+    sys.stderr.flush()
