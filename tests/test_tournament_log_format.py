@@ -241,5 +241,5 @@ def test_with_json_logs_arena_serve_says_everything_in_json(tmp_path: Path) -> N
     assert process.returncode == 143
     events = [r["event"] for r in json_lines("".join(seen) + rest)]
     assert events.index("server_started") < events.index("server_waiting")
-    assert "server_no_token" in events
+    assert "server_control_link" in events  # a token made for the run, its link in a file
     assert events[-1] == "terminated"
