@@ -55,14 +55,7 @@ def say_server(server: ArenaServer, say: Say, log_format: str) -> None:
         f"1080x1920), spectator view: {urls['spectator']}, controls: {urls['control']}",
         **urls,
     )
-    if not server.token:
-        say(
-            "server_no_token",
-            f"{TOKEN_ENV} is not set: the control page and the gift webhook refuse "
-            "everything until it is",
-            level="warning",
-        )
-    elif server.token_made:
+    if server.token_made:  # else the streamer's own token, or none (a library's server)
         _say_control_link(server, say, log_format)
 
 
