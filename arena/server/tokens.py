@@ -20,7 +20,6 @@ import contextlib
 import os
 import secrets
 import tempfile
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -28,7 +27,14 @@ from typing import Final
 from arena.errors import ConfigError
 from arena.server.flags import TOKEN_ENV
 
-__all__ = ["RunToken", "new_run_token", "remove_private_link", "run_token", "write_private_link"]
+__all__ = [
+    "RunToken",
+    "control_link",
+    "new_run_token",
+    "remove_private_link",
+    "run_token",
+    "write_private_link",
+]
 
 _TOKEN_BYTES: Final = 32
 """Random bytes in a token made for a run (43 URL-safe characters)."""
@@ -52,13 +58,7 @@ def new_run_token() -> str:
     return secrets.token_urlsafe(_TOKEN_BYTES)
 
 
-def run_token(
-    host: str,
-    *,
-    loopback: bool,
-    given: str | None = None,
-    environ: Mapping[str, str] | None = None,
-) -> RunToken | None:
+def run_token(host: str, *, loopback: bool, given: str | None = None) -> RunToken | None:
     """The token of a server on ``host``: ``given``, else ``ARENA_SERVER_TOKEN``'s
     value, else (on loopback) one made for this run. ``given=""`` asks for none: the
     controls and the webhook then refuse everything (a library's server).
@@ -67,7 +67,7 @@ def run_token(
     would listen on the network, and a token made for the run is not made there (a
     bridge elsewhere could not know it; the streamer decides who holds it)."""
     if given is None:
-        given = (os.environ if environ is None else environ).get(TOKEN_ENV, "").strip()
+        given = os.environ.get(TOKEN_ENV, "").strip()
         if not given and loopback:
             return RunToken(new_run_token(), made_for_run=True)
     if given:
