@@ -542,7 +542,6 @@ class Table:
             },
         )
         unavailable: str | None = None
-        down = False  # asking again would fail the same way: no retry (AgentDownError)
         for attempt in range(attempts):  # the stand-in, if any, changes only after these
             if recorder is not None:
                 recorder.message("to_agent", seat, request, None)
@@ -570,8 +569,8 @@ class Table:
             except AgentReplyError as exc:
                 category, detail = exc.category, exc.detail
                 elapsed = now() - started
-                if isinstance(exc, AgentDownError):
-                    down = True
+                if isinstance(exc, AgentDownError):  # asking again would fail the same way
+                    attempts = attempt + 1  # so this attempt is the last
                     if isinstance(exc, AgentUnavailableError) and agent is state.agent:
                         unavailable = detail
             except Exception as exc:  # an agent's bug must not stop the table
@@ -613,11 +612,11 @@ class Table:
                         await self._attempt_done(state, request, attempt, trace, elapsed)
                     return response
             tally.latency_s += elapsed
-            retries_left = 0 if down else attempts - attempt - 1
+            retries_left = attempts - attempt - 1
             if trace is not None:
                 self._take_report(state, request, attempt, trace, elapsed, category, detail)
             await self._fault(seat, category, detail, retries_left, request)
-            if down:
+            if not retries_left:
                 break
         tally.fell_back += 1
         if trace is not None:
