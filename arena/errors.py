@@ -9,9 +9,13 @@ ArenaError
  ├─ AgentError             an agent failed to give a usable reply
  │   ├─ AgentReplyError    a reply the table cannot use (``category``: the reject
  │   │   │                 reason it is counted as: empty, unparsable, truncated ...)
- │   │   └─ AgentUnavailableError  the agent cannot play again this match (a bad
- │   │                     key, an unknown model, a spent budget, a human who left):
- │   │                     a stand-in takes the seat for the rest of the match
+ │   │   └─ AgentDownError  the agent cannot answer this decision, and asking again
+ │   │       │             would fail the same way (a provider that kept failing to the
+ │   │       │             deadline): the table falls back without its retries
+ │   │       └─ AgentUnavailableError  the agent cannot play again this match (a bad
+ │   │                     key, an unknown model, a spent budget, a human who left, a
+ │   │                     provider down decision after decision): a stand-in takes the
+ │   │                     seat for the rest of the match
  │   ├─ AgentStartError    an agent that cannot start before the match (a missing
  │   │                     program, one that exits at once)
  │   └─ AgentTimeoutError  (also TimeoutError)
@@ -35,6 +39,7 @@ from protocol.cards import CardNotationError
 from protocol.messages import REJECT_REASONS, RejectReason
 
 __all__ = [
+    "AgentDownError",
     "AgentError",
     "AgentReplyError",
     "AgentStartError",
@@ -99,15 +104,23 @@ class AgentReplyError(AgentError):
         self.detail = detail
 
 
-class AgentUnavailableError(AgentReplyError):
-    """The agent will fail every decision from now on, whatever it is asked: the provider
-    refuses the key (401/403), knows no such model (404), rejects a parameter on every
-    call (400), the seat's budget is spent, or a human seat's input ended (Ctrl-D).
-    Counted as ``agent_error``; the table reports it once and seats the stand-in for the
-    rest of the match."""
+class AgentDownError(AgentReplyError):
+    """The agent could not answer this decision, and asking it again now would only fail
+    the same way: a model seat's provider kept failing (5xx, 429, no connection, no
+    answer) until the decision's deadline left no time for another call. Counted as
+    ``agent_error``; the table falls back at once instead of spending its retries (each
+    with a whole deadline) on it."""
 
     def __init__(self, detail: str) -> None:
         super().__init__("agent_error", detail)
+
+
+class AgentUnavailableError(AgentDownError):
+    """The agent will fail every decision from now on, whatever it is asked: the provider
+    refuses the key (401/403), knows no such model (404), rejects a parameter on every
+    call (400), has been down for several decisions in a row, the seat's budget is spent,
+    or a human seat's input ended (Ctrl-D). Counted as ``agent_error``; the table reports
+    it once and seats the stand-in for the rest of the match."""
 
 
 class AgentStartError(AgentError):

@@ -37,7 +37,7 @@ from arena.agents.llm.faults import (
 )
 from arena.agents.llm.openai_seat import OpenAIAgent
 from arena.agents.llm.seat import ModelSeat
-from arena.errors import AgentReplyError, AgentUnavailableError
+from arena.errors import AgentDownError, AgentReplyError, AgentUnavailableError
 from protocol import PlayRequest, parse_message
 
 KEY = "sk-faults-test-0123456789"
@@ -134,7 +134,8 @@ async def test_a_retry_after_longer_than_the_deadline_gives_up_at_once(oai: Fake
     with pytest.raises(AgentReplyError) as caught:
         await play(agent, time_limit_ms=2000)
     assert time.monotonic() - started < 1.0
-    assert type(caught.value) is AgentReplyError  # passing: the seat is not benched
+    # passing: not asked again this decision, and one such decision does not bench the seat
+    assert type(caught.value) is AgentDownError
     assert caught.value.category == "agent_error"
     assert caught.value.detail.startswith(
         "rate limited by openai (HTTP 429): retry after 30 s, more than the"
@@ -166,6 +167,51 @@ async def test_server_errors_until_the_deadline_give_up_before_it(oai: FakeOpenA
     assert "the next retry would wait" in detail  # the arena's backoff, not the provider's
     assert "retry after" not in detail
     assert len(oai.requests) >= 2
+
+
+async def test_a_provider_that_never_answers_is_given_up_before_the_deadline(
+    oai: FakeOpenAI,
+) -> None:
+    """Accepted, then silence: the call is bounded by the time left of the decision, not
+    by the SDK's default timeout (minutes), and not asked again (no time is left)."""
+    agent = gpt(oai)
+    oai.default = Reply(text='{"action": "PASS"}', delay_s=60)
+    started = time.monotonic()
+    with pytest.raises(AgentDownError) as caught:
+        await play(agent, time_limit_ms=800)
+    assert time.monotonic() - started < 0.8
+    assert re.fullmatch(
+        rf"openai model 'gpt-test' at {re.escape(oai.base_url)}: no answer within 0\.\d+ s",
+        caught.value.detail,
+    )
+    assert len(oai.requests) == 1
+    report = agent.take_report()
+    assert report is not None
+    assert report.usage.estimated is True  # sent, perhaps billed: estimated from the prompt
+    assert report.usage.input_tokens > 0
+
+
+async def test_the_bench_counts_decisions_failed_in_a_row(oai: FakeOpenAI) -> None:
+    """Failed to the deadline twice in a row (the option): the seat cannot play on. Any
+    answer of the provider, even an error about this call, starts the count afresh."""
+    agent = gpt(oai, bench_after_failed_decisions=2)
+    oai.default = Fault(503, "down")
+    with pytest.raises(AgentDownError):
+        await play(agent, time_limit_ms=400)
+    oai.script(Fault(400, "prompt is too long", param="messages"))
+    with pytest.raises(AgentReplyError) as caught:
+        await play(agent, time_limit_ms=400)
+    assert type(caught.value) is AgentReplyError  # the provider answered: it is up
+    with pytest.raises(AgentDownError) as caught:
+        await play(agent, time_limit_ms=400)
+    assert type(caught.value) is AgentDownError  # one in a row, again
+    with pytest.raises(AgentUnavailableError) as caught:
+        await play(agent, time_limit_ms=400)
+    assert caught.value.detail.startswith("seat 'GPT': openai model 'gpt-test': HTTP 503 down")
+    assert caught.value.detail.endswith("; 2 decisions in a row failed at the provider")
+    with pytest.raises(AgentDownError) as caught:  # the next match counts afresh
+        await play(agent, time_limit_ms=400)
+    assert type(caught.value) is AgentDownError
 
 
 async def test_a_status_without_a_message_is_not_repeated(oai: FakeOpenAI) -> None:

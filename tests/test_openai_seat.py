@@ -31,7 +31,7 @@ from fake_providers import (
 
 from arena.agents.llm.openai_seat import OpenAIAgent
 from arena.agents.registry import create_agent
-from arena.errors import AgentReplyError, AgentUnavailableError, ConfigError
+from arena.errors import AgentDownError, AgentReplyError, AgentUnavailableError, ConfigError
 from arena.logs import EVENT_ATTRIBUTE
 from arena.replay import ReplayWriter, load_replay, verify_round
 from arena.sinks.base import CollectingSink
@@ -358,7 +358,8 @@ async def test_an_unreachable_server_is_an_agent_error(key_env: str) -> None:
     agent = OpenAIAgent("GPT", model="m", base_url=url, api_key_env=KEY_ENV)
     with pytest.raises(AgentReplyError) as caught:
         await agent.play(play_request())
-    assert type(caught.value) is AgentReplyError  # the server may come back: not benched
+    # the server may come back: not asked again this decision, but not benched either
+    assert type(caught.value) is AgentDownError
     assert caught.value.category == "agent_error"
     assert caught.value.detail == (
         f"cannot reach openai at {url}: Connection error; gave up after 2 retries"
@@ -851,11 +852,12 @@ async def test_the_key_is_in_no_report_error_or_log_line(
         assert KEY not in repr(record.__dict__)
 
 
-async def test_at_a_table_a_call_past_the_deadline_is_reported_estimated(
+async def test_at_a_table_a_call_past_the_deadline_is_given_up_and_reported_estimated(
     server: FakeOpenAI, key_env: str
 ) -> None:
     """The first request of the match (a bid) answers after the seat's deadline: the
-    table cancels it, and its decision event says the usage was estimated."""
+    seat gives it up before the deadline, without asking again (another call would wait
+    as long), and its decision event says the usage was estimated."""
     server.script(Reply(text='{"bid": 0}', delay_s=3.0))
     sink = CollectingSink()
     agents = [seat(server, n) for n in ("A", "B", "C")]
@@ -866,9 +868,11 @@ async def test_at_a_table_a_call_past_the_deadline_is_reported_estimated(
     finally:
         await table.close()
     first = sink.of_type("decision")[0]
-    assert first.data["faults"] == ["timeout"]
+    assert first.data["faults"] == ["agent_error"]
     assert first.data["estimated"] is True
     assert first.data["input_tokens"] > 100
-    assert first.data["attempts"] == 2  # the retry answered
+    assert (first.data["attempts"], first.data["fell_back"]) == (1, True)
+    assert first.data["latency_ms"] < 500
     assert first.player is not None
-    assert summary.faults[first.player]["timeout"] == 1
+    assert summary.faults[first.player]["agent_error"] == 1
+    assert sink.of_type("seat_replaced") == []  # the next decisions were answered

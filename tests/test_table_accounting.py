@@ -21,7 +21,7 @@ from agents_for_tests import FakeAgent, make_deal, pass_reply
 from arena.agents import GreedyAgent
 from arena.agents.reports import CallReport, Usage
 from arena.engine import Rules
-from arena.errors import AgentUnavailableError
+from arena.errors import AgentDownError, AgentUnavailableError
 from arena.logs import EVENT_ATTRIBUTE
 from arena.sinks.base import CollectingSink
 from arena.table import Event, Table, TableSettings, play_match
@@ -433,6 +433,34 @@ async def test_an_unavailable_error_from_a_scripted_agent_is_the_same() -> None:
     [replaced] = sink.of_type("seat_replaced")
     assert replaced.data["until"] == "match_end"
     assert first.standins == second.standins == (0,)
+
+
+# ─── an agent down for one decision: no retries, no stand-in ────────────────────────────
+
+
+async def test_an_agent_down_for_a_decision_is_not_asked_again_in_it() -> None:
+    """A provider that failed to the deadline: another try would wait out another
+    deadline, so the table falls back at once; the next decision asks the agent again."""
+
+    def down_once(request: PlayRequest, n: int) -> Any:
+        if n == 1:
+            raise AgentDownError("openai model 'm': HTTP 503 down; gave up after 2 retries")
+        return None
+
+    model = ModelLike("M", play=down_once)
+    table, sink = seat_table(model, FakeAgent("B"), FakeAgent("C"), max_retries=2)
+    record = await landlord_round(table)
+
+    assert model.calls["play"] > 1  # asked once for the first decision, then as usual
+    [fault] = sink.of_type("fault")
+    assert (fault.seat, fault.data) == (0, {"category": "agent_error", "retries_left": 0})
+    [rejection] = model.of_type(ReplyRejected)
+    assert (rejection.reason, rejection.retries_left) == ("agent_error", 0)
+    first = sink.of_type("decision")[0].data
+    assert (first["attempts"], first["fell_back"], first["faults"]) == (1, True, ["agent_error"])
+    assert sink.of_type("seat_replaced") == []
+    assert record.standins == ()
+    assert (record.faults[0]["agent_error"], record.faults[0]["fallback"]) == (1, 1)
 
 
 # ─── stand-ins after failures in a row: for the round or the match ──────────────────────

@@ -46,6 +46,7 @@ from arena.engine import (
     resolve_cards,
 )
 from arena.errors import (
+    AgentDownError,
     AgentReplyError,
     AgentUnavailableError,
     ConfigError,
@@ -510,6 +511,9 @@ class Table:
     ) -> R | None:
         """Ask until a reply applies cleanly; None when the table had to fall back.
 
+        An :class:`~arena.errors.AgentDownError` (a provider that failed to the deadline)
+        ends the asking at once: another try would only wait out another deadline.
+
         The hot path of every table: a scripted bot's call finishes in its first step,
         which runs inline here, with no timer and no log context (see ``calls``), and its
         decision is counted with two additions. A seat whose own agent reports its calls
@@ -565,8 +569,10 @@ class Table:
             except AgentReplyError as exc:
                 category, detail = exc.category, exc.detail
                 elapsed = now() - started
-                if isinstance(exc, AgentUnavailableError) and agent is state.agent:
-                    unavailable = detail
+                if isinstance(exc, AgentDownError):  # asking again would fail the same way
+                    attempts = attempt + 1  # so this attempt is the last
+                    if isinstance(exc, AgentUnavailableError) and agent is state.agent:
+                        unavailable = detail
             except Exception as exc:  # an agent's bug must not stop the table
                 category, detail = "agent_error", f"{type(exc).__name__}: {exc}"
                 elapsed = now() - started
@@ -606,11 +612,11 @@ class Table:
                         await self._attempt_done(state, request, attempt, trace, elapsed)
                     return response
             tally.latency_s += elapsed
-            retries_left = 0 if unavailable is not None else attempts - attempt - 1
+            retries_left = attempts - attempt - 1
             if trace is not None:
                 self._take_report(state, request, attempt, trace, elapsed, category, detail)
             await self._fault(seat, category, detail, retries_left, request)
-            if unavailable is not None:
+            if not retries_left:
                 break
         tally.fell_back += 1
         if trace is not None:

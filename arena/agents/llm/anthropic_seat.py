@@ -58,8 +58,9 @@ class AnthropicAgent(ModelSeat):
     ``provider`` default ``anthropic``, ``base_url``, ``api_key_env`` default
     ``ANTHROPIC_API_KEY``, ``temperature``, ``max_tokens`` default 1024 (the thinking
     budget + 1024 with thinking), ``structured`` ``tools`` / ``none``, ``language``,
-    ``persona``, ``legal_moves``, ``prices``, ``budget``, ``concurrency``) and
-    ``thinking_budget`` (tokens, at least 1024: extended thinking).
+    ``persona``, ``legal_moves``, ``prices``, ``budget``, ``concurrency``,
+    ``bench_after_failed_decisions``) and ``thinking_budget`` (tokens, at least 1024:
+    extended thinking).
     """
 
     api: ClassVar[ApiKind] = "anthropic"
@@ -99,7 +100,8 @@ class AnthropicAgent(ModelSeat):
             )
 
     def _make_client(self) -> anthropic.AsyncAnthropic:
-        # max_retries=0: the retries are the seat's, within the decision's deadline.
+        # max_retries=0: the retries are the seat's, within the decision's deadline (each
+        # call's timeout is the time left of it: _complete's timeout_s).
         return anthropic.AsyncAnthropic(
             base_url=self.base_url, api_key=self._api_key, max_retries=0
         )
@@ -119,7 +121,12 @@ class AnthropicAgent(ModelSeat):
         return {"role": "user", "content": text}
 
     async def _complete(
-        self, client: Any, model: str, conversation: Conversation, request: AskRequest
+        self,
+        client: Any,
+        model: str,
+        conversation: Conversation,
+        request: AskRequest,
+        timeout_s: float,
     ) -> Completion:
         arguments: dict[str, Any] = {
             "model": model,
@@ -143,7 +150,7 @@ class AnthropicAgent(ModelSeat):
                 if self.thinking_budget is not None
                 else {"type": "tool", "name": tool_name}
             )
-        message = await client.messages.create(**arguments)
+        message = await client.messages.create(**arguments, timeout=timeout_s)
         if not isinstance(getattr(message, "content", None), list):
             raise NotAnAnswer(body_seen(message))
         return _read(message, tool_name)

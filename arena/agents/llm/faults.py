@@ -2,11 +2,13 @@
 
 A provider answers an error in three kinds, and each gets one treatment:
 
-- **Passing** (429, 408, 409, 5xx, 529, a connection that failed): retried with
-  exponential backoff and jitter, or after the provider's ``Retry-After`` /
+- **Passing** (429, 408, 409, 5xx, 529, a connection that failed, no answer in time):
+  retried with exponential backoff and jitter, or after the provider's ``Retry-After`` /
   ``retry-after-ms``, but only while the decision's deadline leaves time for the wait.
-  A wait longer than what is left gives up at once with an ``agent_error`` that says so
-  ("rate limited ... retry after 30 s"), instead of sleeping into the table's cancel.
+  A wait longer than what is left gives up at once (:class:`GaveUp`), saying so ("rate
+  limited ... retry after 30 s"), instead of sleeping into the table's cancel. The seat
+  raises :class:`~arena.errors.AgentDownError`: the table falls back without asking
+  again, and a seat whose decisions fail so several times in a row is benched.
 - **Permanent** (the provider will answer the same to every call): 401 and 403 (the
   key), 404 (an unknown model or a wrong base URL), and a 400 about a parameter, see
   :func:`is_permanent`. The seat raises :class:`~arena.errors.AgentUnavailableError`;
@@ -14,8 +16,9 @@ A provider answers an error in three kinds, and each gets one treatment:
 - **Other** (a 400 about this call's content, a 413, a 422): an ``agent_error`` for this
   attempt; the table's own retry asks again.
 
-SDK clients are built with ``max_retries=0``: the retries are ours, because only we
-know the deadline. Nothing here imports an SDK: each seat turns its SDK's exception
+SDK clients are built with ``max_retries=0``, and each call is given the time left of
+the decision as its timeout: the retries and the waiting are ours, because only we know
+the deadline. Nothing here imports an SDK: each seat turns its SDK's exception
 into a :class:`ProviderFault` with :func:`fault_from_sdk`.
 """
 
@@ -244,6 +247,8 @@ def describe(
     names its variable (a local preset's placeholder key says the server wants a real
     one); a 404 names base_url, the usual culprit; a failed connection names the URL.
     Never a key (the seat has scrubbed the message)."""
+    if fault.timed_out:  # connected, perhaps, but no answer came in time
+        return f"{provider} model {model!r} at {base_url}: {fault.message}"
     if fault.status is None:
         return f"cannot reach {provider} at {base_url}: {fault.message}"
     message = fault.message
@@ -281,8 +286,9 @@ def describe_gave_up(
 ) -> str:
     """Why the retries stopped: ``rate limited by openai (HTTP 429): retry after 30 s,
     more than the 4.2 s left of the decision`` (the provider's Retry-After), ``... the
-    next retry would wait 1.3 s, more than ...`` (the arena's backoff), or the last fault
-    and ``gave up after 2 retries``."""
+    next retry would wait 1.3 s, more than ...`` (the arena's backoff), ``openai model
+    'm' at <url>: no answer within 7.6 s`` (a call that used the decision's time), or the
+    last fault and ``gave up after 2 retries``."""
     fault = gave_up.fault
     retries = gave_up.retries
     tried = f" after {retries} {'retry' if retries == 1 else 'retries'}" if retries else ""
@@ -300,6 +306,8 @@ def describe_gave_up(
         why = where.rstrip(". ")  # the SDK's "Connection error." ends in a full stop
     if gave_up.wait_s < gave_up.left_s:
         return f"{why}; gave up{tried}"
+    if fault.timed_out:  # the call had the decision's time: none is left to wait
+        return f"{why}{tried}"
     left = f"more than the {gave_up.left_s:.3g} s left of the decision"
     if fault.retry_after_s is not None:  # the provider's own Retry-After
         return f"{why}{tried}: retry after {gave_up.wait_s:.3g} s, {left}"

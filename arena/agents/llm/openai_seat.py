@@ -75,7 +75,8 @@ class OpenAIAgent(ModelSeat):
     Options: those of :class:`~arena.agents.llm.seat.ModelSeat` (``model``,
     ``provider`` default ``openai``, ``base_url``, ``api_key_env``, ``temperature``,
     ``max_tokens``, ``structured``, ``language``, ``persona``, ``legal_moves``,
-    ``prices``, ``budget``, ``concurrency``) and ``reasoning_effort``.
+    ``prices``, ``budget``, ``concurrency``, ``bench_after_failed_decisions``) and
+    ``reasoning_effort``.
     """
 
     api: ClassVar[ApiKind] = "openai"
@@ -114,7 +115,8 @@ class OpenAIAgent(ModelSeat):
             )
 
     def _make_client(self) -> openai.AsyncOpenAI:
-        # max_retries=0: the retries are the seat's, within the decision's deadline.
+        # max_retries=0: the retries are the seat's, within the decision's deadline (each
+        # call's timeout is the time left of it: _complete's timeout_s).
         return openai.AsyncOpenAI(base_url=self.base_url, api_key=self._api_key, max_retries=0)
 
     def _fault(self, exc: BaseException) -> ProviderFault | None:
@@ -126,7 +128,12 @@ class OpenAIAgent(ModelSeat):
         return {"role": "user", "content": text}
 
     async def _complete(
-        self, client: Any, model: str, conversation: Conversation, request: AskRequest
+        self,
+        client: Any,
+        model: str,
+        conversation: Conversation,
+        request: AskRequest,
+        timeout_s: float,
     ) -> Completion:
         arguments: dict[str, Any] = {
             "model": model,
@@ -149,7 +156,7 @@ class OpenAIAgent(ModelSeat):
             name, tool = reply_tool(request, strict="json_schema" in self.provider.structured_modes)
             arguments["tools"] = [tool]
             arguments["tool_choice"] = {"type": "function", "function": {"name": name}}
-        completion = await client.chat.completions.create(**arguments)
+        completion = await client.chat.completions.create(**arguments, timeout=timeout_s)
         choices = getattr(completion, "choices", None)
         if not isinstance(choices, list) or any(
             getattr(choice, "message", None) is None for choice in choices

@@ -9,6 +9,13 @@ reason. A subclass (:mod:`~arena.agents.llm.openai_seat`,
 :mod:`~arena.agents.llm.anthropic_seat`) supplies only the provider call: building its
 client, sending the conversation, and reading the answer into a :class:`Completion`.
 
+No call outlives the decision's deadline: provider retries wait only while it leaves
+time, and each request gets what is left as its timeout. A provider that failed to the
+deadline raises :class:`~arena.errors.AgentDownError` (the table does not ask again);
+the ``bench_after_failed_decisions``-th such decision in a row raises
+:class:`~arena.errors.AgentUnavailableError` instead (the stand-in plays to the end of
+the match).
+
 Each call leaves a :class:`~arena.agents.reports.CallReport` for ``take_report``, also
 when it failed or the table's deadline cancelled it (then its usage is estimated from
 the prompt). The key is read from the environment once, at construction, and scrubbed
@@ -61,7 +68,13 @@ from arena.agents.llm.providers import ApiKind, Structured
 from arena.agents.llm.schema import AskRequest
 from arena.agents.reports import CallReport, Usage
 from arena.engine import DEFAULT_RULES, Rules
-from arena.errors import AgentReplyError, AgentUnavailableError, ConfigError, error_text
+from arena.errors import (
+    AgentDownError,
+    AgentReplyError,
+    AgentUnavailableError,
+    ConfigError,
+    error_text,
+)
 from arena.logs import get_logger
 from protocol import (
     BidRequest,
@@ -75,6 +88,7 @@ from protocol import (
 )
 
 __all__ = [
+    "DEFAULT_BENCH_AFTER",
     "Completion",
     "Conversation",
     "ModelSeat",
@@ -94,6 +108,16 @@ _MIN_LEFT_CAP_S: Final = 1.0
 """A call is sent only with at least 5 % of the deadline left (0.1 s at least, 1 s at
 most): after a long wait for a concurrency slot its answer could not arrive in time,
 yet the provider would still bill it and run it beside the calls the limit lets in."""
+_RESERVE_SHARE: Final = 0.05
+_RESERVE_MIN_S: Final = 0.1
+_RESERVE_CAP_S: Final = 0.5
+"""The end of the decision (5 %, 0.1 s at least, 0.5 s at most) no provider call runs
+into: the seat's time to say why there is no answer before the table's deadline cancels
+it (a busy event loop lags), which would tell the table only of a late agent, to be
+asked again for another whole deadline."""
+DEFAULT_BENCH_AFTER: Final = 3
+"""Decisions in a row failed at the provider after which the seat is benched for the
+rest of the match (``options.bench_after_failed_decisions``)."""
 _SECRET_LIKE: Final = re.compile(r"\b(sk|key)-[A-Za-z0-9_*.\-]{4,}", re.IGNORECASE)
 _THINK: Final = re.compile(r"<(think|thinking)>(.*?)</\1>", re.IGNORECASE | re.DOTALL)
 
@@ -189,6 +213,7 @@ class ModelSeat(BaseAgent):
         prices: object = None,
         budget: object = None,
         concurrency: object = None,
+        bench_after_failed_decisions: object = None,
         **options: Any,
     ) -> None:
         for option in options:
@@ -222,6 +247,13 @@ class ModelSeat(BaseAgent):
         self.prices: Prices | None = parse_prices(prices)
         self.budget: Budget | None = parse_budget(budget, self.prices, model)
         self.concurrency = check_count(concurrency, "concurrency") or self.provider.concurrency
+        self.bench_after_failed_decisions: int = (
+            check_count(bench_after_failed_decisions, "bench_after_failed_decisions")
+            or DEFAULT_BENCH_AFTER
+        )
+        """Decisions in a row the provider fails (to their deadlines) before the seat
+        says it cannot play on this match and its stand-in takes over."""
+        self._failed_in_row = 0
         self.key_variable, self._api_key = read_key(api_key_env, self.provider)
         self._conversation: Conversation | None = None
         self._report: CallReport | None = None
@@ -247,9 +279,15 @@ class ModelSeat(BaseAgent):
         raise NotImplementedError
 
     async def _complete(
-        self, client: Any, model: str, conversation: Conversation, request: AskRequest
+        self,
+        client: Any,
+        model: str,
+        conversation: Conversation,
+        request: AskRequest,
+        timeout_s: float,
     ) -> Completion:
-        """Send the conversation; the answer. SDK errors propagate as they are."""
+        """Send the conversation, with ``timeout_s`` as the request's timeout (the time
+        left of the decision); the answer. SDK errors propagate as they are."""
         raise NotImplementedError
 
     def _fault(self, exc: BaseException) -> ProviderFault | None:
@@ -396,24 +434,35 @@ class ModelSeat(BaseAgent):
     ) -> Completion:
         lease = self._client_lease()
         clock = asyncio.get_running_loop().time
-        too_little = min(
-            _MIN_LEFT_CAP_S, max(_MIN_LEFT_S, _MIN_LEFT_SHARE * request.time_limit_ms / 1000)
-        )
+        limit_s = request.time_limit_ms / 1000
+        too_little = min(_MIN_LEFT_CAP_S, max(_MIN_LEFT_S, _MIN_LEFT_SHARE * limit_s))
+        answer_by = deadline - min(_RESERVE_CAP_S, max(_RESERVE_MIN_S, _RESERVE_SHARE * limit_s))
 
         async def attempt() -> Completion:
             asked = clock()
             async with lease.slots:
-                left = deadline - clock()
+                left = answer_by - clock()
                 if left < too_little:  # the answer could not arrive in time: not sent
                     raise AgentReplyError(
                         "agent_error", self._no_time(left, clock() - asked, lease)
                     )
+                # the SDK's timeout bounds each of its steps; this, the whole call
+                bound = asyncio.timeout_at(answer_by)
                 try:
-                    return await self._complete(lease.client, model, conversation, request)
+                    async with bound:
+                        return await self._complete(
+                            lease.client, model, conversation, request, left
+                        )
+                except TimeoutError:
+                    if not bound.expired():
+                        raise
+                    raise ProviderFault(None, _no_answer(left), timed_out=True) from None
                 except Exception as exc:
                     fault = self._fault(exc)
                     if fault is None:
                         raise
+                    if fault.timed_out:  # the SDK's own words: "Request timed out."
+                        fault.message = _no_answer(left)
                     fault.message = self._scrub(fault.message)
                     raise fault from None  # the SDK's exception holds the request (the key)
 
@@ -430,9 +479,10 @@ class ModelSeat(BaseAgent):
 
         try:
             answer = await with_retries(
-                attempt, deadline=deadline, on_retry=retrying, rng=self._rng, keep_s=too_little
+                attempt, deadline=answer_by, on_retry=retrying, rng=self._rng, keep_s=too_little
             )
         except ProviderFault as fault:
+            self._failed_in_row = 0  # it answered: the provider is up
             detail = describe(fault, api=self.provider.api, **self._where(model))
             log.debug(
                 "model_call_failed", agent=self.name, status=fault.status, **self._where(model)
@@ -441,8 +491,11 @@ class ModelSeat(BaseAgent):
                 raise AgentUnavailableError(f"seat {self.name!r}: {detail}") from None
             raise AgentReplyError("agent_error", detail) from None
         except GaveUp as gave_up:
+            if gave_up.fault.timed_out:  # sent, so perhaps run and billed: no usage came
+                report.usage = self._usage(_estimated(report.prompt, ""), model)
             detail = describe_gave_up(gave_up, api=self.provider.api, **self._where(model))
-            raise AgentReplyError("agent_error", detail) from None
+            raise self._provider_down(detail) from None
+        self._failed_in_row = 0
         usage = answer.usage
         if usage is None or answer.usage_missing:
             guess = _estimated(report.prompt, answer.text)
@@ -454,6 +507,19 @@ class ModelSeat(BaseAgent):
                 usage.estimated = True
         report.usage = answer.usage = self._usage(usage, model)
         return answer
+
+    def _provider_down(self, detail: str) -> AgentDownError:
+        """A decision the provider failed to its deadline: not to be asked again, and the
+        ``bench_after_failed_decisions``-th in a row benches the seat for the match."""
+        self._failed_in_row += 1
+        failed = self._failed_in_row
+        if failed < self.bench_after_failed_decisions:
+            return AgentDownError(detail)
+        self._failed_in_row = 0  # the next match gives the seat back, counting afresh
+        decisions = "decision" if failed == 1 else "decisions"
+        return AgentUnavailableError(
+            f"seat {self.name!r}: {detail}; {failed} {decisions} in a row failed at the provider"
+        )
 
     def _no_time(self, left: float, waited: float, lease: clients.Lease) -> str:
         """Why a call was not sent: the wait for a slot (or the retries) used the time."""
@@ -522,6 +588,11 @@ class ModelSeat(BaseAgent):
         )
         self._conversation = conversation
         return conversation
+
+
+def _no_answer(waited_s: float) -> str:
+    """A call that had the decision's time and got no answer in it."""
+    return f"no answer within {waited_s:.3g} s"
 
 
 def _estimated(prompt: list[dict[str, Any]], text: str) -> Usage:
