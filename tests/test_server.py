@@ -13,7 +13,7 @@ import contextlib
 import json
 import socket
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 import httpx
@@ -533,7 +533,7 @@ async def test_the_webhook_answers_an_intake_that_fails_and_keeps_the_connection
     raised: the bridge's connection stays usable for its next gift."""
 
     class Failing:
-        effects = ("CHEER",)
+        effects: Sequence[str] = ("CHEER",)
 
         async def webhook(self, headers: Any, body: bytes) -> tuple[int, dict[str, Any]]:
             raise OSError(28, "No space left on device")
