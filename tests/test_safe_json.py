@@ -12,7 +12,6 @@ table goes on and keeps every sink.
 from __future__ import annotations
 
 import json
-import logging
 import math
 from pathlib import Path
 from typing import Any
