@@ -458,6 +458,12 @@ async def test_the_control_api_refuses_what_it_does_not_know() -> None:
         )
         assert number.status_code == 400
         assert "viewer" in number.json()["error"]
+        for target in ("9" * 5_000, "²", "-1", 2**64, 1.5, [1]):  # one connection for all
+            seat = await http.post(
+                "/control/api/gift", headers=auth, json={"effect": "CHEER", "target": target}
+            )
+            assert seat.status_code == 400, (target, seat.text)
+            assert seat.json()["error"].startswith("target_seat: "), seat.json()
 
 
 class _NoInbox:
