@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from pydantic import ValidationError
+from test_safe_json import deep
 
 from gifts import RESULT_CHANGING, STRONG, Effect, GiftEvent, GiftKind, clean_viewer_text
 from gifts.events import MAX_MESSAGE, MAX_NAME, MAX_RAW_BYTES
@@ -128,15 +129,6 @@ def test_a_number_no_json_reader_holds_is_refused_naming_the_field(
     assert GiftEvent.model_validate_json(body.replace(payload, '"value": 9007199254740991'))
 
 
-def nested(depth: int) -> list[Any]:
-    outer: list[Any] = []
-    inner = outer
-    for _ in range(depth):
-        inner.append([])
-        inner = inner[0]
-    return outer
-
-
 @pytest.mark.parametrize(
     ("raw", "reason"),
     [
@@ -146,7 +138,7 @@ def nested(depth: int) -> list[Any]:
         ({"x": {1: "a"}}, "a key that is no string (int) at raw.x.1"),
         ({"x": "a\ud800"}, "a string with a lone surrogate at raw.x"),
         ({"x": {1, 2}}, "a set, no JSON value at raw.x"),
-        ({"x": nested(500)}, "nesting deeper than"),  # no RecursionError either
+        ({"x": deep(500)}, "nesting deeper than"),  # no RecursionError either
     ],
 )
 def test_a_raw_payload_must_be_json_the_arena_can_write(raw: dict[str, Any], reason: str) -> None:

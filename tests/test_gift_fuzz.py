@@ -28,13 +28,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import random
-import subprocess
-import sys
 import time
 from collections import Counter
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, Final
 
@@ -48,6 +44,7 @@ from test_gifts_live import (
     GiftWatcher,
     finished,
     match_started,
+    playing,
     send_until_heard,
     summary_of,
 )
@@ -59,7 +56,6 @@ from gifts.events import Effect
 from gifts.send import gift_for_test
 from gifts.signatures import sign_arena_webhook
 
-REPO = Path(__file__).resolve().parent.parent
 TOKEN = "fuzz-test-token"
 SEED = 25
 ROUNDS = 3
@@ -176,28 +172,6 @@ def count_of(payload: bytes) -> int:
     return count
 
 
-@contextlib.asynccontextmanager
-async def arena_playing(
-    broker: Mosquitto, port: int, replay: Path
-) -> AsyncIterator[asyncio.subprocess.Process]:
-    """``arena play`` with every output on: MQTT, the overlay server and a replay."""
-    process = await asyncio.create_subprocess_exec(
-        *(sys.executable, "-m", "arena.cli", "play", "--no-live", "--seed", "5"),
-        *("--rounds", str(ROUNDS), "--pace", "0.04", "--gifts", "--record", str(replay)),
-        *("--mqtt", broker.url, "--serve", "--port", str(port)),
-        cwd=REPO,
-        env={**os.environ, "PYTHONPATH": str(REPO), "ARENA_SERVER_TOKEN": TOKEN},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        yield process
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
-
-
 async def overlay_page(base: str, into: list[dict[str, Any]], opened: asyncio.Event) -> None:
     """The overlay's public feed, as a page reads it, until the match ends."""
     async with websockets.connect(base.replace("http://", "ws://") + "/ws") as page:
@@ -231,7 +205,12 @@ async def test_fuzzed_gifts_over_mqtt_and_the_webhook_are_all_told_and_lose_noth
     answers: list[httpx.Response] = []
     async with (
         subscribed_as(mosquitto, GiftWatcher()) as watcher,
-        arena_playing(mosquitto, port, replay) as arena,
+        playing(
+            mosquitto,
+            *("--rounds", str(ROUNDS), "--pace", "0.04", "--gifts", "--record", str(replay)),
+            *("--serve", "--port", str(port)),
+            environ={"ARENA_SERVER_TOKEN": TOKEN},
+        ) as arena,
     ):
         await up(base)
         opened = asyncio.Event()
