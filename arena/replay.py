@@ -57,6 +57,7 @@ from arena.replay_check import (
     RoundMismatch,
     verify_round,
 )
+from arena.safe_json import dumps, replaced_dumps
 from arena.table.events import Event
 from protocol import MESSAGE_TYPES, Message
 
@@ -101,8 +102,8 @@ class ReplayWriter:
         return TableRecorder(self, table)
 
     def write(self, line: dict[str, Any]) -> None:
-        """One JSON line."""
-        self.write_bytes(_dumps(line, default=plain, option=_NEWLINE))
+        """One JSON line (what JSON cannot hold in it written as text: arena.safe_json)."""
+        self.write_bytes(dumps(line, default=plain, option=_NEWLINE, where="a replay line"))
 
     def close(self) -> None:
         """Flush and close the file."""
@@ -192,7 +193,11 @@ class TableRecorder:
             "data": data if type(data) is dict else dict(data),
         }
         line = {"kind": "event", "table": self._table, "event": body}
-        self._write(_dumps(line, default=plain, option=_NEWLINE))
+        try:
+            encoded = _dumps(line, default=plain, option=_NEWLINE)
+        except TypeError:  # a value no JSON holds: written as text, never the table's end
+            encoded = replaced_dumps(line, default=plain, option=_NEWLINE, where="a replay event")
+        self._write(encoded)
 
     def decision(self, seat: int, record: dict[str, Any]) -> None:
         """Write one attempt of a model seat: outcome, detail and the call's full report.
@@ -634,12 +639,9 @@ def encoded_message(message: object) -> bytes:
 
 
 def encoded_decision(line: dict[str, Any]) -> bytes:
-    """A ``decision`` line as JSON; a report holding what JSON cannot keeps what is text."""
-    try:
-        return _dumps(line, default=plain)
-    except TypeError:
-        line = {**line, "report": json.loads(json.dumps(line.get("report"), default=repr))}
-        return _dumps(line, default=plain)
+    """A ``decision`` line as JSON; a report holding what JSON cannot (an object, a lone
+    surrogate in a model's text) keeps the rest, that written as text."""
+    return dumps(line, default=plain, where="a replay decision")
 
 
 def plain(value: object) -> Any:

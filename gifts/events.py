@@ -31,7 +31,9 @@ from pydantic import (
     model_validator,
 )
 
+from arena.safe_json import json_safe
 from gifts.text import clean_viewer_text
+from protocol import MAX_JSON_INT
 
 __all__ = [
     "MAX_MESSAGE",
@@ -107,7 +109,7 @@ class GiftEvent(BaseModel):
     count: Annotated[StrictInt, Field(ge=1, le=10_000)] = Field(
         default=1, description="How many at once: a gift of count N is N gifts."
     )
-    value: Annotated[StrictInt, Field(ge=0)] = Field(
+    value: Annotated[StrictInt, Field(ge=0, le=MAX_JSON_INT)] = Field(
         default=0, description="What it cost, in the platform's integer units (see currency)."
     )
     currency: Annotated[StrictStr, Field(max_length=16)] | None = Field(
@@ -175,10 +177,19 @@ class GiftEvent(BaseModel):
     @field_validator("raw", mode="after")
     @classmethod
     def _raw_bounded(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
-        if value is not None:
-            size = len(orjson.dumps(value, default=str))
-            if size > MAX_RAW_BYTES:
-                raise ValueError(f"the raw payload is {size} bytes, over {MAX_RAW_BYTES}")
+        """The payload is kept and may be written out: it must be JSON data that every
+        encoder writes (no integer beyond 64 bits, no NaN, no lone surrogate, no other
+        object), within :data:`MAX_RAW_BYTES`."""
+        if value is None:
+            return None
+        _, unwritable = json_safe(value, root="raw")
+        if unwritable:
+            where, what = unwritable[0]
+            more = f" (and {len(unwritable) - 1} more)" if len(unwritable) > 1 else ""
+            raise ValueError(f"holds {what} at {where}{more}: no JSON the arena can write")
+        size = len(orjson.dumps(value))
+        if size > MAX_RAW_BYTES:
+            raise ValueError(f"the raw payload is {size} bytes, over {MAX_RAW_BYTES}")
         return value
 
     @model_validator(mode="after")

@@ -102,10 +102,12 @@ class _Telling:
 
 
 def _seat(value: Any) -> Any:
-    """A form's seat: ``"1"`` is 1, nothing is None; anything else as given (refused)."""
+    """A form's seat: ``"1"`` is 1, nothing is None; anything else as given, for the gift
+    event to refuse naming ``target_seat`` (``int`` would raise on 5,000 digits or a
+    superscript ``²``, which ``isdigit`` also takes)."""
     if value is None or value == "":
         return None
-    if isinstance(value, str) and value.isdigit():
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 3:
         return int(value)
     return value
 

@@ -30,6 +30,7 @@ from protocol.events import (
 )
 from protocol.messages import (
     DEFAULT_TIME_LIMIT_MS,
+    MAX_JSON_INT,
     MAX_TEXT,
     MESSAGE_TYPES,
     REJECT_REASONS,
@@ -86,6 +87,7 @@ __all__ = [
     "EVENT_DATA",
     "EVENT_SCHEMA_VERSION",
     "EVENT_TYPES",
+    "MAX_JSON_INT",
     "MAX_TEXT",
     "MESSAGE_TYPES",
     "RANK_NAMES",

@@ -31,6 +31,7 @@ from pydantic import (
 )
 
 from protocol.messages import (
+    MAX_JSON_INT,
     BidMode,
     BidValue,
     CallScore,
@@ -108,7 +109,8 @@ EventType: TypeAlias = Literal[
 EVENT_TYPES: Final[tuple[EventType, ...]] = get_args(EventType)
 
 Seat = Annotated[StrictInt, Field(ge=0, le=2)]
-Count = Annotated[StrictInt, Field(ge=0)]
+#: A count or an amount: at most MAX_JSON_INT, which every JSON reader holds exactly.
+Count = Annotated[StrictInt, Field(ge=0, le=MAX_JSON_INT)]
 Players = Annotated[list[PlayerId], Field(min_length=3, max_length=3)]
 
 

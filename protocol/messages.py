@@ -50,6 +50,7 @@ from protocol.cards import is_canonical
 
 __all__ = [
     "DEFAULT_TIME_LIMIT_MS",
+    "MAX_JSON_INT",
     "MAX_TEXT",
     "MESSAGE_TYPES",
     "REJECT_REASONS",
@@ -92,6 +93,11 @@ DEFAULT_TIME_LIMIT_MS: Final = 30_000
 
 #: The cap on ``comment`` and ``strategy_hint``: shown on stream, so kept short.
 MAX_TEXT: Final = 200
+
+#: The largest whole number the arena takes from outside (a gift's value, a provider's
+#: token count): every JSON reader holds it exactly (JavaScript's
+#: ``Number.MAX_SAFE_INTEGER``), so an event carrying it reads the same everywhere.
+MAX_JSON_INT: Final = 2**53 - 1
 _MAX_REPLY_CARDS: Final = 20  # a landlord's full hand, the most anyone can play at once
 
 

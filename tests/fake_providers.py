@@ -339,14 +339,14 @@ class FakeProvider:
                     content_type = outcome.content_type
                 elif isinstance(outcome, Fault):
                     status, body = outcome.status, fake._error_body(outcome)
-                    data = json.dumps(body, ensure_ascii=False).encode()
+                    data = _encoded(body)
                     if outcome.retry_after is not None:
                         extra["Retry-After"] = outcome.retry_after
                     if outcome.retry_after_ms is not None:
                         extra["retry-after-ms"] = outcome.retry_after_ms
                 else:
                     status, body = outcome
-                    data = json.dumps(body, ensure_ascii=False).encode()
+                    data = _encoded(body)
                 try:
                     self.send_response(status)
                     self.send_header("Content-Type", content_type)
@@ -374,6 +374,15 @@ class FakeProvider:
         if completion is None:
             completion = max(1, len(out_text) // 4) + reply.reasoning_tokens
         return prompt, completion
+
+
+def _encoded(body: JsonObject) -> bytes:
+    """A body as UTF-8 JSON; text holding a lone surrogate with it escaped (``\\ud83d``),
+    as a provider sends a model's half of an emoji."""
+    try:
+        return json.dumps(body, ensure_ascii=False).encode()
+    except UnicodeEncodeError:
+        return json.dumps(body).encode()
 
 
 # OpenAI's error types by status (https://platform.openai.com/docs/guides/error-codes).

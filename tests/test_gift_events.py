@@ -7,14 +7,17 @@ payload kept with it is bounded.
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 from pydantic import ValidationError
+from test_safe_json import deep
 
 from gifts import RESULT_CHANGING, STRONG, Effect, GiftEvent, GiftKind, clean_viewer_text
 from gifts.events import MAX_MESSAGE, MAX_NAME, MAX_RAW_BYTES
+from gifts.sources.parse import validation_reason
 
 
 def gift(**fields: Any) -> GiftEvent:
@@ -103,6 +106,47 @@ def test_the_raw_payload_is_bounded() -> None:
     gift(raw={"blob": "x" * (MAX_RAW_BYTES - 100)})
     with pytest.raises(ValidationError, match="raw payload is"):
         gift(raw={"blob": "x" * MAX_RAW_BYTES})
+
+
+@pytest.mark.parametrize(
+    ("payload", "reason"),
+    [
+        ('"value": 18446744073709551616', "value: Input should be less than or equal to"),
+        ('"value": 9007199254740992', "value: Input should be less than or equal to"),
+        ('"raw": {"n": 18446744073709551616}', "raw: holds an integer beyond 64 bits at raw.n"),
+        ('"raw": {"a": [{"n": -99999999999999999999}]}', "beyond 64 bits at raw.a[0].n"),
+    ],
+)
+def test_a_number_no_json_reader_holds_is_refused_naming_the_field(
+    payload: str, reason: str
+) -> None:
+    """The fault campaign's gift (issue 25): a value of 2^64 was accepted, and then no
+    event telling it could be written. Every number is bounded where it is parsed."""
+    body = '{"event_id": "bv-1", "platform": "test", "effect": "CHEER", ' + payload + "}"
+    with pytest.raises(ValidationError) as caught:
+        GiftEvent.model_validate_json(body)
+    assert reason in validation_reason(caught.value)
+    assert GiftEvent.model_validate_json(body.replace(payload, '"value": 9007199254740991'))
+
+
+@pytest.mark.parametrize(
+    ("raw", "reason"),
+    [
+        ({"n": 2**64}, "an integer beyond 64 bits at raw.n"),
+        ({"x": math.nan}, "nan, no JSON number at raw.x"),
+        ({"x": [math.inf]}, "inf, no JSON number at raw.x[0]"),
+        ({"x": {1: "a"}}, "a key that is no string (int) at raw.x.1"),
+        ({"x": "a\ud800"}, "a string with a lone surrogate at raw.x"),
+        ({"x": {1, 2}}, "a set, no JSON value at raw.x"),
+        ({"x": deep(500)}, "nesting deeper than"),  # no RecursionError either
+    ],
+)
+def test_a_raw_payload_must_be_json_the_arena_can_write(raw: dict[str, Any], reason: str) -> None:
+    """A normalizer hands ``raw`` over as Python data: whatever in it no encoder of the
+    arena's writes is refused here, naming where, never raised later as a TypeError."""
+    with pytest.raises(ValidationError) as caught:
+        gift(raw=raw)
+    assert reason in validation_reason(caught.value)
 
 
 def test_a_viewer_without_a_name_is_shown_as_anonymous() -> None:

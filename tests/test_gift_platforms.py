@@ -7,6 +7,7 @@ read every field a gift needs, keep the payload, and refuse a payload that lacks
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime
 from typing import Any
 
@@ -310,3 +311,49 @@ def test_a_tiktok_gift_that_cannot_streak_counts_at_once() -> None:
 def test_a_tiktok_event_without_an_id_is_refused() -> None:
     with pytest.raises(PayloadError, match="'msgId'"):
         tiktok.from_event(tiktok_gift(msgId=None))
+
+
+# --- numbers out of range (issue 25) --------------------------------------------------------
+
+BIG = 2**64
+"""Past 64 bits: what no JSON encoder of the arena's writes, and no amount ever is."""
+
+
+def bili_gift(**changes: Any) -> dict[str, Any]:
+    return {**BILI_GIFT, "data": {**BILI_GIFT["data"], **changes}}  # type: ignore[dict-item]
+
+
+def cheer(**changes: Any) -> dict[str, Any]:
+    return eventsub("channel.cheer", {**BROADCASTER, "user_id": "1", "bits": 1, **changes})
+
+
+@pytest.mark.parametrize(
+    ("normalize", "reason"),
+    [
+        (lambda: bilibili.from_message(bili_gift(price=BIG)), "'price' is out of range"),
+        (lambda: bilibili.from_message(bili_gift(price=-100)), "'price' is out of range"),
+        (lambda: bilibili.from_message(bili_gift(gift_num=BIG)), "'gift_num' is out of range"),
+        (lambda: bilibili.from_message(bili_gift(price=2**52, gift_num=3)), "value: .*less than"),
+        (lambda: bilibili.from_message(bili_gift(timestamp=1e300)), "'timestamp' is no time"),
+        (lambda: bilibili.from_message(bili_gift(timestamp=BIG**8)), "'timestamp' is no time"),
+        (lambda: bilibili.from_message(bili_gift(msg_id=10**200)), "'msg_id' is a number of"),
+        (lambda: bilibili.from_message(bili_gift(gift_num=20_000)), "count: .*less than"),
+        (lambda: douyin.from_push("live_gift", [douyin_gift(1, gift_value=BIG)]), "'gift_value'"),
+        (lambda: douyin.from_push("live_gift", [douyin_gift(1, timestamp=math.nan)]), "no time"),
+        (lambda: douyin.from_push("live_gift", [douyin_gift(1, timestamp=math.inf)]), "no time"),
+        (lambda: tiktok.from_event(tiktok_gift(diamondCount=BIG)), "'diamondCount'"),
+        (lambda: tiktok.from_event(tiktok_gift(repeatCount=BIG)), "'repeatCount'"),
+        (lambda: tiktok.from_event(tiktok_gift(diamondCount=2**50, repeatCount=9)), "value"),
+        (lambda: twitch.from_eventsub(cheer(bits=BIG), "m"), "'bits' is out of range"),
+        (lambda: twitch.from_eventsub(cheer(user_name="a\ud800"), "m"), "raw.event.user_name"),
+    ],
+)
+def test_what_no_gift_can_hold_is_a_payload_error_naming_its_field(
+    normalize: Any, reason: str
+) -> None:
+    """Whatever no gift can hold (a number past what JSON readers hold, a total over the
+    event's cap, a time no clock reaches, a 200-digit id, a lone surrogate) is a PayloadError
+    naming the field, as a missing one is: never an OverflowError, a ValidationError, or a
+    gift that later cannot be written."""
+    with pytest.raises(PayloadError, match=reason):
+        normalize()

@@ -104,14 +104,16 @@ async def send_until_heard(
 
 
 @asynccontextmanager
-async def playing(broker: Mosquitto, *options: str) -> AsyncIterator[asyncio.subprocess.Process]:
-    """``arena play --mqtt`` (seed 3, plain lines) in a process of its own; killed if the
-    block leaves it running (a failed test)."""
+async def playing(
+    broker: Mosquitto, *options: str, environ: dict[str, str] | None = None
+) -> AsyncIterator[asyncio.subprocess.Process]:
+    """``arena play --mqtt`` (seed 3, plain lines) in a process of its own, ``environ``
+    added to its environment; killed if the block leaves it running (a failed test)."""
     process = await asyncio.create_subprocess_exec(
         *ARENA,
         *("play", "--mqtt", broker.url, "--no-live", "--seed", "3", *options),
         cwd=REPO,
-        env=ENV,
+        env={**ENV, **(environ or {})},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )

@@ -34,6 +34,7 @@ from arena.agents.registry import create_agent
 from arena.errors import AgentDownError, AgentReplyError, AgentUnavailableError, ConfigError
 from arena.logs import EVENT_ATTRIBUTE
 from arena.replay import ReplayWriter, load_replay, verify_round
+from arena.server.hub import OverlayHub
 from arena.sinks.base import CollectingSink
 from arena.table import Table, play_match
 from arena.testing import check_agent
@@ -808,6 +809,47 @@ async def test_a_partial_usage_block_is_estimated_so_cost_and_budget_still_run(
     assert report.usage.input_tokens == 900  # what was sent is kept
     assert report.usage.output_tokens > 0
     assert report.usage.estimated is True
+
+
+async def test_a_providers_absurd_count_and_lone_surrogate_cannot_stop_a_recording_table(
+    server: FakeOpenAI, key_env: str, tmp_path: Path
+) -> None:
+    """Issue 25: a provider's JSON is outside input too. A usage count of 2^64 is no
+    count (estimated, as a missing one is), and a lone surrogate in the model's text
+    (``"\\ud83d"`` is valid JSON; the SDK's string holds it) is written to the replay as
+    U+FFFD. The table plays its round with every sink, and the replay verifies."""
+
+    def respond(recorded: RecordedRequest) -> Reply:
+        legal = legal_model(recorded)
+        big = {"prompt_tokens": 2**64, "completion_tokens": 2**64 + 1, "total_tokens": 2**65}
+        return Reply(text=f"{legal.text} \ud83d", usage=big)
+
+    server.respond = respond
+    hub = OverlayHub(run_id="run-1")
+    page = hub.subscribe("public", "t1")
+    collected = CollectingSink()
+    writer = ReplayWriter(tmp_path / "r.jsonl")
+    agents = [seat(server, n) for n in ("A", "B", "C")]
+    table = Table(agents, sinks=[hub, collected], recorder=writer.for_table("t1"))
+    await table.open()
+    try:
+        summary = await play_match(table, rounds=1, seed=11)
+    finally:
+        await table.close()
+        writer.close()
+    assert table.sinks == [hub, collected]
+    for name in ("A", "B", "C"):
+        assert sum(summary.faults[name].values()) == 0, summary.faults
+    decisions = collected.of_type("decision")
+    assert decisions
+    assert all(e.data["estimated"] and e.data["input_tokens"] < 2**53 for e in decisions)
+    sent = [json.loads(await page.next()) for _ in range(page.pending())]
+    assert [m for m in sent if m["type"] == "match_ended"]
+    [recorded] = load_replay(tmp_path / "r.jsonl").rounds
+    verify_round(recorded)
+    texts = [line["report"]["raw_text"] for line in recorded.decisions]
+    assert texts
+    assert all(text.endswith(" \ufffd") for text in texts)
 
 
 async def test_a_call_cut_off_by_the_deadline_reports_estimated_usage(

@@ -14,7 +14,7 @@ import json
 import re
 import socket
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 import httpx
@@ -513,6 +513,12 @@ async def test_the_control_api_refuses_what_it_does_not_know() -> None:
         )
         assert number.status_code == 400
         assert "viewer" in number.json()["error"]
+        for target in ("9" * 5_000, "²", "-1", 2**64, 1.5, [1]):  # one connection for all
+            seat = await http.post(
+                "/control/api/gift", headers=auth, json={"effect": "CHEER", "target": target}
+            )
+            assert seat.status_code == 400, (target, seat.text)
+            assert seat.json()["error"].startswith("target_seat: "), seat.json()
 
 
 class _NoInbox:
@@ -536,6 +542,74 @@ async def test_the_webhook_says_why_a_signed_payload_is_no_gift() -> None:
     assert bad.status_code == 400
     assert bad.json()["error"].startswith("invalid: count")
     assert [refusal.event_id for refusal in inbox.refused] == ["w-9"]  # told, not lost
+
+
+def connection_of(answer: httpx.Response) -> object:
+    """The local end of the connection an answer came on: the same for every request
+    sent over one kept-alive connection."""
+    return answer.extensions["network_stream"].get_extra_info("client_addr")
+
+
+async def test_every_invalid_webhook_body_is_a_4xx_and_the_connection_stays_usable() -> None:
+    """Issue 25: a gift whose raw payload held an integer past 64 bits raised out of
+    validation, and a value of 2^64 was accepted (202), then its telling failed: the
+    server answered 500 and reset the connection. Every invalid body is a 4xx naming
+    what is wrong, and one kept-alive connection carries them all and a valid gift."""
+    from gifts.sources import CollectingInbox
+
+    inbox = CollectingInbox()
+    head = b'{"event_id": "w-%d", "platform": "test", "effect": "CHEER", '
+    invalid = [
+        (b'"value": 18446744073709551616}', 400, "invalid: value: "),
+        (b'"raw": {"n": 18446744073709551616}}', 400, "invalid: raw: holds an integer beyond"),
+        (b'"raw": {"n": 1e400}}', 400, "invalid: not JSON: number is infinity"),
+        (b'"count": 1.5}', 400, "invalid: count: "),
+        (b'"message": "\\ud800"}', 400, "invalid: not JSON: "),
+        (b'"target_seat": -18446744073709551616}', 400, "invalid: target_seat: "),
+        (b'"sent_at": 1e300}', 400, "invalid: sent_at: "),
+        (b'"value": "5"}', 400, "invalid: value: "),
+        (b"[[[[", 400, "invalid: not JSON"),
+        (b'"raw": {"blob": "' + b"x" * 70_000 + b'"}}', 413, "a gift is at most"),
+    ]
+    async with served() as server, httpx.AsyncClient(base_url=server.url) as http:
+        server.parts.gifts = WebhookIntake(inbox, secret=TOKEN)
+        connections = set()
+        for number, (rest, status, reason) in enumerate(invalid):
+            body = head % number + rest
+            answer = await http.post("/gifts/webhook", content=body, headers=signed(body))
+            assert (answer.status_code, number) == (status, number), answer.text
+            assert answer.json()["error"].startswith(reason), answer.json()
+            connections.add(connection_of(answer))
+        valid = head % 99 + b'"value": 9007199254740991}'
+        answer = await http.post("/gifts/webhook", content=valid, headers=signed(valid))
+        assert answer.status_code == 202
+        connections.add(connection_of(answer))
+    assert len(connections) == 1
+    assert [gift.value for gift in inbox.accepted] == [2**53 - 1]
+    assert len(inbox.refused) == len(invalid) - 1  # the one too large is never read
+
+
+async def test_the_webhook_answers_an_intake_that_fails_and_keeps_the_connection() -> None:
+    """The arena's own failure handling a delivery is a 500 saying so, answered, not
+    raised: the bridge's connection stays usable for its next gift."""
+
+    class Failing:
+        effects: Sequence[str] = ("CHEER",)
+
+        async def webhook(self, headers: Any, body: bytes) -> tuple[int, dict[str, Any]]:
+            raise OSError(28, "No space left on device")
+
+        async def test_gift(self, fields: Any) -> tuple[int, dict[str, Any]]:
+            raise AssertionError("not asked")
+
+    async with served() as server, httpx.AsyncClient(base_url=server.url) as http:
+        server.parts.gifts = Failing()
+        first = await http.post("/gifts/webhook", content=b"{}")
+        second = await http.get("/healthz")
+        assert connection_of(first) == connection_of(second)
+    assert first.status_code == 500
+    assert "OSError" in first.json()["error"]
+    assert second.status_code == 200
 
 
 async def test_the_featured_table_is_picked_on_the_control_api() -> None:

@@ -16,6 +16,7 @@ import asyncio
 import inspect
 import logging
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,6 +26,7 @@ from arena.agents import GreedyAgent, HeuristicAgent
 from arena.agents.reading import legal_for, play_reply
 from arena.engine import Rules
 from arena.logs import EVENT_ATTRIBUTE
+from arena.replay import ReplayWriter, load_replay, verify_round
 from arena.sinks.base import CollectingSink
 from arena.table import Table, TableSettings, play_match
 from arena.table.clock import ManualClock
@@ -480,3 +482,49 @@ async def test_a_bid_reply_of_another_player_is_refused_too() -> None:
     table = Table([agent, FakeAgent("B"), FakeAgent("C")], rules=Rules())
     await table.play_round(1, seed=3, first_bidder=0)
     assert [r.reason for r in agent.rejections][:1] == ["unparsable"]
+
+
+# ─── numbers and text out of range (issue 25) ───────────────────────────────────────────
+
+
+@pytest.mark.parametrize(
+    ("reply", "words"),
+    [
+        (
+            '"bid": 18446744073709551616',
+            "BID_RESPONSE.bid: Input should be less than or equal to 3",
+        ),
+        ('"bid": 1e400', "BID_RESPONSE.bid: Input should be a valid integer (got inf)"),
+        ('"bid": NaN', "BID_RESPONSE.bid: Input should be a valid integer (got nan)"),
+        ('"bid": -Infinity', "BID_RESPONSE.bid: Input should be a valid integer (got -inf)"),
+        ('"bid": -1', "BID_RESPONSE.bid: Input should be greater than or equal to 0"),
+        ('"bid": 1.5', "BID_RESPONSE.bid: Input should be a valid integer"),
+        ('"bid": "3"', "BID_RESPONSE.bid: Input should be a valid integer"),
+        ('"bid": 0, "comment": "\\ud800"', "BID_RESPONSE.comment: Input should be a valid string"),
+        ('"bid": 0, "request_id": "\\udfff"', "BID_RESPONSE.request_id: Input should be a valid"),
+    ],
+)
+async def test_a_reply_with_a_number_or_text_out_of_range_is_refused_and_recorded(
+    tmp_path: Path, reply: str, words: str
+) -> None:
+    """What an agent sends is bounded where it is read: a number no field holds (2^64,
+    JSON's out-of-range 1e400, the NaN and Infinity Python's JSON reader takes) or a
+    lone surrogate is a rejected reply naming the field, and the recording table goes
+    on: nothing it sends can make a replay line unwritable."""
+
+    async def out_of_range(request: Any, n: int) -> str | None:
+        return '{"type": "BID_RESPONSE", "player_id": "A", ' + reply + "}" if n == 1 else None
+
+    agent = FakeAgent("A", bid=out_of_range)
+    writer = ReplayWriter(tmp_path / "r.jsonl")
+    table = Table(
+        [agent, FakeAgent("B"), FakeAgent("C")], rules=Rules(), recorder=writer.for_table("t1")
+    )
+    record = await table.play_round(1, seed=3, first_bidder=0)
+    writer.close()
+    assert record.result is not None
+    [rejection, *_] = agent.rejections
+    assert (rejection.reason, rejection.request_type) == ("unparsable", "BID_REQUEST")
+    assert words in rejection.detail
+    [recorded] = load_replay(tmp_path / "r.jsonl").rounds
+    verify_round(recorded)

@@ -29,6 +29,7 @@ import orjson
 import zstandard
 
 from arena.replay import encoded_decision, encoded_message, plain
+from arena.safe_json import dumps
 from arena.table.events import Event
 
 __all__ = ["FORMAT", "RoundLines", "expand"]
@@ -82,7 +83,7 @@ class RoundLines:
 
     def line(self, line: dict[str, Any]) -> None:
         """Keep a whole line (a gift's effect), encoded now."""
-        self._items.append(_Fragment(_dumps(line, default=plain)))
+        self._items.append(_Fragment(dumps(line, default=plain, where="a stored round's line")))
 
     def decision(self, line: dict[str, Any]) -> None:
         """Keep a model seat's ``decision`` line, encoded now (its report as the replay
@@ -92,7 +93,7 @@ class RoundLines:
     def take(self) -> bytes:
         """The items kept so far, encoded and compressed; none are kept after."""
         items, self._items = self._items, []
-        return _compressor.compress(_dumps(items, default=plain))
+        return _compressor.compress(dumps(items, default=plain, where="a stored round"))
 
 
 def expand(stored: bytes, table: str, round_no: int) -> Iterator[bytes]:

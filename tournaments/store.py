@@ -48,6 +48,7 @@ from pydantic import BaseModel
 
 from arena.engine import DealtCards, Settlement
 from arena.engine.cards import Card, card
+from arena.safe_json import dumps
 from arena.table.events import Event
 from arena.table.records import RoundRecord
 from tournaments.round_lines import FORMAT, RoundLines, expand
@@ -280,7 +281,7 @@ def _lines_of(
 
 
 def _json(value: Any) -> str:
-    return orjson.dumps(value).decode()
+    return dumps(value, where="a tournament store row").decode()
 
 
 class TournamentStore:

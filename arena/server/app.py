@@ -294,7 +294,11 @@ class Routes:
         body = await _body(request)
         if body is None:
             return _error(413, f"a gift is at most {_MAX_BODY} bytes")
-        status, answer = await self.parts.gifts.webhook(request.headers, body)
+        try:
+            status, answer = await self.parts.gifts.webhook(request.headers, body)
+        except Exception as exc:  # the arena's failure, answered: a raise resets the connection
+            log.exception("gift_webhook_failed", error=type(exc).__name__)
+            return _error(500, f"the arena failed handling this delivery ({type(exc).__name__})")
         return JSONResponse(answer, status_code=status, headers=_NO_STORE)
 
 

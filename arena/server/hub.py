@@ -31,9 +31,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
-import orjson
-
 from arena.errors import ConfigError
+from arena.safe_json import dumps
 from arena.sinks.public_state import PublicState, PublicTableState
 from arena.table.events import Event
 from protocol.events import EVENT_SCHEMA_VERSION
@@ -59,7 +58,8 @@ MatchStatus = Literal["waiting", "live", "ended"]
 
 
 def _json(message: Mapping[str, Any]) -> str:
-    return orjson.dumps(message).decode()
+    """A page's message as text; a value no JSON holds is sent as text, the page kept."""
+    return dumps(message, where="an overlay message").decode()
 
 
 @dataclass

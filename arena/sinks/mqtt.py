@@ -47,6 +47,7 @@ import orjson
 from arena.config import MqttSettings
 from arena.errors import ConfigError
 from arena.logs import get_logger
+from arena.safe_json import dumps, replaced_dumps
 from arena.sinks.mqtt_client import mqtt_credentials
 from arena.sinks.mqtt_feed import MqttStats
 from arena.sinks.mqtt_publisher import broker_url
@@ -215,7 +216,7 @@ class MqttSink:
         """Queue one released spectator item for ``<prefix>/tables/<table>/spectator``
         (QoS 1, never retained), with the run id; never waits. Only the spectator feed
         calls it: its items hold every hand, so they go to that topic and nowhere else."""
-        line = SPECTATOR_MARK + orjson.dumps({**item, "run": self.run_id})
+        line = SPECTATOR_MARK + dumps({**item, "run": self.run_id}, where="a spectator item")
         if self._process is None or self._closing:
             self._hold(SPECTATOR, line)
             return
@@ -421,19 +422,21 @@ def event_line(event: Event, run_id: str) -> bytes:
     """An event as published: ``Event.to_dict()`` with ``v`` and ``run``, built as one
     dict (this runs for every event of every table)."""
     data = event.data
-    return orjson.dumps(
-        {
-            "type": event.type,
-            "table": event.table,
-            "round": event.round,
-            "seq": event.seq,
-            "seat": event.seat,
-            "player": event.player,
-            "data": data if type(data) is dict else dict(data),
-            "v": EVENT_SCHEMA_VERSION,
-            "run": run_id,
-        }
-    )
+    line = {
+        "type": event.type,
+        "table": event.table,
+        "round": event.round,
+        "seq": event.seq,
+        "seat": event.seat,
+        "player": event.player,
+        "data": data if type(data) is dict else dict(data),
+        "v": EVENT_SCHEMA_VERSION,
+        "run": run_id,
+    }
+    try:
+        return orjson.dumps(line)
+    except TypeError:  # a value no JSON holds: published as text, the sink kept
+        return replaced_dumps(line, where="an MQTT event")
 
 
 def status_topic(settings: MqttSettings) -> str:

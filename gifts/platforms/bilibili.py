@@ -17,6 +17,7 @@ from gifts.platforms.common import (
     PayloadError,
     field_int,
     field_str,
+    gift_event,
     mapping,
     optional_str,
     unix_time,
@@ -39,12 +40,12 @@ def from_message(message: Mapping[str, Any]) -> list[GiftEvent]:
     raise PayloadError(f"a {command[:80]!r} message carries no gift")
 
 
-def _viewer(data: Mapping[str, Any]) -> dict[str, Any]:
+def _viewer(data: Mapping[str, Any], what: str) -> dict[str, Any]:
     return {
         "viewer_id": optional_str(data, "open_id"),
         "display_name": optional_str(data, "uname") or "",
         "room": optional_str(data, "room_id"),
-        "sent_at": unix_time(data.get("timestamp")),
+        "sent_at": unix_time(data, "timestamp", what),
     }
 
 
@@ -54,7 +55,8 @@ def _gift(data: Mapping[str, Any], raw: dict[str, Any]) -> GiftEvent:
     price = field_int(data, "price", what, default=0)
     combo = data.get("combo_info")
     streak = optional_str(combo, "combo_id") if isinstance(combo, Mapping) else None
-    return GiftEvent(
+    return gift_event(
+        what,
         event_id=field_str(data, "msg_id", what),
         platform="bilibili",
         kind=GiftKind.GIFT,
@@ -65,13 +67,14 @@ def _gift(data: Mapping[str, Any], raw: dict[str, Any]) -> GiftEvent:
         currency="bilibili_gold",
         streak_id=streak,
         raw=raw,
-        **_viewer(data),
+        **_viewer(data, what),
     )
 
 
 def _super_chat(data: Mapping[str, Any], raw: dict[str, Any]) -> GiftEvent:
     what = "the super chat"
-    return GiftEvent(
+    return gift_event(
+        what,
         event_id=field_str(data, "msg_id", what),
         platform="bilibili",
         kind=GiftKind.SUPER_CHAT,
@@ -81,5 +84,5 @@ def _super_chat(data: Mapping[str, Any], raw: dict[str, Any]) -> GiftEvent:
         currency="CNY_fen",
         message=optional_str(data, "message") or "",
         raw=raw,
-        **_viewer(data),
+        **_viewer(data, what),
     )

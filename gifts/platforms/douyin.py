@@ -17,6 +17,7 @@ from gifts.platforms.common import (
     PayloadError,
     field_int,
     field_str,
+    gift_event,
     mapping,
     optional_str,
     unix_time,
@@ -45,16 +46,17 @@ def _one(message_type: str, data: Any, room: str | None) -> GiftEvent:
         "room": room,
         "viewer_id": optional_str(data, "sec_openid"),
         "display_name": optional_str(data, "nickname") or "",
-        "sent_at": unix_time(data.get("timestamp")),
+        "sent_at": unix_time(data, "timestamp", what),
         "test": data.get("test") is True,
         "raw": dict(data),
     }
     if message_type == COMMENT:
-        return GiftEvent(
-            kind=GiftKind.COMMENT, message=optional_str(data, "content") or "", **common
+        return gift_event(
+            what, kind=GiftKind.COMMENT, message=optional_str(data, "content") or "", **common
         )
     gift = field_str(data, "sec_gift_id", what)
-    return GiftEvent(
+    return gift_event(
+        what,
         kind=GiftKind.GIFT,
         gift_id=gift,
         # the push names the gift by its opaque id only: the config maps the id, and no

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gifts.events import GiftEvent, GiftKind
-from gifts.platforms.common import field_int, field_str, optional_str, unix_time
+from gifts.platforms.common import field_int, field_str, gift_event, optional_str, unix_time
 
 __all__ = ["from_event"]
 
@@ -28,7 +28,8 @@ def from_event(event: Mapping[str, Any], *, room: str | None = None) -> list[Gif
     gift = field_str(event, "giftId", what)
     count = field_int(event, "repeatCount", what, default=1)
     return [
-        GiftEvent(
+        gift_event(
+            what,
             event_id=field_str(event, "msgId", what),
             platform="tiktok",
             room=room,
@@ -42,7 +43,7 @@ def from_event(event: Mapping[str, Any], *, room: str | None = None) -> list[Gif
             currency="diamonds",
             streak_id=(optional_str(event, "groupId") or f"{user}:{gift}") if streakable else None,
             streak_final=(event.get("repeatEnd") is True) if streakable else True,
-            sent_at=unix_time(event.get("createTime")),
+            sent_at=unix_time(event, "createTime", what),
             raw=dict(event),
         )
     ]

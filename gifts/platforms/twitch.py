@@ -14,7 +14,14 @@ from datetime import datetime
 from typing import Any, Final
 
 from gifts.events import GiftEvent, GiftKind
-from gifts.platforms.common import PayloadError, field_int, field_str, mapping, optional_str
+from gifts.platforms.common import (
+    PayloadError,
+    field_int,
+    field_str,
+    gift_event,
+    mapping,
+    optional_str,
+)
 
 __all__ = ["GIFT_SUBSCRIPTIONS", "from_eventsub"]
 
@@ -61,7 +68,8 @@ def _bits(
     name = "bits"
     if event.get("type") == "power_up" and isinstance(power_up, Mapping):
         name = optional_str(power_up, "type") or "power_up"
-    return GiftEvent(
+    return gift_event(
+        "the bits event",
         event_id=message_id,
         platform="twitch",
         kind=GiftKind.CHEER,
@@ -82,7 +90,8 @@ def _redemption(event: Mapping[str, Any], message_id: str, raw: dict[str, Any]) 
         sent_at = datetime.fromisoformat(redeemed.replace("Z", "+00:00")) if redeemed else None
     except ValueError:
         raise PayloadError(f"the redemption: redeemed_at {redeemed!r} is no time") from None
-    return GiftEvent(
+    return gift_event(
+        "the redemption",
         event_id=message_id,
         platform="twitch",
         kind=GiftKind.POINTS,

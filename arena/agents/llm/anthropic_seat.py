@@ -32,6 +32,7 @@ from arena.agents.llm.seat import (
     ModelSeat,
     NotAnAnswer,
     body_seen,
+    is_count,
     read_usage,
     refusal_text,
     think_text,
@@ -186,9 +187,10 @@ def _read(message: Any, tool_name: str | None) -> Completion:
     sent = getattr(message, "usage", None)
     if sent is not None:
         input_tokens = getattr(sent, "input_tokens", None)
-        if isinstance(input_tokens, int):  # cached tokens are input too
-            input_tokens += getattr(sent, "cache_creation_input_tokens", None) or 0
-            input_tokens += getattr(sent, "cache_read_input_tokens", None) or 0
+        if is_count(input_tokens):  # cached tokens are input too (a count, if sent as one)
+            for cached in ("cache_creation_input_tokens", "cache_read_input_tokens"):
+                more = getattr(sent, cached, None)
+                input_tokens += more if is_count(more) else 0
         usage, missing = read_usage(input_tokens, getattr(sent, "output_tokens", None))
     return Completion(
         text=tool_input if tool_input is not None else text,

@@ -29,7 +29,7 @@ import json
 import random
 import re
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Final, cast, get_args
+from typing import Any, ClassVar, Final, TypeGuard, cast, get_args
 
 from arena.agents.base import BaseAgent
 from arena.agents.llm import clients
@@ -77,6 +77,7 @@ from arena.errors import (
 )
 from arena.logs import get_logger
 from protocol import (
+    MAX_JSON_INT,
     BidRequest,
     BidResponse,
     DoubleRequest,
@@ -94,6 +95,7 @@ __all__ = [
     "ModelSeat",
     "NotAnAnswer",
     "body_seen",
+    "is_count",
     "read_usage",
     "refusal_text",
     "think_text",
@@ -619,21 +621,26 @@ def read_usage(
     input_tokens: object, output_tokens: object, reasoning_tokens: object = 0
 ) -> tuple[Usage, tuple[str, ...]]:
     """A provider's usage counts, and the names of those it left out or sent as
-    something other than a count (the seat estimates those)."""
+    something other than a count, 0 to MAX_JSON_INT (the seat estimates those: a count
+    past what JSON readers hold would reach every event and the board)."""
     counts: dict[str, int] = {}
     missing: list[str] = []
     for name, value in (("input_tokens", input_tokens), ("output_tokens", output_tokens)):
-        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        if is_count(value):
             counts[name] = value
         else:
             missing.append(name)
-    reasoning = reasoning_tokens if isinstance(reasoning_tokens, int) else 0
     usage = Usage(
         input_tokens=counts.get("input_tokens", 0),
         output_tokens=counts.get("output_tokens", 0),
-        reasoning_tokens=max(reasoning, 0),
+        reasoning_tokens=reasoning_tokens if is_count(reasoning_tokens) else 0,
     )
     return usage, tuple(missing)
+
+
+def is_count(value: object) -> TypeGuard[int]:
+    """A token count as a provider may send one: a whole number, 0 to MAX_JSON_INT."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_JSON_INT
 
 
 def think_text(text: str) -> str | None:
