@@ -219,7 +219,7 @@ def _play(args: argparse.Namespace) -> int:
         stop_gently_on_ctrl_c,
         table_feed,
     )
-    from tournaments.config import load_tournament_config, parse_tournament_config
+    from tournaments.config import load_tournament_config, parse_stored_config
     from tournaments.runner import check_agents, run_tournament
     from tournaments.store import TournamentStore
 
@@ -239,7 +239,7 @@ def _play(args: argparse.Namespace) -> int:
             row = store.tournament(args.tournament_id)
             if row.status == "finished":
                 raise TournamentCommandError(f"tournament {row.id} is finished: nothing to resume")
-            settings = parse_tournament_config(row.config, source=f"tournament {row.id}")
+            settings = parse_stored_config(row.config, source=f"tournament {row.id}")
         else:
             settings = config
         publisher_settings = _broker(settings.mqtt, args.mqtt)
@@ -712,7 +712,9 @@ def _export_replay(store: TournamentStore, row: TournamentRow, table: str | None
 
 
 def _board(store: TournamentStore, row: TournamentRow) -> Leaderboard:
+    """The tournament's leaderboard from its stored rounds, counted by its own rule."""
     from tournaments.deals import Duplicate, seating_count
+    from tournaments.forfeits import stored_standin_rounds
     from tournaments.leaderboard import Leaderboard
     from tournaments.store import stored_round_record
 
@@ -722,6 +724,7 @@ def _board(store: TournamentStore, row: TournamentRow) -> Leaderboard:
         (stored_round_record(stored, store.path) for stored in store.rounds(row.id)),
         names=roster,
         seatings=seating_count(duplicate),
+        standin_rounds=stored_standin_rounds(row.config),
     )
 
 
@@ -768,7 +771,9 @@ def _print_board(board: Leaderboard, *, title: str) -> None:
         return
     from rich.table import Table  # a narrow terminal: the columns that matter most
 
-    table = Table("#", "Agent", "Pts/Rd", "Pts", "Rds", "Rating (μ ± σ)", "Wins", title=title)
+    table = Table(
+        "#", "Agent", "Pts/Rd", "Pts", "Rds", "Rating (μ ± σ)", "Wins", "Forfeits", title=title
+    )
     duplicate = board.seatings > 1
     if duplicate:
         table.add_column("MP/Deal")
@@ -781,6 +786,7 @@ def _print_board(board: Leaderboard, *, title: str) -> None:
             str(agent["rounds"]),
             f"{agent['mu']:.1f} ± {agent['sigma']:.1f}",
             str(agent["round_wins"]),
+            str(agent["forfeits"]),
             *((_per_round(agent["matchpoints_per_deal"]),) if duplicate else ()),
         )
     console.print(table)
