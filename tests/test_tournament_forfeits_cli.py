@@ -98,6 +98,7 @@ async def test_an_agent_crashing_on_every_message_forfeits_every_round(
         assert agents[name]["points"] == sum(table_scores(db, name))
         assert agents[name]["forfeits"] == 0
     assert document["standin_rounds"] == "forfeit"
+    assert document["result_problems"] == []  # a forfeit is no stored result's problem
 
     exported = arena("tournament", "export", tid, "--csv", "--db", str(db))
     rows = {row["name"]: row for row in csv.DictReader(io.StringIO(exported.stdout))}
