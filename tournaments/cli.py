@@ -179,7 +179,7 @@ def run_tournament_command(args: argparse.Namespace) -> int:
     """Run ``arena tournament ACTION`` as parsed; the exit status."""
     import sqlite3
 
-    from tournaments.lease import TournamentBusy
+    from tournaments.lease import LeaseError
     from tournaments.store import StoreError
 
     action = args.tournament_action
@@ -197,7 +197,7 @@ def run_tournament_command(args: argparse.Namespace) -> int:
         if action == "finish":
             return _finish(args)
         return _read(args)
-    except (StoreError, TournamentBusy) as exc:
+    except (StoreError, LeaseError) as exc:
         raise TournamentCommandError(str(exc)) from None
     except sqlite3.DatabaseError as exc:  # text that is no UTF-8, a damaged page ...
         raise TournamentCommandError(sqlite_problem(args.db, exc)) from None
