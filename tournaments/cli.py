@@ -353,7 +353,10 @@ def _play(args: argparse.Namespace) -> int:
                 return run
             finally:
                 view.stop()
-                if publisher is not None:  # the retained message says how it ended
+                if publisher is not None and not _stored(store, started[0]):
+                    publisher.withdraw()  # removed unplayed: its agents could not start
+                    await publisher.close()
+                elif publisher is not None:  # the retained message says how it ended
                     publisher.seeds = seeds_document(store, started[0])  # revealed, if over
                     publisher.finish(outcome)
                     await publisher.close()
@@ -379,7 +382,7 @@ def _play(args: argparse.Namespace) -> int:
                 _say_resume(say_line, started[0], args.db, "terminated")
             raise
         except ArenaError:  # a worker that died (--workers): every stored round kept
-            if started:
+            if started and _stored(store, started[0]):  # not removed unplayed
                 _say_resume(say_line, started[0], args.db, "interrupted")
             raise
         if not run.finished:
@@ -444,6 +447,12 @@ def _check_play_flags(args: argparse.Namespace) -> None:
         )
     if args.gift_file is not None and not args.gift_file.is_file():
         raise TournamentCommandError(f"--gift-file: {args.gift_file}: no such file")
+
+
+def _stored(store: TournamentStore, tid: str) -> bool:
+    """Whether the tournament is (still) in the store: a new one whose agents could not
+    start is removed unplayed (tournaments.runner)."""
+    return store.has_tournament(tid)
 
 
 def _say_resume(say_line: Say, tid: str, db: Path, why: str) -> None:

@@ -20,6 +20,11 @@ In duplicate mode (``[tournament] duplicate``) a table match is played in 3 or 6
 seatings by :mod:`tournaments.duplicate`, each stored as its own match (``s1t2.1`` ...)
 and all dealt from the base table's id; pairing sees a group as one meeting.
 
+A new tournament whose agents cannot start (an AgentStartError at its first tables)
+before any round is stored is removed from the store again: nothing was played, and a
+dead tournament would only wait in ``list`` to be resumed into the same failure. Once a
+round is stored, a failure leaves it ``interrupted``, resumable.
+
 A :class:`~tournaments.session.Session` may stop the tables short of the end (a daily
 session's rounds played, or a stop asked): each stops after a round, the tournament is
 left ``interrupted`` and :attr:`TournamentRun.finished` is false. With
@@ -41,7 +46,7 @@ from contextlib import AsyncExitStack, ExitStack
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
-from arena.errors import ConfigError
+from arena.errors import AgentStartError, ConfigError
 from arena.runner import seat_agent
 from arena.table import (
     RoundRecord,
@@ -130,13 +135,17 @@ async def run_tournament(
         check_workers(workers)
         refuse_with_workers(workers, gifts=gifts is not None, spectator=spectator is not None)
     held = ExitStack()  # the run's lease (tournaments.lease), from the id to the end
+    new = tournament_id is None
     if tournament_id is None:
         assert config is not None
         session = _session_for(config, session, gifts)
         check_agents(config)  # a seat's mistake said now, not when its table comes
         first = epoch_seed(config.tournament.given_seed, 1, daily=_daily(config))
-        tournament_id = store.new_tournament(config.tournament.name, config, seed=first)
-        held.enter_context(RunLease(store.path, tournament_id))
+        tournament_id = store.free_tournament_id()
+        held.enter_context(RunLease(store.path, tournament_id))  # or LeaseError: none stored
+        store.new_tournament(
+            config.tournament.name, config, seed=first, tournament_id=tournament_id
+        )
         seed = deal_seed = first.value
     else:
         row = store.tournament(tournament_id)
@@ -212,7 +221,10 @@ async def run_tournament(
             await pooled.aclose()  # the workers done: they exit
         except BaseException as failed:
             await pooled.__aexit__(type(failed), failed, failed.__traceback__)  # killed now
-            store.mark_tournament(tid, "interrupted")
+            if new and isinstance(failed, AgentStartError) and not store.round_count(tid):
+                store.discard_tournament(tid)  # never played: nothing to resume
+            else:
+                store.mark_tournament(tid, "interrupted")
             raise
         finally:
             if gifts is not None:
