@@ -19,7 +19,7 @@ from typing import Any
 
 import aiomqtt
 from mosquitto import Mosquitto, mosquitto_fixture  # noqa: F401 (the fixture)
-from processes import REPO
+from processes import REPO, ctrl_c_once_stored
 
 CRASH = "import sys\nfor line in sys.stdin:\n    raise SystemExit(1)\n"
 """A program that dies on every message it is sent (the arena restarts it, then gives up)."""
@@ -166,3 +166,27 @@ def test_verify_fails_a_round_whose_decision_figures_were_changed_to_hide_a_forf
     assert "table s1t1 round 4 (epoch 1): the record's decision figures of seat" in verify.stdout
     assert "(Crash)" in verify.stdout
     assert "actions not made automatically" in verify.stdout
+
+
+def test_an_older_tournament_resumed_goes_on_counting_as_it_was_played(tmp_path: Path) -> None:
+    """Interrupted by an arena from before forfeits (its stored config has no
+    standin_rounds), resumed by this one: every round, old and new, counts as the table
+    scored it, as the rounds before the interruption did."""
+    db = tmp_path / "cup.db"
+    file = cup(tmp_path, setting="\n[table]\npace_s = 0.02\n")
+    code, err = ctrl_c_once_stored(["tournament", "run", str(file), "--db", str(db)], db)
+    assert code == 130, err
+    with sqlite3.connect(db) as connection:
+        connection.execute(
+            "UPDATE tournaments SET config = json_remove(config, '$.tournament.standin_rounds')"
+        )
+        (tid,) = connection.execute("SELECT id FROM tournaments").fetchone()
+    resumed = arena("tournament", "resume", tid, "--db", str(db))
+    assert resumed.returncode == 0, resumed.stderr
+    document = shown(db, tid)
+    assert document["status"] == "finished"
+    assert document["standin_rounds"] == "count"
+    crash = by_name(document)["Crash"]
+    assert crash["rounds"] == 10
+    assert crash["forfeits"] == 0
+    assert crash["points"] == sum(table_scores(db, "Crash"))

@@ -47,7 +47,14 @@ from arena.replay_check import RecordedRound, RoundIncomplete, verify_round
 from arena.table.match import derive_seed
 from tournaments.deals import Duplicate, deal_table, seating_count, seating_table_id, seatings
 from tournaments.forfeits import StandinRounds, scored_round
-from tournaments.formats import Format, LandlordPolicy, MatchLength, Outcome, round_wins
+from tournaments.formats import (
+    Format,
+    LandlordPolicy,
+    MatchLength,
+    Outcome,
+    RoundOutcome,
+    round_wins,
+)
 from tournaments.seeds import commitment_of, parse_seed
 from tournaments.store import round_record
 
@@ -463,9 +470,18 @@ def _deal_problem(recorded: RecordedRound, epoch_seed: int) -> str | None:
 def _outcome(recorded: RecordedRound, standin_rounds: StandinRounds) -> Outcome | None:
     """The round's winners and scores as its record says, counted as the tournament
     counts them (``standin_rounds``: a forfeit is no win); None: no usable record."""
+    summary = recorded.summary or {}
     try:
-        return scored_round(round_record(recorded.summary or {}), standin_rounds)
+        return scored_round(round_record(summary), standin_rounds)
     except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+        if standin_rounds != StandinRounds.COUNT:
+            return None  # a forfeit cannot be told without the whole record
+    try:  # an older record lacking keys: its winners and scores as it says them
+        result = summary["result"]
+        scores = result["scores"]
+        winners = tuple(int(seat) for seat in result["winners"])
+        return RoundOutcome(winners, (int(scores[0]), int(scores[1]), int(scores[2])))
+    except (KeyError, TypeError, ValueError, IndexError):
         return None
 
 
