@@ -174,8 +174,8 @@ async def test_the_overlay_shows_the_match_as_it_is_played(browser: Browser) -> 
                     "tournament": "t-1",
                     "rounds": 3,
                     "agents": [
-                        {"rank": 1, "name": EVIL, "points": 12},
-                        {"rank": 2, "name": "Beta", "points": -4},
+                        {"rank": 1, "name": EVIL, "points": 12, "forfeits": 0},
+                        {"rank": 2, "name": "Beta", "points": -4, "forfeits": 3},
                     ],
                 }
             )
@@ -183,6 +183,9 @@ async def test_the_overlay_shows_the_match_as_it_is_played(browser: Browser) -> 
             await rows.first.wait_for(timeout=5_000)
             assert await rows.count() == 2
             assert (await rows.nth(0).locator(".lb-name").text_content()) == EVIL
+            assert await rows.nth(0).locator(".lb-forfeits").count() == 0
+            forfeits = await rows.nth(1).locator(".lb-forfeits").text_content()
+            assert forfeits == "弃权 3"  # rounds Beta did not play itself, each a loss
             await shot(page, "overlay-landscape")
             round_before = await page.locator("#round-info").text_content()
             await game

@@ -22,6 +22,7 @@ from mosquitto import Mosquitto, mosquitto_fixture  # noqa: F401 (the fixture)
 from rosters import roster
 
 from arena.cli import main
+from tournaments.store import TournamentStore
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -393,3 +394,43 @@ def test_finish_is_refused_while_a_run_plays_the_tournament(
     assert "pid" in capsys.readouterr().err
     with TournamentStore(db) as store:
         assert store.tournament(row.id).status == "interrupted"
+
+
+async def test_a_run_whose_agents_cannot_start_leaves_no_tournament_behind(
+    tmp_path: Path, mosquitto: Mosquitto
+) -> None:
+    """A program that exits at once: the run stops with one error naming the seat, and
+    the tournament it stored is removed again (nothing was played, nothing to resume),
+    so `list` shows none, and its retained leaderboard is cleared from the broker."""
+    file = tmp_path / "cup.toml"
+    file.write_text(
+        CUP.format(pace=0).split('[[agents]]\nname = "Cid"')[0]
+        + '\n[[agents]]\nname = "Gone"\ntype = "subprocess"\n'
+        'options = { command = ["sh", "-c", "exit 3"] }\n',
+        encoding="utf-8",
+    )
+    db = tmp_path / "cup.db"
+    url = f"mqtt://127.0.0.1:{mosquitto.port}"
+    argv = ["tournament", "run", str(file), "--db", str(db), "--mqtt", url]
+    command = [sys.executable, "-m", "arena.cli", *argv]
+    async with aiomqtt.Client("127.0.0.1", mosquitto.port, identifier="live-reader") as client:
+        await client.subscribe("ddz-arena/tournaments/+/leaderboard", qos=1)
+        run = await asyncio.to_thread(
+            subprocess.run, command, cwd=REPO, capture_output=True, text=True, check=False
+        )
+        payloads: list[bytes] = []
+        async with asyncio.timeout(10):
+            async for message in client.messages:  # until the board is withdrawn
+                payloads.append(bytes(message.payload))
+                if not payloads[-1]:
+                    break
+    assert run.returncode == 2, run.stderr
+    assert run.stderr.splitlines()[-1] == (
+        "arena: error: table s1t1 seat 2 ('Gone') could not start: the program exited at "
+        "once with code 3; it wrote nothing to stderr"
+    )
+    assert "resume" not in run.stderr  # nothing to go on with
+    assert json.loads(payloads[0])["status"] == "running"  # its commitment, told at once
+    assert payloads[-1] == b""  # then forgotten: no retained board of a dead tournament
+    with TournamentStore(db, create=False) as store:
+        assert store.tournaments() == []  # `list` shows none

@@ -5,6 +5,7 @@ traceback. A file that is no SQLite database at all is one line too."""
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 from pathlib import Path
@@ -150,3 +151,68 @@ def test_a_file_that_is_no_sqlite_database_is_one_line(
     assert f"{db}: not a tournament database" in err
     assert len(err.strip().splitlines()) == 1
     assert db.read_bytes() == b"these are my notes, not a database\n" * 200  # untouched
+
+
+def edit_round(db: Path, round_no: int, change: str) -> None:
+    """Change one stored round's result with SQL, as someone editing the file would:
+    ``change`` is a ``json_set`` of the ``result`` column (still a whole record)."""
+    with sqlite3.connect(db) as connection:
+        connection.execute(
+            f"UPDATE rounds SET result = {change} WHERE round_no = ?",
+            (round_no,),
+        )
+
+
+EDITS = {
+    "a score": (
+        "json_set(result, '$.result.scores[1]', 99)",
+        "its stored scores ",
+    ),
+    "who won": (
+        "json_set(result, '$.result.landlord_won',"
+        " json(CASE WHEN json_extract(result, '$.result.landlord_won') THEN 'false' ELSE 'true'"
+        " END))",
+        "it says the landlord ",
+    ),
+    "a player's score": (
+        "json_set(result, '$.scores.Ann', 48)",
+        "its scores by player ",
+    ),
+}
+"""An edit of a round's stored result, and what ``show`` says of it."""
+
+
+@pytest.mark.parametrize("edit", sorted(EDITS))
+def test_show_flags_results_that_were_edited(
+    played: tuple[Path, str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    edit: str,
+) -> None:
+    db, tid = copy_of(played, tmp_path)
+    change, said = EDITS[edit]
+    edit_round(db, 3, change)
+    assert main(["tournament", "show", tid, "--db", str(db)]) == 1
+    captured = capsys.readouterr()
+    assert "Leaderboard" in captured.out  # still shown: the problem is said beside it
+    assert "results: every round's stored scores follow" not in captured.out
+    assert f"table s1t1 round 3: {said}" in captured.err
+    assert f"the full check, every move and deal: arena tournament verify {tid}" in captured.err
+    assert "Traceback" not in captured.err
+    assert main(["tournament", "show", tid, "--json", "--db", str(db)]) == 1
+    problems = json.loads(capsys.readouterr().out)["result_problems"]
+    assert problems
+    assert all(problem.startswith("table s1t1 round 3: ") for problem in problems)
+    assert any(said in problem for problem in problems)
+
+
+def test_show_says_what_it_checked_of_a_store_nobody_edited(
+    played: tuple[Path, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db, tid = copy_of(played, tmp_path)
+    assert main(["tournament", "show", tid, "--db", str(db)]) == 0
+    out = capsys.readouterr().out
+    assert "results: every round's stored scores follow from its stored settlement" in out
+    assert f"arena tournament verify {tid}" in out
+    assert main(["tournament", "show", tid, "--json", "--db", str(db)]) == 0
+    assert json.loads(capsys.readouterr().out)["result_problems"] == []

@@ -470,10 +470,9 @@ async def test_show_json_has_the_duplicate_score(tmp_path: Path) -> None:
     told: list[dict[str, Any]] = []  # what the MQTT leaderboard would publish
     with TournamentStore(tmp_path / "t.db") as store:
         run = await run_tournament(store, config("rotations"), on_leaderboard=told.append)
-        board = _board(store, store.tournament(run.tournament_id))
-        rebuilt = Leaderboard.from_rounds(
-            (round_record(r) for r in store.rounds(run.tournament_id)), seatings=3
-        )
+        stored = [round_record(r) for r in store.rounds(run.tournament_id)]
+        board = _board(store.tournament(run.tournament_id), stored)
+        rebuilt = Leaderboard.from_rounds(stored, seatings=3)
     shown = {a["name"]: a for a in board.to_dict()["agents"]}
     assert {n: a["deals"] for n, a in shown.items()} == {"Ann": 10, "Bob": 10, "Cid": 10}
     assert sum(a["matchpoints"] for a in shown.values()) == 10 * 3  # 3 pairs per deal

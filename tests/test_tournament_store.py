@@ -367,3 +367,25 @@ def test_a_file_that_is_no_store_is_refused_and_left_as_it_was(tmp_path: Path) -
     store.close()
     with TournamentStore(tmp_path / "t.db", create=False) as reopened:
         assert reopened.tournament(tid).name == "weekly"
+
+
+async def test_only_a_tournament_with_no_round_stored_can_be_discarded(tmp_path: Path) -> None:
+    """A new tournament whose agents could not start is removed whole (the runner does
+    it); one with a round stored is refused, untouched: a played round is never lost."""
+    store, tid, match_id = opened(tmp_path / "t.db")
+    await played(store, match_id, rounds=1, seed=3)
+    with pytest.raises(StoreError, match=rf"tournament {tid} has 1 round\(s\) stored"):
+        store.discard_tournament(tid)
+    assert store.round_count(tid) == 1
+    unplayed = store.new_tournament("unplayed", CONFIG, seed=4)
+    store.open_match(unplayed, stage="1", table_id="s1t1", players=NAMES, seed=4)
+    assert store.has_tournament(unplayed)
+    store.discard_tournament(unplayed)
+    assert not store.has_tournament(unplayed)
+    assert [row.id for row in store.tournaments()] == [tid]
+    left = [
+        store.connection.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+        for table in ("table_matches", "seeds")
+    ]
+    assert left == [1, 1]  # the played tournament's only
+    store.close()

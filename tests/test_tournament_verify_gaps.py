@@ -217,6 +217,7 @@ def test_duplicate_groups_keep_every_seating_in_order_with_the_same_rounds(
         "format": "standard",
         "landlord_policy": "bid",
         "duplicate": "rotations",
+        "standin_rounds": "forfeit",
     }
     assert [t["table"] for t in head["tables"]] == ["s1t1.1", "s1t1.2", "s1t1.3"]
     assert verify_lines(tmp_path, capsys, lines)[0] == 0

@@ -29,7 +29,10 @@ from arena.logs import Say, add_logging_flags, say
 from arena.server.flags import add_server_flags, say_server
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from arena.server.wiring import ArenaServer
+    from arena.table.records import RoundRecord
     from tournaments.config import TournamentConfig
     from tournaments.leaderboard import Leaderboard
     from tournaments.session import Session
@@ -176,7 +179,7 @@ def run_tournament_command(args: argparse.Namespace) -> int:
     """Run ``arena tournament ACTION`` as parsed; the exit status."""
     import sqlite3
 
-    from tournaments.lease import TournamentBusy
+    from tournaments.lease import LeaseError
     from tournaments.store import StoreError
 
     action = args.tournament_action
@@ -194,7 +197,7 @@ def run_tournament_command(args: argparse.Namespace) -> int:
         if action == "finish":
             return _finish(args)
         return _read(args)
-    except (StoreError, TournamentBusy) as exc:
+    except (StoreError, LeaseError) as exc:
         raise TournamentCommandError(str(exc)) from None
     except sqlite3.DatabaseError as exc:  # text that is no UTF-8, a damaged page ...
         raise TournamentCommandError(sqlite_problem(args.db, exc)) from None
@@ -219,7 +222,7 @@ def _play(args: argparse.Namespace) -> int:
         stop_gently_on_ctrl_c,
         table_feed,
     )
-    from tournaments.config import load_tournament_config, parse_tournament_config
+    from tournaments.config import load_tournament_config, parse_stored_config
     from tournaments.runner import check_agents, run_tournament
     from tournaments.store import TournamentStore
 
@@ -239,7 +242,7 @@ def _play(args: argparse.Namespace) -> int:
             row = store.tournament(args.tournament_id)
             if row.status == "finished":
                 raise TournamentCommandError(f"tournament {row.id} is finished: nothing to resume")
-            settings = parse_tournament_config(row.config, source=f"tournament {row.id}")
+            settings = parse_stored_config(row.config, source=f"tournament {row.id}")
         else:
             settings = config
         publisher_settings = _broker(settings.mqtt, args.mqtt)
@@ -350,7 +353,10 @@ def _play(args: argparse.Namespace) -> int:
                 return run
             finally:
                 view.stop()
-                if publisher is not None:  # the retained message says how it ended
+                if publisher is not None and not _stored(store, started[0]):
+                    publisher.withdraw()  # removed unplayed: its agents could not start
+                    await publisher.close()
+                elif publisher is not None:  # the retained message says how it ended
                     publisher.seeds = seeds_document(store, started[0])  # revealed, if over
                     publisher.finish(outcome)
                     await publisher.close()
@@ -376,7 +382,7 @@ def _play(args: argparse.Namespace) -> int:
                 _say_resume(say_line, started[0], args.db, "terminated")
             raise
         except ArenaError:  # a worker that died (--workers): every stored round kept
-            if started:
+            if started and _stored(store, started[0]):  # not removed unplayed
                 _say_resume(say_line, started[0], args.db, "interrupted")
             raise
         if not run.finished:
@@ -441,6 +447,12 @@ def _check_play_flags(args: argparse.Namespace) -> None:
         )
     if args.gift_file is not None and not args.gift_file.is_file():
         raise TournamentCommandError(f"--gift-file: {args.gift_file}: no such file")
+
+
+def _stored(store: TournamentStore, tid: str) -> bool:
+    """Whether the tournament is (still) in the store: a new one whose agents could not
+    start is removed unplayed (tournaments.runner)."""
+    return store.has_tournament(tid)
 
 
 def _say_resume(say_line: Say, tid: str, db: Path, why: str) -> None:
@@ -644,8 +656,12 @@ def _read(args: argparse.Namespace) -> int:
         if args.tournament_action == "export" and args.table is not None:
             raise TournamentCommandError("--table goes with --replay")
         from tournaments.epochs import seeds_document
+        from tournaments.store import stored_round_record
 
-        board = _board(store, row)
+        stored = store.rounds(row.id)
+        records = [stored_round_record(data, store.path) for data in stored]
+        board = _board(row, records)
+        problems = _result_problems(row, zip(stored, records, strict=True))
         status = _status(store, row)
         seeds = seeds_document(store, row.id)
         document = {
@@ -655,21 +671,61 @@ def _read(args: argparse.Namespace) -> int:
             **board.to_dict(),
             "tables": _tables(store, row.id, status),
             "seeds": seeds,
+            "result_problems": problems,
         }
-        if args.tournament_action == "show":
-            if args.json:
-                print(json.dumps(document, ensure_ascii=False, indent=2))
-            else:
-                _print_board(board, title=f"tournament {row.id} ({row.name}), {status}")
-                from tournaments.cli_verify import seed_lines
+        showing = args.tournament_action == "show"
+        if showing and not args.json:
+            _print_board(board, title=f"tournament {row.id} ({row.name}), {status}")
+            from tournaments.cli_verify import seed_lines
 
-                print("\n".join(seed_lines(seeds)))
-            return 0
-        if args.csv:
-            sys.stdout.write(board.to_csv())
+            print("\n".join(seed_lines(seeds)))
+            if not problems:
+                print(
+                    "results: every round's stored scores follow from its stored settlement "
+                    f"(every move and deal: arena tournament verify {row.id})"
+                )
+        elif showing or args.json:
+            print(json.dumps(document, ensure_ascii=False, indent=2 if showing else None))
         else:
-            print(json.dumps(document, ensure_ascii=False))
+            sys.stdout.write(board.to_csv())
+        return _say_result_problems(problems, row.id, args)
+
+
+def _result_problems(
+    row: TournamentRow, rounds: Iterable[tuple[dict[str, Any], RoundRecord]]
+) -> list[str]:
+    """What the stored results say against themselves (tournaments.stored_check)."""
+    from pydantic import ValidationError
+
+    from arena.engine import Rules
+    from tournaments.stored_check import result_problems
+
+    try:
+        rules = Rules.model_validate(row.config.get("rules", {}))
+    except ValidationError as exc:
+        return [f"the stored rules do not read back ({exc.errors()[0]['msg']}): not checked"]
+    return result_problems(rounds, rules)
+
+
+def _say_result_problems(problems: list[str], tid: str, args: argparse.Namespace) -> int:
+    """Each problem on stderr and what to do, exit status 1; 0 when there are none."""
+    if not problems:
         return 0
+    said = _sayer(args.log_format)
+    for problem in problems:
+        said("stored_result_differs", problem, level="warning", tournament=tid)
+    command = f"arena tournament verify {tid} --db {args.db}"
+    said(
+        "stored_results_differ",
+        f"{len(problems)} problem(s) in the stored results: the file was changed or "
+        f"damaged, and the leaderboard counts them as stored; the full check, every move "
+        f"and deal: {command}",
+        level="warning",
+        tournament=tid,
+        problems=len(problems),
+        verify=command,
+    )
+    return 1
 
 
 def _tables(store: TournamentStore, tid: str, status: str) -> list[dict[str, Any]]:
@@ -711,17 +767,19 @@ def _export_replay(store: TournamentStore, row: TournamentRow, table: str | None
     return 0
 
 
-def _board(store: TournamentStore, row: TournamentRow) -> Leaderboard:
+def _board(row: TournamentRow, records: list[RoundRecord]) -> Leaderboard:
+    """The tournament's leaderboard from its stored rounds, counted by its own rule."""
     from tournaments.deals import Duplicate, seating_count
+    from tournaments.forfeits import stored_standin_rounds
     from tournaments.leaderboard import Leaderboard
-    from tournaments.store import stored_round_record
 
     roster = [agent["name"] for agent in row.config.get("agents", ())]
     duplicate = Duplicate(row.config.get("tournament", {}).get("duplicate", "off"))
     return Leaderboard.from_rounds(
-        (stored_round_record(stored, store.path) for stored in store.rounds(row.id)),
+        records,
         names=roster,
         seatings=seating_count(duplicate),
+        standin_rounds=stored_standin_rounds(row.config),
     )
 
 
@@ -768,7 +826,9 @@ def _print_board(board: Leaderboard, *, title: str) -> None:
         return
     from rich.table import Table  # a narrow terminal: the columns that matter most
 
-    table = Table("#", "Agent", "Pts/Rd", "Pts", "Rds", "Rating (μ ± σ)", "Wins", title=title)
+    table = Table(
+        "#", "Agent", "Pts/Rd", "Pts", "Rds", "Rating (μ ± σ)", "Wins", "Forfeits", title=title
+    )
     duplicate = board.seatings > 1
     if duplicate:
         table.add_column("MP/Deal")
@@ -781,6 +841,7 @@ def _print_board(board: Leaderboard, *, title: str) -> None:
             str(agent["rounds"]),
             f"{agent['mu']:.1f} ± {agent['sigma']:.1f}",
             str(agent["round_wins"]),
+            str(agent["forfeits"]),
             *((_per_round(agent["matchpoints_per_deal"]),) if duplicate else ()),
         )
     console.print(table)

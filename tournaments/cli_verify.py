@@ -99,13 +99,14 @@ def _schedule_problems(store: TournamentStore, row: TournamentRow) -> tuple[list
     failure (a table match removed); the stages after it are only "never played" (a
     tournament ended early by ``finish``, or its last stages removed: the store cannot
     tell which). The export holds no roster, so only ``verify ID`` checks this."""
-    from tournaments.config import parse_tournament_config
+    from tournaments.config import parse_stored_config
     from tournaments.deals import seating_tables
-    from tournaments.runner import _history
+    from tournaments.runner import _history, match_points
     from tournaments.schedule import plan_stage
 
-    config = parse_tournament_config(row.config, source=f"tournament {row.id}")
+    config = parse_stored_config(row.config, source=f"tournament {row.id}")
     matches = store.table_matches(row.id)
+    points = match_points(store, config.tournament.standin_rounds)  # as the run paired
     stored = {(str(m.stage), m.table_id): tuple(m.players) for m in matches}
     played_stages = {int(m.stage) for m in matches}
     last = max(played_stages, default=0)
@@ -115,7 +116,7 @@ def _schedule_problems(store: TournamentStore, row: TournamentRow) -> tuple[list
     for stage in range(1, config.stage_count + 1):
         if stage > last:
             break
-        history = _history(matches, before=stage)
+        history = _history(matches, before=stage, points=points)
         for planned in plan_stage(config.schedule_kind, stage, config.names, history, row.seed):
             for table_id, players in seating_tables(planned.table_id, planned.players, mode):
                 found = stored.get((str(stage), table_id))

@@ -39,6 +39,7 @@ from arena.errors import ConfigError
 from arena.table.moderation import ModerationSettings, load_hook
 from arena.table.settings import TableSettings
 from tournaments.deals import Duplicate
+from tournaments.forfeits import StandinRounds
 from tournaments.formats import Format, LandlordPolicy
 from tournaments.schedule import ScheduleKind, default_kind, default_stages
 from tournaments.seeds import TournamentSeed, parse_seed
@@ -48,6 +49,7 @@ __all__ = [
     "TournamentConfig",
     "TournamentSettings",
     "load_tournament_config",
+    "parse_stored_config",
     "parse_tournament_config",
 ]
 
@@ -79,6 +81,10 @@ class TournamentSettings(BaseModel):
     """``daily`` only: the rounds one session plays (across the stage's tables) before
     it stops, resumable; None: until stopped (Ctrl-C). ``--rounds N`` overrides it."""
 
+    standin_rounds: Annotated[StandinRounds, Strict(False)] = StandinRounds.FORFEIT
+    """forfeit: a round a seat did not play itself (a stand-in or fallbacks made most of
+    its decisions) is a loss at the round's stakes for it, never a win; count: as the
+    table scored it (``tournaments.forfeits``)."""
     duplicate: Annotated[Duplicate, Strict(False)] = Duplicate.OFF
     """off; rotations (each table match played in 3 seatings, the agents rotated
     through the seats, every seating dealt the same cards); all (6 seatings: every
@@ -253,6 +259,15 @@ def parse_tournament_config(
             "one table match (leave stages out, or choose a longer format)"
         )
     return config
+
+
+def parse_stored_config(stored: Mapping[str, Any], *, source: str) -> TournamentConfig:
+    """A stored tournament's config (:func:`parse_tournament_config`), counted by the
+    rule it was played under (:func:`tournaments.forfeits.stored_standin_rounds`: one
+    stored before ``standin_rounds`` existed counted every round, and still does)."""
+    section = dict(stored.get("tournament", {}))
+    section.setdefault("standin_rounds", StandinRounds.COUNT.value)
+    return parse_tournament_config({**stored, "tournament": section}, source=source)
 
 
 _SECTIONS: Final[dict[tuple[str, ...], type[BaseModel]]] = {

@@ -4,9 +4,10 @@ The file is a replay (``arena replay FILE`` re-checks every move) whose first li
 ``{"kind": "tournament", ...}``, says what the rounds are held to:
 
 - ``tournament``, ``name``, ``status``;
-- ``settings``: the ``format``, ``landlord_policy`` and ``duplicate`` mode of the
-  config's ``tournament`` section (what says how many rounds and seatings there must
-  be; never its ``seed``, which a daily derives every epoch's seed from);
+- ``settings``: the ``format``, ``landlord_policy``, ``duplicate`` mode and
+  ``standin_rounds`` of the config's ``tournament`` section (what says how many rounds
+  and seatings there must be, and how a best of five counts its round wins; never its
+  ``seed``, which a daily derives every epoch's seed from);
 - ``partial``: true when the file holds only some of the tournament's table matches
   (``export --table``): it cannot show that none is missing;
 - ``seeds``: ``verifiable`` and the ``epochs``, each with its ``commitment``, its
@@ -31,6 +32,7 @@ import orjson
 
 from tournaments.deals import Duplicate, deal_table
 from tournaments.epochs import round_epochs, seeds_document
+from tournaments.forfeits import stored_standin_rounds
 from tournaments.formats import Format, LandlordPolicy
 
 if TYPE_CHECKING:
@@ -70,13 +72,15 @@ def tournament_line(
 
 
 def settings(config: dict[str, Any]) -> dict[str, str]:
-    """What a stored config says the rounds are held to: its format, landlord policy and
-    duplicate mode (the defaults for a key it lacks); nothing else of it (not its seed)."""
+    """What a stored config says the rounds are held to: its format, landlord policy,
+    duplicate mode and stand-in rounds' rule (the defaults for a key it lacks; ``count``
+    for a tournament stored before that rule existed); nothing else (not its seed)."""
     given = config.get("tournament", {})
     return {
         "format": str(given.get("format", Format.STANDARD.value)),
         "landlord_policy": str(given.get("landlord_policy", LandlordPolicy.BID.value)),
         "duplicate": str(given.get("duplicate", Duplicate.OFF.value)),
+        "standin_rounds": str(stored_standin_rounds(config)),
     }
 
 

@@ -15,6 +15,7 @@ from typing import Final, Protocol
 
 from arena.table.records import RoundRecord
 from protocol import Standing
+from tournaments.forfeits import StandinRounds, scored_round
 
 __all__ = [
     "QUICK_WINS",
@@ -92,32 +93,40 @@ class MatchLength:
 
     Build it with :meth:`of`. ``rounds`` is the most rounds the match may have in all
     (``play_match``'s ``rounds``; None: open-ended), ``wins_needed`` the round wins that
-    end it early (``quick`` only).
+    end it early (``quick`` only), counted as the tournament counts them
+    (``standin_rounds``: a forfeit is no win, :mod:`tournaments.forfeits`).
     """
 
     format: Format
     rounds: int | None
     wins_needed: int | None = None
+    standin_rounds: StandinRounds = StandinRounds.COUNT
 
     @classmethod
     def of(
-        cls, format: Format, *, session_rounds: int | None = None, played_before: int = 0
+        cls,
+        format: Format,
+        *,
+        session_rounds: int | None = None,
+        played_before: int = 0,
+        standin_rounds: StandinRounds = StandinRounds.COUNT,
     ) -> MatchLength:
         """The length of ``format``. ``daily`` never ends by itself: ``session_rounds``
         caps a day's session, counted after the ``played_before`` rounds of earlier
         days (a resumed daily match's ``done``); None leaves the caller to stop it.
-        The other formats have a fixed length and take neither."""
+        The other formats have a fixed length and take neither. ``standin_rounds``: how
+        :meth:`goes_on_after` counts round wins (the tournament's setting)."""
         if format is Format.DAILY:
             if session_rounds is not None and session_rounds < 1:
                 raise ValueError(f"a daily session needs at least 1 round, not {session_rounds}")
             if played_before < 0:
                 raise ValueError(f"played_before must be >= 0, not {played_before}")
             cap = None if session_rounds is None else played_before + session_rounds
-            return cls(format, cap)
+            return cls(format, cap, standin_rounds=standin_rounds)
         if session_rounds is not None or played_before:
             raise ValueError(f"only a daily match has sessions; {format} has a fixed length")
         wins = QUICK_WINS if format is Format.QUICK else None
-        return cls(format, _ROUNDS[format], wins)
+        return cls(format, _ROUNDS[format], wins, standin_rounds)
 
     def goes_on(self, outcomes: Sequence[Outcome]) -> bool:
         """Whether another round is played after ``outcomes`` (all rounds so far)."""
@@ -126,8 +135,12 @@ class MatchLength:
         return self.wins_needed is None or max(round_wins(outcomes)) < self.wins_needed
 
     def goes_on_after(self, records: Sequence[RoundRecord]) -> bool:
-        """:meth:`goes_on` for ``play_match``'s ``goes_on`` (it passes round records)."""
-        return self.goes_on([record.result for record in records])
+        """:meth:`goes_on` for ``play_match``'s ``goes_on`` (it passes round records),
+        each round counted by ``standin_rounds`` (only a best of five reads them)."""
+        if self.wins_needed is None:
+            return self.rounds is None or len(records) < self.rounds
+        rule = self.standin_rounds
+        return self.goes_on([scored_round(record, rule) for record in records])
 
 
 def placings(

@@ -26,6 +26,12 @@ ranking stays by points per round.
 ``bombs_played`` counts the bombs and rockets the agent itself played, from its seat's
 entry in the round's :attr:`~arena.engine.Settlement.bombs_by_seat`. A round stored
 before that count existed reads back as none by seat, so it adds no bombs to anyone.
+
+Every round counts as the tournament's ``standin_rounds`` says
+(:mod:`tournaments.forfeits`): with ``forfeit`` a round a seat did not play itself is a
+loss at the round's stakes for it and never a win, in its points, round wins, springs,
+rating and duplicate score; ``forfeits`` counts them per agent, ``forfeits_standin``
+and ``forfeits_fallback`` by what made most of its decisions.
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ from rich.table import Table as RichTable
 from arena.table.faults import FAULT_CATEGORIES
 from arena.table.records import RoundRecord
 from tournaments.deals import deal_table
+from tournaments.forfeits import ScoredRound, StandinRounds, scored_round
 from tournaments.ratings import Rating, Ratings, TournamentRatings
 
 __all__ = ["AgentLine", "Leaderboard", "Standing"]
@@ -69,6 +76,10 @@ class AgentLine:
     faults: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FAULT_CATEGORIES, 0))
     standin_rounds: int = 0
     """Rounds in which a stand-in played for the agent (some or all of its decisions)."""
+    forfeits_standin: int = 0
+    """Rounds forfeited because the stand-in made most of the seat's decisions."""
+    forfeits_fallback: int = 0
+    """Rounds forfeited because the table's fallbacks made most of them."""
     decisions: int = 0
     legal_first_try: int = 0
     legal_after_retry: int = 0
@@ -113,12 +124,18 @@ class AgentLine:
         """Input and output tokens (reasoning tokens are part of the output)."""
         return self.input_tokens + self.output_tokens
 
-    def add(self, record: RoundRecord, seat: int) -> None:
-        """The round's figures of the agent in ``seat``."""
+    @property
+    def forfeits(self) -> int:
+        """Rounds the agent did not play itself, each counted as a loss."""
+        return self.forfeits_standin + self.forfeits_fallback
+
+    def add(self, record: RoundRecord, seat: int, scored: ScoredRound) -> None:
+        """The round's figures of the agent in ``seat``, its points and win as the
+        tournament counts them (``scored``)."""
         result = record.result
         landlord = seat == result.landlord
-        won = seat in result.winners
-        self.points += result.scores[seat]
+        won = seat in scored.winners
+        self.points += scored.scores[seat]
         self.rounds += 1
         self.round_wins += won
         if landlord:
@@ -132,6 +149,11 @@ class AgentLine:
         for kind, count in record.faults[seat].items():
             self.faults[kind] = self.faults.get(kind, 0) + count
         self.standin_rounds += seat in record.standins
+        forfeit = scored.forfeits[seat]
+        if forfeit == "standin":
+            self.forfeits_standin += 1
+        elif forfeit == "fallback":
+            self.forfeits_fallback += 1
         stats = record.stats[seat]
         self.decisions += stats.get("decisions", 0)
         self.legal_first_try += stats.get("legal_first_try", 0)
@@ -179,6 +201,9 @@ class Standing:
             "bombs_played": line.bombs_played,
             "faults": dict(line.faults),
             "standin_rounds": line.standin_rounds,
+            "forfeits": line.forfeits,
+            "forfeits_standin": line.forfeits_standin,
+            "forfeits_fallback": line.forfeits_fallback,
             "decisions": line.decisions,
             "legal_first_try": line.legal_first_try,
             "legal_after_retry": line.legal_after_retry,
@@ -211,17 +236,25 @@ class Leaderboard:
     """Every agent's figures and rating, one round record at a time (see the module)."""
 
     def __init__(
-        self, ratings: Ratings | None = None, *, names: Iterable[str] = (), seatings: int = 1
+        self,
+        ratings: Ratings | None = None,
+        *,
+        names: Iterable[str] = (),
+        seatings: int = 1,
+        standin_rounds: StandinRounds = StandinRounds.COUNT,
     ) -> None:
         """``ratings``: the starting ratings (the model's parameters); ``names``: the
         roster, so an agent that has not played yet is listed too (after those who
         have, in roster order); ``seatings``: 3 or 6 in duplicate mode (a deal is
-        complete when that many seatings played it), 1 otherwise."""
+        complete when that many seatings played it), 1 otherwise; ``standin_rounds``:
+        the tournament's setting (a tournament passes its own; ``count``, the table's
+        scores as they are, when none is given)."""
         if seatings < 1:
             raise ValueError(f"seatings must be at least 1, not {seatings}")
-        self._ratings = TournamentRatings(ratings)
+        self.standin_rounds = standin_rounds
+        self._ratings = TournamentRatings(ratings, standin_rounds=standin_rounds)
         self.seatings = seatings
-        self._deals: dict[tuple[str, int], list[RoundRecord]] = {}
+        self._deals: dict[tuple[str, int], list[tuple[RoundRecord, ScoredRound]]] = {}
         """Duplicate mode: the rounds of each deal (base table, round) not yet complete."""
         self.lines: dict[str, AgentLine] = {}
         for name in names:
@@ -261,24 +294,26 @@ class Leaderboard:
         return line
 
     def _add_figures(self, record: RoundRecord) -> None:
+        scored = scored_round(record, self.standin_rounds)
         for seat, name in enumerate(record.players):
-            self._line(name).add(record, seat)
+            self._line(name).add(record, seat, scored)
         self.rounds += 1
         if self.seatings > 1:
             key = (deal_table(record.table), record.round_no)
             deal = self._deals.setdefault(key, [])
-            deal.append(record)
+            deal.append((record, scored))
             if len(deal) == self.seatings:
                 del self._deals[key]
                 self._score_deal(deal)
 
-    def _score_deal(self, deal: list[RoundRecord]) -> None:
-        """A complete deal's matchpoints (see the module): a deal whose seatings do not
+    def _score_deal(self, deal: list[tuple[RoundRecord, ScoredRound]]) -> None:
+        """A complete deal's matchpoints (see the module), each seating's points as the
+        tournament counts them (a forfeit's loss included): a deal whose seatings do not
         seat the same three agents is no comparison, and is left out."""
         totals: dict[str, int] = {}
-        for record in deal:
+        for record, scored in deal:
             for seat, name in enumerate(record.players):
-                totals[name] = totals.get(name, 0) + record.result.scores[seat]
+                totals[name] = totals.get(name, 0) + scored.scores[seat]
         if len(totals) != 3:
             return
         for name, total in totals.items():
@@ -299,13 +334,17 @@ class Leaderboard:
         names: Iterable[str] = (),
         ratings: Ratings | None = None,
         seatings: int = 1,
+        standin_rounds: StandinRounds = StandinRounds.COUNT,
     ) -> Leaderboard:
         """A leaderboard of stored rounds, in whatever order given: the rounds are rated
         in canonical order (stage, table, round), so the result is settled and the same
-        as any run's after :meth:`settle`. ``names`` and ``seatings``: see the class."""
+        as any run's after :meth:`settle`. ``names``, ``seatings`` and
+        ``standin_rounds``: see the class."""
         records = list(records)
-        board = cls(ratings, names=names, seatings=seatings)
-        board._ratings = TournamentRatings.from_rounds(records, ratings)
+        board = cls(ratings, names=names, seatings=seatings, standin_rounds=standin_rounds)
+        board._ratings = TournamentRatings.from_rounds(
+            records, ratings, standin_rounds=standin_rounds
+        )
         for record in records:
             board._add_figures(record)
         return board
@@ -340,6 +379,7 @@ class Leaderboard:
         landlord's side is worth), and the agents in ranked order."""
         board = {
             "rounds": self.rounds,
+            "standin_rounds": str(self.standin_rounds),
             "rating_model": self.ratings.model,
             "landlord_seat": self.ratings.landlord_seat.to_dict(),
             "agents": [s.to_dict() for s in self.standings()],
@@ -367,7 +407,7 @@ class Leaderboard:
         table = RichTable(title=f"Leaderboard · {self.rounds} rounds", title_justify="left")
         for header in ("#", "Agent", "Pts", "Rds", "Pts/Rd", "Rating (μ ± σ)", "Wins"):
             table.add_column(header, justify="left" if header == "Agent" else "right")
-        for header in ("Landlord", "Farmer", "Springs", "Bombs", "Faults", "Stand-in"):
+        for header in ("Landlord", "Farmer", "Springs", "Bombs", "Faults", "Stand-in", "Forfeits"):
             table.add_column(header, justify="right")
         table.add_column("Legal 1st", justify="right")
         for header in ("Retry ok", "ms/dec", "Tokens", "Cost"):
@@ -394,6 +434,7 @@ class Leaderboard:
                 str(line.bombs_played),
                 str(faults),
                 str(line.standin_rounds),
+                str(line.forfeits),
                 _percent(line.legal_first_try, line.decisions),
                 str(line.legal_after_retry),
                 "-" if line.mean_latency_ms is None else f"{line.mean_latency_ms:.1f}",

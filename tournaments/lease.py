@@ -11,21 +11,32 @@ when the process ends, however it ends, so:
 - a second ``run``/``resume`` of a tournament that is being played is refused at once
   (:class:`TournamentBusy`), rather than failing later on a round stored twice.
 
-A lock file left behind by a dead process is harmless: nobody holds its lock.
+A lock file left behind by a dead process is harmless: nobody holds its lock. A lock
+file the run cannot open or write (its permissions, another user's file, a read-only
+folder) is a :class:`LockFileError` naming it: one line, like every store error.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 from pathlib import Path
 from types import TracebackType
 
-__all__ = ["RunLease", "TournamentBusy", "is_played", "lock_path"]
+__all__ = ["LeaseError", "LockFileError", "RunLease", "TournamentBusy", "is_played", "lock_path"]
 
 
-class TournamentBusy(Exception):
+class LeaseError(Exception):
+    """The run cannot take its tournament's lease; the message says why."""
+
+
+class TournamentBusy(LeaseError):
     """Another process plays this tournament now."""
+
+
+class LockFileError(LeaseError):
+    """The lock file cannot be opened or written (permissions, a read-only folder)."""
 
 
 def lock_path(db: Path, tournament_id: str) -> Path:
@@ -42,6 +53,16 @@ class RunLease:
         self._fd: int | None = None
 
     def __enter__(self) -> RunLease:
+        try:
+            return self._take()
+        except OSError as exc:
+            raise LockFileError(
+                f"{self.path}: cannot use the lock file of tournament {self.tournament_id} "
+                f"({exc.strerror or exc}): a run writes it beside the database; fix its "
+                "permissions (or remove it, if no process plays the tournament)"
+            ) from None
+
+    def _take(self) -> RunLease:
         while True:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
             try:
@@ -53,11 +74,18 @@ class RunLease:
                     f"tournament {self.tournament_id} is being played by another process "
                     f"(pid {holder}): stop that one first"
                 ) from None
+            except OSError:
+                os.close(fd)
+                raise
             if _same_file(fd, self.path):
                 break
             os.close(fd)  # locked a file its last holder removed as it ended: again
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
+        except OSError:
+            os.close(fd)
+            raise
         self._fd = fd
         return self
 
@@ -69,7 +97,8 @@ class RunLease:
     ) -> None:
         if self._fd is None:
             return
-        self.path.unlink(missing_ok=True)  # while still locked: no one takes a stale file
+        with contextlib.suppress(OSError):  # a folder it cannot write: the file stays, harmless
+            self.path.unlink(missing_ok=True)  # while still locked: no one takes a stale file
         os.close(self._fd)  # lets go of the lock
         self._fd = None
 
@@ -82,11 +111,14 @@ def _same_file(fd: int, path: Path) -> bool:
 
 
 def is_played(db: Path, tournament_id: str) -> bool:
-    """Whether a live process holds the tournament's lease now."""
+    """Whether a live process holds the tournament's lease now; True when the lock file
+    cannot be read (its permissions): who plays cannot be told, the stored status stands."""
     try:
         fd = os.open(lock_path(db, tournament_id), os.O_RDONLY)
     except FileNotFoundError:
         return False
+    except OSError:
+        return True
     try:
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
     except BlockingIOError:

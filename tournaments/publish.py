@@ -6,7 +6,8 @@ QoS 1, retained, with the tournament's ``name``, its committed ``seeds``
 and ``status`` (``running`` while it
 plays, then ``finished`` or ``interrupted`` in a last message, :meth:`finish`): a viewer
 that subscribes at any time gets the current standings at once and can tell a finished
-tournament from one still playing (as ``show --json`` can).
+tournament from one still playing (as ``show --json`` can). A tournament removed unplayed
+(its agents could not start) has its retained message cleared (:meth:`withdraw`).
 
 The tournament never waits for the broker: :meth:`publish` queues the document and
 wakes a task that sends the queue in order, one acknowledged message at a time. While
@@ -118,6 +119,15 @@ class LeaderboardPublisher:
             self._last_board if self._last_board is not None else {"tournament": self.tournament_id}
         )
         self._queue(self._document(board))
+
+    def withdraw(self) -> None:
+        """The tournament was removed unplayed (its agents could not start, nothing
+        stored): instead of a last document, an empty retained one, which makes the
+        broker forget the retained message, so no subscriber meets a tournament the
+        store no longer has. Never waits; :meth:`close` sends it."""
+        self.status = "interrupted"  # no more leaderboards
+        self._pending.clear()
+        self._queue(b"")
 
     def _document(self, board: Mapping[str, Any]) -> bytes:
         seeds = {} if self.seeds is None else {"seeds": self.seeds}

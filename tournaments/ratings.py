@@ -48,6 +48,7 @@ from typing import Any, Final
 from openskill.models import PlackettLuce, PlackettLuceRating
 
 from arena.table.records import RoundRecord
+from tournaments.forfeits import StandinRounds, scored_round
 
 __all__ = [
     "DEFAULT_MU",
@@ -129,9 +130,18 @@ class Ratings:
         """The model's name and parameters, as :meth:`to_dict` stores them."""
         return {"name": MODEL_NAME, **self.params}
 
-    def rate(self, landlord: str, farmers: tuple[str, str], *, landlord_won: bool) -> None:
+    def rate(
+        self,
+        landlord: str,
+        farmers: tuple[str, str],
+        *,
+        landlord_won: bool,
+        forfeited: tuple[str, ...] = (),
+    ) -> None:
         """One round: the landlord and the landlord seat against the two farmers, the
-        winners ranked first (see the module for why the seat)."""
+        winners ranked first (see the module for why the seat). An agent ``forfeited``
+        (:mod:`tournaments.forfeits`) on the winning side is rated as if its side had
+        lost; everyone else, and the landlord seat, as the round went."""
         if len({landlord, *farmers}) != 3:
             raise ValueError(f"a round needs three distinct agents: {landlord!r}, {farmers!r}")
         names = (landlord, *farmers)
@@ -147,6 +157,11 @@ class Ratings:
         ranks: list[float] = [1.0, 2.0] if landlord_won else [2.0, 1.0]
         (new_landlord, new_seat), new_farmers = self._model.rate(teams, ranks=ranks)
         after = [new_landlord, *new_farmers]
+        winners = names[:1] if landlord_won else names[1:]
+        if any(name in forfeited for name in winners):  # rated as the losing side
+            (lost_landlord, _), lost_farmers = self._model.rate(teams, ranks=ranks[::-1])
+            lost = [lost_landlord, *lost_farmers]
+            after = [lost[i] if names[i] in forfeited else after[i] for i in range(3)]
         for name, old, new in zip(names, before, after, strict=True):
             self._ratings[name] = Rating(float(new.mu), float(new.sigma), old.rounds + 1)
         self.landlord_seat = Rating(float(new_seat.mu), float(new_seat.sigma), seat.rounds + 1)
@@ -239,10 +254,15 @@ class RatedRound:
     landlord: str
     farmers: tuple[str, str]
     landlord_won: bool
+    forfeited: tuple[str, ...] = ()
+    """The agents that forfeited the round (rated as having lost)."""
 
     @classmethod
-    def of(cls, record: RoundRecord) -> RatedRound:
-        """The round's players by role, refused (ValueError) without three distinct."""
+    def of(
+        cls, record: RoundRecord, standin_rounds: StandinRounds = StandinRounds.COUNT
+    ) -> RatedRound:
+        """The round's players by role and its forfeits under ``standin_rounds``,
+        refused (ValueError) without three distinct players."""
         result = record.result
         landlord = result.landlord
         farmers = [p for seat, p in enumerate(record.players) if seat != landlord]
@@ -253,6 +273,7 @@ class RatedRound:
             record.players[landlord],
             (farmers[0], farmers[1]),
             result.landlord_won,
+            tuple(record.players[s] for s in scored_round(record, standin_rounds).forfeited),
         )
 
 
@@ -269,9 +290,18 @@ class TournamentRatings:
     arrives or :meth:`settle` is called: each round is rated at most twice. A round of a
     stage already passed (never in a run, which plays its stages in order) rates every
     round again.
+
+    ``standin_rounds`` says how a round a seat did not play itself is rated
+    (:mod:`tournaments.forfeits`): with ``forfeit`` that seat as having lost.
     """
 
-    def __init__(self, start: Ratings | None = None) -> None:
+    def __init__(
+        self,
+        start: Ratings | None = None,
+        *,
+        standin_rounds: StandinRounds = StandinRounds.COUNT,
+    ) -> None:
+        self.standin_rounds = standin_rounds
         self._start = start if start is not None else Ratings()
         """The ratings before any round (the model's parameters): kept for a rebuild."""
         self._done: list[RatedRound] = []
@@ -303,7 +333,7 @@ class TournamentRatings:
     def add_round(self, record: RoundRecord) -> None:
         """Rate a finished round (ValueError without three distinct agents): provisionally
         if it is out of the canonical order within its stage (see the class)."""
-        rated = RatedRound.of(record)
+        rated = RatedRound.of(record, self.standin_rounds)
         stage = _stage_of(rated.key)
         current = _stage_of(self._stage[-1].key) if self._stage else None
         if current is not None and stage > current:
@@ -330,11 +360,15 @@ class TournamentRatings:
 
     @classmethod
     def from_rounds(
-        cls, records: Iterable[RoundRecord], start: Ratings | None = None
+        cls,
+        records: Iterable[RoundRecord],
+        start: Ratings | None = None,
+        *,
+        standin_rounds: StandinRounds = StandinRounds.COUNT,
     ) -> TournamentRatings:
         """The ratings of stored rounds, in whatever order given: each rated once."""
-        ratings = cls(start)
-        for rated in sorted(RatedRound.of(record) for record in records):
+        ratings = cls(start, standin_rounds=standin_rounds)
+        for rated in sorted(RatedRound.of(record, standin_rounds) for record in records):
             ratings._add_rated(rated)
         return ratings
 
@@ -363,5 +397,10 @@ class TournamentRatings:
             self._add_rated(rated)
 
     def _rate(self, ratings: Ratings, rated: RatedRound) -> None:
-        ratings.rate(rated.landlord, rated.farmers, landlord_won=rated.landlord_won)
+        ratings.rate(
+            rated.landlord,
+            rated.farmers,
+            landlord_won=rated.landlord_won,
+            forfeited=rated.forfeited,
+        )
         self.updates += 1

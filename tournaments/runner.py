@@ -20,6 +20,11 @@ In duplicate mode (``[tournament] duplicate``) a table match is played in 3 or 6
 seatings by :mod:`tournaments.duplicate`, each stored as its own match (``s1t2.1`` ...)
 and all dealt from the base table's id; pairing sees a group as one meeting.
 
+A new tournament whose agents cannot start (an AgentStartError at its first tables)
+before any round is stored is removed from the store again: nothing was played, and a
+dead tournament would only wait in ``list`` to be resumed into the same failure. Once a
+round is stored, a failure leaves it ``interrupted``, resumable.
+
 A :class:`~tournaments.session.Session` may stop the tables short of the end (a daily
 session's rounds played, or a stop asked): each stops after a round, the tournament is
 left ``interrupted`` and :attr:`TournamentRun.finished` is false. With
@@ -36,12 +41,12 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from contextlib import AsyncExitStack, ExitStack
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
-from arena.errors import ConfigError
+from arena.errors import AgentStartError, ConfigError
 from arena.runner import seat_agent
 from arena.table import (
     RoundRecord,
@@ -52,9 +57,10 @@ from arena.table import (
     tee_recorders,
 )
 from arena.table.match import match_id_of
-from tournaments.config import AgentEntry, TournamentConfig, parse_tournament_config
+from tournaments.config import AgentEntry, TournamentConfig, parse_stored_config
 from tournaments.deals import Duplicate, deal_table, seating_count
 from tournaments.epochs import session_seed
+from tournaments.forfeits import StandinRounds, scored_round
 from tournaments.formats import Format, MatchLength
 from tournaments.leaderboard import Leaderboard
 from tournaments.lease import RunLease
@@ -129,17 +135,21 @@ async def run_tournament(
         check_workers(workers)
         refuse_with_workers(workers, gifts=gifts is not None, spectator=spectator is not None)
     held = ExitStack()  # the run's lease (tournaments.lease), from the id to the end
+    new = tournament_id is None
     if tournament_id is None:
         assert config is not None
         session = _session_for(config, session, gifts)
         check_agents(config)  # a seat's mistake said now, not when its table comes
         first = epoch_seed(config.tournament.given_seed, 1, daily=_daily(config))
-        tournament_id = store.new_tournament(config.tournament.name, config, seed=first)
-        held.enter_context(RunLease(store.path, tournament_id))
+        tournament_id = store.free_tournament_id()
+        held.enter_context(RunLease(store.path, tournament_id))  # or LeaseError: none stored
+        store.new_tournament(
+            config.tournament.name, config, seed=first, tournament_id=tournament_id
+        )
         seed = deal_seed = first.value
     else:
         row = store.tournament(tournament_id)
-        config = parse_tournament_config(row.config, source=f"tournament {tournament_id}")
+        config = parse_stored_config(row.config, source=f"tournament {tournament_id}")
         session = _session_for(config, session, gifts)  # refused before it is marked running
         held.enter_context(RunLease(store.path, tournament_id))  # or TournamentBusy, untouched
         seed = row.seed  # pairing and the agents: the first epoch's, so it pairs as before
@@ -151,6 +161,7 @@ async def run_tournament(
             (stored_round_record(row, store.path) for row in stored),
             names=config.names,
             seatings=seating_count(config.tournament.duplicate),
+            standin_rounds=config.tournament.standin_rounds,
         )
         played = Counter(str(row["table"]) for row in stored)
         tid = tournament_id
@@ -197,8 +208,9 @@ async def run_tournament(
                         workers, store=store, tid=tid, seed=seed, deal_seed=deal_seed, sinks=sinks
                     )
                     playing = replace(playing, pool=await pooled.enter_async_context(pool))
+            points = match_points(store, config.tournament.standin_rounds)
             for stage_no in range(1, config.stage_count + 1):
-                history = _history(store.table_matches(tid), before=stage_no)
+                history = _history(store.table_matches(tid), before=stage_no, points=points)
                 seatings = plan_stage(config.schedule_kind, stage_no, config.names, history, seed)
                 session.plan_stage([s.table_id for s in seatings], played)
                 await _play_stage(playing, seatings, told)
@@ -209,7 +221,10 @@ async def run_tournament(
             await pooled.aclose()  # the workers done: they exit
         except BaseException as failed:
             await pooled.__aexit__(type(failed), failed, failed.__traceback__)  # killed now
-            store.mark_tournament(tid, "interrupted")
+            if new and isinstance(failed, AgentStartError) and not store.round_count(tid):
+                store.discard_tournament(tid)  # never played: nothing to resume
+            else:
+                store.mark_tournament(tid, "interrupted")
             raise
         finally:
             if gifts is not None:
@@ -293,8 +308,44 @@ def check_agents(config: TournamentConfig) -> None:
         seat_agent(entry, seed=0, rules=config.rules, seat_key=f"agents.{index}")
 
 
-def _history(matches: Sequence[MatchRow], *, before: int) -> list[FinishedTable]:
-    """The finished table matches of the stages before ``before``, as pairing sees them.
+def _summary_totals(match: MatchRow) -> Mapping[str, int]:
+    """A finished table match's points per player, as its table scored them."""
+    assert match.summary is not None
+    totals: Mapping[str, int] = match.summary["totals"]
+    return totals
+
+
+def match_points(
+    store: TournamentStore, standin_rounds: StandinRounds
+) -> Callable[[MatchRow], Mapping[str, int]]:
+    """Each finished table match's points per player as the tournament counts them
+    (what Swiss pairing ranks by): its summary's totals, or with forfeits its stored
+    rounds scored again (:mod:`tournaments.forfeits`), each match read once."""
+    if standin_rounds == StandinRounds.COUNT:
+        return _summary_totals
+    counted: dict[int, dict[str, int]] = {}
+
+    def points(match: MatchRow) -> Mapping[str, int]:
+        found = counted.get(match.id)
+        if found is None:
+            found = counted[match.id] = dict.fromkeys(match.players, 0)
+            for record in store.round_records(match.id):
+                scored = scored_round(record, standin_rounds)
+                for seat, player in enumerate(record.players):
+                    found[player] += scored.scores[seat]
+        return found
+
+    return points
+
+
+def _history(
+    matches: Sequence[MatchRow],
+    *,
+    before: int,
+    points: Callable[[MatchRow], Mapping[str, int]] = _summary_totals,
+) -> list[FinishedTable]:
+    """The finished table matches of the stages before ``before``, as pairing sees them,
+    each with its ``points`` (:func:`match_points`).
 
     A duplicate group's seatings (``s1t2.1``, ``s1t2.2`` ...) are one meeting of its
     three agents: folded into one table (the first seating's order), each agent's
@@ -309,13 +360,12 @@ def _history(matches: Sequence[MatchRow], *, before: int) -> list[FinishedTable]
         if any(m.status != "finished" or m.summary is None for m in group):
             continue
         players = group[0].players
-        points = [0, 0, 0]
+        summed = [0, 0, 0]
         for match in group:
-            assert match.summary is not None
-            totals = match.summary["totals"]
+            totals = points(match)
             for index, player in enumerate(players):
-                points[index] += totals[player]
-        history.append(FinishedTable(stage, players, (points[0], points[1], points[2])))
+                summed[index] += totals[player]
+        history.append(FinishedTable(stage, players, (summed[0], summed[1], summed[2])))
     return history
 
 
@@ -382,7 +432,9 @@ async def _play_table_match(
         ),
         sinks=playing.sinks,
     )
-    length = MatchLength.of(config.tournament.format)
+    length = MatchLength.of(
+        config.tournament.format, standin_rounds=config.tournament.standin_rounds
+    )
     in_all = len(done)
 
     async def on_round(record: RoundRecord) -> None:

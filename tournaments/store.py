@@ -284,6 +284,11 @@ def _json(value: Any) -> str:
     return dumps(value, where="a tournament store row").decode()
 
 
+def _drawn_id(created: str) -> str:
+    """A random tournament id of the day ``created`` (``t-YYYYMMDD-<6 hex>``)."""
+    return f"t-{created[:10].replace('-', '')}-{secrets.token_hex(3)}"
+
+
 class TournamentStore:
     """The SQLite file of a tournament (or several): see the module.
 
@@ -401,7 +406,7 @@ class TournamentStore:
         text = _json(data)
         created = _now()
         for _ in range(8):
-            tid = tournament_id or f"t-{created[:10].replace('-', '')}-{secrets.token_hex(3)}"
+            tid = tournament_id or _drawn_id(created)
             try:
                 with self.transaction() as db:
                     db.execute(
@@ -420,6 +425,42 @@ class TournamentStore:
                 continue  # a random id taken: draw another
             return tid
         raise StoreError("no free tournament id after 8 draws")  # pragma: no cover
+
+    def free_tournament_id(self) -> str:
+        """An id no stored tournament has, for :meth:`new_tournament`: a run takes the
+        id's lease (``tournaments.lease``) before anything is stored under it."""
+        for _ in range(8):
+            tid = _drawn_id(_now())
+            if not self.has_tournament(tid):
+                return tid
+        raise StoreError("no free tournament id after 8 draws")  # pragma: no cover
+
+    def discard_tournament(self, tournament_id: str) -> None:
+        """Remove a tournament that never stored a round (its agents could not start)
+        and everything stored with it, in one transaction; :class:`StoreError`, nothing
+        removed, when it has a round: a played round is never thrown away."""
+        matches = "SELECT id FROM table_matches WHERE tournament_id = ?"
+        with self.transaction() as db:
+            (played,) = db.execute(
+                f"SELECT count(*) FROM rounds WHERE table_match_id IN ({matches})",
+                (tournament_id,),
+            ).fetchone()
+            if played:
+                raise StoreError(
+                    f"tournament {tournament_id} has {played} round(s) stored: not discarded"
+                )
+            for table in ("gift_outcomes", "match_lines"):
+                db.execute(
+                    f"DELETE FROM {table} WHERE table_match_id IN ({matches})", (tournament_id,)
+                )
+            db.execute("DELETE FROM table_matches WHERE tournament_id = ?", (tournament_id,))
+            db.execute("DELETE FROM seeds WHERE tournament_id = ?", (tournament_id,))
+            db.execute("DELETE FROM tournaments WHERE id = ?", (tournament_id,))
+
+    def has_tournament(self, tournament_id: str) -> bool:
+        """Whether a tournament of that id is stored."""
+        found = self.connection.execute("SELECT 1 FROM tournaments WHERE id = ?", (tournament_id,))
+        return found.fetchone() is not None
 
     def tournament(self, tournament_id: str) -> TournamentRow:
         """One tournament; :class:`StoreError` when there is none of that id."""

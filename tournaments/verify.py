@@ -14,8 +14,13 @@ The export (:mod:`tournaments.export`) is checked as a third party would:
    engine's;
 4. every line of the round re-checks through the rules engine
    (:func:`arena.replay_check.verify_round`, what ``arena replay`` runs);
-5. no round is missing: each table's rounds are numbered 1..n, a finished table match
-   has the rounds its format says (``tournaments.formats.MatchLength``), and in
+5. each seat's decision figures in the stored record (what a forfeit is judged by,
+   :mod:`tournaments.forfeits`) agree with the round's actions: one decision, its own
+   agent's or a stand-in's, for each action the table did not make automatically, and
+   no more decisions made for its own agent by a fallback than actions marked so;
+6. no round is missing: each table's rounds are numbered 1..n, a finished table match
+   has the rounds its format says (``tournaments.formats.MatchLength``: a best of five
+   counting its round wins as the tournament's ``standin_rounds`` says), and in
    duplicate mode every group has all its seatings (``tournaments.deals.seatings``),
    their finished ones the same number of rounds. A file of some tables only
    (``partial``) or a fixed-length table match cut off when the tournament was
@@ -41,8 +46,17 @@ from arena.replay import ReplayError, read_replay
 from arena.replay_check import RecordedRound, RoundIncomplete, verify_round
 from arena.table.match import derive_seed
 from tournaments.deals import Duplicate, deal_table, seating_count, seating_table_id, seatings
-from tournaments.formats import Format, LandlordPolicy, MatchLength, RoundOutcome, round_wins
+from tournaments.forfeits import StandinRounds, scored_round
+from tournaments.formats import (
+    Format,
+    LandlordPolicy,
+    MatchLength,
+    Outcome,
+    RoundOutcome,
+    round_wins,
+)
 from tournaments.seeds import commitment_of, parse_seed
+from tournaments.store import round_record
 
 __all__ = [
     "EXIT_FAILED",
@@ -104,6 +118,8 @@ class Settings:
     format: Format
     landlord_policy: LandlordPolicy
     duplicate: Duplicate
+    standin_rounds: StandinRounds = StandinRounds.COUNT
+    """``count`` for an export made before the setting existed (played so)."""
 
 
 @dataclass
@@ -213,11 +229,11 @@ def verify_export(lines: Iterable[bytes | str], *, source: str) -> Verification:
     except (TypeError, ValueError, AttributeError) as exc:
         raise VerifyError(f"{source}: a malformed tournament line ({exc})") from None
     seen: set[tuple[str, int]] = set()
-    outcomes: dict[tuple[str, int], RoundOutcome] = {}
+    outcomes: dict[tuple[str, int], Outcome] = {}
     for recorded in replay.rounds:
         verification.rounds += 1
         seen.add((recorded.table, recorded.round))
-        outcome = _outcome(recorded)
+        outcome = _outcome(recorded, settings.standin_rounds)
         if outcome is not None:
             outcomes[(recorded.table, recorded.round)] = outcome
         _check_round(verification, tables, recorded)
@@ -253,7 +269,7 @@ def _field(data: Any, key: str, where: str) -> Any:
     return data[key]
 
 
-_E = TypeVar("_E", Format, LandlordPolicy, Duplicate)
+_E = TypeVar("_E", Format, LandlordPolicy, Duplicate, StandinRounds)
 
 
 def _enum(kind: type[_E], value: Any, where: str) -> _E:
@@ -294,6 +310,11 @@ def _read_header(
         _enum(Format, _field(given, "format", where), f"{where}.format"),
         _enum(LandlordPolicy, _field(given, "landlord_policy", where), f"{where}.landlord_policy"),
         _enum(Duplicate, _field(given, "duplicate", where), f"{where}.duplicate"),
+        _enum(
+            StandinRounds,
+            given.get("standin_rounds", StandinRounds.COUNT.value),
+            f"{where}.standin_rounds",
+        ),
     )
     tables: dict[str, _Table] = {}
     for index, entry in enumerate(_field(header, "tables", line)):
@@ -352,7 +373,7 @@ def _check_round(
         what = "no epoch" if number is None else f"epoch {number}, which it does not list"
         verification.failures.append(f"{where}: the tournament line gives it {what}")
         return
-    problem = _gift_problem(recorded) or _moves_problem(recorded)
+    problem = _gift_problem(recorded) or _moves_problem(recorded) or _figures_problem(recorded)
     if problem is None and verdict.seed is not None and verdict.problem is None:
         problem = _deal_problem(recorded, parse_seed(verdict.seed).value)
     if problem is not None:
@@ -446,22 +467,74 @@ def _deal_problem(recorded: RecordedRound, epoch_seed: int) -> str | None:
     return None
 
 
-def _outcome(recorded: RecordedRound) -> RoundOutcome | None:
-    """The round's winners and scores as its record says (None: no usable record)."""
-    result = (recorded.summary or {}).get("result")
+def _outcome(recorded: RecordedRound, standin_rounds: StandinRounds) -> Outcome | None:
+    """The round's winners and scores as its record says, counted as the tournament
+    counts them (``standin_rounds``: a forfeit is no win); None: no usable record."""
+    summary = recorded.summary or {}
     try:
-        winners = tuple(int(seat) for seat in result["winners"])  # type: ignore[index]
-        scores = result["scores"]  # type: ignore[index]
+        return scored_round(round_record(summary), standin_rounds)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+        if standin_rounds != StandinRounds.COUNT:
+            return None  # a forfeit cannot be told without the whole record
+    try:  # an older record lacking keys: its winners and scores as it says them
+        result = summary["result"]
+        scores = result["scores"]
+        winners = tuple(int(seat) for seat in result["winners"])
         return RoundOutcome(winners, (int(scores[0]), int(scores[1]), int(scores[2])))
     except (KeyError, TypeError, ValueError, IndexError):
         return None
+
+
+_ACTIONS: Final = frozenset({"bid", "double", "play", "pass"})
+
+
+def _figures_problem(recorded: RecordedRound) -> str | None:
+    """Whether each seat's stored decision figures agree with the round's actions (see
+    the module, step 5), None when they do (or the record has none, as before figures
+    were kept). Which decisions a stand-in made is not in the lines when it held the
+    seat from an earlier round: that split is the record's word."""
+    summary = recorded.summary or {}
+    players, stats = summary.get("players"), summary.get("stats")
+    if not isinstance(players, list) or not isinstance(stats, dict) or len(players) != 3:
+        return None
+    actions, fallbacks = [0, 0, 0], [0, 0, 0]
+    for event in recorded.events:
+        data = event.get("data") or {}
+        seat = event.get("seat")
+        if event.get("type") in _ACTIONS and seat in (0, 1, 2) and not data.get("auto"):
+            actions[seat] += 1
+            fallbacks[seat] += bool(data.get("fallback"))
+    for seat, player in enumerate(players):
+        figures = stats.get(player)
+        if not isinstance(figures, dict) or "decisions" not in figures:
+            continue
+        own, standin = figures["decisions"], figures.get("standin_decisions", 0)
+        first, retried = figures.get("legal_first_try", 0), figures.get("legal_after_retry", 0)
+        fell_back = figures.get("fell_back", 0)
+        said = f"the record's decision figures of seat {seat} ({player})"
+        if own != first + retried + fell_back:
+            return (
+                f"{said} do not add up: {own} decisions, but {first} legal at once, "
+                f"{retried} after retries and {fell_back} fallbacks"
+            )
+        if own + standin != actions[seat]:
+            return (
+                f"{said} count {own + standin} decisions ({own} its own agent's, {standin} a "
+                f"stand-in's), but the seat took {actions[seat]} actions not made automatically"
+            )
+        if fell_back > fallbacks[seat]:
+            return (
+                f"{said} say the table decided {fell_back} times for its agent, but only "
+                f"{fallbacks[seat]} of the seat's actions were fallbacks"
+            )
+    return None
 
 
 def _missing(
     verification: Verification,
     settings: Settings,
     tables: dict[str, _Table],
-    outcomes: dict[tuple[str, int], RoundOutcome],
+    outcomes: dict[tuple[str, int], Outcome],
 ) -> list[str]:
     """Every round or seating the tournament line should list and does not (see the
     module, step 5)."""
@@ -494,7 +567,7 @@ def _missing(
 
 
 def _length_problem(
-    fmt: Format, table: _Table, count: int, outcomes: list[RoundOutcome] | None
+    fmt: Format, table: _Table, count: int, outcomes: list[Outcome] | None
 ) -> str | None:
     """Whether the table match has the rounds its format says: never more, and all of
     them once finished (``outcomes``: each round's, None when some are not in the file)."""

@@ -71,7 +71,7 @@ from arena.errors import ArenaError, ConfigError
 from arena.logs import LogFormat, configure_logging, configured_logging, get_logger
 from arena.table import RoundRecord, build_moderator
 from arena.table.events import Event
-from tournaments.config import TournamentConfig, parse_tournament_config
+from tournaments.config import TournamentConfig, parse_stored_config
 from tournaments.runner import _play_table_match, _Playing
 from tournaments.schedule import Table as Seating
 from tournaments.session import Session
@@ -353,7 +353,7 @@ async def _serve(
     link = _Link(connection)
     loop = asyncio.get_running_loop()
     loop.add_reader(connection.fileno(), link.readable)
-    config = parse_tournament_config(config_data, source=f"tournament {tid}")
+    config = parse_stored_config(config_data, source=f"tournament {tid}")
     store = cast(TournamentStore, StoreProxy(link))
     moderator = build_moderator(config.moderation)
     sinks: Sequence[Sink] = (_ForwardSink(link),) if forward else ()

@@ -27,6 +27,7 @@
       pass: "不出", bid0: "不叫", bid: (n) => `${n} 分`, grab: "抢地主", nograb: "不抢",
       call1: "叫地主", double: "加倍", nodouble: "不加倍", redouble: "再加倍", noredouble: "不再加倍",
       standin: "替补", legal: "合法率", cost: "花费", sent: "送出", pts: "分",
+      forfeits: (n) => `弃权 ${n}`,
       delayed: (s) => `延迟 ${s} 秒`, peek: (v) => `${v} 偷看了`,
       specOff: "延迟观战未开启", specOffHint: "启动时加上 --spectator-delay SECONDS",
       bomb: "炸弹!", rocket: "王炸!", spring: "春天!", reverse_spring: "反春!",
@@ -40,6 +41,7 @@
       pass: "Pass", bid0: "No bid", bid: (n) => `Bid ${n}`, grab: "Grab", nograb: "No grab",
       call1: "Call", double: "Double", nodouble: "No double", redouble: "Redouble", noredouble: "No redouble",
       standin: "Stand-in", legal: "Legal", cost: "Cost", sent: "sent", pts: "pts",
+      forfeits: (n) => `${n} forfeited`,
       delayed: (s) => `delayed ${s} s`, peek: (v) => `${v} peeked`,
       specOff: "Delayed spectator view is off", specOffHint: "start the arena with --spectator-delay SECONDS",
       bomb: "BOMB!", rocket: "ROCKET!", spring: "SPRING!", reverse_spring: "REVERSE SPRING!",
@@ -364,6 +366,8 @@
         el("span", "lb-name", a.name),
         el("span", "lb-points", `${a.points} ${t("pts")}`),
       );
+      // rounds it did not play itself, each counted as a loss (docs/tournaments.md)
+      if (a.forfeits > 0) row.append(el("span", "lb-forfeits", t("forfeits", a.forfeits)));
       return row;
     });
     $("#lb-rows").replaceChildren(...rows);
