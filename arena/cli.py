@@ -531,6 +531,7 @@ async def _play_once(
     """One match at every table: the sinks, feeds and gifts of the flags, then played."""
     from arena.runner import build_tables, flush_sinks, open_tables, play_tables
     from arena.sinks.console import FAULT_HINT, LiveConsoleSink, PlainConsoleSink
+    from arena.sinks.health import GuardedSink, SinkHealthBoard
 
     replay = _open_replay(args.record) if args.record else None
     # a rejected reply's detail is in its warning log line, if warnings are shown
@@ -545,6 +546,10 @@ async def _play_once(
 
         server.hub.reset(mqtt.run_id if mqtt is not None else new_run_id())
         sinks.append(server.hub)
+    # a sink that keeps failing is said in the MQTT status and on the overlay's pages
+    health = SinkHealthBoard(
+        {"console": sink, "mqtt": mqtt, "overlay": server.hub if server is not None else None}
+    )
     gifts: GiftRun | None = None
     tables: list[Table] = []
     feed = _spectator_feed(config, mqtt, args.log_format, server)
@@ -585,9 +590,10 @@ async def _play_once(
             await gifts.stop()
             await flush_sinks(tables)
             _say(args.log_format, "gifts_accounted", gifts.summary(), **gifts.counts())
-        await sink.close()
+        await GuardedSink(sink).close()  # a close that fails is counted, not raised
         if feed is not None:  # its last items go out before the MQTT sink closes
             await _close_spectator_feed(feed, args.log_format)
+        health.close()  # the final figures, before the status says offline
         if mqtt is not None:
             await mqtt.close()
             _say_undelivered(args.log_format, mqtt)

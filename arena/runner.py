@@ -20,6 +20,7 @@ from arena.config import ArenaConfig, SeatConfig
 from arena.engine import Rules
 from arena.errors import raise_start_failures
 from arena.replay import ReplayWriter
+from arena.sinks.health import GuardedSink
 from arena.sinks.queued import DEFAULT_MAX_EVENTS, QueuedSink
 from arena.table import (
     MatchSummary,
@@ -207,7 +208,13 @@ async def flush_sinks(tables: Sequence[Table], *, interrupted: bool | None = Non
     is being cancelled, as by Ctrl-C). The sinks stay open: their owner closes them."""
     if interrupted is None:
         interrupted = _being_cancelled()
-    queued = {id(sink): sink for table in tables for sink in table.sinks}
+    # a table hands a sink that failed its events through a guard: the queue is within
+    queued = {
+        id(inner): inner
+        for table in tables
+        for sink in table.sinks
+        for inner in [sink.sink if isinstance(sink, GuardedSink) else sink]
+    }
     await asyncio.gather(
         *(
             sink.flush(interrupted=interrupted)

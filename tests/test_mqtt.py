@@ -41,20 +41,27 @@ from protocol.events import EVENT_SCHEMA_VERSION, parse_event
 
 REPO = Path(__file__).resolve().parent.parent
 Message = tuple[str, Any, bool]
-"""A message as received: topic, payload (JSON decoded, or text), retained flag."""
+"""A message as received: topic, payload (JSON decoded; a status as its word), retained
+flag."""
 
 
 class Subscriber:
-    """Everything a client subscribed to ``ddz-arena/#`` received, in order."""
+    """Everything a client subscribed to ``ddz-arena/#`` received, in order. A status
+    (``{"status": "online", "run": ..., "degraded": [...]}``) is kept whole in
+    :attr:`statuses`, and in :attr:`messages` as its word (``online``, ``offline``)."""
 
     def __init__(self) -> None:
         self.messages: list[Message] = []
+        self.statuses: list[dict[str, Any]] = []
         self._arrived = asyncio.Event()
 
     def add(self, message: aiomqtt.Message) -> None:
         raw = message.payload
         assert isinstance(raw, bytes)
-        payload: Any = raw.decode() if raw in (b"online", b"offline") else orjson.loads(raw)
+        payload: Any = orjson.loads(raw)
+        if str(message.topic) == "ddz-arena/status":
+            self.statuses.append(payload)
+            payload = payload["status"]
         self.messages.append((str(message.topic), payload, bool(message.retain)))
         self._arrived.set()
 
@@ -654,3 +661,80 @@ def test_an_empty_broker_url_is_refused_not_taken_for_the_default(
     default broker."""
     assert main(["play", "--no-live", "--mqtt", ""]) == 2
     assert "--mqtt: '': the URL must start with mqtt://" in capsys.readouterr().err
+
+
+# --- sinks that keep failing (issue 25) -------------------------------------------------
+
+
+def last_status(subscriber: Subscriber) -> dict[str, Any]:
+    return subscriber.statuses[-1]
+
+
+def degraded_sinks(subscriber: Subscriber) -> list[str] | None:
+    """The sinks the last status names degraded (None before any status)."""
+    if not subscriber.statuses:
+        return None
+    return [entry["sink"] for entry in last_status(subscriber).get("degraded", [])]
+
+
+async def test_a_sink_that_keeps_failing_is_degraded_in_the_retained_status_until_it_recovers(
+    mosquitto: Mosquitto,
+) -> None:
+    """The console breaks for a whole match (behind its queue, as ``arena play`` has it):
+    the retained status names it, its count and its error's class, for anyone who
+    subscribes later too. Once it takes its events again it recovers, and the status
+    says so; it was handed every event of the second match."""
+    from test_sink_health import Clock, FlakySink
+
+    from arena.sinks.health import DEGRADED_AFTER, WINDOW_S, SinkHealthBoard
+
+    clock = Clock()
+    console = FlakySink(broken=True)
+    collected = CollectingSink()
+    sink = sink_for(mosquitto, run_id="sick")
+    async with subscribed(mosquitto) as subscriber:
+        with SinkHealthBoard({"console": console, "mqtt": sink}, clock=clock):
+            await connected(sink)
+            await run_arena(config(), seed=7, sinks=[console, collected, sink])
+            await subscriber.wait_for(
+                lambda _: degraded_sinks(subscriber) == ["console"], within_s=10
+            )
+            [entry] = last_status(subscriber)["degraded"]
+            assert entry["failures"] >= DEGRADED_AFTER
+            assert (entry["last_error"], entry["during"]) == ("RuntimeError", "emit")
+            assert last_status(subscriber)["status"] == "online"
+            assert last_status(subscriber)["run"] == "sick"
+            async with subscribed(mosquitto) as late:  # what a tool that starts now sees
+                await late.wait_for(lambda _: bool(late.statuses), within_s=10)
+                assert degraded_sinks(late) == ["console"]
+            assert console.refused == collected.events  # handed every event all the same
+            console.broken = False
+            clock.now += WINDOW_S + 1  # its failures are old news now
+            collected.events.clear()
+            await run_arena(config(), seed=8, sinks=[console, collected, sink])
+            await subscriber.wait_for(lambda _: degraded_sinks(subscriber) == [], within_s=10)
+        await sink.close()
+        await subscriber.wait_for(lambda ms: said(ms, "offline"), within_s=10)
+    assert console.events == collected.events
+    assert last_status(subscriber) == {"status": "offline", "run": "sick", "degraded": []}
+
+
+async def test_the_feed_says_itself_degraded_when_it_cannot_take_the_events_it_is_given(
+    mosquitto: Mosquitto,
+) -> None:
+    """An event the MQTT worker cannot fold into its snapshot (``cards`` no list) is
+    counted there and the next one taken; three in a row, and the status says so."""
+    sink = sink_for(mosquitto, run_id="folds")
+    async with subscribed(mosquitto) as subscriber:
+        await connected(sink)
+        for seq in range(1, 4):
+            await sink.emit(Event("play", "t1", 1, seq, 0, "A", {"cards": 7}))
+        await subscriber.wait_for(
+            lambda _: degraded_sinks(subscriber) == ["mqtt worker"], within_s=10
+        )
+        [entry] = last_status(subscriber)["degraded"]
+        assert (entry["failures"], entry["last_error"]) == (3, "TypeError")
+        await sink.emit(Event("play", "t1", 1, 4, 0, "A", {"cards": ["♠3"]}))
+        await subscriber.wait_for(lambda ms: len(subscriber.events("t1")) == 1, within_s=10)
+        await sink.close()
+    assert [e["seq"] for e in subscriber.events("t1")] == [4]

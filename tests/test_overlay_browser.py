@@ -439,3 +439,43 @@ async def test_a_model_seat_shows_its_legal_move_rate_and_cost(
     assert "$" in text
     assert others == 0  # a scripted seat has no model figures
     assert trouble == []
+
+
+async def test_the_overlay_says_degraded_while_a_sink_keeps_failing_and_live_once_it_recovers(
+    browser: Browser,
+) -> None:
+    """Issue 25: never "live" while a sink keeps failing: the badge says so, and names
+    the sink in its tooltip; once the sink takes its events again, "live" it is."""
+    from test_sink_health import Clock, FlakySink
+
+    from arena.sinks.health import WINDOW_S, SinkHealthBoard
+
+    clock = Clock()
+    console = FlakySink(broken=True)
+    server = ArenaServer(ServerSettings(port=0), mode="play", token=TOKEN)
+    async with server:
+        page, trouble = await open_page(browser, f"{server.url}/overlay?lang=en")
+        badge = page.locator("#status")
+        with SinkHealthBoard({"overlay": server.hub, "console": console}, clock=clock):
+            for seed, shown in ((11, "degraded"), (12, "live")):
+                tables = build_tables(
+                    config(pace_s=0.05), seed=seed, sinks=[server.hub, console], sink_queue=None
+                )
+                game = asyncio.create_task(play_tables(tables, rounds=1, seed=seed))
+                try:
+                    await page.locator(f"#status[data-status={shown}]").wait_for(timeout=10_000)
+                    if shown == "degraded":
+                        said, title = await badge.text_content(), await badge.get_attribute("title")
+                        await shot(page, "overlay-degraded")
+                finally:
+                    await game
+                console.broken = False
+                clock.now += WINDOW_S + 1
+            recovered = await badge.text_content()
+            await page.locator("#status[data-status=ended]").wait_for(timeout=10_000)
+    assert said == "Degraded"
+    assert title is not None
+    assert title.startswith("console: ")
+    assert "RuntimeError (emit)" in title
+    assert recovered in ("Live", "Ended")
+    assert trouble == []

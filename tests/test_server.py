@@ -28,6 +28,7 @@ from arena.runner import build_tables, play_tables
 from arena.server.flags import TOKEN_ENV
 from arena.server.serving import Serving
 from arena.server.wiring import ArenaServer
+from arena.sinks.base import CollectingSink
 from arena.sinks.spectator import SpectatorFeed
 from arena.table import Table
 from gifts.run import start_gifts
@@ -628,3 +629,45 @@ async def test_the_featured_table_is_picked_on_the_control_api() -> None:
         assert server.hub.featured == other
         refused = await http.post("/control/api/feature", json={"table": "t1"})
         assert refused.status_code == 401
+
+
+async def test_a_sink_that_keeps_failing_is_said_on_healthz_and_to_every_page() -> None:
+    """Issue 25: a sink that keeps failing (the console, behind its queue) makes
+    ``/healthz`` say ``degraded`` and every page's ``server`` message name it, its count
+    and its error's class; once it takes its events again, both say so."""
+    from test_sink_health import Clock, FlakySink
+
+    from arena.sinks.health import WINDOW_S, SinkHealthBoard
+
+    clock = Clock()
+    console = FlakySink(broken=True)
+    async with (
+        served() as server,
+        httpx.AsyncClient(base_url=server.url) as http,
+        websockets.connect(ws_url(server)) as ws,
+    ):
+        first = await read_until(ws, lambda m: m["type"] == "server")
+        assert first[-1]["degraded"] == []
+        with SinkHealthBoard({"overlay": server.hub, "console": console}, clock=clock):
+            for seed in (7, 8):
+                collected = CollectingSink()
+                sinks = [server.hub, console, collected]
+                tables = build_tables(config(rounds=1), seed=seed, sinks=sinks)
+                await play_tables(tables, rounds=1, seed=seed)
+                if seed == 7:
+                    told = await read_until(ws, lambda m: m["type"] == "server" and m["degraded"])
+                    health = (await http.get("/healthz")).json()
+                    console.broken = False
+                    clock.now += WINDOW_S + 1
+            recovered = await read_until(
+                ws, lambda m: m["type"] == "server" and m["degraded"] == []
+            )
+        after = (await http.get("/healthz")).json()
+    [entry] = told[-1]["degraded"]
+    assert entry["sink"] == "console"
+    assert (entry["last_error"], entry["during"]) == ("RuntimeError", "emit")
+    assert health["status"] == "degraded"
+    assert health["degraded"] == told[-1]["degraded"]
+    assert recovered[-1]["degraded"] == []
+    assert (after["status"], after["degraded"]) == ("ok", [])
+    assert console.events == collected.events  # the second match, all of it

@@ -78,14 +78,16 @@ class StuckSink(CollectingSink):
 
 
 class FailingSink(CollectingSink):
-    """Raises at its ``fail_at``-th event."""
+    """Raises at its ``fail_at``-th event (and takes the others)."""
 
     def __init__(self, fail_at: int) -> None:
         super().__init__()
         self.fail_at = fail_at
+        self.calls = 0
 
     async def emit(self, event: Event) -> None:
-        if len(self.events) + 1 == self.fail_at:
+        self.calls += 1
+        if self.calls == self.fail_at:
             raise RuntimeError("the overlay went away")
         self.events.append(event)
 
@@ -139,7 +141,7 @@ async def test_a_full_queue_drops_and_counts_never_blocks(
     assert stuck.closed
 
 
-async def test_a_failing_sink_is_dropped_and_the_others_get_everything(
+async def test_a_failing_sink_is_counted_and_it_and_the_others_get_everything_else(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.WARNING)
@@ -149,14 +151,13 @@ async def test_a_failing_sink_is_dropped_and_the_others_get_everything(
     async with queued_sinks([failing, good]) as sinks:
         await play_match(_table(direct, *sinks), rounds=1, seed=1)
     assert good.events == direct.events
-    assert failing.events == direct.events[:4]
+    assert failing.events == direct.events[:4] + direct.events[5:]
     [failed] = _logged(caplog, "sink_failed")
     assert failed["sink"] == "FailingSink"
     assert "the overlay went away" in failed["error"]
-    assert sinks[0].failed
-    assert not sinks[1].failed
-    assert sinks[0].dropped == len(direct.events) - 5  # all but the four and the failed one
-    assert sinks[1].dropped == 0
+    assert sinks[0].health.failures == 1
+    assert sinks[1].health.failures == 0
+    assert sinks[0].dropped == sinks[1].dropped == 0  # the failed event is the health's
 
 
 class TaskNotingSink(CollectingSink):

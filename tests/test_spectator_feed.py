@@ -21,6 +21,7 @@ from arena.errors import ConfigError
 from arena.logs import EVENT_ATTRIBUTE
 from arena.replay import ReplayWriter, compare_replays, load_replay, strip_timing, verify_round
 from arena.sinks.base import CollectingSink
+from arena.sinks.health import health_of
 from arena.sinks.spectator import (
     CollectingSpectatorOutput,
     SpectatorFeed,
@@ -199,25 +200,34 @@ async def test_a_full_queue_drops_the_new_item_counts_it_and_never_blocks(
     assert [i["event"]["seq"] for i in out.items] == [1, 2, 3]
 
 
-async def test_a_failing_output_is_dropped_and_the_others_still_get_every_item(
+async def test_a_failing_output_is_counted_and_it_and_the_others_get_every_other_item(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    class Broken:
+    class Flaky:
+        def __init__(self) -> None:
+            self.seqs: list[int] = []
+
         async def emit_spectator(self, item: dict[str, Any]) -> None:
-            raise OSError("overlay gone")
+            if item["seq"] == 1:
+                raise OSError("overlay gone")
+            self.seqs.append(item["seq"])
 
     clock = ManualClock()
     out = CollectingSpectatorOutput()
-    feed = feed_on(clock, Broken(), out)
+    flaky = Flaky()
+    feed = feed_on(clock, flaky, out)
     table = feed.for_table("t1")
-    for seq in (1, 2):
+    for seq in (1, 2, 3):
         table.event(event(seq))
     clock.advance(DELAY)
     await feed.pump()
-    logs = logged(caplog)
-    assert [i["seq"] for i in out.items] == [1, 2]
-    assert feed.outputs == [out]
-    assert [e["event"] for e in logs] == ["spectator_output_failed"]
+    assert [i["seq"] for i in out.items] == [1, 2, 3]
+    assert flaky.seqs == [2, 3]
+    assert health_of(flaky).failures == 1
+    assert health_of(flaky).during == "emit_spectator"
+    [line] = [getattr(r, EVENT_ATTRIBUTE) for r in caplog.records if r.name == "arena.sinks.health"]
+    assert (line["event"], line["sink"]) == ("sink_failed", "Flaky")
+    assert logged(caplog) == []  # nothing else to say
 
 
 # --- the tee ----------------------------------------------------------------------------

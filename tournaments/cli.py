@@ -252,6 +252,7 @@ def _play(args: argparse.Namespace) -> int:
 
         async def play() -> Any:
             from arena.cli import stop_on_sigterm
+            from arena.sinks.health import SinkHealthBoard
             from tournaments.epochs import seeds_document
             from tournaments.publish import LeaderboardPublisher
 
@@ -279,6 +280,8 @@ def _play(args: argparse.Namespace) -> int:
 
                     server.parts.gifts = WebhookIntake(gifts, secret=server.token or "")
             spectator = spectator_feed(settings, feed, say_line, server)
+            # a sink that keeps failing is said in the MQTT status and on the overlay
+            health = SinkHealthBoard({"mqtt": feed, "overlay": server and server.hub})
             if feed is not None:
                 await feed.started()  # its worker up before the first event
             if spectator is not None:
@@ -364,6 +367,7 @@ def _play(args: argparse.Namespace) -> int:
                     say_line("gifts_accounted", gifts.summary(), **gifts.counts())
                 if spectator is not None:  # its last hands out before the MQTT sink closes
                     await close_spectator_feed(spectator, say_line)
+                health.close()  # the final figures, before the status says offline
                 if feed is not None:  # after the gifts' last outcomes
                     await feed.close()
                 if server is not None:

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from arena.logs import get_logger
+from arena.sinks.health import guard_after_failure
 from arena.table import RoundRecord, Table, tee_recorders
 from arena.table.events import Event
 from arena.table.match import (
@@ -61,12 +61,10 @@ if TYPE_CHECKING:
 
 __all__ = ["HeldEvents", "HeldRecorder", "play_duplicate_match"]
 
-log = get_logger(__name__)
-
 
 class HeldEvents:
     """A sink that keeps a table's events until :meth:`release` hands them on to the
-    live sinks (a failing one is logged and dropped, as a table drops it)."""
+    live sinks (a failing one is counted, as a table counts it: :mod:`arena.sinks.health`)."""
 
     def __init__(self, sinks: Sequence[Sink]) -> None:
         self.sinks = list(sinks)
@@ -87,12 +85,11 @@ class HeldEvents:
         """Hand every held event on, in order."""
         held, self._held = self._held, []
         for event in held:
-            for sink in list(self.sinks):
+            for sink in self.sinks:
                 try:
                     await sink.emit(event)
                 except Exception as exc:
-                    log.exception("sink_failed", sink=type(sink).__name__, error=repr(exc))
-                    self.sinks = [s for s in self.sinks if s is not sink]
+                    self.sinks = guard_after_failure(self.sinks, sink, exc)
 
 
 class HeldRecorder:

@@ -69,6 +69,7 @@ from arena.agents.process import kill_leftover_programs
 from arena.agents.registry import agent_class
 from arena.errors import ArenaError, ConfigError
 from arena.logs import LogFormat, configure_logging, configured_logging, get_logger
+from arena.sinks.health import guard_after_failure
 from arena.table import RoundRecord, build_moderator
 from arena.table.events import Event
 from tournaments.config import TournamentConfig, parse_stored_config
@@ -707,8 +708,8 @@ class WorkerPool:
             for sink in self.sinks:
                 try:
                     await sink.emit(event)
-                except Exception as exc:
-                    log.warning("worker_event_sink_failed", error=str(exc))
+                except Exception as exc:  # counted, as a table counts it
+                    self.sinks = guard_after_failure(self.sinks, sink, exc)
 
     # --- ending -------------------------------------------------------------------------
 

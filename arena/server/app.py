@@ -6,7 +6,7 @@
 | ``/static/<file>`` | their scripts and styles |
 | ``/ws``, ``/ws/spectator`` | the public feed, the delayed one (``?table=t2``) |
 | ``/avatars/<n>`` | an avatar given as a file in the config |
-| ``/healthz`` | is it up, and what it plays |
+| ``/healthz`` | is it up, what it plays, and which sinks are degraded |
 | ``/control/api/...`` | start, pause, resume, featured table, test gift: token only |
 | ``/gifts/webhook`` | a bridge's gift, signed with the token (``X-Arena-Signature``) |
 
@@ -144,7 +144,8 @@ class Routes:
 
     async def healthz(self, request: Request) -> Response:
         state = self.parts.hub.server_state()
-        return JSONResponse({"status": "ok", **state}, headers=_NO_STORE)
+        status = "degraded" if state["degraded"] else "ok"  # a sink keeps failing
+        return JSONResponse({"status": status, **state}, headers=_NO_STORE)
 
     async def avatar(self, request: Request) -> Response:
         path = self.parts.avatar_files.get(request.path_params["index"])

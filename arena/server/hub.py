@@ -7,7 +7,8 @@ leaderboard) and hands each connected page its own bounded queue of JSON message
 the contract of docs/overlay.md:
 
 - ``server``: what the server shows (mode, tables, the featured table, pause, the
-  language, the avatars); first, and again when any of it changes;
+  language, the avatars, the sinks degraded: :mod:`arena.sinks.health`); first, and
+  again when any of it changes;
 - ``snapshot``: a table's public picture (``PublicTableState``), coalesced: at most one
   per table every :data:`SNAPSHOT_INTERVAL_S` while events keep coming;
 - the public events themselves, exactly as on the MQTT feed (``v`` and ``run`` added);
@@ -33,6 +34,7 @@ from typing import Any, Final, Literal
 
 from arena.errors import ConfigError
 from arena.safe_json import dumps
+from arena.sinks.health import Degraded
 from arena.sinks.public_state import PublicState, PublicTableState
 from arena.table.events import Event
 from protocol.events import EVENT_SCHEMA_VERSION
@@ -180,6 +182,9 @@ class OverlayHub:
         """A pause was asked for: the tables stop after the round they play."""
         self._subscriptions: list[Subscription] = []
         self._flush_handle: asyncio.TimerHandle | None = None
+        self.degraded: Degraded = []
+        """The run's degraded sinks (this hub among them, if its events fail), as the
+        board it is tracked on last said: in ``/healthz`` and every ``server`` message."""
         self.reset(run_id)
 
     # --- the run ------------------------------------------------------------------------
@@ -199,6 +204,7 @@ class OverlayHub:
         """The streamer's pick (``/control``)."""
         self._leaderboard: dict[str, Any] | None = None
         self.events = 0
+        self.degraded = []  # the new run's board says its own
         for subscription in self._subscriptions:
             subscription.shown = subscription.asked  # a pinned page keeps its table
         self._tell_server()
@@ -239,6 +245,13 @@ class OverlayHub:
         page says "paused" only for a table of its that waits."""
         if tables != self.paused or pausing != self.pausing:
             self.paused, self.pausing = tables, pausing
+            self._tell_server()
+
+    def health_changed(self, degraded: Degraded) -> None:
+        """The degraded sinks now (a :class:`~arena.sinks.health.SinkHealthBoard` it
+        is tracked on tells it): every page is told, and ``/healthz`` says them."""
+        if degraded != self.degraded:
+            self.degraded = list(degraded)
             self._tell_server()
 
     def set_leaderboard(self, board: Mapping[str, Any]) -> None:
@@ -345,6 +358,7 @@ class OverlayHub:
             "tables": self.tables,
             "pages": self.pages,
             "events": self.events,
+            "degraded": self.degraded,
         }
 
     def _server_message(self, subscription: Subscription) -> dict[str, Any]:
@@ -363,6 +377,7 @@ class OverlayHub:
             "pausing": self.pausing,
             "match": self.match_status,
             "run": self.run_id,
+            "degraded": self.degraded,
         }
 
     def _snapshot_text(self, feed: Feed, table: str) -> str:

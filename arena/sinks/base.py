@@ -1,7 +1,8 @@
 """Where public events go: the terminal, a replay, later MQTT and the overlay.
 
-A sink is anything with async ``emit`` and ``close``. A sink that fails is logged and
-dropped from the table's list: a broken display must never stop a match.
+A sink is anything with async ``emit`` and ``close``. A sink that fails is counted and
+logged, and gets the next event all the same (:mod:`arena.sinks.health`): a broken
+display must never stop a match, and one bad event must not cost a sink the rest of it.
 
 A table awaits its sinks' ``emit`` in turn, so a slow sink would slow every table it is
 attached to. ``arena play`` puts each sink behind its own bounded queue and task

@@ -2,8 +2,9 @@
 
 Topics (``<prefix>`` is ``[mqtt] topic_prefix``, ``ddz-arena`` by default; docs/mqtt.md)::
 
-    <prefix>/status                  "online" / "offline", retained; "offline" is also
-                                     the last will, sent by the broker if we vanish
+    <prefix>/status                  {"status": "online"/"offline", "run", "degraded"},
+                                     retained; offline is also the last will, sent by
+                                     the broker if we vanish
     <prefix>/tables/<table>/events   every event as JSON, QoS 1, with its seq, the run's
                                      id ``run`` and the schema version ``v``
     <prefix>/tables/<table>/gifts    the ``gift`` events alone (also on ``events``): every
@@ -48,11 +49,13 @@ from arena.config import MqttSettings
 from arena.errors import ConfigError
 from arena.logs import get_logger
 from arena.safe_json import dumps, replaced_dumps
+from arena.sinks.health import Degraded
 from arena.sinks.mqtt_client import mqtt_credentials
 from arena.sinks.mqtt_feed import MqttStats
 from arena.sinks.mqtt_publisher import broker_url
 from arena.sinks.mqtt_worker import (
     EVENT,
+    HEALTH_MARK,
     HURRY,
     PASSWORD_VARIABLE,
     SPECTATOR,
@@ -141,6 +144,8 @@ class MqttSink:
         self._credentials = self._options(settings, environ)
         self._lines: list[bytes] = []
         """Events and spectator items not yet written to the worker, one line each."""
+        self._health_line: bytes | None = None
+        """The degraded sinks, not yet written to the worker (the latest only)."""
         self._held = {EVENT: 0, SPECTATOR: 0}
         """How many of each kind ``_lines`` holds while the worker starts; afterwards
         only the spectator items are counted (the rest are events)."""
@@ -225,6 +230,16 @@ class MqttSink:
         if self._flush_handle is None:
             self._flush_handle = asyncio.get_running_loop().call_soon(self._flush)
 
+    def health_changed(self, degraded: Degraded) -> None:
+        """The degraded sinks now (a :class:`~arena.sinks.health.SinkHealthBoard` it is
+        tracked on tells it): the retained status says them from the next moment on."""
+        if self._closing:
+            return
+        self._health_line = HEALTH_MARK + orjson.dumps(degraded) + b"\n"
+        if self._process is not None and self._flush_handle is None:
+            with contextlib.suppress(RuntimeError):  # no loop: the next flush writes it
+                self._flush_handle = asyncio.get_running_loop().call_soon(self._flush)
+
     def _hold(self, kind: int, line: bytes) -> None:
         """A line while the worker starts (held, a bounded number of each kind), or
         after ``close`` (lost, counted)."""
@@ -246,14 +261,21 @@ class MqttSink:
             self._lost[kind] += 1
 
     def _flush(self) -> None:
-        """Write every queued line to the worker at once."""
+        """Write every queued line to the worker at once (the degraded sinks first)."""
         self._flush_handle = None
-        lines, held = self._lines, self._held
-        if not lines or self._process is None:
+        lines, held, process = self._lines, self._held, self._process
+        if process is None:
+            return
+        stdin = process.stdin
+        if stdin is not None and (stdin.is_closing() or process.returncode is not None):
+            stdin = None  # the worker is gone
+        if self._health_line is not None and stdin is not None:
+            stdin.write(self._health_line)
+            self._health_line = None
+        if not lines:
             return
         counts = {EVENT: len(lines) - held[SPECTATOR], SPECTATOR: held[SPECTATOR]}
-        stdin = self._process.stdin
-        if stdin is None or stdin.is_closing() or self._process.returncode is not None:
+        if stdin is None:
             for kind, count in counts.items():
                 self._lost[kind] += count
         elif stdin.transport.get_write_buffer_size() > self._pipe_limit:

@@ -12,6 +12,11 @@ while it does not). When the broker goes away it reconnects with exponential bac
 table's latest snapshot again (retained). Messages in flight when the connection
 dropped are sent again: a subscriber may see an event twice, and its ``seq`` says so.
 
+The retained status (:func:`status_payload`) says ``online`` or ``offline`` and which
+sinks are degraded (:mod:`arena.sinks.health`): those the arena's process reports
+(:meth:`MqttFeed.set_health`), and this feed itself when events it is given keep
+failing (counted, logged, and the next event taken all the same).
+
 Spectator items (hidden information, already delayed by the spectator feed) have a
 buffer of their own, as bounded (a spectator burst never drops a public event), and
 go to the ``spectator`` topic alone, never retained.
@@ -24,16 +29,17 @@ import contextlib
 import time
 from collections import deque
 from dataclasses import dataclass
-from typing import Any, Final, Protocol
+from typing import Any, Final, Literal, Protocol
 
 import orjson
 
 from arena.config import MqttSettings
+from arena.sinks.health import Degraded, SinkHealthBoard, health_of
 from arena.sinks.mqtt_publisher import KINDS, Message, MqttError, Publisher, broker_url
 from arena.sinks.public_state import PublicTableState
 from arena.table.events import Event
 
-__all__ = ["Logger", "MqttFeed", "MqttStats"]
+__all__ = ["Logger", "MqttFeed", "MqttStats", "status_payload"]
 
 
 class Logger(Protocol):
@@ -41,7 +47,19 @@ class Logger(Protocol):
 
     def info(self, event: str, **fields: Any) -> Any: ...
     def warning(self, event: str, **fields: Any) -> Any: ...
+    def error(self, event: str, **fields: Any) -> Any: ...
     def exception(self, event: str, **fields: Any) -> Any: ...
+
+
+def status_payload(
+    state: Literal["online", "offline"], run_id: str, degraded: Degraded | None = None
+) -> bytes:
+    """The retained ``<prefix>/status``: ``{"status", "run", "degraded"}``; without
+    ``degraded`` (None) as the last will, which cannot know."""
+    status: dict[str, Any] = {"status": state, "run": run_id}
+    if degraded is not None:
+        status["degraded"] = degraded
+    return orjson.dumps(status)
 
 
 _BATCH: Final = 256
@@ -182,6 +200,15 @@ class MqttFeed:
         self._refusals_reported: Publisher | None = None
         self._states: dict[str, PublicTableState] = {}
         self._dirty: set[str] = set()
+        self._reported: Degraded = []
+        """The degraded sinks the arena's process reported last."""
+        self._own: Degraded = []
+        """This feed, while degraded (events it could not take)."""
+        self._status_dirty = False
+        self.health = health_of(self, "mqtt worker", log=log)
+        """Events this feed could not take (an event it cannot fold, say)."""
+        self._health = SinkHealthBoard()
+        self._health.track(self)  # it reports its own health in the status
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._closing = self._closed = False
@@ -221,7 +248,17 @@ class MqttFeed:
 
     def put_event(self, payload: bytes) -> None:
         """One event as published (JSON with ``v`` and ``run``): folded into its
-        table's snapshot and buffered; never waits."""
+        table's snapshot and buffered; never waits. One that cannot be is counted in
+        :attr:`health` (logged, and said in the status if it goes on), never raised."""
+        try:
+            self._put_event(payload)
+        except Exception as exc:
+            self.health.failed(exc)
+        else:
+            if self.health.unwell:
+                self.health.succeeded()
+
+    def _put_event(self, payload: bytes) -> None:
         fields = orjson.loads(payload)
         event = Event(
             fields["type"],
@@ -259,6 +296,24 @@ class MqttFeed:
         self._wake.set()
         if self._task is None:
             self.start()
+
+    def set_health(self, payload: bytes) -> None:
+        """The degraded sinks the arena's process reports (JSON, as in the status): the
+        retained status says them from the next moment on."""
+        self._reported = orjson.loads(payload)
+        self._status_changed()
+
+    def health_changed(self, degraded: Degraded) -> None:
+        """This feed's own health changed (its board says so)."""
+        self._own = degraded
+        self._status_changed()
+
+    def _status_changed(self) -> None:
+        self._status_dirty = True
+        self._wake.set()
+
+    def _status(self, state: Literal["online", "offline"]) -> bytes:
+        return status_payload(state, self.run_id, [*self._reported, *self._own])
 
     async def close(self) -> None:
         """Deliver what is left, the final snapshots and ``offline``, then disconnect;
@@ -351,11 +406,12 @@ class MqttFeed:
             )
         else:
             self._log.info("mqtt_connected", broker=self.url, run_id=self.run_id)
-        publisher.send([(self._status_topic, b"online", True, _OTHER, None)])
+        self._status_dirty = False
+        publisher.send([(self._status_topic, self._status("online"), True, _OTHER, None)])
         self._dirty.update(self._states)  # retained topics current after a reconnect
         await self._pump(publisher)
         await publisher.wait_room()
-        publisher.send([(self._status_topic, b"offline", True, _OTHER, None)])
+        publisher.send([(self._status_topic, self._status("offline"), True, _OTHER, None)])
         await publisher.drained()
         self._report_refusals(publisher)
         await publisher.disconnect()
@@ -395,12 +451,20 @@ class MqttFeed:
             publisher.send(messages)
             if sum(publisher.refused) > refused:
                 refused = self._report_refusals(publisher)
-            if self._dirty and time.monotonic() - states_at >= _STATES_EVERY_S:
+            if (self._dirty or self._status_dirty) and (
+                time.monotonic() - states_at >= _STATES_EVERY_S
+            ):
                 await self._publish_states(publisher)
                 states_at = time.monotonic()
             await asyncio.sleep(0)  # the acknowledgements come in between batches
 
     async def _publish_states(self, publisher: Publisher) -> None:
+        """The snapshots that changed, and the status if it did."""
+        if self._status_dirty and not self._closing:  # closing: offline says it last
+            await publisher.wait_room()
+            self._status_dirty = False
+            status = self._status("online")
+            publisher.send([(self._status_topic, status, True, _OTHER, None)])
         while self._dirty:
             await publisher.wait_room()
             table = self._dirty.pop()  # changed again after this: dirty again

@@ -7,7 +7,9 @@ another core. :class:`arena.sinks.mqtt.MqttSink` starts it with
 ``python -m arena.sinks.mqtt_worker OPTIONS`` and talks to it through pipes:
 
 - **stdin**, JSON lines, exactly as they are published: an event's, or a spectator
-  item's after an ``S``. (orjson never writes a raw newline inside a value.) The end of
+  item's after an ``S``; or, after an ``H``, the sinks the arena's process says are
+  degraded (a JSON list, for the retained status: :mod:`arena.sinks.health`). (orjson
+  never writes a raw newline inside a value.) The end of
   stdin means "deliver what is left, say offline, and exit", whether the arena closed
   it or died (a killed arena still leaves its status offline and its retained
   snapshots current).
@@ -38,10 +40,12 @@ from typing import Any, Final
 import orjson
 
 from arena.config import MqttSettings
-from arena.sinks.mqtt_feed import MqttFeed
+from arena.sinks.mqtt_feed import MqttFeed, status_payload
 
 __all__ = [
     "EVENT",
+    "HEALTH",
+    "HEALTH_MARK",
     "PASSWORD_VARIABLE",
     "SPECTATOR",
     "SPECTATOR_MARK",
@@ -53,10 +57,13 @@ __all__ = [
 
 EVENT: Final = 0
 SPECTATOR: Final = 1
+HEALTH: Final = 2
 SPECTATOR_MARK: Final = b"S"
+"""What starts a spectator item's line (an event's starts with ``{``)."""
+HEALTH_MARK: Final = b"H"
+"""What starts a line of the degraded sinks."""
 HURRY: Final = b"!"
 """A line that says: the arena was interrupted, close within 0.5 s."""
-"""What starts a spectator item's line (an event's starts with ``{``)."""
 USERNAME_VARIABLE: Final = "DDZ_ARENA_MQTT_USERNAME"
 PASSWORD_VARIABLE: Final = "DDZ_ARENA_MQTT_PASSWORD"
 _NICENESS: Final = 5
@@ -65,9 +72,13 @@ _STATS_EVERY_S: Final = 0.02
 """How often the worker says what it did, if anything changed."""
 
 
+_MARKS: Final = {EVENT: b"", SPECTATOR: SPECTATOR_MARK, HEALTH: HEALTH_MARK}
+_KIND_OF_MARK: Final = {SPECTATOR_MARK: SPECTATOR, HEALTH_MARK: HEALTH}
+
+
 def line(kind: int, payload: bytes) -> bytes:
     """One line for the worker's stdin (the arena's sink writes them itself)."""
-    return (SPECTATOR_MARK if kind == SPECTATOR else b"") + payload + b"\n"
+    return _MARKS[kind] + payload + b"\n"
 
 
 def read_lines(buffer: bytearray) -> list[tuple[int, bytes]]:
@@ -78,10 +89,11 @@ def read_lines(buffer: bytearray) -> list[tuple[int, bytes]]:
         return []
     whole = bytes(buffer[:end])
     del buffer[: end + 1]
-    return [
-        (SPECTATOR, text[1:]) if text.startswith(SPECTATOR_MARK) else (EVENT, text)
-        for text in whole.split(b"\n")
-    ]
+    taken = []
+    for text in whole.split(b"\n"):
+        kind = _KIND_OF_MARK.get(text[:1], EVENT)  # an event's line starts with {
+        taken.append((kind, text if kind == EVENT else text[1:]))
+    return taken
 
 
 class _Stdout:
@@ -105,6 +117,12 @@ class _Stdout:
     def warning(self, event: str, **fields: Any) -> None:
         self.say({"log": "warning", "event": event, "fields": fields})
 
+    def error(self, event: str, **fields: Any) -> None:
+        exc = fields.pop("exc_info", None)
+        if isinstance(exc, BaseException):
+            fields["traceback"] = "".join(traceback.format_exception(exc))
+        self.say({"log": "error", "event": event, "fields": fields})
+
     def exception(self, event: str, **fields: Any) -> None:
         fields["error"] = traceback.format_exc()
         self.say({"log": "error", "event": event, "fields": fields})
@@ -124,9 +142,10 @@ async def serve(options: dict[str, Any], credentials: dict[str, str]) -> None:
     loop = asyncio.get_running_loop()
     transport, _ = await loop.connect_write_pipe(asyncio.Protocol, sys.stdout.buffer)
     stdout = _Stdout(transport)
+    run_id = options["run_id"]
     feed = MqttFeed(
         settings,
-        run_id=options["run_id"],
+        run_id=run_id,
         connect={
             "host": settings.host,
             "port": settings.port,
@@ -134,7 +153,7 @@ async def serve(options: dict[str, Any], credentials: dict[str, str]) -> None:
             # connected with the arena's id would take its session over
             "client_id": settings.client_id or f"ddz-arena-{os.urandom(8).hex()}",
             "version": 5 if settings.protocol == "5" else 4,
-            "will": (f"{settings.topic_prefix}/status", b"offline"),
+            "will": (f"{settings.topic_prefix}/status", status_payload("offline", run_id)),
             "tls": ssl.create_default_context() if settings.tls else None,
             "timeout_s": 5.0,
             **credentials,
@@ -176,7 +195,10 @@ async def serve(options: dict[str, Any], credentials: dict[str, str]) -> None:
                 put_event(payload)
             elif kind == SPECTATOR:
                 put_spectator(payload)
-            received[kind] = received.get(kind, 0) + 1
+            else:
+                feed.set_health(payload)
+                continue
+            received[kind] += 1
     await feed.close()
     reporter.cancel()
     stdout.say({"final": {**figures(), "cpu_s": time.process_time()}})

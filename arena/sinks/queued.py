@@ -5,8 +5,10 @@ same sinks: one slow broker or overlay would hold up every match. :class:`Queued
 gives one sink a queue and one task that drains it into the sink, in order. Its ``emit``
 never awaits the inner sink: a full queue drops the event, counts it (:attr:`dropped`)
 and logs it (a warning at the first drop, then at most one every
-``DROP_LOG_EVERY_S``), never blocks. A sink that raises is logged and dropped, as the
-table drops a failing sink; the other sinks, each behind its own queue, go on.
+``DROP_LOG_EVERY_S``), never blocks. A sink that raises on an event is counted under the
+sinks' health policy (:mod:`arena.sinks.health`, as a table counts a sink it awaits
+itself) and gets the next event all the same; the other sinks, each behind its own
+queue, go on.
 
 One wrapper per sink, shared by all tables: one queue keeps each table's events in the
 order the table emitted them. ``flush`` hands what is queued to the sink within a
@@ -40,6 +42,7 @@ from typing import Any, Final, cast
 from arena.errors import ConfigError
 from arena.logs import get_logger
 from arena.sinks.base import Sink
+from arena.sinks.health import GuardedSink, SinkHealth, health_of
 from arena.table.events import Event
 
 __all__ = [
@@ -83,8 +86,9 @@ _DROP_HINTS: Final = {
 class QueuedSink:
     """One sink behind a bounded queue drained by a task of its own, in order.
 
-    ``name`` names the sink in log lines (its class name by default). The task starts at
-    the first event, on the running loop; ``close`` ends it.
+    ``name`` names the sink in log lines and in its health (:func:`health_of`: the name
+    its record already has, else its class name). The task starts at the first event, on
+    the running loop; ``close`` ends it.
     """
 
     def __init__(
@@ -99,16 +103,17 @@ class QueuedSink:
         if max_events < 1:
             raise ConfigError(f"max_events: a sink's queue holds 1 event or more, not {max_events}")
         self.sink = sink
-        self.name = name or type(sink).__name__
+        self.health: SinkHealth = health_of(sink, name)
+        """The inner sink's failures (and recovery), shared with every other path to it."""
+        self.name = self.health.name
+        self._guarded = GuardedSink(sink, self.health)
         self.max_events = max_events
         self._yield_every = min(YIELD_EVERY, max(1, max_events // 2))
         """A small queue yields more often: it would be full before its first yield."""
         self.close_within_s = close_within_s
         self.dropped = 0
-        """Events the inner sink never got: queue full, sink failed, or close ran out of
-        time."""
-        self.failed = False
-        """The inner sink raised: it gets no more events."""
+        """Events the inner sink never got: queue full, or close ran out of time (an
+        event it raised on is counted in :attr:`health`)."""
         self._clock = clock
         self._queue: deque[Event] = deque()
         """Waiting events; the first is the one being handed to the sink while it is."""
@@ -130,8 +135,8 @@ class QueuedSink:
         """Queue the event, or drop and count it if the queue is full; never waits for
         the inner sink."""
         queue = self._queue
-        if len(queue) >= self.max_events or self._closed or self.failed:
-            self._drop(1, "failed" if self.failed else "closed" if self._closed else "full")
+        if len(queue) >= self.max_events or self._closed:
+            self._drop(1, "closed" if self._closed else "full")
             return
         queue.append(event)
         waiter = self._waiter
@@ -149,39 +154,18 @@ class QueuedSink:
     async def _drain(self) -> None:
         queue = self._queue
         loop = asyncio.get_running_loop()
+        guarded = self._guarded  # a failure is counted and logged, never raised here
         while True:
             while queue:
-                try:
-                    await self.sink.emit(queue[0])
-                except Exception as exc:
-                    queue.popleft()
-                    self._fail(exc)
-                    return
+                await guarded.emit(queue[0])
                 queue.popleft()
             if self._flushing:
                 return
             waiter = self._waiter = loop.create_future()
             await waiter
 
-    def _fail(self, exc: Exception) -> None:
-        """The sink raised: logged, and it gets nothing more (what is queued is dropped)."""
-        self.failed = True
-        log.error(
-            "sink_failed",
-            sink=self.name,
-            error=repr(exc),
-            exc_info=exc,
-            hint="the sink gets no more events; the tables and other sinks go on",
-        )
-        left = len(self._queue)
-        self._queue.clear()
-        if left:
-            self._drop(left, "failed")
-
     def _drop(self, count: int, reason: str) -> None:
         self.dropped += count
-        if reason == "failed":  # said once, by the failure's own line
-            return
         now = self._clock()
         if self._logged_drop_at is None or now - self._logged_drop_at >= DROP_LOG_EVERY_S:
             log.warning(
@@ -232,22 +216,22 @@ class QueuedSink:
                     dropped=left,
                     hint="the sink did not take its queued events in time: they are dropped",
                 )
-        if not self.failed:
-            self._task = None
+        self._task = None
         if self.dropped > self._reported_dropped:
             log.warning("sink_drops_total", sink=self.name, dropped=self.dropped)
             self._reported_dropped = self.dropped
 
     async def close(self, *, interrupted: bool | None = None) -> None:
-        """:meth:`flush`, then close the inner sink within the same bound. Later events
-        are dropped (and counted); closing twice does nothing more."""
+        """:meth:`flush`, then close the inner sink within the same bound (a close that
+        raises is counted in :attr:`health` and logged, not raised). Later events are
+        dropped (and counted); closing twice does nothing more."""
         if self._closed:
             return
         within_s = self._within_s(interrupted)
         await self.flush(interrupted=interrupted)
         self._closed = True
         try:
-            await asyncio.wait_for(self.sink.close(), within_s)
+            await asyncio.wait_for(self._guarded.close(), within_s)
         except TimeoutError:
             log.warning("sink_close_timed_out", sink=self.name, within_s=within_s)
 

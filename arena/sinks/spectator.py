@@ -39,7 +39,8 @@ Releasing: an item becomes due at ``clock.now() + delay_s`` (the table's
 releases what is due, in order; the task :meth:`SpectatorFeed.start` starts does so as
 items fall due. The queue holds at most ``max_pending`` items: one more is dropped,
 counted (:attr:`SpectatorFeed.dropped`) and logged, never blocking a table (the next
-``hands`` item repairs the view). An output that raises is logged and dropped.
+``hands`` item repairs the view). An output that raises is counted under the sinks'
+health policy (:mod:`arena.sinks.health`) and gets the next items all the same.
 
 Closing waits out the delay of what is pending and releases it (the last hand of the
 match is shown, never early); that takes at most ``delay_s`` plus the outputs' time,
@@ -57,6 +58,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from arena.errors import ConfigError
 from arena.logs import get_logger
+from arena.sinks.health import guard_after_failure
 from arena.table.clock import Clock, MonotonicClock
 from arena.table.events import Event
 from protocol import Deal
@@ -186,14 +188,13 @@ class SpectatorFeed:
         while pending and pending[0][0] <= now:
             _, item = pending.popleft()
             item["released_at"] = self.wall_ms()
-            for output in list(self.outputs):
+            for output in self.outputs:
                 try:
                     await output.emit_spectator(item)
                 except Exception as exc:
-                    log.exception(
-                        "spectator_output_failed", output=type(output).__name__, error=repr(exc)
+                    self.outputs = guard_after_failure(
+                        self.outputs, output, exc, during="emit_spectator"
                     )
-                    self.outputs = [o for o in self.outputs if o is not output]
             count += 1
         self.released += count
         return count

@@ -55,6 +55,7 @@ from arena.errors import (
     raise_start_failures,
 )
 from arena.logs import get_logger
+from arena.sinks.health import guard_after_failure, guard_unwell
 from arena.table.calls import CallTiming, R, as_reply, check_addressed, resume_call, run_call
 from arena.table.clock import Clock, MonotonicClock
 from arena.table.events import Event, EventType
@@ -264,6 +265,7 @@ class Table:
         (:attr:`NextRound.changes`): kept in the replay's header and the round's record.
         """
         self.round_no = round_no
+        self.sinks = guard_unwell(self.sinks)  # one that failed elsewhere: its recovery
         for waiting in self._audience:
             waiting.clear()  # a cheer is for the round it was sent in
         for seat in self.seats:
@@ -1040,7 +1042,9 @@ class Table:
     async def emit(
         self, kind: EventType, seat: int | None = None, data: dict[str, Any] | None = None
     ) -> None:
-        """Send a public event to the recorder and every sink; a failing sink is dropped."""
+        """Send a public event to the recorder and every sink. A sink that raises is
+        counted under the sinks' health policy (:mod:`arena.sinks.health`) and gets the
+        next events all the same, through a guard that counts its recovery."""
         self._seq += 1
         event = _new_event(  # Event(...) without its Python-level __new__: ~120 a round
             Event,
@@ -1060,8 +1064,7 @@ class Table:
             try:
                 await sink.emit(event)
             except Exception as exc:
-                log.exception("sink_failed", sink=type(sink).__name__, error=repr(exc))
-                self.sinks = [s for s in self.sinks if s is not sink]
+                self.sinks = guard_after_failure(self.sinks, sink, exc)
 
     def _record_message(
         self,

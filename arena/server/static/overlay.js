@@ -31,7 +31,7 @@
       delayed: (s) => `延迟 ${s} 秒`, peek: (v) => `${v} 偷看了`,
       specOff: "延迟观战未开启", specOffHint: "启动时加上 --spectator-delay SECONDS",
       bomb: "炸弹!", rocket: "王炸!", spring: "春天!", reverse_spring: "反春!",
-      connecting: "连接中…", winner: (s) => `${s} 胜`,
+      connecting: "连接中…", degraded: "信号异常", winner: (s) => `${s} 胜`,
     },
     en: {
       waiting: "Waiting", live: "Live", paused: "Paused", ended: "Ended",
@@ -45,7 +45,7 @@
       delayed: (s) => `delayed ${s} s`, peek: (v) => `${v} peeked`,
       specOff: "Delayed spectator view is off", specOffHint: "start the arena with --spectator-delay SECONDS",
       bomb: "BOMB!", rocket: "ROCKET!", spring: "SPRING!", reverse_spring: "REVERSE SPRING!",
-      connecting: "Connecting…", winner: (s) => `${s} wins`,
+      connecting: "Connecting…", degraded: "Degraded", winner: (s) => `${s} wins`,
     },
   };
 
@@ -295,11 +295,20 @@
 
   // ---------- the whole table ----------
 
+  /** The sinks the server says keep failing (this page's feed may be one of them). */
+  function degradedSinks() {
+    const list = app.server && app.server.degraded;
+    return Array.isArray(list) ? list : [];
+  }
+
   function statusKey() {
     if (app.disconnected) return "connecting";
-    if (app.server && app.server.paused) return "paused";
     const s = (app.snapshot && app.snapshot.status) || (app.server && app.server.match) || "waiting";
-    return ["waiting", "live", "ended"].includes(s) ? s : "waiting";
+    const shown = ["waiting", "live", "ended"].includes(s) ? s : "waiting";
+    // never "live" while a sink keeps failing: what is shown may be missing events
+    if (shown !== "ended" && degradedSinks().length) return "degraded";
+    if (app.server && app.server.paused) return "paused";
+    return shown;
   }
 
   function render() {
@@ -309,6 +318,9 @@
     const status = $("#status");
     status.textContent = t(st);
     status.dataset.status = st;
+    status.title = st === "degraded"
+      ? degradedSinks().map((d) => `${d.sink}: ${d.failures} × ${d.last_error} (${d.during})`).join("; ")
+      : "";
     if (!state) {
       $("#round-info").textContent = "";
       return;
