@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from arena.config import SeatConfig, ServerSettings
 from arena.errors import ConfigError
+from arena.secrets import register_secret
 from arena.server.app import ServerParts, build_app
 from arena.server.control import MatchControl
 from arena.server.hub import Mode, OverlayHub
@@ -90,6 +91,8 @@ class ArenaServer:
         token: str | None = None,
     ) -> None:
         self.token = token if token is not None else server_token()
+        if self.token:  # it opens the controls and signs the webhook: masked everywhere
+            register_secret(self.token, TOKEN_ENV)
         host = host or DEFAULT_HOST
         if not is_loopback(host) and not self.token:
             raise ConfigError(
