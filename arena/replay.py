@@ -1,7 +1,8 @@
 """Replays: every round as JSON lines, read back (whole or cut off) and compared.
 
 A replay holds hidden information (the deal, every hand in every request), so it is a
-file for the organiser, never published. Lines are JSON objects with a ``kind``:
+file for the organiser, never published; no secret the arena knows is in it
+(:mod:`arena.secrets` masks them as it is written). Lines are JSON objects with a ``kind``:
 
 - ``round_start``: table, round, seed, players, rules, settings, prepared deal if any;
 - ``message``: a message to (``to_agent``) or from (``from_agent``) a seat, with
@@ -57,6 +58,7 @@ from arena.replay_check import (
     RoundMismatch,
     verify_round,
 )
+from arena.secrets import open_masked
 from arena.table.events import Event
 from protocol import MESSAGE_TYPES, Message
 
@@ -92,7 +94,8 @@ class ReplayWriter:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self._file: IO[bytes] = self.path.open("wb", buffering=1 << 16)
+        # known secrets masked a buffer at a time (arena.secrets), never a line at a time
+        self._file: IO[bytes] = open_masked(self.path, buffering=1 << 16)
         self.write_bytes = self._file.write
         """Write ready-made JSON lines (the recorders' hot path)."""
 

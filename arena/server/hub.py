@@ -34,6 +34,7 @@ from typing import Any, Final, Literal
 import orjson
 
 from arena.errors import ConfigError
+from arena.secrets import mask
 from arena.sinks.public_state import PublicState, PublicTableState
 from arena.table.events import Event
 from protocol.events import EVENT_SCHEMA_VERSION
@@ -59,7 +60,8 @@ MatchStatus = Literal["waiting", "live", "ended"]
 
 
 def _json(message: Mapping[str, Any]) -> str:
-    return orjson.dumps(message).decode()
+    """A message for the pages, every known secret masked (:mod:`arena.secrets`)."""
+    return mask(orjson.dumps(message).decode())
 
 
 @dataclass

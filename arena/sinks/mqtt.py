@@ -22,7 +22,9 @@ back to this process: :attr:`MqttSink.stats`, and one summary line at ``close``.
 
 ``close`` lets the worker deliver what is left, the final snapshots and ``offline``,
 within a bound; what it could not deliver is counted and logged. If this process dies,
-the worker still does the same and exits. Events carry no hidden information, and
+the worker still does the same and exits. Every known secret is masked in what goes
+to the worker (:mod:`arena.secrets`), a batch at a time: the worker publishes nothing
+else, so it needs none of them. Events carry no hidden information, and
 nothing but them, the snapshots and the status is published, unless a
 :class:`~arena.sinks.spectator.SpectatorFeed` is given this sink as its output: its
 items (hidden information, released only after the feed's delay) come through
@@ -47,6 +49,7 @@ import orjson
 from arena.config import MqttSettings
 from arena.errors import ConfigError
 from arena.logs import get_logger
+from arena.secrets import mask_bytes
 from arena.sinks.mqtt_client import mqtt_credentials
 from arena.sinks.mqtt_feed import MqttStats
 from arena.sinks.mqtt_publisher import broker_url
@@ -270,7 +273,7 @@ class MqttSink:
         else:
             self._dropping = False
             lines.append(b"")  # each line ends with a newline
-            stdin.write(b"\n".join(lines))
+            stdin.write(mask_bytes(b"\n".join(lines)))  # the worker publishes only these
             for kind, count in counts.items():
                 self._sent[kind] += count
             self._backlog = stdin.transport.get_write_buffer_size() > 0
