@@ -58,7 +58,7 @@ from arena.replay_check import (
     RoundMismatch,
     verify_round,
 )
-from arena.secrets import open_masked
+from arena.secrets import MaskedLines
 from arena.table.events import Event
 from protocol import MESSAGE_TYPES, Message
 
@@ -94,9 +94,9 @@ class ReplayWriter:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        # known secrets masked a buffer at a time (arena.secrets), never a line at a time
-        self._file: IO[bytes] = open_masked(self.path, buffering=1 << 16)
-        self.write_bytes = self._file.write
+        # lines written out a batch at a time, known secrets masked (arena.secrets)
+        self._lines = MaskedLines(self.path)
+        self.write_bytes = self._lines.append
         """Write ready-made JSON lines (the recorders' hot path)."""
 
     def for_table(self, table: str) -> TableRecorder:
@@ -104,12 +104,14 @@ class ReplayWriter:
         return TableRecorder(self, table)
 
     def write(self, line: dict[str, Any]) -> None:
-        """One JSON line."""
+        """One JSON line (a round's start or end, an effect): the lines written so far go
+        to the file when they make a batch."""
         self.write_bytes(_dumps(line, default=plain, option=_NEWLINE))
+        self._lines.flush_if_full()
 
     def close(self) -> None:
         """Flush and close the file."""
-        self._file.close()
+        self._lines.close()
 
 
 # The replay is written on the hot path of every turn (about 220 lines a round), so the

@@ -13,9 +13,9 @@ Masking happens twice, so that a secret cannot leak by a path nobody thought of:
   a model's text and reasoning, a viewer's name and message. There it is masked before
   anything quotes or cuts it: a quote that cut a key in half (``'sk-proj-4f2a…'``) could
   not be recognised afterwards;
-- **where the arena writes or sends**: every log line (both formats), the replay file,
-  the MQTT feed, the overlay's feeds, the tournament store. There whole occurrences are
-  masked, whatever path brought them.
+- **where the arena writes or sends**: every log line (both formats), the replay file
+  (:class:`MaskedLines`), the MQTT feed, the overlay's feeds, the tournament store.
+  There whole occurrences are masked, whatever path brought them.
 
 With no secret registered (scripted matches) masking is one test of an empty tuple; with
 some, one substring search per secret (``str.__contains__``, fast) before any replace.
@@ -30,7 +30,6 @@ for a longer one.
 
 from __future__ import annotations
 
-import io
 import json
 import re
 from collections.abc import Mapping
@@ -44,13 +43,13 @@ __all__ = [
     "MASK",
     "MIN_MASKED_LENGTH",
     "VARIABLE_NAME",
+    "MaskedLines",
     "forget_secrets",
     "known_secrets",
     "mask",
     "mask_bytes",
     "mask_keys",
     "masked",
-    "open_masked",
     "register_secret",
     "register_secrets",
     "variable_name",
@@ -167,52 +166,40 @@ def masked(value: Any) -> Any:
     return value
 
 
-def open_masked(path: str | Path, *, buffering: int = 1 << 16) -> IO[bytes]:
-    """A file for writing lines, buffered, whose secrets are masked as its buffer is
-    written out: whole lines at a time, so that a secret split by the buffer's edge is
-    still found, at a cost per buffer (64 KiB), not per line."""
-    return io.BufferedWriter(_MaskingFile(path), buffer_size=buffering)
+class MaskedLines:
+    """A file of lines, kept in memory until :meth:`flush`, which writes them out with
+    every known secret masked: whole lines at a time, so no secret is split between two
+    writes. :attr:`append` takes complete lines and is a list's own ``append``: the
+    replay's busiest path pays nothing for the masking, which costs one search per
+    secret of each batch (:meth:`flush_if_full`: some hundred lines)."""
 
+    def __init__(self, path: str | Path, *, batch: int = 256) -> None:
+        self._file: IO[bytes] = Path(path).open("wb", buffering=0)  # noqa: SIM115 (see close)
+        self._lines: list[bytes] = []
+        self._batch = batch
+        self.append = self._lines.append
+        """Add one or more complete lines (each ending with a newline)."""
 
-class _MaskingFile(io.RawIOBase):
-    """The file beneath :func:`open_masked`'s buffer: holds back a last line not yet
-    ended, masks the complete lines, writes them."""
+    def flush_if_full(self) -> None:
+        """Write the lines kept, if they make a batch."""
+        if len(self._lines) >= self._batch:
+            self.flush()
 
-    def __init__(self, path: str | Path) -> None:
-        super().__init__()
-        self._file = Path(path).open("wb", buffering=0)  # noqa: SIM115 (closed in close)
-        self._rest = b""
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, data: Any) -> int:
-        size = len(data)
-        chunk = self._rest + bytes(data)
-        end = chunk.rfind(b"\n") + 1
-        self._rest = chunk[end:]
-        if end:
-            self._write_all(mask_bytes(chunk[:end]) if _byte_forms else chunk[:end])
-        return size
+    def flush(self) -> None:
+        """Write every line kept, masked."""
+        if self._lines:
+            data = mask_bytes(b"".join(self._lines))
+            self._lines.clear()
+            view = memoryview(data)
+            while view:
+                view = view[self._file.write(view) or 0 :]
 
     def close(self) -> None:
-        if not self.closed:
-            try:
-                if self._rest:  # a last line without its newline
-                    self._write_all(mask_bytes(self._rest))
-                    self._rest = b""
-            finally:
-                self._file.close()
-                super().close()
-
-    def fileno(self) -> int:
-        return self._file.fileno()
-
-    def _write_all(self, data: bytes) -> None:
-        view = memoryview(data)
-        while view:
-            written = self._file.write(view)
-            view = view[written or 0 :]
+        """Write what is kept and close the file."""
+        try:
+            self.flush()
+        finally:
+            self._file.close()
 
 
 def _written_forms(secret: str) -> set[str]:

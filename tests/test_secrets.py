@@ -29,13 +29,13 @@ from arena.agents.scripted import HeuristicAgent
 from arena.logs import EVENT_ATTRIBUTE, configure_logging, get_logger, say
 from arena.replay import ReplayWriter
 from arena.secrets import (
+    MaskedLines,
     forget_secrets,
     known_secrets,
     mask,
     mask_bytes,
     mask_keys,
     masked,
-    open_masked,
     register_secret,
     register_secrets,
 )
@@ -115,21 +115,19 @@ def test_known_secrets_are_what_a_worker_registers() -> None:
     assert mask(SECRET) == "***"
 
 
-def test_a_masked_file_finds_a_secret_its_buffer_cuts(tmp_path: Path) -> None:
+def test_masked_lines_are_written_a_batch_at_a_time(tmp_path: Path) -> None:
     register_secret(SECRET, "TEST_SECRET")
     path = tmp_path / "lines.jsonl"
-    written = [orjson.dumps({"n": n, "text": f"{'x' * n} {SECRET} y"}) + b"\n" for n in range(40)]
-    with open_masked(path, buffering=64) as file:  # every line crosses a buffer's edge
-        for line in written:
-            file.write(line[:5])
-            file.write(line[5:])
-        file.write(b'{"last": "' + SECRET.encode() + b'"}')  # no newline: written at close
-    lines = path.read_bytes().split(b"\n")
-    assert len(lines) == 41
-    assert [orjson.loads(line)["text"] for line in lines[:40]] == [
-        f"{'x' * n} *** y" for n in range(40)
-    ]
-    assert lines[40] == b'{"last": "***"}'
+    lines = MaskedLines(path, batch=6)
+    for n in range(40):
+        lines.append(orjson.dumps({"n": n, "text": f"{SECRET} y"}) + b"\n")
+        lines.flush_if_full()
+    written = path.read_bytes()
+    assert 0 < written.count(b"\n") < 40  # whole batches so far, the rest kept
+    assert written.endswith(b"\n")
+    lines.close()
+    texts = [orjson.loads(line)["text"] for line in path.read_bytes().splitlines()]
+    assert texts == ["*** y"] * 40
 
 
 # --- logs --------------------------------------------------------------------------------
