@@ -24,10 +24,9 @@ import json
 import os
 import re
 import sqlite3
-import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +48,7 @@ from fake_providers import (
     shared_clients,  # noqa: F401 (an autouse fixture)
 )
 from mosquitto import Mosquitto
+from test_http_agent import StartServer, serve_fixture  # noqa: F401 (the fixture)
 
 from gifts.signatures import sign_arena_webhook
 from tournaments import workers as workers_module
@@ -57,7 +57,6 @@ from tournaments.runner import run_tournament
 from tournaments.store import TournamentStore
 
 REPO = Path(__file__).resolve().parent.parent
-HTTP_BOT = REPO / "tests" / "programs" / "http_bot.py"
 
 OPENAI_KEY = "sk-proj-Xq7v2LmN9pR4tK8wZ3yB6cD1"
 ANTHROPIC_KEY = "sk-ant-api03-Hj5kL9mN2pQ7rS4tV8wX"
@@ -78,35 +77,6 @@ def assert_no_secret(where: str, text: str) -> None:
     for secret in SECRETS:
         for piece in pieces(secret):
             assert piece not in text, f"{piece!r} (of {secret[:6]}…) is in {where}"
-
-
-StartBot = Callable[..., tuple[str, Path]]
-
-
-@pytest.fixture
-def http_bot(tmp_path: Path) -> Iterator[StartBot]:
-    """Start ``tests/programs/http_bot.py`` with the given switches (and environment):
-    its URL and the log of what it was sent; every bot is killed afterwards."""
-    started: list[subprocess.Popen[str]] = []
-
-    def start(*args: str, env: dict[str, str] | None = None) -> tuple[str, Path]:
-        log = tmp_path / f"bot{len(started)}.jsonl"
-        bot = subprocess.Popen(
-            [sys.executable, str(HTTP_BOT), "--log", str(log), *args],
-            stdout=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
-        started.append(bot)
-        assert bot.stdout is not None
-        return f"http://127.0.0.1:{int(bot.stdout.readline())}/ddz", log
-
-    yield start
-    for bot in started:
-        bot.kill()
-        bot.wait()
-        assert bot.stdout is not None
-        bot.stdout.close()
 
 
 def talkative_model() -> Callable[[RecordedRequest], Behaviour]:
@@ -268,11 +238,11 @@ async def arena_output(*args: str, env: dict[str, str]) -> tuple[int, str, str]:
 
 @pytest.mark.parametrize("log_format", ["console", "json"])
 async def test_no_secret_in_replay_logs_feed_or_rejections(
-    tmp_path: Path, http_bot: StartBot, log_format: str
+    tmp_path: Path, serve: StartServer, log_format: str
 ) -> None:
     broker = Mosquitto(tmp_path, users={"studio": MQTT_PASSWORD})
     broker.start()
-    bot_url, bot_log = http_bot(
+    bot = serve(
         *("--fail-with", f"internal error: {ALL_OF_THEM} refused", "--comment", ALL_OF_THEM),
         env={**os.environ, "EXPECTED_TOKEN": HTTP_TOKEN},
     )
@@ -300,7 +270,7 @@ async def test_no_secret_in_replay_logs_feed_or_rejections(
             config = tmp_path / "arena.toml"
             config.write_text(
                 CONFIG.format(
-                    openai=openai_server.base_url, anthropic=anthropic_server.root, bot=bot_url
+                    openai=openai_server.base_url, anthropic=anthropic_server.root, bot=bot.url
                 )
             )
             async with subscribed(broker) as (feed, client):
@@ -375,7 +345,7 @@ async def test_no_secret_in_replay_logs_feed_or_rejections(
         assert_no_secret("the MQTT feed", payload.decode())
     assert_no_secret("the overlay feed", "\n".join(public))
     assert_no_secret("the spectator feed", "\n".join(spectator))
-    assert_no_secret("what the HTTP bot was sent", bot_log.read_text())
+    assert_no_secret("what the HTTP bot was sent", bot.log.read_text())
     assert_no_secret("arena replay --decisions", shown + shown_err)
 
     # The secrets were where the arena reads text, and are masked there: every path ran.
@@ -391,7 +361,7 @@ async def test_no_secret_in_replay_logs_feed_or_rejections(
         if line["kind"] == "message" and line["message"]["type"] == "REPLY_REJECTED"
     ]
     assert {r["player_id"] for r in rejections} >= {"GPT", "Claude", "Bot"}
-    told = [json.loads(line) for line in bot_log.read_text().splitlines()]
+    told = [json.loads(line) for line in bot.log.read_text().splitlines()]
     assert any(
         m["type"] == "REPLY_REJECTED" and "HTTP 500" in m["detail"] and "*** ***" in m["detail"]
         for m in told
@@ -426,7 +396,7 @@ def stored_text(db: Path) -> str:
 
 async def test_secrets_reach_the_tournament_workers(
     tmp_path: Path,
-    http_bot: StartBot,
+    serve: StartServer,
     monkeypatch: pytest.MonkeyPatch,
     capfd: pytest.CaptureFixture[str],
 ) -> None:
@@ -436,9 +406,7 @@ async def test_secrets_reach_the_tournament_workers(
     monkeypatch.setattr(workers_module, "PLAY_HERE_WHILE_STARTING", False)
     monkeypatch.setenv("TEST_OPENAI_KEY", OPENAI_KEY)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-    bot_url, bot_log = http_bot(
-        "--failures", "0", "--fail-with", f"upstream said: {OPENAI_KEY} is wrong"
-    )
+    bot = serve("--failures", "0", "--fail-with", f"upstream said: {OPENAI_KEY} is wrong")
     db = tmp_path / "cup.db"
     with FakeOpenAI(api_key=OPENAI_KEY, respond=legal_model) as openai_server:
         config = parse_tournament_config(
@@ -457,7 +425,7 @@ async def test_secrets_reach_the_tournament_workers(
                             "structured": "none",
                         },
                     },
-                    {"name": "Bot", "type": "http", "options": {"url": bot_url}},
+                    {"name": "Bot", "type": "http", "options": {"url": bot.url}},
                     {"name": "A", "type": "heuristic"},
                     {"name": "B", "type": "greedy"},
                 ],
@@ -469,7 +437,7 @@ async def test_secrets_reach_the_tournament_workers(
             assert run.finished
             players = [m.players for m in store.table_matches(run.tournament_id)]
     assert any("GPT" not in seated for seated in players)  # a table for the workers
-    told = [json.loads(line) for line in bot_log.read_text().splitlines()]
+    told = [json.loads(line) for line in bot.log.read_text().splitlines()]
     tables = {m["table_id"] for m in told if m["type"] == "REPLY_REJECTED"}
     assert len(tables) == 3, tables  # its three tables, one of them in a worker
     stored = stored_text(db)
@@ -477,5 +445,5 @@ async def test_secrets_reach_the_tournament_workers(
     output = capfd.readouterr()
     for piece in pieces(OPENAI_KEY):
         assert piece not in stored
-        assert piece not in bot_log.read_text()
+        assert piece not in bot.log.read_text()
         assert piece not in output.out + output.err
