@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from arena.engine import Rules
 from arena.errors import ConfigError
+from arena.secrets import variable_name
 from arena.table.moderation import ModerationSettings, load_hook
 from arena.table.settings import TableSettings
 
@@ -127,8 +128,6 @@ class MqttSettings(BaseModel):
     @field_validator("username_env", "password_env")
     @classmethod
     def _variable_name(cls, value: str | None, info: Any) -> str | None:
-        from arena.agents.secrets import variable_name
-
         if value is None:
             return None
         secret = "the password" if info.field_name == "password_env" else "the user name"

@@ -10,6 +10,10 @@ renders console or JSON lines with structlog's ``ProcessorFormatter``.
 
 Context bound with ``structlog.contextvars.bound_contextvars`` (table, round, seat,
 agent) is merged into every line.
+
+No line holds a secret the arena knows (:mod:`arena.secrets`): the fields' strings are
+masked before any handler sees them, and each rendered line (its traceback included) is
+masked again as the last step, whatever its format.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import structlog
 from structlog.typing import EventDict, Processor, WrappedLogger
 
 from arena.errors import ConfigError
+from arena.secrets import mask, masked
 
 __all__ = [
     "EVENT_ATTRIBUTE",
@@ -82,10 +87,22 @@ def _to_stdlib(
     return (message,), {"exc_info": exc_info, "extra": {EVENT_ATTRIBUTE: event_dict}}
 
 
+def _mask_fields(logger: WrappedLogger, method_name: str, event_dict: EventDict) -> EventDict:
+    """The line's fields with every known secret masked, for any handler."""
+    masked_fields: EventDict = masked(event_dict)
+    return masked_fields
+
+
+def _mask_line(logger: WrappedLogger, method_name: str, line: str) -> str:
+    """After the renderer: the whole line masked, a traceback or a repr included."""
+    return mask(line)
+
+
 # filter_by_level first: a line below the logger's level costs one isEnabledFor call.
 _PROCESSORS: Final[list[Processor]] = [
     structlog.stdlib.filter_by_level,
     structlog.contextvars.merge_contextvars,
+    _mask_fields,
     _to_stdlib,
 ]
 
@@ -137,7 +154,11 @@ def _formatter(fmt: LogFormat) -> logging.Formatter:
             structlog.stdlib.add_logger_name,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
         ],
-        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, *last],
+        processors=[
+            structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+            *last,
+            _mask_line,  # type: ignore[list-item]
+        ],
     )
 
 
@@ -158,7 +179,7 @@ def say(log_format: str, event: str, text: str, *, level: str = "info", **fields
         line = json.dumps(record, ensure_ascii=False, default=str)
     else:
         line = f"arena: {text}"
-    sys.stderr.write(f"{line}\n")  # one write, not print's two: no other process's line
+    sys.stderr.write(f"{mask(line)}\n")  # one write, not print's two: no other process's line
     sys.stderr.flush()  # (a tournament's workers share stderr) lands between them
 
 

@@ -1,7 +1,8 @@
 """Replays: every round as JSON lines, read back (whole or cut off) and compared.
 
 A replay holds hidden information (the deal, every hand in every request), so it is a
-file for the organiser, never published. Lines are JSON objects with a ``kind``:
+file for the organiser, never published; no secret the arena knows is in it
+(:mod:`arena.secrets` masks them as it is written). Lines are JSON objects with a ``kind``:
 
 - ``round_start``: table, round, seed, players, rules, settings, prepared deal if any;
 - ``message``: a message to (``to_agent``) or from (``from_agent``) a seat, with
@@ -58,6 +59,7 @@ from arena.replay_check import (
     verify_round,
 )
 from arena.safe_json import dumps, replaced_dumps
+from arena.secrets import MaskedLines
 from arena.table.events import Event
 from protocol import MESSAGE_TYPES, Message
 
@@ -93,8 +95,9 @@ class ReplayWriter:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self._file: IO[bytes] = self.path.open("wb", buffering=1 << 16)
-        self.write_bytes = self._file.write
+        # lines written out a batch at a time, known secrets masked (arena.secrets)
+        self._lines = MaskedLines(self.path)
+        self.write_bytes = self._lines.append
         """Write ready-made JSON lines (the recorders' hot path)."""
 
     def for_table(self, table: str) -> TableRecorder:
@@ -102,12 +105,15 @@ class ReplayWriter:
         return TableRecorder(self, table)
 
     def write(self, line: dict[str, Any]) -> None:
-        """One JSON line (what JSON cannot hold in it written as text: arena.safe_json)."""
+        """One JSON line (a round's start or end, an effect; what JSON cannot hold in it
+        written as text: arena.safe_json): the lines written so far go to the file when
+        they make a batch."""
         self.write_bytes(dumps(line, default=plain, option=_NEWLINE, where="a replay line"))
+        self._lines.flush_if_full()
 
     def close(self) -> None:
         """Flush and close the file."""
-        self._file.close()
+        self._lines.close()
 
 
 # The replay is written on the hot path of every turn (about 220 lines a round), so the

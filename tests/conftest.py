@@ -1,5 +1,5 @@
-"""Shared test setup: the helper module is importable, logging is reset per test, and a
-self-signed certificate for the TLS tests (HTTP seats, MQTT)."""
+"""Shared test setup: the helper module is importable, logging and the secrets to mask
+are reset per test, and a self-signed certificate for the TLS tests (HTTP seats, MQTT)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 import structlog
 
 from arena.logs import reset_logging
+from arena.secrets import forget_secrets
 
 TESTS = Path(__file__).resolve().parent
 if str(TESTS) not in sys.path:  # config files name test agents as "agents_for_tests:Class"
@@ -21,10 +22,12 @@ if str(TESTS) not in sys.path:  # config files name test agents as "agents_for_t
 @pytest.fixture(autouse=True)
 def _reset_logging() -> Iterator[None]:
     """``arena.cli.main`` configures logging for the process (a root handler and level,
-    structlog routed into it): undo that, and any bound context, after every test."""
+    structlog routed into it): undo that, any bound context and the secrets registered
+    (arena.secrets), after every test."""
     yield
     reset_logging()
     structlog.contextvars.clear_contextvars()
+    forget_secrets()  # a key one test's seat registered is no secret of the next test
 
 
 @pytest.fixture

@@ -63,8 +63,8 @@ class Server:
 StartServer = Callable[..., Server]
 
 
-@pytest.fixture
-def serve(tmp_path: Path) -> Iterator[StartServer]:
+@pytest.fixture(name="serve")
+def serve_fixture(tmp_path: Path) -> Iterator[StartServer]:
     """Start ``http_bot.py`` with the given switches; every server is killed afterwards."""
     started: list[subprocess.Popen[str]] = []
 

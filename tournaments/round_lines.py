@@ -30,6 +30,7 @@ import zstandard
 
 from arena.replay import encoded_decision, encoded_message, plain
 from arena.safe_json import dumps
+from arena.secrets import mask_bytes
 from arena.table.events import Event
 
 __all__ = ["FORMAT", "RoundLines", "expand"]
@@ -91,9 +92,10 @@ class RoundLines:
         self._items.append(_Fragment(encoded_decision(line)))
 
     def take(self) -> bytes:
-        """The items kept so far, encoded and compressed; none are kept after."""
+        """The items kept so far, encoded, every known secret masked (:mod:`arena.secrets`)
+        and compressed; none are kept after."""
         items, self._items = self._items, []
-        return _compressor.compress(dumps(items, default=plain, where="a stored round"))
+        return _compressor.compress(mask_bytes(dumps(items, default=plain, where="a stored round")))
 
 
 def expand(stored: bytes, table: str, round_no: int) -> Iterator[bytes]:

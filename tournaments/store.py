@@ -23,7 +23,9 @@ Why it is shaped so:
   inserted in batches. ``benchmarks/bench_tournament.py`` measures what it costs.
 - **No secrets.** A tournament's config names environment variables (``api_key_env``),
   never holds a key: :meth:`TournamentStore.new_tournament` refuses a config with a
-  value under a key named like a secret.
+  value under a key named like a secret. Every secret the arena knows is masked in what
+  is written (:mod:`arena.secrets`): a round's lines as they are encoded, each column's
+  JSON, the gift outcomes.
 - **Migrations-ready.** ``schema_version`` says which of :data:`MIGRATIONS` the file has;
   opening the file applies the rest, and refuses a file from a newer arena.
 """
@@ -49,6 +51,7 @@ from pydantic import BaseModel
 from arena.engine import DealtCards, Settlement
 from arena.engine.cards import Card, card
 from arena.safe_json import dumps
+from arena.secrets import mask, masked
 from arena.table.events import Event
 from arena.table.records import RoundRecord
 from tournaments.round_lines import FORMAT, RoundLines, expand
@@ -281,7 +284,9 @@ def _lines_of(
 
 
 def _json(value: Any) -> str:
-    return dumps(value, where="a tournament store row").decode()
+    """A column's JSON, every known secret masked (:mod:`arena.secrets`); what JSON
+    cannot hold written as text (:mod:`arena.safe_json`)."""
+    return mask(dumps(value, where="a tournament store row").decode())
 
 
 def _drawn_id(created: str) -> str:
@@ -768,7 +773,7 @@ class TournamentStore:
         db.executemany(
             "INSERT INTO gift_outcomes (table_match_id, round_id, gift_id, status, reason,"
             " effect, target, units) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [(match_id, round_id, *gift) for gift in gifts],
+            [(match_id, round_id, *masked(gift)) for gift in gifts],
         )
 
     def _write_match_end(

@@ -46,6 +46,9 @@ What goes where, and why:
   A worker that dies fails the run with a :class:`WorkerError` naming it and its table; the
   tournament is left ``interrupted``, every stored round whole, and resumes. A worker
   whose main process is gone (its pipe closed) stops: workers never outlive the run.
+- **Secrets.** A worker is handed the secrets the main process knows when the pool
+  starts (``arena.secrets.known_secrets``: the run has built every agent by then), and
+  masks them as the main process does: what its tables write holds none of them.
 """
 
 from __future__ import annotations
@@ -69,6 +72,7 @@ from arena.agents.process import kill_leftover_programs
 from arena.agents.registry import agent_class
 from arena.errors import ArenaError, ConfigError
 from arena.logs import LogFormat, configure_logging, configured_logging, get_logger
+from arena.secrets import known_secrets, register_secrets
 from arena.sinks.health import guard_after_failure
 from arena.table import RoundRecord, build_moderator
 from arena.table.events import Event
@@ -324,16 +328,20 @@ def _worker_main(
     forward: bool,
     environment: dict[str, str],
     logs: tuple[LogFormat, str] | None = None,
+    secrets: dict[str, str] | None = None,
 ) -> None:
     """A worker process: plays the table units it is handed until told to quit.
     ``seeds``: the tournament's and this session's deals' (``_Playing``);
     ``environment``: the main process's, for the fork server's may be older; ``logs``:
     the main process's log format and level (``configured_logging``), for a process
     forked from the fork server inherits no handler, and its lines would come out as
-    bare ``event key=value`` (None: the main process configured none either)."""
+    bare ``event key=value`` (None: the main process configured none either);
+    ``secrets``: those the main process knows (``known_secrets``: the model seats' keys,
+    the server's token ...), masked here too in the lines, logs and events."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process decides about Ctrl-C
     os.environ.clear()
     os.environ.update(environment)
+    register_secrets(secrets or {})
     if logs is not None:
         configure_logging(*logs)
     try:
@@ -517,6 +525,7 @@ class WorkerPool:
                     bool(self.sinks),
                     dict(os.environ),
                     configured_logging(),
+                    known_secrets(),
                 ),
                 name=f"arena-worker-{number}",
                 daemon=True,  # ended with the main process at its exit

@@ -13,7 +13,8 @@ timeout is only a backstop, longer than any deadline a table may set.
 
 A bearer token is read from the environment variable ``options.token_env`` names, so
 that it never sits in a config file; it goes into the ``Authorization`` header and
-nowhere else (not into logs, error details, replays or the agent's repr).
+nowhere else (not into logs, error details, replays or the agent's repr). What the
+server answers, a reply or an error page, has every known secret masked as it is read.
 """
 
 from __future__ import annotations
@@ -30,8 +31,8 @@ from typing import Any, Final
 import httpx
 
 from arena.agents.remote import RemoteAgent
-from arena.agents.secrets import variable_name
 from arena.errors import AgentReplyError, AgentStartError, ConfigError
+from arena.secrets import mask_bytes, register_secret, variable_name
 
 __all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "HttpAgent"]
 
@@ -180,6 +181,7 @@ async def _read(
     A flood is cut off at the cap (the response is then closed with its connection,
     never read to its end); a declared length over the cap is not read at all, unless
     the start of the body is wanted (``skip_long=False``: an error page's excerpt).
+    Secrets in it are masked before anything cuts or quotes it (:mod:`arena.secrets`).
     """
     declared = response.headers.get("Content-Length", "")
     if skip_long and declared.isascii() and declared.isdigit() and int(declared) > cap:
@@ -190,8 +192,8 @@ async def _read(
         chunks.append(chunk)
         size += len(chunk)
         if size > cap:
-            return b"".join(chunks)[:cap], True
-    return b"".join(chunks), False
+            return mask_bytes(b"".join(chunks))[:cap], True
+    return mask_bytes(b"".join(chunks)), False
 
 
 def _excerpt(body: bytes) -> str:
@@ -288,7 +290,8 @@ def _checked_headers(headers: object) -> dict[str, str]:
 
 
 def _token(token_env: object) -> str:
-    """The bearer token from the environment; errors name the variable, never the value."""
+    """The bearer token from the environment, registered to be masked; errors name the
+    variable, never the value."""
     token_env = variable_name(
         token_env, "options.token_env", example="ARENA_AGENT_TOKEN", secret="the token"
     )
@@ -302,6 +305,7 @@ def _token(token_env: object) -> str:
             f"options.token_env: the environment variable {token_env!r} holds characters "
             "a header cannot carry (a newline?)"
         )
+    register_secret(token, token_env)
     return token
 
 

@@ -4,7 +4,8 @@ One process per seat per match, started without a shell in a session of its own 
 that closing it also ends the children an ``npm start`` leaves). Every message the seat
 may see goes to its stdin as one line; a request's reply is the next line of its stdout
 that answers it. What the program writes to stderr is logged with the seat named, a
-bounded number of lines per process.
+bounded number of lines per process. Known secrets are masked in every line read, stdout
+and stderr, before anything quotes or cuts it (:mod:`arena.secrets`).
 
 Replies are matched as a sequential program gives them: each request attempt written
 is owed one line. A line naming a ``request_id`` answers that request (every attempt of
@@ -52,6 +53,7 @@ from arena.agents.process_options import (
 from arena.agents.remote import RemoteAgent, reply_request_id
 from arena.errors import AgentReplyError, AgentStartError
 from arena.logs import get_logger
+from arena.secrets import mask, mask_bytes
 
 __all__ = ["DEFAULT_MAX_LINE_BYTES", "SubprocessAgent", "kill_leftover_programs"]
 
@@ -353,6 +355,8 @@ class SubprocessAgent(RemoteAgent):
     def _take(self, run: _Run, item: bytes | LineTooLong) -> None:
         """Route one stdout line: the answer to the request waiting, or discarded."""
         run.stdout_lines += 1
+        if isinstance(item, bytes):
+            item = mask_bytes(item)
         pending = self._pending
         if pending is not None and (pending[1].done() or run is not self._run):
             pending = None
@@ -440,7 +444,7 @@ class SubprocessAgent(RemoteAgent):
 
     def _stderr_line(self, run: _Run, item: bytes | LineTooLong) -> None:
         if isinstance(item, bytes):
-            text = item.decode("utf-8", "replace")
+            text = mask(item.decode("utf-8", "replace"))
         else:
             text = f"[a line over {item.limit} bytes, not kept]"
         if len(text) > _STDERR_TEXT_CHARS:

@@ -34,6 +34,7 @@ from typing import Any, Final, Literal
 
 from arena.errors import ConfigError
 from arena.safe_json import dumps
+from arena.secrets import mask
 from arena.sinks.health import Degraded
 from arena.sinks.public_state import PublicState, PublicTableState
 from arena.table.events import Event
@@ -60,8 +61,9 @@ MatchStatus = Literal["waiting", "live", "ended"]
 
 
 def _json(message: Mapping[str, Any]) -> str:
-    """A page's message as text; a value no JSON holds is sent as text, the page kept."""
-    return dumps(message, where="an overlay message").decode()
+    """A page's message as text, every known secret masked (:mod:`arena.secrets`); a
+    value no JSON holds is sent as text, the page kept."""
+    return mask(dumps(message, where="an overlay message").decode())
 
 
 @dataclass

@@ -23,7 +23,9 @@ back to this process: :attr:`MqttSink.stats`, and one summary line at ``close``.
 
 ``close`` lets the worker deliver what is left, the final snapshots and ``offline``,
 within a bound; what it could not deliver is counted and logged. If this process dies,
-the worker still does the same and exits. Events carry no hidden information, and
+the worker still does the same and exits. Every known secret is masked in what goes
+to the worker (:mod:`arena.secrets`), a batch at a time: the worker publishes nothing
+else, so it needs none of them. Events carry no hidden information, and
 nothing but them, the snapshots and the status is published, unless a
 :class:`~arena.sinks.spectator.SpectatorFeed` is given this sink as its output: its
 items (hidden information, released only after the feed's delay) come through
@@ -49,6 +51,7 @@ from arena.config import MqttSettings
 from arena.errors import ConfigError
 from arena.logs import get_logger
 from arena.safe_json import dumps, replaced_dumps
+from arena.secrets import mask_bytes
 from arena.sinks.health import Degraded
 from arena.sinks.mqtt_client import mqtt_credentials
 from arena.sinks.mqtt_feed import MqttStats
@@ -270,7 +273,7 @@ class MqttSink:
         if stdin is not None and (stdin.is_closing() or process.returncode is not None):
             stdin = None  # the worker is gone
         if self._health_line is not None and stdin is not None:
-            stdin.write(self._health_line)
+            stdin.write(mask_bytes(self._health_line))  # last errors may quote anything
             self._health_line = None
         if not lines:
             return
@@ -293,7 +296,7 @@ class MqttSink:
         else:
             self._dropping = False
             lines.append(b"")  # each line ends with a newline
-            stdin.write(b"\n".join(lines))
+            stdin.write(mask_bytes(b"\n".join(lines)))  # the worker publishes only these
             for kind, count in counts.items():
                 self._sent[kind] += count
             self._backlog = stdin.transport.get_write_buffer_size() > 0

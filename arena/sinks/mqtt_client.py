@@ -18,6 +18,7 @@ import aiomqtt
 
 from arena.config import MqttSettings
 from arena.errors import ConfigError
+from arena.secrets import register_secret
 
 __all__ = ["TIMEOUT_S", "mqtt_client", "mqtt_credentials"]
 
@@ -29,7 +30,8 @@ def mqtt_credentials(
     settings: MqttSettings, environ: Mapping[str, str] | None = None
 ) -> dict[str, str]:
     """The user name and password from the variables the settings name (none when they
-    name none); a variable unset is a ConfigError naming it, never showing a value."""
+    name none), the password registered to be masked; a variable unset is a ConfigError
+    naming it, never showing a value."""
     environ = os.environ if environ is None else environ
     found: dict[str, str] = {}
     for key, variable in (("username", settings.username_env), ("password", settings.password_env)):
@@ -41,6 +43,8 @@ def mqtt_credentials(
         found[key] = value
     if "password" in found and "username" not in found:
         raise ConfigError("mqtt.password_env is set but mqtt.username_env is not")
+    if "password" in found:
+        register_secret(found["password"], str(settings.password_env))
     return found
 
 

@@ -55,6 +55,7 @@ from arena.errors import (
     raise_start_failures,
 )
 from arena.logs import get_logger
+from arena.secrets import mask
 from arena.sinks.health import guard_after_failure, guard_unwell
 from arena.table.calls import CallTiming, R, as_reply, check_addressed, resume_call, run_call
 from arena.table.clock import Clock, MonotonicClock
@@ -614,6 +615,7 @@ class Table:
                         await self._attempt_done(state, request, attempt, trace, elapsed)
                     return response
             tally.latency_s += elapsed
+            detail = mask(detail)  # an agent's own words may be in it: logged, recorded, sent
             retries_left = attempts - attempt - 1
             if trace is not None:
                 self._take_report(state, request, attempt, trace, elapsed, category, detail)
@@ -864,8 +866,8 @@ class Table:
         state.round_faults.add("fallback")
         state.failed_in_row += 1
         if unavailable is not None:
-            log.error("agent_unavailable", seat=seat, agent=state.name, detail=unavailable[:500])
-            reason, until = unavailable[:500], "match_end"
+            reason, until = mask(unavailable)[:500], "match_end"
+            log.error("agent_unavailable", seat=seat, agent=state.name, detail=reason)
         elif state.standin is None and state.failed_in_row >= self.settings.max_failed_decisions:
             reason = f"{state.failed_in_row} failed decisions in a row"
             until = "match_end" if self.settings.standin_for == "match" else "round_end"

@@ -23,8 +23,10 @@ expected token, a REPLY_REJECTED's reason and detail, and the headers User-Agent
 Content-Type and X-Team);
 ``--notify-body`` answers notifications with 200 and a body that is not JSON (an agent
 must ignore it); ``--illegal-first-play`` answers the first PLAY_REQUEST with a card not
-in the hand. When the environment variable EXPECTED_TOKEN is set, a message without
-``Authorization: Bearer <it>`` gets 401.
+in the hand; ``--fail-with TEXT`` answers the first request (the first ``--failures N``,
+0 for every one) with HTTP 500 and TEXT as its body, then plays as its mode says;
+``--comment TEXT`` puts TEXT in every reply's ``comment``. When the environment variable
+EXPECTED_TOKEN is set, a message without ``Authorization: Bearer <it>`` gets 401.
 """
 
 from __future__ import annotations
@@ -52,14 +54,19 @@ def rank(card: str) -> int:
     return RANKS.index(card[1:] if card[0] in SUITS else card)
 
 
-def answer(message: dict[str, Any], *, illegal_play: bool, comment: str | None) -> dict[str, Any]:
-    """A legal reply (or a deliberately illegal play) to a request."""
+def answer(
+    message: dict[str, Any], *, illegal_play: bool, comment: str | None, says: str | None = None
+) -> dict[str, Any]:
+    """A legal reply (or a deliberately illegal play) to a request; one with a
+    ``comment`` is marked late (it names no request), ``says`` is a plain comment."""
     kind = message["type"]
     reply: dict[str, Any] = {"player_id": message["player_id"]}
     if comment is None:
         reply["request_id"] = message.get("request_id")
     else:
         reply["comment"] = comment
+    if says is not None:
+        reply["comment"] = says
     if kind == "BID_REQUEST":
         offered = message["available_bids"]
         reply.update(type="BID_RESPONSE", bid=0 if 0 in offered else min(offered))
@@ -113,7 +120,10 @@ class Handler(BaseHTTPRequestHandler):
         mode = self.options.mode
         if mode == "crash" and number >= self.options.crash_after:
             os._exit(3)
-        if mode == "garbage":
+        failing = self.options.failures == 0 or number <= self.options.failures
+        if self.options.fail_with is not None and failing:
+            self.send(500, self.options.fail_with.encode())
+        elif mode == "garbage":
             self.send(200, b"this is not json {")
         elif mode == "hang":
             time.sleep(3600)
@@ -141,7 +151,7 @@ class Handler(BaseHTTPRequestHandler):
             self.send(200, json.dumps(reply).encode())
         else:
             illegal = self.options.illegal_first_play and first_play
-            reply = answer(message, illegal_play=illegal, comment=None)
+            reply = answer(message, illegal_play=illegal, comment=None, says=self.options.comment)
             self.send(200, json.dumps(reply, ensure_ascii=False).encode())
 
     def send(self, status: int, body: bytes) -> None:
@@ -193,6 +203,9 @@ def main() -> None:
     parser.add_argument("--late-s", type=float, default=2.0)
     parser.add_argument("--notify-body", action="store_true")
     parser.add_argument("--illegal-first-play", action="store_true")
+    parser.add_argument("--fail-with")
+    parser.add_argument("--failures", type=int, default=1)
+    parser.add_argument("--comment")
     parser.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"))
     Handler.options = options = parser.parse_args()
     server = Server(("127.0.0.1", 0), Handler)

@@ -27,7 +27,8 @@ stdout. ``--mode`` picks a behaviour, good or one of the ways a program goes wro
   reading stdin (``--once`` as for crash).
 
 ``--no-echo`` leaves ``request_id`` out of the replies; ``--record FILE`` appends every
-message received, with this process's id, as a JSON line.
+message received, with this process's id, as a JSON line; ``--say TEXT`` puts TEXT in
+every reply's ``comment`` and at the end of the line ``crash`` writes to stderr.
 """
 
 from __future__ import annotations
@@ -116,6 +117,7 @@ def main() -> int:
     parser.add_argument("--no-echo", action="store_true")
     parser.add_argument("--record")
     parser.add_argument("--pid-file")
+    parser.add_argument("--say")
     args = parser.parse_args()
     mode = args.mode
     if mode == "exit":
@@ -143,6 +145,8 @@ def main() -> int:
         requests += 1
         first_id = first_id or message["request_id"]
         reply = good_reply(message)
+        if args.say is not None:
+            reply["comment"] = args.say
         if not args.no_echo:
             reply["request_id"] = message["request_id"]
         if mode == "wrong-id":
@@ -160,7 +164,8 @@ def main() -> int:
                     time.sleep(600)
                 if mode == "orphan":
                     hold_stdout(args.pid_file)
-                print("bot: crashing on purpose", file=sys.stderr, flush=True)
+                said = "" if args.say is None else f": {args.say}"
+                print(f"bot: crashing on purpose{said}", file=sys.stderr, flush=True)
                 return 3
         if mode == "skip" and requests == args.count:
             continue

@@ -16,8 +16,8 @@ from typing import Any, Final
 
 from arena.agents.llm.providers import ApiKind, Preset, Structured, preset
 from arena.agents.reports import Usage
-from arena.agents.secrets import variable_name
 from arena.errors import ConfigError
+from arena.secrets import register_secret, variable_name
 
 __all__ = [
     "STANDIN",
@@ -262,7 +262,8 @@ def seat_structured(
 
 def read_key(api_key_env: object, found: Preset) -> tuple[str | None, str]:
     """The key's variable and the key, from the environment (a local server's placeholder
-    when it needs none); a ConfigError names the variable, never a value."""
+    when it needs none), registered to be masked; a ConfigError names the variable,
+    never a value."""
     if api_key_env is not None:
         api_key_env = variable_name(
             api_key_env,
@@ -280,4 +281,5 @@ def read_key(api_key_env: object, found: Preset) -> tuple[str | None, str]:
             f"the environment variable {variable} is not set or empty: it must hold "
             f"the {found.name} API key (options.api_key_env names another)"
         )
+    register_secret(key.strip(), variable)
     return variable, key.strip()

@@ -18,8 +18,10 @@ the match).
 
 Each call leaves a :class:`~arena.agents.reports.CallReport` for ``take_report``, also
 when it failed or the table's deadline cancelled it (then its usage is estimated from
-the prompt). The key is read from the environment once, at construction, and scrubbed
-from every text that leaves the seat.
+the prompt). The key is read from the environment once, at construction, and registered
+as a secret (:mod:`arena.secrets`): the model's text, reasoning and refusal are masked as
+they arrive, before anything quotes them, and a provider's errors also lose anything
+shaped like a key.
 """
 
 from __future__ import annotations
@@ -76,6 +78,7 @@ from arena.errors import (
     error_text,
 )
 from arena.logs import get_logger
+from arena.secrets import mask, mask_keys
 from protocol import (
     MAX_JSON_INT,
     BidRequest,
@@ -120,7 +123,6 @@ asked again for another whole deadline."""
 DEFAULT_BENCH_AFTER: Final = 3
 """Decisions in a row failed at the provider after which the seat is benched for the
 rest of the match (``options.bench_after_failed_decisions``)."""
-_SECRET_LIKE: Final = re.compile(r"\b(sk|key)-[A-Za-z0-9_*.\-]{4,}", re.IGNORECASE)
 _THINK: Final = re.compile(r"<(think|thinking)>(.*?)</\1>", re.IGNORECASE | re.DOTALL)
 
 
@@ -385,7 +387,7 @@ class ModelSeat(BaseAgent):
             raise
         except (NotAnAnswer, json.JSONDecodeError) as exc:  # a 200 from some other server
             seen = str(exc) if isinstance(exc, NotAnAnswer) else f"a body that is not JSON ({exc})"
-            detail = self._scrub(
+            detail = mask_keys(
                 f"the answer from {self.provider.name} at {self.base_url} is not a "
                 f"{self.response_name} response: {seen} (check base_url)"
             )
@@ -393,12 +395,13 @@ class ModelSeat(BaseAgent):
             raise AgentReplyError("agent_error", detail) from None
         except Exception as exc:  # e.g. a reply the SDK cannot read: said, not raised raw
             log.debug("model_call_raised", agent=self.name, exc_info=exc)
-            detail = self._scrub(f"{self.provider.name} model {model!r}: {error_text(exc)}")
+            detail = mask_keys(f"{self.provider.name} model {model!r}: {error_text(exc)}")
             report.error = detail
             raise AgentReplyError("agent_error", detail) from None
         finally:
             report.latency_ms = (loop.time() - started) * 1000
             self.spending.spend(report.usage)
+        _mask_answer(answer)
         report.raw_text = answer.text
         report.reasoning = answer.reasoning
         self.last_reasoning = answer.reasoning
@@ -465,7 +468,7 @@ class ModelSeat(BaseAgent):
                         raise
                     if fault.timed_out:  # the SDK's own words: "Request timed out."
                         fault.message = _no_answer(left)
-                    fault.message = self._scrub(fault.message)
+                    fault.message = mask_keys(fault.message)
                     raise fault from None  # the SDK's exception holds the request (the key)
 
         def retrying(fault: ProviderFault, wait_s: float) -> None:
@@ -551,12 +554,6 @@ class ModelSeat(BaseAgent):
             "key_variable": self.key_variable,
         }
 
-    def _scrub(self, text: str) -> str:
-        """The text with the key (and anything shaped like one) masked."""
-        if self._api_key:
-            text = text.replace(self._api_key, "***")
-        return _SECRET_LIKE.sub(r"\1-***", text)
-
     # --- the conversation ---------------------------------------------------------------
 
     def _conversation_for(self, request: AskRequest) -> Conversation:
@@ -601,6 +598,16 @@ def _estimated(prompt: list[dict[str, Any]], text: str) -> Usage:
     """Usage worked out from the texts, for a call with no usage fields."""
     sent = sum(estimate_tokens(str(m.get("content") or "")) for m in prompt)
     return Usage(input_tokens=sent, output_tokens=estimate_tokens(text), estimated=True)
+
+
+def _mask_answer(answer: Completion) -> None:
+    """The model's own words with every secret masked, before the reading quotes them
+    (a rejection's detail) or the replay keeps them: a model may repeat a key it saw."""
+    answer.text = mask(answer.text)
+    if answer.reasoning is not None:
+        answer.reasoning = mask(answer.reasoning)
+    if answer.refusal is not None:
+        answer.refusal = mask(answer.refusal)
 
 
 def _with_refusal(exc: AgentReplyError, answer: Completion) -> AgentReplyError:

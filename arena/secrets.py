@@ -1,0 +1,244 @@
+"""Secrets: named in the config, read from the environment, masked in all the arena says.
+
+A secret (a model seat's API key, an HTTP seat's bearer token, the server's token, the
+MQTT password) lives in an environment variable; a setting names the variable, never
+the value (:func:`variable_name` refuses what looks like the value itself). Where a
+secret is read, it is registered (:func:`register_secret`); from then on :func:`mask`
+replaces it with ``***`` in any text, in this process and in the processes it starts
+for tables (a tournament's workers get :func:`known_secrets`).
+
+Masking happens twice, so that a secret cannot leak by a path nobody thought of:
+
+- **where outsiders' text comes in**: an agent's reply and its error bodies or stderr,
+  a model's text and reasoning, a viewer's name and message. There it is masked before
+  anything quotes or cuts it: a quote that cut a key in half (``'sk-proj-4f2a…'``) could
+  not be recognised afterwards;
+- **where the arena writes or sends**: every log line (both formats), the replay file
+  (:class:`MaskedLines`), the MQTT feed, the overlay's feeds, the tournament store.
+  There whole occurrences are masked, whatever path brought them.
+
+With no secret registered (scripted matches) masking is one test of an empty tuple; with
+some, one substring search per secret (``str.__contains__``, fast) before any replace.
+The few boundaries on a hot path (the replay writer, the MQTT sink, the store) mask a
+batch of lines at once, never a line at a time.
+
+A secret shorter than :data:`MIN_MASKED_LENGTH` characters is used but not masked:
+masking ``dev`` or ``1234`` would wreck every text that holds those letters, and so
+would show what the secret is. A warning names its variable (never its value) and asks
+for a longer one.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import IO, Any, Final
+from urllib.parse import quote
+
+from arena.errors import ConfigError
+
+__all__ = [
+    "MASK",
+    "MIN_MASKED_LENGTH",
+    "VARIABLE_NAME",
+    "MaskedLines",
+    "forget_secrets",
+    "known_secrets",
+    "mask",
+    "mask_bytes",
+    "mask_keys",
+    "masked",
+    "register_secret",
+    "register_secrets",
+    "variable_name",
+]
+
+MASK: Final = "***"
+"""What a secret becomes."""
+_MASK_BYTES: Final = MASK.encode()
+MIN_MASKED_LENGTH: Final = 8
+"""Secrets shorter than this are not masked (see the module), and warned about."""
+
+VARIABLE_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+"""What an environment variable's name may be."""
+
+_KEY_SHAPED: Final = re.compile(r"\b(sk|key)-[A-Za-z0-9_*.\-]{4,}", re.IGNORECASE)
+
+_secrets: dict[str, str] = {}
+"""Each secret registered, with the name of where it came from (a variable)."""
+_forms: tuple[str, ...] = ()
+"""Every way a registered secret may be written out (as it is, JSON-escaped, in a
+Python repr, URL-quoted), longest first: what :func:`mask` looks for."""
+_byte_forms: tuple[bytes, ...] = ()
+_warned: set[str] = set()
+
+
+def variable_name(value: object, option: str, *, example: str, secret: str) -> str:
+    """``value`` as the name of the environment variable holding ``secret`` ("the key",
+    "the token"); a ConfigError naming ``option`` otherwise, which never shows the value
+    (a list or table there may hold the secret too)."""
+    if not isinstance(value, str) or not value.strip():
+        shown = "a blank string" if isinstance(value, str) else type(value).__name__
+        raise ConfigError(f"{option} must name an environment variable, not {shown}")
+    if not VARIABLE_NAME.fullmatch(value):
+        raise ConfigError(
+            f"{option} must be the NAME of an environment variable (such as {example}); "
+            f"the value given is not a variable name and looks like it may be {secret} "
+            f"itself, so it is not shown: put {secret} in the environment "
+            f"(export {example}=...) and name the variable here"
+        )
+    return value
+
+
+def register_secret(value: str, name: str = "a secret") -> bool:
+    """Mask ``value`` from now on in everything this process writes or sends; ``name``
+    says where it came from (its variable, never the value) for the warning about a
+    secret too short to mask. True when it is masked."""
+    if len(value) < MIN_MASKED_LENGTH:
+        if value:
+            _warn_short(name, len(value))
+        return False
+    if value not in _secrets:
+        _secrets[value] = name
+        _rebuild()
+    return True
+
+
+def register_secrets(secrets: Mapping[str, str]) -> None:
+    """Register several secrets at once (``{value: name}``, as :func:`known_secrets`
+    gives them): how a worker process learns those of the process that started it."""
+    for value, name in secrets.items():
+        register_secret(value, name)
+
+
+def known_secrets() -> dict[str, str]:
+    """Every secret registered in this process, with where it came from, for a process
+    this one starts (pass it privately: in a pipe or a process argument, never argv)."""
+    return dict(_secrets)
+
+
+def forget_secrets() -> None:
+    """Forget every secret (for tests, which play many configurations in one process)."""
+    global _forms, _byte_forms
+    _secrets.clear()
+    _warned.clear()
+    _forms, _byte_forms = (), ()
+
+
+def mask(text: str) -> str:
+    """``text`` with every registered secret (in any of its written forms) as ``***``."""
+    for form in _forms:
+        if form in text:
+            text = text.replace(form, MASK)
+    return text
+
+
+def mask_bytes(data: bytes) -> bytes:
+    """:func:`mask` for UTF-8 bytes (a line as written or published)."""
+    for form in _byte_forms:
+        if form in data:
+            data = data.replace(form, _MASK_BYTES)
+    return data
+
+
+def mask_keys(text: str) -> str:
+    """:func:`mask`, and anything shaped like a key (``sk-...``, ``key-...``) too: for a
+    provider's error message, which may quote a key the arena never read (another
+    account's, or the one it has, cut short)."""
+    return _KEY_SHAPED.sub(r"\1-***", mask(text))
+
+
+def masked(value: Any) -> Any:
+    """``value`` with every string in it masked: a string, or the strings inside lists,
+    tuples and dicts (keys too), as a copy; anything else as it is."""
+    if not _forms:
+        return value
+    if isinstance(value, str):
+        return mask(value)
+    if isinstance(value, dict):
+        return {masked(k): masked(v) for k, v in value.items()}
+    if type(value) is list:
+        return [masked(v) for v in value]
+    if type(value) is tuple:
+        return tuple(masked(v) for v in value)
+    return value
+
+
+class MaskedLines:
+    """A file of lines, kept in memory until :meth:`flush`, which writes them out with
+    every known secret masked: whole lines at a time, so no secret is split between two
+    writes. :attr:`append` takes complete lines and is a list's own ``append``: the
+    replay's busiest path pays nothing for the masking, which costs one search per
+    secret of each batch (:meth:`flush_if_full`: some hundred lines)."""
+
+    def __init__(self, path: str | Path, *, batch: int = 256) -> None:
+        self._file: IO[bytes] = Path(path).open("wb", buffering=0)  # noqa: SIM115 (see close)
+        self._lines: list[bytes] = []
+        self._batch = batch
+        self.append = self._lines.append
+        """Add one or more complete lines (each ending with a newline)."""
+
+    def flush_if_full(self) -> None:
+        """Write the lines kept, if they make a batch."""
+        if len(self._lines) >= self._batch:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write every line kept, masked."""
+        if self._lines:
+            data = mask_bytes(b"".join(self._lines))
+            self._lines.clear()
+            view = memoryview(data)
+            while view:
+                view = view[self._file.write(view) or 0 :]
+
+    def close(self) -> None:
+        """Write what is kept and close the file."""
+        try:
+            self.flush()
+        finally:
+            self._file.close()
+
+
+def _written_forms(secret: str) -> set[str]:
+    """How ``secret`` may appear in what the arena writes: as it is, inside a JSON
+    string (escaped, non-ASCII kept or ``\\u``-escaped), inside a Python repr (the
+    console log's ``key='value'``), URL-quoted."""
+    return {
+        secret,
+        json.dumps(secret, ensure_ascii=False)[1:-1],
+        json.dumps(secret)[1:-1],
+        repr(secret)[1:-1],
+        quote(secret, safe=""),
+    }
+
+
+def _rebuild() -> None:
+    global _forms, _byte_forms
+    forms: set[str] = set()
+    for secret in _secrets:
+        forms |= _written_forms(secret)
+    ordered = sorted((f for f in forms if len(f) >= MIN_MASKED_LENGTH), key=len, reverse=True)
+    _forms = tuple(ordered)
+    _byte_forms = tuple(f.encode("utf-8", "surrogatepass") for f in ordered)
+
+
+def _warn_short(name: str, length: int) -> None:
+    if name in _warned:
+        return
+    _warned.add(name)
+    from arena.logs import get_logger  # arena.logs masks with this module
+
+    get_logger(__name__).warning(
+        "secret_too_short_to_mask",
+        secret=name,
+        length=length,
+        hint=(
+            f"a secret of fewer than {MIN_MASKED_LENGTH} characters is used but not "
+            "masked in logs, replays and feeds (masking it would wreck every text holding "
+            "those letters): use a long random one, e.g. "
+            "python -c 'import secrets; print(secrets.token_urlsafe(24))'"
+        ),
+    )
