@@ -84,12 +84,15 @@ class AgentLine:
     legal_first_try: int = 0
     legal_after_retry: int = 0
     fell_back: int = 0
-    latency_ms: float = 0.0
-    """Time the agent's own decisions took, all together (the mean is derived)."""
+    latency_tenths_ms: int = 0
+    """Time the agent's own decisions took, all together, in tenths of a millisecond
+    (the rounds' own precision): a sum of integers is the same in any order, so a board
+    rebuilt from the store in another order says the same (floats would not)."""
     input_tokens: int = 0
     output_tokens: int = 0
-    cost: float | None = None
-    """None until a round names a cost (an agent without prices never does)."""
+    cost_nanos: int | None = None
+    """The cost in billionths of a dollar (integers, as for the time); None until a round
+    names a cost (an agent without prices never does)."""
     deals: int | None = None
     """Duplicate mode: complete deals played (None: not a duplicate tournament)."""
     deal_points: int = 0
@@ -113,6 +116,16 @@ class AgentLine:
         """What the ranking goes by; 0.0 before the first round (undefined then: the
         JSON says None, the standings put such an agent last)."""
         return self.points / self.rounds if self.rounds else 0.0
+
+    @property
+    def latency_ms(self) -> float:
+        """Time the agent's own decisions took, all together."""
+        return self.latency_tenths_ms / 10
+
+    @property
+    def cost(self) -> float | None:
+        """What the agent's calls cost, in dollars; None without prices."""
+        return None if self.cost_nanos is None else self.cost_nanos / 1e9
 
     @property
     def mean_latency_ms(self) -> float | None:
@@ -159,12 +172,13 @@ class AgentLine:
         self.legal_first_try += stats.get("legal_first_try", 0)
         self.legal_after_retry += stats.get("legal_after_retry", 0)
         self.fell_back += stats.get("fell_back", 0)
-        self.latency_ms += stats.get("latency_ms", 0.0)
+        self.latency_tenths_ms += round(stats.get("latency_ms", 0.0) * 10)
         self.input_tokens += stats.get("input_tokens", 0)
         self.output_tokens += stats.get("output_tokens", 0)
         cost = stats.get("cost")
         if cost is not None:
-            self.cost = cost if self.cost is None else self.cost + cost
+            nanos = round(cost * 1e9)
+            self.cost_nanos = nanos if self.cost_nanos is None else self.cost_nanos + nanos
 
 
 @dataclass(frozen=True, slots=True)
