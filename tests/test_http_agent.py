@@ -26,6 +26,7 @@ import pytest
 
 from arena.agents import HeuristicAgent
 from arena.agents.http import HttpAgent
+from arena.agents.reading import legal_for
 from arena.agents.registry import create_agent
 from arena.cli import main
 from arena.config import parse_config
@@ -34,6 +35,7 @@ from arena.logs import EVENT_ATTRIBUTE
 from arena.replay import ReplayWriter, load_replay, verify_round
 from arena.runner import run_arena
 from arena.table import MatchSummary, Table, TableSettings, play_match
+from protocol import PlayRequest, parse_message
 
 PROGRAM = Path(__file__).resolve().parent / "programs" / "http_bot.py"
 NO_FAULTS = {
@@ -192,6 +194,32 @@ async def test_every_message_the_seat_may_see_arrives_and_notification_bodies_ar
     [rejected] = [m for m in messages if m["type"] == "REPLY_REJECTED"]
     assert rejected["reason"] == "illegal"
     assert not _events(caplog, "agent_notify_failed")
+
+
+@pytest.mark.parametrize("asked", [True, False])
+async def test_a_seat_that_asks_gets_its_legal_moves_in_every_play_request(
+    serve: StartServer, tmp_path: Path, asked: bool
+) -> None:
+    # Issue 25: options.legal_moves lists the engine's legal moves (canonical cards and
+    # hand type, PASS aside) in every PLAY_REQUEST; a seat that did not ask gets null.
+    record = tmp_path / "received.jsonl"
+    server = serve("--mode", "good", "--record", str(record))
+    agent = create_agent("http", "Alpha", options={"url": server.url, "legal_moves": asked})
+    assert isinstance(agent, HttpAgent)
+    played = await play_with(tmp_path, agent, rounds=2, seed=8)
+
+    assert played.faults() == NO_FAULTS
+    received = [json.loads(line) for line in record.read_text("utf-8").splitlines()]
+    requests = [m for m in received if m["type"] == "PLAY_REQUEST"]
+    assert len(requests) >= 4
+    for message in requests:
+        if not asked:
+            assert message["legal_moves"] is None
+            continue
+        request = parse_message(message, expect=PlayRequest)
+        engine = {(tuple(c.text for c in m.cards), m.type) for m in legal_for(request)}
+        assert {(tuple(m["cards"]), m["hand_type"]) for m in message["legal_moves"]} == engine
+        assert len(message["legal_moves"]) == len(engine)
 
 
 # --- servers that misbehave -------------------------------------------------------------
