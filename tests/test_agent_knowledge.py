@@ -32,7 +32,8 @@ from arena.engine import DEFAULT_RULES, Rules
 from arena.errors import ConfigError
 from arena.replay import ReplayWriter, load_replay, verify_round
 from arena.table import MatchSummary, RoundRecord, Table, play_match
-from arena.table.match import match_id_of
+from arena.table.match import derive_seed, match_id_of
+from arena.table.views import agent_seed, table_rules
 from arena.testing import check_agent
 from protocol import PlayRequest, TableRules, parse_message
 
@@ -298,3 +299,9 @@ def test_the_guides_example_messages_carry_the_ids_of_the_matches_it_names() -> 
         # the one DOUBLE_REQUEST shown comes from the other match; the rest from the main one
         match = other_match if block["type"] == "DOUBLE_REQUEST" else main_match
         assert block["match_id"] == match_id_of(int(match)), block["type"]
+    # and the DEAL's seed is the one that match's seat was told
+    [dealt] = [b for b in named if b["type"] == "DEAL"]
+    seat = dealt["seat_order"].index(dealt["player_id"])
+    round_seed = derive_seed(int(main_match), "t1", dealt["round_no"])
+    assert dealt["seed"] == agent_seed(round_seed, 1, seat)
+    assert dealt["rules"] == table_rules(DEFAULT_RULES).model_dump()
