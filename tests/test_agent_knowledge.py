@@ -78,8 +78,8 @@ async def play_recorded(
     folder = tmp_path / f"match-{next(_MATCHES)}"
     folder.mkdir()
     records = [folder / f"{name}.jsonl" for name in NAMES]
-    agents = [
-        recording_bot(name, record, rules=rules, legal_moves=wants)
+    agents = [  # a seat that does not ask leaves the option out, as a config would
+        recording_bot(name, record, rules=rules, **({"legal_moves": True} if wants else {}))
         for name, record, wants in zip(NAMES, records, asked, strict=True)
     ]
     writer = ReplayWriter(folder / "replay.jsonl")

@@ -204,7 +204,10 @@ async def test_a_seat_that_asks_gets_its_legal_moves_in_every_play_request(
     # hand type, PASS aside) in every PLAY_REQUEST; a seat that did not ask gets null.
     record = tmp_path / "received.jsonl"
     server = serve("--mode", "good", "--record", str(record))
-    agent = create_agent("http", "Alpha", options={"url": server.url, "legal_moves": asked})
+    options: dict[str, Any] = {"url": server.url}
+    if asked:  # a seat that does not ask leaves the option out, as a config would
+        options["legal_moves"] = True
+    agent = create_agent("http", "Alpha", options=options)
     assert isinstance(agent, HttpAgent)
     played = await play_with(tmp_path, agent, rounds=2, seed=8)
 
