@@ -258,20 +258,24 @@ class DoubleRecord(_Record):
     double: StrictBool
 
 
+def _not_pass(code: str, message: str) -> AfterValidator:
+    """A check that a hand type names a play, never PASS, refused as ``message``."""
+
+    def check(value: HandType) -> HandType:
+        if value is HandType.PASS:
+            raise PydanticCustomError(code, message)
+        return value
+
+    return AfterValidator(check)
+
+
 class LastPlay(_Record):
     """The combination to beat: who played it, its type, its cards and its main rank."""
 
     player: PlayerId
-    type: HandType
+    type: Annotated[HandType, _not_pass("pass_is_no_play", "a PASS is never the play to beat")]
     cards: list[Card] = Field(min_length=1)
     main_rank: Rank
-
-    @field_validator("type")
-    @classmethod
-    def _not_pass(cls, value: HandType) -> HandType:
-        if value is HandType.PASS:
-            raise PydanticCustomError("pass_is_no_play", "a PASS is never the play to beat")
-        return value
 
 
 class PlayRecord(_Record):
@@ -301,14 +305,7 @@ class LegalMove(_Record):
     """
 
     cards: list[Card] = Field(min_length=1)
-    hand_type: HandType
-
-    @field_validator("hand_type")
-    @classmethod
-    def _not_pass(cls, value: HandType) -> HandType:
-        if value is HandType.PASS:
-            raise PydanticCustomError("pass_is_not_listed", "a PASS is never listed")
-        return value
+    hand_type: Annotated[HandType, _not_pass("pass_is_not_listed", "a PASS is never listed")]
 
 
 class TableRules(_Record):

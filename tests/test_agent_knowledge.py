@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from agents_for_tests import engine_moves_of, listed_moves_of
 from schema_check import schema_errors
 
 from arena.agents.process import SubprocessAgent
-from arena.agents.reading import legal_for
 from arena.cli import main
 from arena.engine import DEFAULT_RULES, Rules
 from arena.errors import ConfigError
@@ -35,7 +35,7 @@ from arena.table import MatchSummary, RoundRecord, Table, play_match
 from arena.table.match import derive_seed, match_id_of
 from arena.table.views import agent_seed, table_rules
 from arena.testing import check_agent
-from protocol import PlayRequest, TableRules, parse_message
+from protocol import Deal, PlayRequest, ProtocolError, TableRules, parse_message
 
 BOT = Path(__file__).resolve().parent / "programs" / "stdio_bot.py"
 NAMES = ("Alpha", "Beta", "Gamma")
@@ -104,21 +104,6 @@ def of_type(messages: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
 def deal_seeds(played: Played) -> list[list[int]]:
     """Per seat, the seed of each DEAL it received."""
     return [[deal["seed"] for deal in of_type(messages, "DEAL")] for messages in played.seats]
-
-
-def engine_moves(request: dict[str, Any], rules: Rules) -> set[tuple[tuple[str, ...], str]]:
-    """The engine's own legal moves (PASS aside) for the request's hand and trick."""
-    parsed = parse_message(request, expect=PlayRequest)
-    return {
-        (tuple(c.text for c in move.cards), str(move.type)) for move in legal_for(parsed, rules)
-    }
-
-
-def listed(request: dict[str, Any]) -> set[tuple[tuple[str, ...], str]]:
-    """The moves a PLAY_REQUEST listed, as the engine's are compared."""
-    moves = [(tuple(m["cards"]), m["hand_type"]) for m in request["legal_moves"]]
-    assert len(moves) == len(set(moves)), "a move is listed twice"
-    return set(moves)
 
 
 # --- the rules and the seed in every DEAL -------------------------------------------------
@@ -232,6 +217,43 @@ async def test_arena_schema_accepts_the_deal_and_play_request_as_sent(tmp_path: 
     assert told["additionalProperties"] is False
 
 
+def test_a_deal_and_a_listed_move_are_checked_as_documented() -> None:
+    # docs/protocol.md: the seed is 0..2^53-1, the rules name every setting, and a
+    # listed move is never a PASS
+    rules = table_rules(DEFAULT_RULES).model_dump()
+    deal = {
+        "type": "DEAL",
+        "player_id": "A",
+        "hand": ["♠3"],
+        "hand_count": 1,
+        "seat_order": ["A", "B", "C"],
+        "rules": rules,
+    }
+    assert parse_message({**deal, "seed": 2**53 - 1}, expect=Deal).seed == 2**53 - 1
+    for bad in (-1, 2**53, 1.5, "7"):
+        with pytest.raises(ProtocolError, match=r"^DEAL\.seed: "):
+            parse_message({**deal, "seed": bad})
+    missing = {name: value for name, value in rules.items() if name != "loose_wings"}
+    with pytest.raises(ProtocolError, match=r"^DEAL\.rules\.loose_wings: Field required"):
+        parse_message({**deal, "rules": missing})
+    request = {
+        "type": "PLAY_REQUEST",
+        "player_id": "A",
+        "hand": ["♠3", "♥3"],
+        "is_free_play": True,
+        "last_play": None,
+        "remaining_cards": {"A": 2, "B": 17, "C": 17},
+        "role": "farmer",
+    }
+    listed = {**request, "legal_moves": [{"cards": ["♠3"], "hand_type": "SINGLE"}]}
+    moves = parse_message(listed, expect=PlayRequest).legal_moves
+    assert moves is not None
+    assert moves[0].cards == ["♠3"]
+    passing = {**request, "legal_moves": [{"cards": ["♠3"], "hand_type": "PASS"}]}
+    with pytest.raises(ProtocolError, match=r"legal_moves\[0\]\.hand_type: a PASS is never"):
+        parse_message(passing)
+
+
 # --- the legal moves, for a seat that asks --------------------------------------------------
 
 
@@ -247,7 +269,7 @@ async def test_a_subprocess_seat_that_asks_gets_its_legal_moves_in_every_play_re
     requests = of_type(asked, "PLAY_REQUEST")
     assert len(requests) >= 4
     for request in requests:
-        assert listed(request) == engine_moves(request, rules)
+        assert listed_moves_of(request) == engine_moves_of(request, rules)
         for move in request["legal_moves"]:
             assert move["hand_type"] != "PASS"
     assert any(len(request["legal_moves"]) > 10 for request in requests)
@@ -271,7 +293,7 @@ async def test_arena_agent_check_lists_the_moves_for_a_seat_that_asks(tmp_path: 
     requests = of_type(received(record), "PLAY_REQUEST")
     assert len(requests) == 9  # eight play positions, one asked twice
     for request in requests:
-        assert listed(request) == engine_moves(request, rules)
+        assert listed_moves_of(request) == engine_moves_of(request, rules)
     for deal in of_type(received(record), "DEAL"):
         assert deal["rules"]["loose_wings"] is True
         assert isinstance(deal["seed"], int)

@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from agents_for_tests import engine_moves_of, listed_moves_of
 
 from arena.agents import HeuristicAgent
 from arena.agents.http import HttpAgent
-from arena.agents.reading import legal_for
 from arena.agents.registry import create_agent
 from arena.cli import main
 from arena.config import parse_config
@@ -35,7 +35,6 @@ from arena.logs import EVENT_ATTRIBUTE
 from arena.replay import ReplayWriter, load_replay, verify_round
 from arena.runner import run_arena
 from arena.table import MatchSummary, Table, TableSettings, play_match
-from protocol import PlayRequest, parse_message
 
 PROGRAM = Path(__file__).resolve().parent / "programs" / "http_bot.py"
 NO_FAULTS = {
@@ -219,10 +218,7 @@ async def test_a_seat_that_asks_gets_its_legal_moves_in_every_play_request(
         if not asked:
             assert message["legal_moves"] is None
             continue
-        request = parse_message(message, expect=PlayRequest)
-        engine = {(tuple(c.text for c in m.cards), m.type) for m in legal_for(request)}
-        assert {(tuple(m["cards"]), m["hand_type"]) for m in message["legal_moves"]} == engine
-        assert len(message["legal_moves"]) == len(engine)
+        assert listed_moves_of(message) == engine_moves_of(message)
 
 
 # --- servers that misbehave -------------------------------------------------------------
