@@ -33,7 +33,7 @@ from arena.errors import ConfigError
 from arena.replay import ReplayWriter, load_replay, verify_round
 from arena.table import MatchSummary, RoundRecord, Table, play_match
 from arena.table.match import derive_seed, match_id_of
-from arena.table.views import agent_seed, table_rules
+from arena.table.views import deal_seeds, table_rules
 from arena.testing import check_agent
 from protocol import Deal, PlayRequest, ProtocolError, TableRules, parse_message
 
@@ -101,7 +101,7 @@ def of_type(messages: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
     return [m for m in messages if m["type"] == kind]
 
 
-def deal_seeds(played: Played) -> list[list[int]]:
+def told_seeds(played: Played) -> list[list[int]]:
     """Per seat, the seed of each DEAL it received."""
     return [[deal["seed"] for deal in of_type(messages, "DEAL")] for messages in played.seats]
 
@@ -132,16 +132,16 @@ async def test_every_deal_tells_the_rules_and_a_seed_of_the_seats_own(tmp_path: 
             }
             assert isinstance(deal["seed"], int)
             assert 0 <= deal["seed"] < 2**53  # exact as a JSON number in every language
-    every = [seed for per_seat in deal_seeds(played) for seed in per_seat]
+    every = [seed for per_seat in told_seeds(played) for seed in per_seat]
     assert len(set(every)) == len(every), "each seat, each deal, a seed of its own"
 
 
 async def test_the_same_match_seed_gives_the_same_seeds_and_another_gives_others(
     tmp_path: Path,
 ) -> None:
-    first = deal_seeds(await play_recorded(tmp_path, seed=11))
-    again = deal_seeds(await play_recorded(tmp_path, seed=11))
-    other = deal_seeds(await play_recorded(tmp_path, seed=12))
+    first = told_seeds(await play_recorded(tmp_path, seed=11))
+    again = told_seeds(await play_recorded(tmp_path, seed=11))
+    other = told_seeds(await play_recorded(tmp_path, seed=12))
 
     assert again == first
     assert not {s for seat in first for s in seat} & {s for seat in other for s in seat}
@@ -325,5 +325,5 @@ def test_the_guides_example_messages_carry_the_ids_of_the_matches_it_names() -> 
     [dealt] = [b for b in named if b["type"] == "DEAL"]
     seat = dealt["seat_order"].index(dealt["player_id"])
     round_seed = derive_seed(int(main_match), "t1", dealt["round_no"])
-    assert dealt["seed"] == agent_seed(round_seed, 1, seat)
+    assert dealt["seed"] == deal_seeds(round_seed, 1)[seat]
     assert dealt["rules"] == table_rules(DEFAULT_RULES).model_dump()

@@ -37,7 +37,7 @@ from arena.errors import ConfigError
 from arena.replay import ReplayWriter, load_replay, verify_round
 from arena.runner import build_tables, run_arena
 from arena.table import FAULT_CATEGORIES
-from arena.table.views import agent_seed, table_rules
+from arena.table.views import deal_seeds, table_rules
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
@@ -294,7 +294,7 @@ def test_an_example_draws_its_random_choices_from_the_seed_of_each_deal(language
         "available_bids": [3, 2, 1, 0],
         "hand": BORDERLINE,
     }
-    seeds = [agent_seed(2024, 1, seat) for seat in range(3)] * 2 + list(range(10**9, 10**9 + 24))
+    seeds = list(deal_seeds(2024, 1)) * 2 + list(range(10**9, 10**9 + 24))
     talked = [m for seed in seeds for m in (deal(seed), {**bid, "request_id": f"r{seed}"})]
 
     bids = [reply["bid"] for reply in talk(language, talked)]

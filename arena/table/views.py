@@ -31,22 +31,28 @@ from protocol import (
 )
 from protocol._trusted import adopt_fields, trusted, trusted_fields
 
-__all__ = ["SeatViews", "agent_seed", "legal_move_records", "table_rules", "with_legal_moves"]
+__all__ = ["SeatViews", "deal_seeds", "legal_move_records", "table_rules", "with_legal_moves"]
 
 _PASS_TYPE = ComboType.PASS  # a global: on Python 3.11 ``ComboType.X`` is a slow lookup
 
 
-def agent_seed(deal_seed: int, deal_number: int, seat: int) -> int:
-    """A seat's own seed for one deal of a round (DEAL's ``seed``), 52 bits.
+def deal_seeds(deal_seed: int, deal_number: int) -> tuple[int, int, int]:
+    """Each seat's own seed for one deal of a round (DEAL's ``seed``), 52 bits each.
 
     Derived from the seed that deals the round (itself derived from the match's seed, the
-    table and the round: stored in replays, committed in tournaments), the deal's number
-    (a redeal draws anew) and the seat: the same match played again, resumed, or checked
-    gives every seat the same seeds, each seat its own. A one-way hash, because the deal's
-    seed deals every hand: told it, an agent could rebuild the others' cards.
+    table and the round: stored in replays, committed in tournaments) and the deal's number
+    (a redeal draws anew): the same match played again, resumed, or checked gives every
+    seat the same seeds, each seat its own. A one-way hash (one per deal, its digest cut in
+    three), because the deal's seed deals every hand: told it, an agent could rebuild the
+    others' cards.
     """
-    text = f"ddz-arena agent seed {deal_seed} {deal_number} {seat}"
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:7], "big") >> 4
+    text = f"ddz-arena agent seeds {deal_seed} {deal_number}"
+    digest = hashlib.sha256(text.encode()).digest()
+    return (
+        int.from_bytes(digest[0:7], "big") >> 4,
+        int.from_bytes(digest[7:14], "big") >> 4,
+        int.from_bytes(digest[14:21], "big") >> 4,
+    )
 
 
 def table_rules(rules: Rules) -> TableRules:
@@ -97,6 +103,8 @@ class SeatViews:
         self._rules: tuple[Rules, TableRules] | None = None
         self._deal_seed: int | None = None
         self._deal_number = 0
+        self._seeds: tuple[int, int, int] | None = None
+        """The current deal's seeds, worked out at its first DEAL."""
         self.history: list[PlayRecord] = []
         self.bids: list[BidRecord] = []
         self.doubles: list[DoubleRecord] = []
@@ -121,7 +129,7 @@ class SeatViews:
         self.history, self.bids, self.doubles = [], [], []
         self._play_fixed = {}
         self._last_play_cache = None
-        self._deal_seed, self._deal_number = seed, 0
+        self._deal_seed, self._deal_number, self._seeds = seed, 0, None
         if self._rules is None or self._rules[0] is not rules:
             self._rules = (rules, table_rules(rules))
 
@@ -129,6 +137,7 @@ class SeatViews:
         """A deal (the first of a round, or a redeal) starts the auction again."""
         self.bids = []
         self._deal_number += 1
+        self._seeds = None
 
     # --- public history -----------------------------------------------------------------
 
@@ -288,8 +297,9 @@ class SeatViews:
 
     def deal(self, seat: int, hand: tuple[Card, ...]) -> Deal:
         """DEAL: the seat's own 17 cards, the rules in force and the seat's own seed."""
-        rules = self._rules
-        seed = self._deal_seed
+        rules, seeds = self._rules, self._seeds
+        if seeds is None and self._deal_seed is not None:
+            seeds = self._seeds = deal_seeds(self._deal_seed, self._deal_number)
         return trusted(
             Deal,
             player_id=self.names[seat],
@@ -299,7 +309,7 @@ class SeatViews:
             seat_order=list(self.names),
             **self.context,
             rules=None if rules is None else rules[1],
-            seed=None if seed is None else agent_seed(seed, self._deal_number, seat),
+            seed=None if seeds is None else seeds[seat],
         )
 
     def bottom_cards(self, landlord: int, bottom: tuple[Card, ...], call_score: int) -> BottomCards:
