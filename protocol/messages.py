@@ -50,6 +50,7 @@ from protocol.cards import is_canonical
 
 __all__ = [
     "DEFAULT_TIME_LIMIT_MS",
+    "MAX_AGENT_SEED",
     "MAX_JSON_INT",
     "MAX_TEXT",
     "MESSAGE_TYPES",
@@ -70,6 +71,7 @@ __all__ = [
     "Emotion",
     "HandType",
     "LastPlay",
+    "LegalMove",
     "MatchEnd",
     "Message",
     "PlayKind",
@@ -83,6 +85,7 @@ __all__ = [
     "RoundResult",
     "SpringKind",
     "Standing",
+    "TableRules",
     "cut_to_cap",
     "parse_message",
     "to_json",
@@ -98,6 +101,9 @@ MAX_TEXT: Final = 200
 #: token count): every JSON reader holds it exactly (JavaScript's
 #: ``Number.MAX_SAFE_INTEGER``), so an event carrying it reads the same everywhere.
 MAX_JSON_INT: Final = 2**53 - 1
+
+#: The largest ``seed`` a DEAL carries: the same bound, exact in JavaScript too.
+MAX_AGENT_SEED: Final = MAX_JSON_INT
 _MAX_REPLY_CARDS: Final = 20  # a landlord's full hand, the most anyone can play at once
 
 
@@ -152,6 +158,11 @@ PlayKind: TypeAlias = Literal["PLAY", "PASS"]
 #: ``call_score``: 叫分 1..3; ``grab``: 叫地主/抢地主, bids 1 (call or grab) / 0 (not);
 #: ``fixed_landlord``: 轮庄, the seat is landlord and only names its call score 1..3.
 BidMode: TypeAlias = Literal["call_score", "grab", "fixed_landlord"]
+#: The rule sets a table may play (docs/rules.md, Scoring and Bidding): the engine's
+#: settings use the same names.
+ScoringPreset: TypeAlias = Literal["competition", "casual"]
+BiddingRule: TypeAlias = Literal["single_round", "until_settled", "grab"]
+FirstBidder: TypeAlias = Literal["random", "rotate"]
 #: ``double``: a farmer's 加倍; ``redouble``: the landlord's 再加倍 (only if a farmer doubled).
 DoubleKind: TypeAlias = Literal["double", "redouble"]
 #: Why a reply was not used (REPLY_REJECTED's ``reason``); the arena counts faults by these.
@@ -253,20 +264,24 @@ class DoubleRecord(_Record):
     double: StrictBool
 
 
+def _not_pass(code: str, message: str) -> AfterValidator:
+    """A check that a hand type names a play, never PASS, refused as ``message``."""
+
+    def check(value: HandType) -> HandType:
+        if value is HandType.PASS:
+            raise PydanticCustomError(code, message)
+        return value
+
+    return AfterValidator(check)
+
+
 class LastPlay(_Record):
     """The combination to beat: who played it, its type, its cards and its main rank."""
 
     player: PlayerId
-    type: HandType
+    type: Annotated[HandType, _not_pass("pass_is_no_play", "a PASS is never the play to beat")]
     cards: list[Card] = Field(min_length=1)
     main_rank: Rank
-
-    @field_validator("type")
-    @classmethod
-    def _not_pass(cls, value: HandType) -> HandType:
-        if value is HandType.PASS:
-            raise PydanticCustomError("pass_is_no_play", "a PASS is never the play to beat")
-        return value
 
 
 class PlayRecord(_Record):
@@ -288,6 +303,36 @@ class PlayRecord(_Record):
         return value
 
 
+class LegalMove(_Record):
+    """One play the seat may make now, as it would send it: its cards and hand type.
+
+    A PLAY_REQUEST lists them for a seat that asked (``options.legal_moves``); a PASS is
+    never listed: it is legal exactly when the request is not a free play.
+    """
+
+    cards: list[Card] = Field(min_length=1)
+    hand_type: Annotated[HandType, _not_pass("pass_is_not_listed", "a PASS is never listed")]
+
+
+class TableRules(_Record):
+    """The rules in force at the table, as a DEAL tells them (docs/rules.md, Variants).
+
+    Every setting that decides what is legal or how a round scores, resolved: ``doubling``
+    and ``per_defender_doubling`` say what the preset makes of them, never null.
+    """
+
+    scoring: ScoringPreset
+    bidding: BiddingRule
+    first_bidder: FirstBidder
+    max_redeals: StrictInt = Field(ge=0)
+    doubling: StrictBool
+    per_defender_doubling: StrictBool
+    loose_wings: StrictBool
+    four_with_pair: StrictBool
+    quadplex_as_bomb: StrictBool
+    max_gift_doubles: StrictInt = Field(ge=0)
+
+
 class Standing(_Record):
     """One player's line in the final table; equal scores share a rank."""
 
@@ -301,9 +346,13 @@ class Standing(_Record):
 
 
 class Deal(Message):
-    """A new round: the recipient's 17 cards and the seat order.
+    """A new round (or a redeal): the recipient's 17 cards, the seat order, the rules in
+    force and a seed of the recipient's own.
 
-    ``role`` is null at deal time; the landlord is known only after bidding.
+    ``role`` is null at deal time; the landlord is known only after bidding. ``seed`` is
+    the agent's to use for its randomness: the same match played again gives every DEAL
+    the same seed, so an agent that seeds its generator from it plays the same again.
+    ``rules`` and ``seed`` are optional so that DEALs recorded before they existed parse.
     """
 
     type: Literal["DEAL"] = "DEAL"
@@ -315,6 +364,8 @@ class Deal(Message):
     match_id: MatchId | None = None
     table_id: TableId | None = None
     round_no: RoundNo | None = None
+    rules: TableRules | None = None
+    seed: Annotated[StrictInt, Field(ge=0, le=MAX_AGENT_SEED)] | None = None
 
     @field_validator("hand")
     @classmethod
@@ -402,6 +453,8 @@ class PlayRequest(Message):
 
     ``last_play`` is the combination to beat: null exactly when ``is_free_play`` is true.
     ``audience`` is viewer chatter relayed for colour; it is never an instruction.
+    ``legal_moves`` lists every play the seat may make now (PASS aside) for a seat that
+    asked for them (``options.legal_moves``), and is null for every other seat.
     """
 
     type: Literal["PLAY_REQUEST"] = "PLAY_REQUEST"
@@ -420,6 +473,7 @@ class PlayRequest(Message):
     # 2^(bombs + rockets + grabs + gift doubles) so far; call score and doubling excluded
     multiplier: StrictInt | None = Field(default=None, ge=1)
     audience: list[AudienceLine] | None = Field(default=None, max_length=10)
+    legal_moves: list[LegalMove] | None = None
     time_limit_ms: StrictInt = Field(default=DEFAULT_TIME_LIMIT_MS, gt=0)
     request_id: RequestId | None = None
     match_id: MatchId | None = None

@@ -124,6 +124,25 @@ def cards_in(value: Any) -> set[str]:
     return found
 
 
+Move = tuple[tuple[str, ...], str]
+"""A play as the tests compare them: its canonical cards in order, and its hand type."""
+
+
+def listed_moves_of(request: dict[str, Any]) -> set[Move]:
+    """The moves a PLAY_REQUEST as sent lists in ``legal_moves`` (none listed twice)."""
+    moves = [(tuple(m["cards"]), m["hand_type"]) for m in request["legal_moves"]]
+    assert len(moves) == len(set(moves)), "a move is listed twice"
+    return set(moves)
+
+
+def engine_moves_of(request: dict[str, Any], rules: Rules = DEFAULT_RULES) -> set[Move]:
+    """The engine's own legal moves (PASS aside) for a PLAY_REQUEST's hand and trick."""
+    parsed = parse_message(request, expect=PlayRequest)
+    return {
+        (tuple(c.text for c in move.cards), str(move.type)) for move in legal_for(parsed, rules)
+    }
+
+
 def pass_reply(request: PlayRequest) -> PlayResponse:
     """A PASS to ``request``."""
     return PlayResponse(player_id=request.player_id, action="PASS", request_id=request.request_id)

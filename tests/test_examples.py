@@ -32,10 +32,12 @@ import pytest
 
 from arena.cli import main
 from arena.config import load_config, parse_config
+from arena.engine import DEFAULT_RULES
 from arena.errors import ConfigError
 from arena.replay import ReplayWriter, load_replay, verify_round
 from arena.runner import build_tables, run_arena
 from arena.table import FAULT_CATEGORIES
+from arena.table.views import deal_seeds, table_rules
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
@@ -248,6 +250,78 @@ def test_an_example_passes_arena_agent_check_as_an_http_seat(
     code = main(["agent", "check", str(config), "--seat", "Served", "--json"])
     report = json.loads(capsys.readouterr().out)
     assert_passed(report, code, "Served")
+
+
+def talk(language: str, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The example's replies to these messages, sent on its stdin one a line."""
+    text = "".join(json.dumps(m, ensure_ascii=False) + "\n" for m in messages)
+    done = subprocess.run(
+        example_command(language), input=text.encode(), capture_output=True, timeout=30
+    )
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    return [json.loads(line) for line in done.stdout.decode().splitlines()]
+
+
+def deal(seed: int, **rules: Any) -> dict[str, Any]:
+    """A DEAL to seat Me of match m, with these rules and seed (the hand does not matter)."""
+    return {
+        "type": "DEAL",
+        "player_id": "Me",
+        "hand": [],
+        "hand_count": 0,
+        "seat_order": ["Me", "B", "C"],
+        "match_id": "m",
+        "table_id": "t1",
+        "round_no": 1,
+        "rules": {**DEFAULT_TABLE_RULES, **rules},
+        "seed": seed,
+    }
+
+
+DEFAULT_TABLE_RULES = table_rules(DEFAULT_RULES).model_dump()
+# Just short of strong (two jokers and a 2: 5 points): the examples bid on a coin toss.
+BORDERLINE = ["小王", "大王", "♠2", "♠3", "♥4", "♦6", "♣8", "♠9", "♥J", "♦K"]
+# Strong enough to double alone (8 points: two jokers, a 2, a bomb of 5s), not more.
+DOUBLING = ["小王", "大王", "♠2", "♠5", "♥5", "♦5", "♣5", "♠7", "♥9", "♦J", "♣K", "♠A"]
+
+
+def test_an_example_draws_its_random_choices_from_the_seed_of_each_deal(language: str) -> None:
+    bid = {
+        "type": "BID_REQUEST",
+        "player_id": "Me",
+        "match_id": "m",
+        "table_id": "t1",
+        "available_bids": [3, 2, 1, 0],
+        "hand": BORDERLINE,
+    }
+    seeds = list(deal_seeds(2024, 1)) * 2 + list(range(10**9, 10**9 + 24))
+    talked = [m for seed in seeds for m in (deal(seed), {**bid, "request_id": f"r{seed}"})]
+
+    bids = [reply["bid"] for reply in talk(language, talked)]
+    assert len(bids) == len(seeds)
+    assert set(bids) == {0, 1}  # a coin toss, not a fixed answer
+    assert bids[:3] == bids[3:6]  # the same seed, the same choice, whatever came before
+    assert talk(language, talked) == talk(language, talked)  # and from one run to the next
+
+
+def test_an_example_reads_the_rules_each_deal_tells(language: str) -> None:
+    asked = {
+        "type": "DOUBLE_REQUEST",
+        "player_id": "Me",
+        "match_id": "m",
+        "table_id": "t1",
+        "kind": "double",
+        "landlord": "B",
+        "call_score": 1,
+        "bottom_cards": ["♠3", "♠4", "♠6"],
+        "hand": DOUBLING,
+        "request_id": "r1",
+    }
+    alone = talk(language, [deal(1, per_defender_doubling=True), asked])
+    both = talk(language, [deal(1, per_defender_doubling=False), asked])
+
+    # a double that counts for both farmers asks for a stronger hand
+    assert [reply["double"] for reply in alone + both] == [True, False]
 
 
 def assert_passed(report: dict[str, Any], code: int, seat: str) -> None:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from agents_for_tests import engine_moves_of, listed_moves_of
 
 from arena.agents import HeuristicAgent
 from arena.agents.http import HttpAgent
@@ -192,6 +193,32 @@ async def test_every_message_the_seat_may_see_arrives_and_notification_bodies_ar
     [rejected] = [m for m in messages if m["type"] == "REPLY_REJECTED"]
     assert rejected["reason"] == "illegal"
     assert not _events(caplog, "agent_notify_failed")
+
+
+@pytest.mark.parametrize("asked", [True, False])
+async def test_a_seat_that_asks_gets_its_legal_moves_in_every_play_request(
+    serve: StartServer, tmp_path: Path, asked: bool
+) -> None:
+    # Issue 25: options.legal_moves lists the engine's legal moves (canonical cards and
+    # hand type, PASS aside) in every PLAY_REQUEST; a seat that did not ask gets null.
+    record = tmp_path / "received.jsonl"
+    server = serve("--mode", "good", "--record", str(record))
+    options: dict[str, Any] = {"url": server.url}
+    if asked:  # a seat that does not ask leaves the option out, as a config would
+        options["legal_moves"] = True
+    agent = create_agent("http", "Alpha", options=options)
+    assert isinstance(agent, HttpAgent)
+    played = await play_with(tmp_path, agent, rounds=2, seed=8)
+
+    assert played.faults() == NO_FAULTS
+    received = [json.loads(line) for line in record.read_text("utf-8").splitlines()]
+    requests = [m for m in received if m["type"] == "PLAY_REQUEST"]
+    assert len(requests) >= 4
+    for message in requests:
+        if not asked:
+            assert message["legal_moves"] is None
+            continue
+        assert listed_moves_of(message) == engine_moves_of(message)
 
 
 # --- servers that misbehave -------------------------------------------------------------

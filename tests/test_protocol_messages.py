@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import json
-import operator
 import re
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from schema_check import schema_errors
 
 import protocol
 from protocol import (
@@ -627,71 +626,12 @@ def test_card_pattern_in_schema_matches_exactly_the_canonical_cards() -> None:
         assert not re.fullmatch(pattern, token), token
 
 
-_LIMITS: dict[str, tuple[Callable[[Any], Any], Callable[[Any, Any], bool]]] = {
-    "minLength": (len, operator.ge),
-    "maxLength": (len, operator.le),
-    "minItems": (len, operator.ge),
-    "maxItems": (len, operator.le),
-    "minimum": (lambda v: v, operator.ge),
-    "maximum": (lambda v: v, operator.le),
-    "exclusiveMinimum": (lambda v: v, operator.gt),
-}
-
-
-def _schema_errors(value: Any, schema: dict[str, Any], defs: dict[str, Any], at: str) -> list[str]:
-    """A small JSON Schema checker for the keywords pydantic emits here (no extra dependency)."""
-    if "$ref" in schema:
-        return _schema_errors(value, defs[schema["$ref"].rsplit("/", 1)[-1]], defs, at)
-    if "anyOf" in schema:
-        options = [_schema_errors(value, option, defs, at) for option in schema["anyOf"]]
-        return [] if any(not errors for errors in options) else [f"{at}: matches no anyOf"]
-    errors: list[str] = []
-    kinds = {
-        "string": str,
-        "integer": int,
-        "boolean": bool,
-        "array": list,
-        "object": dict,
-        "null": type(None),
-    }
-    kind = schema.get("type")
-    if kind and not isinstance(value, kinds[kind]):
-        return [f"{at}: not {kind}"]
-    if kind == "integer" and isinstance(value, bool):
-        return [f"{at}: not integer"]
-    if "const" in schema and value != schema["const"]:
-        errors.append(f"{at}: not const")
-    if "enum" in schema and value not in schema["enum"]:
-        errors.append(f"{at}: not in enum")
-    if "pattern" in schema and not re.search(schema["pattern"], value):
-        errors.append(f"{at}: pattern")
-    for key, (measure, holds) in _LIMITS.items():
-        if key in schema and not holds(measure(value), schema[key]):
-            errors.append(f"{at}: {key}")
-    if kind == "array" and "items" in schema:
-        for index, item in enumerate(value):
-            errors += _schema_errors(item, schema["items"], defs, f"{at}[{index}]")
-    if kind == "object":
-        properties = schema.get("properties", {})
-        errors += [
-            f"{at}.{key}: required" for key in schema.get("required", []) if key not in value
-        ]
-        for key, item in value.items():
-            if key in properties:
-                errors += _schema_errors(item, properties[key], defs, f"{at}.{key}")
-            elif schema.get("additionalProperties") is False:
-                errors.append(f"{at}.{key}: additional")
-            elif isinstance(schema.get("additionalProperties"), dict):
-                errors += _schema_errors(item, schema["additionalProperties"], defs, f"{at}.{key}")
-    return errors
-
-
 @pytest.mark.parametrize("name", list(SAMPLES))
 def test_sample_messages_conform_to_their_schema(name: str) -> None:
     schema = json_schemas()[name]
     data = json.loads(to_json(SAMPLES[name]))
     assert set(schema["required"]) <= set(data)
-    assert _schema_errors(data, schema, schema.get("$defs", {}), name) == []
+    assert schema_errors(data, schema, schema.get("$defs", {}), name) == []
 
 
 def test_schema_check_catches_a_bad_message() -> None:
@@ -700,7 +640,7 @@ def test_schema_check_catches_a_bad_message() -> None:
     data["hand"][0] = "S3"
     del data["role"]
     data["mood"] = "ok"
-    errors = _schema_errors(data, schema, schema.get("$defs", {}), "PLAY_REQUEST")
+    errors = schema_errors(data, schema, schema.get("$defs", {}), "PLAY_REQUEST")
     assert sorted(errors) == [
         "PLAY_REQUEST.hand[0]: pattern",
         "PLAY_REQUEST.mood: additional",

@@ -21,7 +21,7 @@ from protocol import (
     PlayResponse,
 )
 
-__all__ = ["Agent", "BaseAgent"]
+__all__ = ["Agent", "BaseAgent", "lists_legal_moves"]
 
 
 @runtime_checkable
@@ -49,6 +49,13 @@ class Agent(Protocol):
     async def close(self) -> None:
         """Release whatever the agent holds (connections, processes)."""
         ...
+
+
+def lists_legal_moves(agent: object) -> bool:
+    """Whether the agent asked for its legal moves in every PLAY_REQUEST on the wire
+    (``wants_legal_moves``, a remote seat's ``options.legal_moves``). An agent in this
+    process has them already (``arena.agents.reading.legal_for``), at no cost."""
+    return getattr(agent, "wants_legal_moves", False) is True
 
 
 class BaseAgent:

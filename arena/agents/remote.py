@@ -20,6 +20,7 @@ import orjson
 
 from arena.agents.base import BaseAgent
 from arena.engine import DEFAULT_RULES, Rules
+from arena.errors import ConfigError
 from protocol import BidRequest, DoubleRequest, Message, PlayRequest
 
 __all__ = ["ROUND_OPENERS", "RemoteAgent", "reply_request_id", "wire_bytes"]
@@ -65,9 +66,20 @@ class RemoteAgent(BaseAgent):
     """
 
     def __init__(
-        self, name: str, *, seed: int | None = None, rules: Rules = DEFAULT_RULES, **options: Any
+        self,
+        name: str,
+        *,
+        seed: int | None = None,
+        rules: Rules = DEFAULT_RULES,
+        legal_moves: object = False,
+        **options: Any,
     ) -> None:
         super().__init__(name, seed=seed, rules=rules, **options)
+        if not isinstance(legal_moves, bool):
+            raise ConfigError(f"options.legal_moves must be true or false, got {legal_moves!r}")
+        self.wants_legal_moves = legal_moves
+        """``options.legal_moves``: every PLAY_REQUEST lists the seat's legal moves (the
+        table writes them: ``arena.agents.base.lists_legal_moves``)."""
         self.round_messages: list[bytes] = []
         """This round's DEAL and BOTTOM_CARDS as sent, for a program restarted mid-round."""
         self.table_id: str | None = None

@@ -6,13 +6,13 @@ so this is a strict pydantic model: an unknown key or a wrong value is an error 
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["DEFAULT_RULES", "Rules", "ScoringPreset"]
+from protocol.messages import BiddingRule, FirstBidder, ScoringPreset
 
-ScoringPreset = Literal["competition", "casual"]
+__all__ = ["DEFAULT_RULES", "Rules", "ScoringPreset"]
 
 
 class Rules(BaseModel):
@@ -26,10 +26,10 @@ class Rules(BaseModel):
     scoring: ScoringPreset = "competition"
     """`competition`: doubling phase, per-defender doubling; `casual`: neither."""
 
-    bidding: Literal["single_round", "until_settled", "grab"] = "single_round"
+    bidding: BiddingRule = "single_round"
     """`single_round` (叫分, each seat once), `until_settled` (bids go round) or `grab` (抢地主)."""
 
-    first_bidder: Literal["random", "rotate"] = "random"
+    first_bidder: FirstBidder = "random"
     """Random (seeded) per deal, or moving one seat each round."""
 
     max_redeals: int = Field(default=3, ge=0, le=100)

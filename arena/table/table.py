@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from arena.agents.base import Agent
+from arena.agents.base import Agent, lists_legal_moves
 from arena.agents.inprocess import MoveReply, move_of
 from arena.agents.lifecycle import close_agent, open_agent
 from arena.agents.registry import create_agent
@@ -205,7 +205,7 @@ class Table:
         self._request_seq = 0
         self._last_action_at = float("-inf")
         self._setup_dump: tuple[Rules, TableSettings, dict[str, Any], dict[str, Any]] | None = None
-        self.views = SeatViews(self.names)
+        self.views = SeatViews(self.names, listing=[lists_legal_moves(a) for a in agents])
         self.views.new_match(None, table_id)
         self.totals = [0, 0, 0]
         """Running scores of the three seats in the current match."""
@@ -284,7 +284,7 @@ class Table:
             call_score=call_score,
         )
         self.round = rnd
-        self.views.new_round(round_no)
+        self.views.new_round(round_no, seed=seed, rules=self.rules)
         if self.recorder is not None:
             header: dict[str, Any] = {
                 "table": self.table_id,

@@ -1,17 +1,20 @@
 """What each seat may know, as protocol messages: requests, notifications and results.
 
 Every message to an agent is built here from the round's state, and only from what that
-seat may see: its own hand, the public history, counts, the bottom cards once shown.
+seat may see: its own hand, the public history, counts, the bottom cards once shown, the
+rules in force, a seed of its own, and (for a seat that asked) its legal moves.
 The public history is kept as wire records built once, when each action happens, so a
 request copies references instead of rebuilding the round (its cost stays flat).
 """
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from arena.agents.inprocess import ListedPlayRequest, attach_moves
-from arena.engine import Card, Combo, ComboType, Round, Settlement
+from arena.engine import DEFAULT_RULES, Card, Combo, ComboType, Round, Rules, Settlement
 from protocol import (
     BidRecord,
     BidRequest,
@@ -20,22 +23,88 @@ from protocol import (
     DoubleRecord,
     DoubleRequest,
     LastPlay,
+    LegalMove,
     PlayRecord,
     PlayRequest,
     RoundResult,
+    TableRules,
 )
 from protocol._trusted import adopt_fields, trusted, trusted_fields
 
-__all__ = ["SeatViews"]
+__all__ = ["SeatViews", "deal_seeds", "legal_move_records", "table_rules", "with_legal_moves"]
 
 _PASS_TYPE = ComboType.PASS  # a global: on Python 3.11 ``ComboType.X`` is a slow lookup
 
 
-class SeatViews:
-    """Builds the messages of one table's seats; holds the round's public history."""
+def deal_seeds(deal_seed: int, deal_number: int) -> tuple[int, int, int]:
+    """Each seat's own seed for one deal of a round (DEAL's ``seed``), 52 bits each.
 
-    def __init__(self, names: tuple[str, str, str]) -> None:
+    Derived from the seed that deals the round (itself derived from the match's seed, the
+    table and the round: stored in replays, committed in tournaments) and the deal's number
+    (a redeal draws anew): the same match played again, resumed, or checked gives every
+    seat the same seeds, each seat its own. A one-way hash (one per deal, its digest cut in
+    three), because the deal's seed deals every hand: told it, an agent could rebuild the
+    others' cards.
+    """
+    text = f"ddz-arena agent seeds {deal_seed} {deal_number}"
+    digest = hashlib.sha256(text.encode()).digest()
+    return (
+        int.from_bytes(digest[0:7], "big") >> 4,
+        int.from_bytes(digest[7:14], "big") >> 4,
+        int.from_bytes(digest[14:21], "big") >> 4,
+    )
+
+
+def table_rules(rules: Rules) -> TableRules:
+    """The rules in force as a DEAL tells them: every setting, the preset's resolved."""
+    return TableRules(
+        scoring=rules.scoring,
+        bidding=rules.bidding,
+        first_bidder=rules.first_bidder,
+        max_redeals=rules.max_redeals,
+        doubling=rules.has_doubling_phase,
+        per_defender_doubling=rules.doubles_per_defender,
+        loose_wings=rules.loose_wings,
+        four_with_pair=rules.four_with_pair,
+        quadplex_as_bomb=rules.quadplex_as_bomb,
+        max_gift_doubles=rules.max_gift_doubles,
+    )
+
+
+def legal_move_records(moves: Iterable[Combo]) -> list[LegalMove]:
+    """Engine moves as a PLAY_REQUEST's ``legal_moves``: canonical cards and hand type."""
+    return [
+        trusted_fields(LegalMove, {"cards": [c.text for c in move.cards], "hand_type": move.type})
+        for move in moves
+    ]
+
+
+def with_legal_moves(request: PlayRequest, moves: Sequence[Combo]) -> PlayRequest:
+    """The request listing ``moves`` as its ``legal_moves`` (a copy; the engine moves stay
+    attached, so an agent in this process still gets them)."""
+    fields = {**request.__dict__, "legal_moves": legal_move_records(moves)}
+    listed = trusted_fields(ListedPlayRequest, fields)
+    attach_moves(listed, tuple(moves))
+    return listed
+
+
+class SeatViews:
+    """Builds the messages of one table's seats; holds the round's public history.
+
+    ``listing`` says, per seat, whether its PLAY_REQUESTs carry ``legal_moves``: only
+    the seats that asked pay for writing them out.
+    """
+
+    def __init__(
+        self, names: tuple[str, str, str], *, listing: Sequence[bool] = (False, False, False)
+    ) -> None:
         self.names = names
+        self.listing: tuple[bool, ...] = tuple(bool(asked) for asked in listing)
+        self._rules: tuple[Rules, TableRules] | None = None
+        self._deal_seed: int | None = None
+        self._deal_number = 0
+        self._seeds: tuple[int, int, int] | None = None
+        """The current deal's seeds, worked out at its first DEAL."""
         self.history: list[PlayRecord] = []
         self.bids: list[BidRecord] = []
         self.doubles: list[DoubleRecord] = []
@@ -50,16 +119,25 @@ class SeatViews:
         """Name the match and table that the messages from now on belong to."""
         self.context = {"match_id": match_id, "table_id": table_id, "round_no": None}
 
-    def new_round(self, round_no: int) -> None:
-        """Forget the previous round's public history."""
+    def new_round(
+        self, round_no: int, *, seed: int | None = None, rules: Rules = DEFAULT_RULES
+    ) -> None:
+        """Forget the previous round's public history. ``seed`` is the one that deals
+        the round, from which each DEAL's own seed is derived (None: DEALs carry none);
+        ``rules`` are the rules every DEAL tells."""
         self.context = {**self.context, "round_no": round_no}
         self.history, self.bids, self.doubles = [], [], []
         self._play_fixed = {}
         self._last_play_cache = None
+        self._deal_seed, self._deal_number, self._seeds = seed, 0, None
+        if self._rules is None or self._rules[0] is not rules:
+            self._rules = (rules, table_rules(rules))
 
     def new_deal(self) -> None:
-        """A redeal starts the auction again."""
+        """A deal (the first of a round, or a redeal) starts the auction again."""
         self.bids = []
+        self._deal_number += 1
+        self._seeds = None
 
     # --- public history -----------------------------------------------------------------
 
@@ -163,8 +241,11 @@ class SeatViews:
             "multiplier": 2 ** (rnd.bombs + rnd.rockets + rnd.grabs + rnd.gift_doubles),
             "request_id": request_id,
         }
+        moves = rnd.moves
+        if self.listing[seat]:
+            fields["legal_moves"] = legal_move_records(moves)
         request = build(ListedPlayRequest, fields)
-        attach_moves(request, rnd.moves)
+        attach_moves(request, moves)
         return request
 
     def _fixed_play_fields(
@@ -183,6 +264,7 @@ class SeatViews:
             "bottom_cards": [c.text for c in rnd.bottom],
             "call_score": rnd.call_score,
             "audience": None,
+            "legal_moves": None,
             "time_limit_ms": time_limit_ms,
             **self.context,
         }
@@ -214,7 +296,10 @@ class SeatViews:
     # --- notifications ------------------------------------------------------------------
 
     def deal(self, seat: int, hand: tuple[Card, ...]) -> Deal:
-        """DEAL: the seat's own 17 cards."""
+        """DEAL: the seat's own 17 cards, the rules in force and the seat's own seed."""
+        rules, seeds = self._rules, self._seeds
+        if seeds is None and self._deal_seed is not None:
+            seeds = self._seeds = deal_seeds(self._deal_seed, self._deal_number)
         return trusted(
             Deal,
             player_id=self.names[seat],
@@ -223,6 +308,8 @@ class SeatViews:
             hand_count=len(hand),
             seat_order=list(self.names),
             **self.context,
+            rules=None if rules is None else rules[1],
+            seed=None if seeds is None else seeds[seat],
         )
 
     def bottom_cards(self, landlord: int, bottom: tuple[Card, ...], call_score: int) -> BottomCards:

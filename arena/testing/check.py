@@ -27,18 +27,21 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from arena.agents.base import Agent
+from arena.agents.base import Agent, lists_legal_moves
+from arena.agents.reading import legal_for
 from arena.engine import DEFAULT_RULES, Rules
 from arena.errors import AgentReplyError, error_text
 from arena.logs import get_logger
 from arena.table.calls import CallTiming, Request, run_call
 from arena.table.clock import Clock, MonotonicClock
 from arena.table.settings import TableSettings
+from arena.table.views import with_legal_moves
 from arena.testing.judge import Judgement, Verdict, judge_reply
 from arena.testing.positions import POSITIONS, Position
 from protocol import (
     REJECT_REASONS,
     Message,
+    PlayRequest,
     RejectReason,
     ReplyRejected,
 )
@@ -235,15 +238,19 @@ async def check_agent(
     results = []
     given_up = 0  # calls that got no reply: their replies may still come, and be discarded
     notify_s = min(timeout_s, notify_timeout_s)
+    listing = lists_legal_moves(agent)  # its PLAY_REQUESTs list the moves, as a table's do
     for position in positions:
-        situation = position.build(agent.name, max(1, int(timeout_s * 1000)))
+        situation = position.build(agent.name, max(1, int(timeout_s * 1000)), rules)
+        request = situation.request
+        if listing and isinstance(request, PlayRequest):
+            request = with_legal_moves(request, legal_for(request, rules))
         for note in situation.notifications:
             await _notify(agent, note, notify_s, clock)
-        result = await _ask(agent, position, situation.request, timeout_s, clock, rules)
+        result = await _ask(agent, position, request, timeout_s, clock, rules)
         given_up += _unanswered(result)
         if position.retry:
-            await _notify(agent, _rejection(situation.request, result), notify_s, clock)
-            again = await _ask(agent, position, situation.request, timeout_s, clock, rules)
+            await _notify(agent, _rejection(request, result), notify_s, clock)
+            again = await _ask(agent, position, request, timeout_s, clock, rules)
             given_up += _unanswered(again)
             first = f"first answer {result.verdict}, rejected"
             result = _with_detail(again, f"{again.detail} (retry; {first})")

@@ -18,17 +18,19 @@ hand's cards are dealt lowest suit first and the rest of the deck fills the othe
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Protocol
 
 from arena.engine import (
     DECK,
+    DEFAULT_RULES,
     PASS,
     Card,
     DealtCards,
     Phase,
     Round,
+    Rules,
     resolve_cards,
 )
 from arena.table.views import SeatViews
@@ -67,11 +69,19 @@ class Situation:
     request: Request
 
 
+class Build(Protocol):
+    """Builds a position's messages for the agent under test, under the check's rules."""
+
+    def __call__(self, me: str, time_limit_ms: int, rules: Rules = ...) -> Situation: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Position:
     """One hard position: its name, what it checks, and how to build its messages.
 
-    ``build(player_id, time_limit_ms)`` addresses the messages to the agent under test.
+    ``build(player_id, time_limit_ms, rules)`` addresses the messages to the agent under
+    test; ``rules`` (default: the competition preset) are the check's, the play variants
+    of which the position is dealt under (its auction and doubling are its own).
     With ``retry``, the first answer is rejected (REPLY_REJECTED, one retry left) and the
     same request asked again: the second answer is the one judged.
     """
@@ -79,7 +89,7 @@ class Position:
     name: str
     about: str
     round_no: int
-    build: Callable[[str, int], Situation]
+    build: Build
     retry: bool = False
 
 
@@ -130,10 +140,26 @@ def _deal(hands: dict[int, str], bottom: str) -> DealtCards:
     return DealtCards.from_order(order + under + deck.free)
 
 
-def _views(names: tuple[str, str, str], round_no: int) -> SeatViews:
+def _own_setup(rules: Rules) -> Rules:
+    """The check's rules as a position plays them: the play variants as configured (what
+    beats what), the auction and the doubling as the position sets them up itself."""
+    return rules.model_copy(update=_SETUP)
+
+
+_SETUP: Final = {
+    "scoring": "competition",
+    "bidding": "single_round",
+    "doubling": None,
+    "per_defender_doubling": None,
+}
+
+
+def _views(names: tuple[str, str, str], round_no: int, rnd: Round) -> SeatViews:
+    """The messages of round ``round_no``, dealt once as ``rnd`` was."""
     views = SeatViews(names)
     views.new_match(MATCH_ID, TABLE_ID)
-    views.new_round(round_no)
+    views.new_round(round_no, seed=rnd.seed, rules=rnd.rules)
+    views.new_deal()
     return views
 
 
@@ -144,6 +170,7 @@ def _request_id(round_no: int) -> str:
 def _bid_situation(
     me: str,
     time_limit_ms: int,
+    rules: Rules,
     *,
     round_no: int,
     seat: int,
@@ -154,6 +181,7 @@ def _bid_situation(
     names = _names(me, seat)
     dealt = _deal({seat: hand}, "")
     rnd = Round(
+        _own_setup(rules),
         seed=round_no,
         deal=dealt,
         first_bidder=seat,
@@ -161,7 +189,7 @@ def _bid_situation(
     )
     assert rnd.phase is Phase.BIDDING
     assert rnd.to_act == seat
-    views = _views(names, round_no)
+    views = _views(names, round_no, rnd)
     request = views.bid_request(
         rnd, seat, time_limit_ms=time_limit_ms, request_id=_request_id(round_no)
     )
@@ -171,6 +199,7 @@ def _bid_situation(
 def _play_situation(
     me: str,
     time_limit_ms: int,
+    rules: Rules,
     *,
     round_no: int,
     seat: int,
@@ -185,8 +214,10 @@ def _play_situation(
     nobody doubling, then the agent's request (a PLAY_REQUEST, or its DOUBLE_REQUEST)."""
     names = _names(me, seat)
     dealt = _deal(hands, bottom)
-    rnd = Round(seed=round_no, deal=dealt, landlord=landlord, call_score=call_score)
-    views = _views(names, round_no)
+    rnd = Round(
+        _own_setup(rules), seed=round_no, deal=dealt, landlord=landlord, call_score=call_score
+    )
+    views = _views(names, round_no, rnd)
     notes: tuple[Message, ...] = (
         views.deal(seat, dealt.hands[seat]),
         views.bottom_cards(landlord, rnd.bottom, rnd.call_score),
@@ -220,10 +251,10 @@ def _play_situation(
 # --- the positions ---------------------------------------------------------------------
 
 
-def _bid_only_pass(me: str, time_limit_ms: int) -> Situation:
+def _bid_only_pass(me: str, time_limit_ms: int, rules: Rules = DEFAULT_RULES) -> Situation:
     round_no, seat = 1, 1
     strong = "3 5 6 7 8 9 10 J Q K A A 2 2 2 SJ BJ"
-    base = _bid_situation(me, time_limit_ms, round_no=round_no, seat=seat, hand=strong)
+    base = _bid_situation(me, time_limit_ms, rules, round_no=round_no, seat=seat, hand=strong)
     first = base.request
     assert isinstance(first, BidRequest)
     before = _names(me, seat)[0]
@@ -243,20 +274,23 @@ def _bid_only_pass(me: str, time_limit_ms: int) -> Situation:
     return Situation(base.notifications, request)
 
 
-def _bid_opening(me: str, time_limit_ms: int) -> Situation:
+def _bid_opening(me: str, time_limit_ms: int, rules: Rules = DEFAULT_RULES) -> Situation:
     hand = "3 4 4 5 6 7 7 8 9 10 J Q Q K A 2 SJ"
-    return _bid_situation(me, time_limit_ms, round_no=2, seat=0, hand=hand)
+    return _bid_situation(me, time_limit_ms, rules, round_no=2, seat=0, hand=hand)
 
 
-def _bid_fixed_landlord(me: str, time_limit_ms: int) -> Situation:
+def _bid_fixed_landlord(me: str, time_limit_ms: int, rules: Rules = DEFAULT_RULES) -> Situation:
     weak = "3 3 4 5 5 6 7 8 8 9 10 10 J Q K A 2"
-    return _bid_situation(me, time_limit_ms, round_no=3, seat=2, hand=weak, fixed_landlord=True)
+    return _bid_situation(
+        me, time_limit_ms, rules, round_no=3, seat=2, hand=weak, fixed_landlord=True
+    )
 
 
-def _double_farmer(me: str, time_limit_ms: int) -> Situation:
+def _double_farmer(me: str, time_limit_ms: int, rules: Rules = DEFAULT_RULES) -> Situation:
     return _play_situation(
         me,
         time_limit_ms,
+        rules,
         round_no=4,
         seat=1,
         landlord=0,
@@ -267,11 +301,14 @@ def _double_farmer(me: str, time_limit_ms: int) -> Situation:
     )
 
 
-def _follow_bomb_with_rocket(me: str, time_limit_ms: int) -> Situation:
+def _follow_bomb_with_rocket(
+    me: str, time_limit_ms: int, rules: Rules = DEFAULT_RULES
+) -> Situation:
     # The landlord bombs the agent's pair of kings; its own 5555 is too low: rocket or pass.
     return _play_situation(
         me,
         time_limit_ms,
+        rules,
         round_no=5,
         seat=0,
         landlord=2,
@@ -282,10 +319,13 @@ def _follow_bomb_with_rocket(me: str, time_limit_ms: int) -> Situation:
     )
 
 
-def _follow_airplane_with_wings(me: str, time_limit_ms: int) -> Situation:
+def _follow_airplane_with_wings(
+    me: str, time_limit_ms: int, rules: Rules = DEFAULT_RULES
+) -> Situation:
     return _play_situation(
         me,
         time_limit_ms,
+        rules,
         round_no=6,
         seat=2,
         landlord=1,
@@ -296,10 +336,11 @@ def _follow_airplane_with_wings(me: str, time_limit_ms: int) -> Situation:
     )
 
 
-def _follow_four_with_two(me: str, time_limit_ms: int) -> Situation:
+def _follow_four_with_two(me: str, time_limit_ms: int, rules: Rules = DEFAULT_RULES) -> Situation:
     return _play_situation(
         me,
         time_limit_ms,
+        rules,
         round_no=7,
         seat=1,
         landlord=0,
@@ -310,12 +351,13 @@ def _follow_four_with_two(me: str, time_limit_ms: int) -> Situation:
     )
 
 
-def _forced_pass(me: str, time_limit_ms: int) -> Situation:
+def _forced_pass(me: str, time_limit_ms: int, rules: Rules = DEFAULT_RULES) -> Situation:
     # No bomb, no rocket, nothing above a pair of 2s: only PASS is legal. A table with
     # ``auto_pass = false`` asks anyway.
     return _play_situation(
         me,
         time_limit_ms,
+        rules,
         round_no=8,
         seat=1,
         landlord=0,
@@ -326,11 +368,12 @@ def _forced_pass(me: str, time_limit_ms: int) -> Situation:
     )
 
 
-def _lead_after_passes(me: str, time_limit_ms: int) -> Situation:
+def _lead_after_passes(me: str, time_limit_ms: int, rules: Rules = DEFAULT_RULES) -> Situation:
     # The agent's aces won the trick: both others passed, and it leads (no PASS now).
     return _play_situation(
         me,
         time_limit_ms,
+        rules,
         round_no=9,
         seat=1,
         landlord=0,
@@ -341,11 +384,12 @@ def _lead_after_passes(me: str, time_limit_ms: int) -> Situation:
     )
 
 
-def _last_cards(me: str, time_limit_ms: int) -> Situation:
+def _last_cards(me: str, time_limit_ms: int, rules: Rules = DEFAULT_RULES) -> Situation:
     # The landlord ran its hand down to a pair of 9s, and leads again.
     return _play_situation(
         me,
         time_limit_ms,
+        rules,
         round_no=10,
         seat=0,
         landlord=0,
@@ -366,11 +410,12 @@ def _last_cards(me: str, time_limit_ms: int) -> Situation:
     )
 
 
-def _long_hand_lead(me: str, time_limit_ms: int) -> Situation:
+def _long_hand_lead(me: str, time_limit_ms: int, rules: Rules = DEFAULT_RULES) -> Situation:
     # Twenty cards: an airplane, a bomb, pairs, a straight; the landlord's opening lead.
     return _play_situation(
         me,
         time_limit_ms,
+        rules,
         round_no=11,
         seat=2,
         landlord=2,
@@ -380,10 +425,11 @@ def _long_hand_lead(me: str, time_limit_ms: int) -> Situation:
     )
 
 
-def _retry_after_rejection(me: str, time_limit_ms: int) -> Situation:
+def _retry_after_rejection(me: str, time_limit_ms: int, rules: Rules = DEFAULT_RULES) -> Situation:
     return _play_situation(
         me,
         time_limit_ms,
+        rules,
         round_no=12,
         seat=2,
         landlord=1,

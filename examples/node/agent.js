@@ -12,6 +12,10 @@
 // higher rank it holds (never breaking a bomb), passes otherwise, and leads its lowest
 // rank. Replace decideBid, decideDouble and decidePlay with your own ideas.
 //
+// Each DEAL tells the rules in force and a seed of the seat's own: onDeal keeps both per
+// seat, and every random choice draws from a generator seeded with it, so the same match
+// played again (the same [match] seed) is played the same.
+//
 // Logs go to stderr (console.error). Nothing but replies may ever be written to stdout.
 
 "use strict";
@@ -69,27 +73,79 @@ function strength(hand) {
   return score;
 }
 
+// ---- what each seat was told at its DEAL: the rules in force and its own seed ----
+
+// A small seeded generator (mulberry32): Math.random cannot be seeded. Numbers in
+// [0, 1), the same sequence for the same seed on every machine.
+function seededRandom(seed) {
+  let state = (seed % 4294967296) ^ Math.floor(seed / 4294967296); // 52 bits into 32
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// One seat's memory from its last DEAL. One HTTP server may play several seats and
+// tables at once, so seats are kept by match_id, table_id and player_id.
+const seats = new Map();
+
+function seatKey(message) {
+  return JSON.stringify([message.match_id, message.table_id, message.player_id]);
+}
+
+// DEAL: remember the rules (e.g. rules.loose_wings) and start this seat's random
+// choices from its seed.
+function onDeal(message) {
+  const seed = Number.isInteger(message.seed) ? message.seed : Date.now();
+  seats.set(seatKey(message), { rules: message.rules || {}, random: seededRandom(seed) });
+}
+
+// The seat's memory; a request with no DEAL before it (a program started mid-round gets
+// the DEAL again first, so only a hand-typed test) gets defaults and an unseeded start.
+function seatOf(request) {
+  if (!seats.has(seatKey(request))) onDeal({ ...request, rules: null, seed: null });
+  return seats.get(seatKey(request));
+}
+
+// MATCH_END: forget the match's seats (MATCH_END names no player: all of them).
+function onMatchEnd(message) {
+  const prefix = JSON.stringify([message.match_id, message.table_id]).slice(0, -1) + ",";
+  for (const key of seats.keys()) if (key.startsWith(prefix)) seats.delete(key);
+}
+
 // ---- decisions: each takes the request (an object) and returns the reply ----
 
-// BID_REQUEST: bid the lowest bid offered with a strong hand, else pass (0). When 0 is
-// not offered (the "fixed_landlord" mode: you are the landlord), the lowest bid offered
-// is the only safe answer anyway.
+// BID_REQUEST: bid the lowest bid offered with a strong hand, else pass (0); a hand just
+// short of strong bids on a coin toss (from the seat's seeded generator). When 0 is not
+// offered (the "fixed_landlord" mode: you are the landlord), the lowest bid offered is
+// the only safe answer anyway.
 function decideBid(request) {
   const offered = request.available_bids;
   const positive = offered.filter((bid) => bid > 0);
+  const score = strength(request.hand || []);
+  const bold = score >= 6 || (score === 5 && seatOf(request).random() < 0.5);
   let bid;
-  if (positive.length > 0 && strength(request.hand || []) >= 6) bid = Math.min(...positive);
+  if (positive.length > 0 && bold) bid = Math.min(...positive);
   else if (offered.includes(0)) bid = 0;
   else bid = Math.min(...offered);
   return { type: "BID_RESPONSE", bid };
 }
 
-// DOUBLE_REQUEST: double (or redouble) only with a strong hand.
+// DOUBLE_REQUEST: double (or redouble) only with a strong hand, a stronger one when the
+// rules make a farmer's double count for both farmers.
 function decideDouble(request) {
-  return { type: "DOUBLE_RESPONSE", double: strength(request.hand) >= 8 };
+  const alone = seatOf(request).rules.per_defender_doubling !== false;
+  return { type: "DOUBLE_RESPONSE", double: strength(request.hand) >= (alone ? 8 : 9) };
 }
 
-// PLAY_REQUEST: lead the lowest rank, or beat a single/pair/triple, or pass.
+// PLAY_REQUEST: lead the lowest rank, or beat a single/pair/triple, or pass. It plays
+// singles, pairs, triples, bombs and the rocket only: legal under every rule variant. A
+// move generator that makes airplanes with wings or fours with two reads
+// seatOf(request).rules ("loose_wings", "four_with_pair"; docs/rules.md, Variants), or
+// lets the arena list the moves (options.legal_moves = true in the config puts them in
+// request.legal_moves).
 function decidePlay(request) {
   const groups = groupsByRank(request.hand);
   if (request.is_free_play) return lead(groups);
@@ -137,7 +193,11 @@ function handle(message) {
   const decide = DECIDERS[message.type];
   if (decide === undefined) {
     // DEAL, BOTTOM_CARDS, REPLY_REJECTED, ROUND_RESULT, MATCH_END: nothing to answer.
-    if (message.type === "REPLY_REJECTED") log("rejected:", message.reason, "-", message.detail);
+    if (message.type === "DEAL") onDeal(message);
+    else if (message.type === "MATCH_END") onMatchEnd(message);
+    else if (message.type === "REPLY_REJECTED") {
+      log("rejected:", message.reason, "-", message.detail);
+    }
     return null;
   }
   const reply = decide(message);

@@ -12,6 +12,10 @@ It plays simple, always-legal moves: it beats a single, pair or triple with the 
 higher rank it holds (never breaking a bomb), passes otherwise, and leads its lowest rank.
 Replace `decide_bid`, `decide_double` and `decide_play` with your own ideas.
 
+Each DEAL tells the rules in force and a seed of the seat's own: `on_deal` keeps both per
+seat, and every random choice draws from a generator seeded with it, so the same match
+played again (the same `[match] seed`) is played the same.
+
 Logs go to stderr. Nothing but replies may ever be written to stdout.
 """
 
@@ -20,7 +24,9 @@ from __future__ import annotations  # type hints below read fine on Python 3.8
 import argparse
 import json
 import os
+import random
 import sys
+import threading
 import traceback
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -71,19 +77,61 @@ def strength(hand: list[str]) -> int:
     return score
 
 
+# ---- what each seat was told at its DEAL: the rules in force and its own seed ----
+
+
+class Seat:
+    """One seat's memory from its last DEAL. One HTTP server may play several seats and
+    tables at once, so seats are kept by (match_id, table_id, player_id)."""
+
+    def __init__(self, rules: dict[str, Any], seed: int | None) -> None:
+        self.rules = rules  # every rule setting in force, e.g. rules["loose_wings"]
+        self.rng = random.Random(seed)  # all randomness from the arena's seed: replayable
+
+
+SEATS: dict[tuple[Any, Any, Any], Seat] = {}
+SEATS_LOCK = threading.Lock()  # the HTTP server answers on several threads
+
+
+def seat_key(message: dict[str, Any]) -> tuple[Any, Any, Any]:
+    return (message.get("match_id"), message.get("table_id"), message.get("player_id"))
+
+
+def on_deal(message: dict[str, Any]) -> None:
+    """DEAL: remember the rules and start this seat's random choices from its seed."""
+    with SEATS_LOCK:
+        SEATS[seat_key(message)] = Seat(message.get("rules") or {}, message.get("seed"))
+
+
+def seat_of(request: dict[str, Any]) -> Seat:
+    """The seat's memory; a request with no DEAL before it (a program started mid-round
+    gets the DEAL again first, so only a hand-typed test) gets defaults and no seed."""
+    with SEATS_LOCK:
+        return SEATS.setdefault(seat_key(request), Seat({}, None))
+
+
+def on_match_end(message: dict[str, Any]) -> None:
+    """MATCH_END: forget the match's seats (MATCH_END names no player: all of them)."""
+    with SEATS_LOCK:
+        for key in [k for k in SEATS if k[:2] == seat_key(message)[:2]]:
+            del SEATS[key]
+
+
 # ---- decisions: each takes the request (a dict) and returns the reply (a dict) ----
 
 
 def decide_bid(request: dict[str, Any]) -> dict[str, Any]:
-    """BID_REQUEST: bid the lowest bid offered with a strong hand, else pass (0).
+    """BID_REQUEST: bid the lowest bid offered with a strong hand, else pass (0); a hand
+    just short of strong bids on a coin toss (from the seat's seeded generator).
 
     When 0 is not offered (the "fixed_landlord" mode: you are the landlord), the
     lowest bid offered is the only safe answer anyway.
     """
     offered = request["available_bids"]
     positive = [bid for bid in offered if bid > 0]
-    hand = request.get("hand") or []
-    if positive and strength(hand) >= 6:
+    score = strength(request.get("hand") or [])
+    bold = score >= 6 or (score == 5 and seat_of(request).rng.random() < 0.5)
+    if positive and bold:
         bid = min(positive)
     elif 0 in offered:
         bid = 0
@@ -93,12 +141,21 @@ def decide_bid(request: dict[str, Any]) -> dict[str, Any]:
 
 
 def decide_double(request: dict[str, Any]) -> dict[str, Any]:
-    """DOUBLE_REQUEST: double (or redouble) only with a strong hand."""
-    return {"type": "DOUBLE_RESPONSE", "double": strength(request["hand"]) >= 8}
+    """DOUBLE_REQUEST: double (or redouble) only with a strong hand, a stronger one
+    when the rules make a farmer's double count for both farmers."""
+    alone = seat_of(request).rules.get("per_defender_doubling", True)
+    return {"type": "DOUBLE_RESPONSE", "double": strength(request["hand"]) >= (8 if alone else 9)}
 
 
 def decide_play(request: dict[str, Any]) -> dict[str, Any]:
-    """PLAY_REQUEST: lead the lowest rank, or beat a single/pair/triple, or pass."""
+    """PLAY_REQUEST: lead the lowest rank, or beat a single/pair/triple, or pass.
+
+    It plays singles, pairs, triples, bombs and the rocket only: legal under every rule
+    variant. A move generator that makes airplanes with wings or fours with two reads
+    `seat_of(request).rules` ("loose_wings", "four_with_pair"; docs/rules.md, Variants),
+    or lets the arena list the moves (`options.legal_moves = true` in the config puts
+    them in `request["legal_moves"]`).
+    """
     groups = groups_by_rank(request["hand"])
     if request["is_free_play"]:
         return lead(groups)
@@ -147,7 +204,11 @@ def handle(message: dict[str, Any]) -> dict[str, Any] | None:
     decide = DECIDERS.get(kind)
     if decide is None:
         # DEAL, BOTTOM_CARDS, REPLY_REJECTED, ROUND_RESULT, MATCH_END: nothing to answer.
-        if kind == "REPLY_REJECTED":
+        if kind == "DEAL":
+            on_deal(message)
+        elif kind == "MATCH_END":
+            on_match_end(message)
+        elif kind == "REPLY_REJECTED":
             log("rejected:", message["reason"], "-", message["detail"])
         return None
     reply = decide(message)

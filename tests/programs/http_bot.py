@@ -20,7 +20,7 @@ redirect   answers 307 to another path (an agent must not follow it)
 Other switches: ``--tls CERT KEY`` serves HTTPS; ``--log FILE`` appends one JSON line per
 message received (its type, match, table, round, request_id, whether it carried the
 expected token, a REPLY_REJECTED's reason and detail, and the headers User-Agent,
-Content-Type and X-Team);
+Content-Type and X-Team); ``--record FILE`` appends every message received, whole;
 ``--notify-body`` answers notifications with 200 and a body that is not JSON (an agent
 must ignore it); ``--illegal-first-play`` answers the first PLAY_REQUEST with a card not
 in the hand; ``--fail-with TEXT`` answers the first request (the first ``--failures N``,
@@ -164,6 +164,9 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
     def record(self, message: dict[str, Any], authorized: bool) -> None:
+        if self.options.record:
+            with lock, open(self.options.record, "a", encoding="utf-8") as whole:
+                whole.write(json.dumps(message, ensure_ascii=False) + "\n")
         if not self.options.log:
             return
         keys = ("type", "match_id", "table_id", "round_no", "request_id", "reason", "detail")
@@ -199,6 +202,7 @@ def main() -> None:
         ],
     )
     parser.add_argument("--log")
+    parser.add_argument("--record")
     parser.add_argument("--crash-after", type=int, default=3)
     parser.add_argument("--late-s", type=float, default=2.0)
     parser.add_argument("--notify-body", action="store_true")
