@@ -202,6 +202,11 @@ class Table:
         self.round: Round | None = None
         self.round_no = 0
         self._seq = 0
+        self._made_meanwhile: list[Event] | None = None
+        """While a task hands an event out to the sinks (a list, else None): the events
+        other tasks made meanwhile (a sink awaited), which that task hands out after its
+        own, so every sink gets them in ``seq`` order (gifts are told from their intake's
+        task)."""
         self._request_seq = 0
         self._last_action_at = float("-inf")
         self._setup_dump: tuple[Rules, TableSettings, dict[str, Any], dict[str, Any]] | None = None
@@ -1044,9 +1049,10 @@ class Table:
     async def emit(
         self, kind: EventType, seat: int | None = None, data: dict[str, Any] | None = None
     ) -> None:
-        """Send a public event to the recorder and every sink. A sink that raises is
-        counted under the sinks' health policy (:mod:`arena.sinks.health`) and gets the
-        next events all the same, through a guard that counts its recovery."""
+        """Send a public event to the recorder and every sink, in ``seq`` order whichever
+        task emits it. A sink that raises is counted under the sinks' health policy
+        (:mod:`arena.sinks.health`) and gets the next events all the same, through a guard
+        that counts its recovery."""
         self._seq += 1
         event = _new_event(  # Event(...) without its Python-level __new__: ~120 a round
             Event,
@@ -1062,11 +1068,23 @@ class Table:
         )
         if self.recorder is not None:
             self.recorder.event(event)
-        for sink in self.sinks:
-            try:
-                await sink.emit(event)
-            except Exception as exc:
-                self.sinks = guard_after_failure(self.sinks, sink, exc)
+        meanwhile = self._made_meanwhile
+        if meanwhile is not None:
+            meanwhile.append(event)  # the task handing out an earlier one hands it out next
+            return
+        self._made_meanwhile = meanwhile = []
+        try:
+            while True:
+                for sink in self.sinks:
+                    try:
+                        await sink.emit(event)
+                    except Exception as exc:
+                        self.sinks = guard_after_failure(self.sinks, sink, exc)
+                if not meanwhile:
+                    break
+                event = meanwhile.pop(0)
+        finally:
+            self._made_meanwhile = None  # cancelled mid-way, the rest is the recorder's only
 
     def _record_message(
         self,
