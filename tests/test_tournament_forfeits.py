@@ -12,10 +12,16 @@ from typing import Any
 import pytest
 from agents_for_tests import FaultyAgent
 
-from arena.agents import Agent, GreedyAgent, HeuristicAgent
+from arena.agents import Agent, GreedyAgent, HeuristicAgent, RandomAgent
 from arena.engine import Rules
 from arena.table import RoundRecord, Table, play_match
-from tournaments.forfeits import StandinRounds, forfeit_reason, scored_round, stored_standin_rounds
+from tournaments.forfeits import (
+    StandinRounds,
+    forfeit_reason,
+    scored_round,
+    stake,
+    stored_standin_rounds,
+)
 from tournaments.formats import Format, MatchLength
 from tournaments.leaderboard import Leaderboard
 from tournaments.ratings import TournamentRatings
@@ -60,9 +66,15 @@ def test_a_crashing_agent_forfeits_every_round_and_the_others_keep_their_results
         scored = scored_round(record, FORFEIT)
         assert scored.forfeits[FLO] in ("standin", "fallback")
         assert scored.forfeited == (FLO,)
-        # the loss at the round's stakes: its own exponent (per-farmer doubling)
-        stake = result.call_score * 2 ** result.exponents[FLO]
-        assert scored.scores[FLO] == -stake == -abs(result.scores[FLO])
+        # the loss at the round's stakes: what the landlord's side plays for, both
+        # farmers' stakes at their own exponents (per-farmer doubling), whatever the
+        # seat: the most any seat could lose, so no other seat at the table scored less
+        farmers = [seat for seat in range(3) if seat != result.landlord]
+        stakes = sum(result.call_score * 2 ** result.exponents[f] for f in farmers)
+        assert scored.scores[FLO] == -stakes
+        assert scored.scores[FLO] <= min(result.scores)
+        if result.landlord != FLO:  # a farmer forfeits more than its own stake
+            assert -stakes < -abs(result.scores[FLO])
         won_anyway += result.scores[FLO] > 0
         for seat in (0, 2):  # the others keep their results, and their round wins
             assert scored.scores[seat] == result.scores[seat]
@@ -86,15 +98,36 @@ def test_a_forfeiting_landlord_loses_both_farmers_stakes(competition: list[Round
     assert landlord not in scored.winners
 
 
-def test_casual_scoring_forfeits_m_for_a_farmer_and_2m_for_the_landlord(
+def test_casual_scoring_forfeits_2m_whichever_side_the_seat_sat_on(
     casual: list[RoundRecord],
 ) -> None:
     for record in casual:
         result = record.result
         stake = result.call_score * 2**result.common_exponent  # M: no doubling in casual
-        assert scored_round(record, FORFEIT).scores[FLO] == (
-            -2 * stake if result.landlord == FLO else -stake
-        )
+        assert result.landlord != FLO  # it never bids: a farmer, forfeiting 2M all the same
+        assert scored_round(record, FORFEIT).scores[FLO] == -2 * stake
+        landlord = result.landlord
+        forfeited = with_figures(record, landlord, legal_first_try=1, standin_decisions=9)
+        assert scored_round(forfeited, FORFEIT).scores[landlord] == -2 * stake
+
+
+def test_an_agent_that_never_plays_ranks_below_every_agent_that_does() -> None:
+    """The acceptance review's tournament: an agent that crashes on every message never
+    bids (its fallback), so it only ever forfeits as a farmer; at a farmer's own stake it
+    ranked above a random agent that played. At the round's stakes it cannot."""
+    rounds: list[RoundRecord] = []
+    for seed in range(4):
+        agents: list[Agent] = [
+            RandomAgent("Rand", seed=seed),
+            FaultyAgent("Flo"),
+            GreedyAgent("Ann"),
+        ]
+        rounds += asyncio.run(
+            play_match(Table(agents, table_id=f"s{seed}t1"), rounds=8, seed=seed)
+        ).rounds
+    assert all(record.result.landlord != FLO for record in rounds)  # never landlord
+    standings = Leaderboard.from_rounds(rounds, standin_rounds=FORFEIT).standings()
+    assert standings[-1].name == "Flo"
 
 
 def test_what_made_most_of_a_seats_decisions_is_the_forfeits_reason(
@@ -137,7 +170,7 @@ def test_the_leaderboard_counts_forfeits_per_agent_in_every_figure(
     assert flo["forfeits"] == len(competition) == counted["rounds"]
     assert flo["forfeits_standin"] == reasons.count("standin") > 0
     assert flo["forfeits_fallback"] == reasons.count("fallback") > 0
-    assert flo["points"] == -sum(abs(r.result.scores[FLO]) for r in competition)
+    assert flo["points"] == -sum(stake(r.result) for r in competition)
     assert flo["round_wins"] == flo["farmer_wins"] == flo["landlord_wins"] == 0
     assert counted["round_wins"] > 0
     assert counted["forfeits"] == 0
@@ -183,7 +216,7 @@ def test_a_duplicate_deal_compares_the_forfeit_scores(competition: list[RoundRec
         assert agents[name]["deal_points"] == sum(
             scored_round(r, FORFEIT).scores[seat] for r in deal
         )
-    assert agents["Flo"]["deal_points"] == -sum(abs(r.result.scores[FLO]) for r in deal)
+    assert agents["Flo"]["deal_points"] == -sum(stake(r.result) for r in deal)
     counted = Leaderboard.from_rounds(deal, seatings=3, standin_rounds=COUNT).to_dict()
     flo_counted = {a["name"]: a for a in counted["agents"]}["Flo"]
     assert flo_counted["deal_points"] > agents["Flo"]["deal_points"]  # a win taken away

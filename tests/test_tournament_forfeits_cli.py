@@ -78,6 +78,14 @@ def table_scores(db: Path, player: str) -> list[int]:
     return [int(json.loads(result)["scores"][player]) for (result,) in rows]
 
 
+def round_stakes(db: Path) -> list[int]:
+    """What each stored round was played for: the landlord's score, won or lost (it
+    pays or takes both farmers' stakes)."""
+    with sqlite3.connect(db) as connection:
+        rows = connection.execute("SELECT result FROM rounds ORDER BY round_no").fetchall()
+    return [max(abs(int(s)) for s in json.loads(result)["scores"].values()) for (result,) in rows]
+
+
 async def test_an_agent_crashing_on_every_message_forfeits_every_round(
     tmp_path: Path, mosquitto: Mosquitto
 ) -> None:
@@ -93,7 +101,9 @@ async def test_an_agent_crashing_on_every_message_forfeits_every_round(
     assert crash["forfeits"] == crash["rounds"] == 10
     assert crash["forfeits_standin"] + crash["forfeits_fallback"] == 10
     assert crash["round_wins"] == 0
-    assert crash["points"] == -sum(abs(score) for score in raw)  # a loss at each round's stakes
+    # a loss at each round's stakes: what the landlord played for, the largest loss
+    assert crash["points"] == -sum(round_stakes(db))
+    assert crash["points"] < -sum(abs(score) for score in raw)  # more than a farmer's own
     for name in ("Ann", "Bob"):  # the others keep what the table gave them
         assert agents[name]["points"] == sum(table_scores(db, name))
         assert agents[name]["forfeits"] == 0

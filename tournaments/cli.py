@@ -686,7 +686,8 @@ def _read(args: argparse.Namespace) -> int:
             if not problems:
                 print(
                     "results: every round's stored scores follow from its stored settlement "
-                    f"(every move and deal: arena tournament verify {row.id})"
+                    "(every move and deal, and the decision figures that make forfeits: "
+                    f"arena tournament verify {row.id})"
                 )
         elif showing or args.json:
             print(json.dumps(document, ensure_ascii=False, indent=2 if showing else None))

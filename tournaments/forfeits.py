@@ -21,13 +21,15 @@ the stand-in's. A record without figures (one built by hand) falls back to its
 ``standins``: a seat a stand-in held at the round's end forfeited it.
 
 A forfeit scores a loss **at the round's stakes**, or the seat's own result if that
-is worse (it is the same when the seat's side lost anyway): a farmer's stake is
-``call × 2^exponent``, its own exponent (competition scoring doubles per farmer); the
-landlord's is both farmers' stakes together, what it would have paid had it lost.
-Casual scoring has no doubling: ``M = call × 2^(bombs + rockets + spring)`` a farmer,
-``2M`` the landlord. A forfeit is never a round win. The other seats keep their
-results: the round's points no longer sum to zero. ``standin_rounds = "count"``
-credits every round as the table scored it (casual play).
+is worse: the round's stakes are what the landlord's side plays for, both farmers'
+``call × 2^exponent`` together (each farmer's own exponent: competition scoring doubles
+per farmer), the most any seat can lose in the round. So a forfeiting seat never scores
+above another seat at its table in that round, whichever side it sat on: an agent that
+never bids (its fallback) and forfeits only as a farmer would otherwise lose half of
+what a landlord risks, and could outrank agents that play. Casual scoring has no
+doubling: ``2M`` with ``M = call × 2^(bombs + rockets + spring)``. A forfeit is never a
+round win. The other seats keep their results: the round's points no longer sum to
+zero. ``standin_rounds = "count"`` credits every round as the table scored it (casual play).
 """
 
 from __future__ import annotations
@@ -79,13 +81,13 @@ def forfeit_reason(record: RoundRecord, seat: int) -> ForfeitReason | None:
     return "standin" if standin >= fell_back else "fallback"
 
 
-def stake(result: Settlement, seat: int) -> int:
-    """What the seat stands to lose in this round (see the module): a farmer its own
-    ``call × 2^exponent``, the landlord the sum of both farmers'."""
+def stake(result: Settlement) -> int:
+    """What the round is played for (see the module): both farmers' ``call ×
+    2^exponent`` together, what the landlord pays when it loses, the most any seat can."""
     call, exponents = result.call_score, result.exponents
-    if seat != result.landlord:
-        return int(call * 2 ** exponents[seat])
-    return sum(int(call * 2 ** exponents[farmer]) for farmer in range(3) if farmer != seat)
+    return sum(
+        int(call * 2 ** exponents[farmer]) for farmer in range(3) if farmer != result.landlord
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,8 +117,9 @@ def scored_round(record: RoundRecord, rule: StandinRounds) -> ScoredRound:
     forfeits = (forfeit_reason(record, 0), forfeit_reason(record, 1), forfeit_reason(record, 2))
     if forfeits == _NONE:
         return ScoredRound(result.scores, result.winners, _NONE)
+    lost = -stake(result)
     scores = [
-        result.scores[seat] if reason is None else min(result.scores[seat], -stake(result, seat))
+        result.scores[seat] if reason is None else min(result.scores[seat], lost)
         for seat, reason in enumerate(forfeits)
     ]
     winners = tuple(seat for seat in result.winners if forfeits[seat] is None)
