@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import re
 import socket
 import time
@@ -24,6 +25,7 @@ from test_spectator_feed import hidden_cards_in
 
 from arena.config import ArenaConfig, SeatConfig, ServerSettings, parse_config
 from arena.errors import ConfigError
+from arena.logs import EVENT_ATTRIBUTE
 from arena.runner import build_tables, play_tables
 from arena.server.flags import TOKEN_ENV
 from arena.server.serving import Serving
@@ -217,6 +219,20 @@ def test_a_server_without_a_token_on_loopback_makes_one_for_its_run(
     monkeypatch.setenv(TOKEN_ENV, f"  {TOKEN} ")
     chosen = ArenaServer(ServerSettings(), mode="play", host="0.0.0.0")
     assert (chosen.token, chosen.token_made) == (TOKEN, False)
+
+
+def test_a_token_of_spaces_only_is_said_and_a_token_made_for_the_run(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``ARENA_SERVER_TOKEN="   "`` is a mistake (a variable expanded to nothing, say):
+    it is no token, the run makes one, and a warning says why."""
+    caplog.set_level(logging.WARNING, logger="arena.server.tokens")
+    monkeypatch.setenv(TOKEN_ENV, "   ")
+    made = ArenaServer(ServerSettings(port=0), mode="serve")
+    assert made.token_made
+    [said] = [getattr(r, EVENT_ATTRIBUTE) for r in caplog.records]
+    assert said["event"] == "server_token_blank"
+    assert TOKEN_ENV in said["detail"]
 
 
 @pytest.mark.parametrize(

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Final
 
 from arena.errors import ConfigError
+from arena.logs import get_logger
 from arena.server.flags import TOKEN_ENV
 
 __all__ = [
@@ -35,6 +36,8 @@ __all__ = [
     "run_token",
     "write_private_link",
 ]
+
+log = get_logger(__name__)
 
 _TOKEN_BYTES: Final = 32
 """Random bytes in a token made for a run (43 URL-safe characters)."""
@@ -67,7 +70,13 @@ def run_token(host: str, *, loopback: bool, given: str | None = None) -> RunToke
     would listen on the network, and a token made for the run is not made there (a
     bridge elsewhere could not know it; the streamer decides who holds it)."""
     if given is None:
-        given = os.environ.get(TOKEN_ENV, "").strip()
+        given = os.environ.get(TOKEN_ENV, "")
+        if given and not given.strip():  # set to spaces: a mistake, said, not a token
+            log.warning(
+                "server_token_blank",
+                detail=f"{TOKEN_ENV} is set but holds only spaces: it is no token",
+            )
+        given = given.strip()
         if not given and loopback:
             return RunToken(new_run_token(), made_for_run=True)
     if given:
