@@ -224,9 +224,10 @@ async def test_a_provider_that_never_answers_holds_no_decision_past_its_deadline
     assert summary.rounds[0].standins == (0,)
 
 
-def test_the_threshold_is_a_whole_number_of_at_least_one() -> None:
+def test_the_threshold_is_a_whole_number_from_one_to_a_thousand() -> None:
     with FakeOpenAI(api_key=KEY) as server:
-        for wrong in (0, -1, 2.5, "3", True):
+        for wrong in (0, -1, 2.5, "3", True, 1001, 2**64):  # past 1,000: "never", a typo
             with pytest.raises(ConfigError, match=r"options\.bench_after_failed_decisions"):
                 model_seat("openai", server, bench_after_failed_decisions=wrong)
         assert model_seat("openai", server, bench_after_failed_decisions=1)
+        assert model_seat("openai", server, bench_after_failed_decisions=1000)

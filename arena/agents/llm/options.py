@@ -18,6 +18,7 @@ from arena.agents.llm.providers import ApiKind, Preset, Structured, preset
 from arena.agents.reports import Usage
 from arena.errors import ConfigError
 from arena.secrets import register_secret, variable_name
+from protocol import MAX_JSON_INT
 
 __all__ = [
     "STANDIN",
@@ -60,13 +61,13 @@ def check_number(value: object, option: str, low: float, high: float) -> float |
     return float(value)
 
 
-def check_count(value: object, option: str, least: int = 1) -> int | None:
-    """A whole number of at least ``least``, or None when not given."""
+def check_count(value: object, option: str, least: int = 1, most: int = MAX_JSON_INT) -> int | None:
+    """A whole number from ``least`` to ``most``, or None when not given."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+    if isinstance(value, bool) or not isinstance(value, int) or not least <= value <= most:
         raise ConfigError(
-            f"options.{option} must be a whole number of at least {least}, not {value!r}"
+            f"options.{option} must be a whole number from {least} to {most}, not {value!r}"
         )
     return value
 

@@ -252,7 +252,9 @@ class ModelSeat(BaseAgent):
         self.budget: Budget | None = parse_budget(budget, self.prices, model)
         self.concurrency = check_count(concurrency, "concurrency") or self.provider.concurrency
         self.bench_after_failed_decisions: int = (
-            check_count(bench_after_failed_decisions, "bench_after_failed_decisions")
+            check_count(  # past a thousand it would mean "never": a typo
+                bench_after_failed_decisions, "bench_after_failed_decisions", most=1000
+            )
             or DEFAULT_BENCH_AFTER
         )
         """Decisions in a row the provider fails (to their deadlines) before the seat
