@@ -156,7 +156,9 @@ def verify_arena_webhook(
         raise SignatureError("X-Arena-Signature must read t=<unix seconds>,v1=<hex digest>")
     signed_at = _whole(parts["t"], 15)
     if signed_at is None:
-        raise SignatureError("X-Arena-Signature: t is not a whole number of seconds")
+        raise SignatureError(
+            "X-Arena-Signature: t must be the Unix time in whole seconds (at most 15 digits)"
+        )
     _within(signed_at, now, TOLERANCE_S, "the signature's time")
     expected = _hmac_hex(secret, parts["t"].encode() + b"." + body)
     if not _same(expected, parts["v1"]):
