@@ -62,18 +62,21 @@ _WIRE_NAMES: Final[dict[type[Message], str]] = {
 
 
 class CallTiming:
-    """Whether an agent call awaited, and the longest it held the event loop at once."""
+    """Whether an agent call awaited, and the longest it held the event loop at once
+    (from ``longest_started``: a garbage collection then may be what held it)."""
 
-    __slots__ = ("awaited", "longest_step")
+    __slots__ = ("awaited", "longest_started", "longest_step")
 
     def __init__(self) -> None:
         self.longest_step = 0.0
+        self.longest_started = 0.0
         self.awaited = False
 
-    def step(self, seconds: float) -> None:
+    def step(self, started: float, ended: float) -> None:
         """Note one synchronous step of the agent's code."""
-        if seconds > self.longest_step:
-            self.longest_step = seconds
+        if ended - started > self.longest_step:
+            self.longest_step = ended - started
+            self.longest_started = started
 
 
 async def run_call(
@@ -96,7 +99,7 @@ async def run_call(
         call = _as_coroutine(call)
     assert isinstance(call, Coroutine)
     now = clock.now
-    start = now()
+    start = timing.longest_started = now()
     try:
         pending = call.send(None)
     except StopIteration as done:
@@ -131,11 +134,11 @@ async def resume_call(
     The rest runs under what is left of the deadline, each step timed; ``log_context``
     is bound meanwhile.
     """
-    first = clock.now() - started
-    timing.step(first)
+    now = clock.now()
+    timing.step(started, now)
     timing.awaited = True
     with bound_contextvars(**log_context) if log_context else nullcontext():
-        async with asyncio.timeout(max(timeout_s - first, 0.0)):
+        async with asyncio.timeout(max(timeout_s - (now - started), 0.0)):
             return await _Resumed(call, pending, clock, timing)
 
 
@@ -175,7 +178,7 @@ class _Resumed:
             except StopIteration as done:
                 return done.value
             finally:
-                timing.step(now() - start)
+                timing.step(start, now())
 
 
 def as_reply(reply: object, expected: type[R]) -> R:
