@@ -20,13 +20,14 @@ import time
 from typing import Any
 
 import pytest
+import structlog
 from agents_for_tests import FakeAgent, make_deal
 
 from arena.agents import GreedyAgent, HeuristicAgent
 from arena.agents.reading import legal_for, play_reply
 from arena.engine import Rules
 from arena.gc_policy import PAUSES
-from arena.logs import EVENT_ATTRIBUTE
+from arena.logs import EVENT_ATTRIBUTE, get_logger
 from arena.sinks.base import CollectingSink
 from arena.table import Table, TableSettings, play_match
 from arena.table.clock import ManualClock
@@ -342,6 +343,27 @@ async def test_an_agent_that_holds_the_event_loop_is_named(
         assert (warnings[0]["agent"], warnings[0]["seat"]) == ("A", 0)
         assert warnings[0]["held_s"] == pytest.approx(held)
     assert agent.rejections == []  # within its 30 s deadline: the reply counts
+
+
+async def test_what_an_agent_that_awaits_logs_names_its_seat_and_nothing_stays_bound(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    agent_log = get_logger("tests.agent")
+
+    async def logs(request: PlayRequest) -> PlayResponse:
+        await asyncio.sleep(0)
+        agent_log.warning("agent_said")
+        return lowest_single(request)
+
+    # the first call binds once it awaits, the second before it starts (seen to await)
+    table, _, _, _ = table_of(Returning("A", logs, logs))
+    caplog.set_level(logging.WARNING)
+    with structlog.contextvars.bound_contextvars(agent="outer"):
+        await lead_round(table)
+        assert structlog.contextvars.get_contextvars() == {"agent": "outer"}
+    events = [getattr(r, EVENT_ATTRIBUTE, {}) for r in caplog.records]
+    said = [(e["seat"], e["agent"]) for e in events if e.get("event") == "agent_said"]
+    assert said == [(0, "A"), (0, "A")]
 
 
 class SlowCollections:

@@ -57,6 +57,7 @@ from arena.gc_policy import PAUSES
 from arena.logs import get_logger
 from arena.table.calls import (
     CallTiming,
+    LogContext,
     R,
     as_reply,
     check_addressed,
@@ -757,7 +758,7 @@ class Table:
                     log_context=context,
                 )
             elif state.waits:
-                with structlog.contextvars.bound_contextvars(**context):
+                with LogContext(context):
                     result = await run_call(call, timeout_s=timeout, clock=clock, timing=timing)
             else:
                 result = await run_call(
