@@ -65,7 +65,8 @@ class GcPolicy:
     the last one, within the pause budget."""
     pause_share: float = 0.02
     """The budget: full collections on growth take at most this share of the time. At
-    10,000 tables the first comes about a minute into play, the next a minute after."""
+    10,000 tables the first comes about 50 s into play; after its pause of some
+    seconds, the next could come only minutes later."""
     growth_limit: float = 2.0
     """At this growth (the heap tripled) a full collection runs whatever the budget."""
     check_every_s: float = 1.0
