@@ -6,7 +6,6 @@ import argparse
 import asyncio
 import contextlib
 import difflib
-import gc
 import json
 import os
 import signal
@@ -529,6 +528,7 @@ async def _play_once(
     server: ArenaServer | None,
 ) -> None:
     """One match at every table: the sinks, feeds and gifts of the flags, then played."""
+    from arena.gc_policy import collecting_while_playing
     from arena.runner import build_tables, flush_sinks, open_tables, play_tables
     from arena.sinks.console import FAULT_HINT, LiveConsoleSink, PlainConsoleSink
     from arena.sinks.health import GuardedSink, SinkHealthBoard
@@ -553,6 +553,7 @@ async def _play_once(
     gifts: GiftRun | None = None
     tables: list[Table] = []
     feed = _spectator_feed(config, mqtt, args.log_format, server)
+    collecting = contextlib.AsyncExitStack()
     try:
         try:  # every agent is built, or its seat named, before the match is announced
             tables = build_tables(config, seed=seed, sinks=sinks, replay=replay, spectator=feed)
@@ -561,10 +562,10 @@ async def _play_once(
         if server is not None:
             server.attach(tables)  # a pause holds every table between two rounds
         await open_tables(tables)  # programs started, or the seat named
-        # What is here now (modules, config, agents) lives as long as the match: full
-        # garbage collections need not walk it every time (0.1 M instructions a round).
-        # Unfrozen after, so that a caller's process (tests) is left as it was.
-        gc.freeze()
+        # What is here now (modules, config, agents) lives as long as the match: frozen
+        # out of garbage collection, which runs on the heap's growth only while tables
+        # play (arena.gc_policy); put back after, as a caller's process (tests) had it.
+        await collecting.enter_async_context(collecting_while_playing())
         if broker is not None:
             await broker.start()
         if mqtt is not None:
@@ -581,7 +582,7 @@ async def _play_once(
         )
         await play_tables(tables, rounds=config.match.rounds, seed=seed)
     finally:
-        gc.unfreeze()
+        await collecting.aclose()
         if server is not None:
             server.parts.gifts = None  # until the next match: the webhook says why
             if gifts is not None:

@@ -87,7 +87,7 @@ class MatchSettings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True, allow_inf_nan=False)
 
     rounds: int = Field(default=3, ge=1, le=100_000)
-    tables: int = Field(default=1, ge=1, le=1000)
+    tables: int = Field(default=1, ge=1, le=10_000)
     seed: int | None = Field(default=None, ge=0, le=2**53 - 1)
     """None: a fresh random seed each run (printed, so a good match can be replayed).
     At most 2**53 - 1, so that it survives a replay's JSON in any language."""

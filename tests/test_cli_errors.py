@@ -42,7 +42,7 @@ def one_error_line(capsys: pytest.CaptureFixture[str]) -> str:
         ),
         pytest.param(["--rounds", "0"], ["--rounds", "greater than or equal to 1"], id="rounds"),
         pytest.param(["--tables", "-1"], ["--tables", "greater than or equal to 1"], id="tables"),
-        pytest.param(["--tables", "5000"], ["--tables", "less than or equal to 1000"], id="many"),
+        pytest.param(["--tables", "10001"], ["--tables", "less than or equal to 10000"], id="many"),
         pytest.param(["--pace", "-1"], ["--pace", "greater than or equal to 0"], id="pace"),
         pytest.param(["--pace", "nan"], ["--pace", "finite"], id="pace-nan"),
         pytest.param(["--seed", "abc"], ["--seed", "'abc'"], id="seed"),

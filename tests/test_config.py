@@ -241,6 +241,14 @@ def test_a_human_seat_plays_at_one_table_only(tmp_path: Path) -> None:
     )
 
 
+def test_ten_thousand_tables_may_play_in_one_process_and_no_more(tmp_path: Path) -> None:
+    """Issue 25: 10,000 tables of agents that await fit one process's event loop."""
+    assert load_config(write(tmp_path, "[match]\ntables = 10000\n")).match.tables == 10_000
+    assert error_of(write(tmp_path, "[match]\ntables = 10001\n")) == (
+        f"{tmp_path / 'arena.toml'}: match.tables: Input should be less than or equal to 10000"
+    )
+
+
 @pytest.mark.parametrize("seed", [-1, 2**53])
 def test_a_seed_must_survive_json_in_any_language(tmp_path: Path, seed: int) -> None:
     assert f"{tmp_path / 'arena.toml'}: match.seed: " in error_of(

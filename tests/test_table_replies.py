@@ -13,6 +13,7 @@ test depends on milliseconds of wall clock.
 from __future__ import annotations
 
 import asyncio
+import gc
 import inspect
 import logging
 import time
@@ -20,12 +21,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import structlog
 from agents_for_tests import FakeAgent, make_deal
 
 from arena.agents import GreedyAgent, HeuristicAgent
 from arena.agents.reading import legal_for, play_reply
 from arena.engine import Rules
-from arena.logs import EVENT_ATTRIBUTE
+from arena.gc_policy import PAUSES
+from arena.logs import EVENT_ATTRIBUTE, get_logger
 from arena.replay import ReplayWriter, load_replay, verify_round
 from arena.sinks.base import CollectingSink
 from arena.table import Table, TableSettings, play_match
@@ -342,6 +345,108 @@ async def test_an_agent_that_holds_the_event_loop_is_named(
         assert (warnings[0]["agent"], warnings[0]["seat"]) == ("A", 0)
         assert warnings[0]["held_s"] == pytest.approx(held)
     assert agent.rejections == []  # within its 30 s deadline: the reply counts
+
+
+async def test_what_an_agent_that_awaits_logs_names_its_seat_and_nothing_stays_bound(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    agent_log = get_logger("tests.agent")
+
+    async def logs(request: PlayRequest) -> PlayResponse:
+        await asyncio.sleep(0)
+        agent_log.warning("agent_said")
+        return lowest_single(request)
+
+    # the first call binds once it awaits, the second before it starts (seen to await)
+    table, _, _, _ = table_of(Returning("A", logs, logs))
+    caplog.set_level(logging.WARNING)
+    with structlog.contextvars.bound_contextvars(agent="outer"):
+        await lead_round(table)
+        assert structlog.contextvars.get_contextvars() == {"agent": "outer"}
+    events = [getattr(r, EVENT_ATTRIBUTE, {}) for r in caplog.records]
+    said = [(e["seat"], e["agent"]) for e in events if e.get("event") == "agent_said"]
+    assert said == [(0, "A"), (0, "A")]
+
+
+class SlowCollections:
+    """Every garbage collection takes ``seconds`` of a manual clock, the collector's
+    pauses being timed on that clock too: as a full collection of a heap of thousands of
+    tables takes a second. Only the agents' own ``gc.collect()`` runs meanwhile (the
+    automatic collections are off), so the clock moves where the test says."""
+
+    def __init__(self, clock: ManualClock, seconds: float) -> None:
+        self.clock = clock
+        self.seconds = seconds
+
+    def __call__(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self.clock.advance(self.seconds)
+
+    def __enter__(self) -> SlowCollections:
+        PAUSES.install()  # first: it times the collection this callback makes slow
+        self._now, PAUSES.now = PAUSES.now, self.clock.now
+        self._recent = list(PAUSES.recent)  # pauses on the real clock, put back after
+        PAUSES.recent.clear()
+        self._enabled = gc.isenabled()
+        gc.disable()
+        gc.callbacks.append(self)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        gc.callbacks.remove(self)
+        if self._enabled:
+            gc.enable()
+        PAUSES.now = self._now
+        PAUSES.recent.clear()
+        PAUSES.recent.extend(self._recent)
+
+
+def gc_pause_warnings(caplog: pytest.LogCaptureFixture) -> list[dict[str, Any]]:
+    events = [getattr(r, EVENT_ATTRIBUTE, {}) for r in caplog.records]
+    return [e for e in events if e.get("event") == "gc_paused_event_loop"]
+
+
+@pytest.mark.parametrize("awaits", [True, False], ids=["awaiting agent", "scripted agent"])
+async def test_a_garbage_collection_in_an_agents_step_is_named_not_the_agent(
+    awaits: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 25: at 10,000 tables, agents that only await were blamed for collections."""
+
+    async def collected_while_answering(request: PlayRequest) -> PlayResponse:
+        if awaits:
+            await asyncio.sleep(0)
+        gc.collect()  # as an allocation of the agent's sets one off
+        return lowest_single(request)
+
+    table, _, _, clock = table_of(Returning("A", collected_while_answering))
+    caplog.set_level(logging.WARNING)
+    with SlowCollections(clock, 0.6):
+        await lead_round(table)
+
+    assert blocked_warnings(caplog) == []
+    [paused] = gc_pause_warnings(caplog)
+    assert (paused["seat"], paused["agent"], paused["gc_paused_ms"]) == (0, "A", 600)
+    assert "garbage collection paused the loop 600 ms" in paused["hint"]
+
+
+async def test_an_agent_that_blocks_is_named_even_when_a_collection_ran_too(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    async def blocks_and_collects(request: PlayRequest) -> PlayResponse:
+        await asyncio.sleep(0)
+        gc.collect()
+        clock.advance(0.6)  # and blocks on its own: more than the threshold
+        return lowest_single(request)
+
+    table, _, _, clock = table_of(Returning("A", blocks_and_collects))
+    caplog.set_level(logging.WARNING)
+    with SlowCollections(clock, 0.3):
+        await lead_round(table)
+
+    [blocked] = blocked_warnings(caplog)
+    assert blocked["held_s"] == pytest.approx(0.9)
+    assert blocked["gc_paused_ms"] == 300
+    assert gc_pause_warnings(caplog) == []
 
 
 async def test_the_stall_threshold_is_a_setting(caplog: pytest.LogCaptureFixture) -> None:

@@ -83,6 +83,43 @@ def test_the_same_rounds_in_the_same_order_give_the_same_numbers() -> None:
     assert {n: r.rounds for n, r in reordered.items()} == {"A": 5, "B": 5, "C": 5}
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from("ABCD"), st.booleans()), min_size=1, max_size=30))
+def test_every_round_is_rated_as_openskills_ranked_update_bit_for_bit(
+    rounds: list[tuple[str, bool]],
+) -> None:
+    """Issue 25: rating a round without ranks (openskill's rank sorting left reference
+    cycles) changes no number, so stored tournaments rate as they always did."""
+    ratings = Ratings()
+    params = ratings.params
+    model = PlackettLuce(
+        mu=params["mu"], sigma=params["sigma"], beta=params["beta"], tau=params["tau"]
+    )
+    for landlord, won in rounds:
+        farmers = tuple(n for n in "ABCD" if n != landlord)[:2]
+        names = (landlord, *farmers)
+        before = [ratings.rating(n) for n in names]
+        seat = ratings.landlord_seat
+        teams = [
+            [model.rating(before[0].mu, before[0].sigma), model.rating(seat.mu, seat.sigma)],
+            [model.rating(r.mu, r.sigma) for r in before[1:]],
+        ]
+        (landlord_after, seat_after), farmers_after = model.rate(
+            teams, ranks=[1.0, 2.0] if won else [2.0, 1.0]
+        )
+        ratings.rate(landlord, (farmers[0], farmers[1]), landlord_won=won)
+        expected = [landlord_after, *farmers_after]
+        for name, rating in zip(names, expected, strict=True):
+            assert (ratings.rating(name).mu, ratings.rating(name).sigma) == (
+                rating.mu,
+                rating.sigma,
+            )
+        assert (ratings.landlord_seat.mu, ratings.landlord_seat.sigma) == (
+            seat_after.mu,
+            seat_after.sigma,
+        )
+
+
 def test_a_round_needs_three_distinct_agents() -> None:
     with pytest.raises(ValueError, match="distinct"):
         Ratings().rate("A", ("A", "B"), landlord_won=True)

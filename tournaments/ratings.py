@@ -154,12 +154,20 @@ class Ratings:
             ],
             [PlackettLuceRating(r.mu, r.sigma) for r in before[1:]],
         ]
-        ranks: list[float] = [1.0, 2.0] if landlord_won else [2.0, 1.0]
-        (new_landlord, new_seat), new_farmers = self._model.rate(teams, ranks=ranks)
+        # The winners first and no ranks: the same numbers, bit for bit, as ranks=[1, 2]
+        # (tested), without openskill's rank sorting, whose closures leave reference
+        # cycles behind (8 objects a round for the garbage collector).
+        if landlord_won:
+            (new_landlord, new_seat), new_farmers = self._model.rate(teams)
+        else:
+            new_farmers, (new_landlord, new_seat) = self._model.rate(teams[::-1])
         after = [new_landlord, *new_farmers]
         winners = names[:1] if landlord_won else names[1:]
         if any(name in forfeited for name in winners):  # rated as the losing side
-            (lost_landlord, _), lost_farmers = self._model.rate(teams, ranks=ranks[::-1])
+            if landlord_won:  # the round the other way round: the farmers first
+                lost_farmers, (lost_landlord, _) = self._model.rate(teams[::-1])
+            else:
+                (lost_landlord, _), lost_farmers = self._model.rate(teams)
             lost = [lost_landlord, *lost_farmers]
             after = [lost[i] if names[i] in forfeited else after[i] for i in range(3)]
         for name, old, new in zip(names, before, after, strict=True):

@@ -47,6 +47,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from arena.errors import AgentStartError, ConfigError
+from arena.gc_policy import collecting_while_playing
 from arena.runner import seat_agent
 from arena.table import (
     RoundRecord,
@@ -200,6 +201,8 @@ async def run_tournament(
             gifts.start(seed, spectator=spectator)
         pooled = AsyncExitStack()
         try:
+            # the arena's garbage-collection policy while tables play (arena.gc_policy)
+            collector = await pooled.enter_async_context(collecting_while_playing())
             if workers > 1:
                 from tournaments.workers import WorkerPool, any_table_for_workers
 
@@ -214,6 +217,7 @@ async def run_tournament(
                 seatings = plan_stage(config.schedule_kind, stage_no, config.names, history, seed)
                 session.plan_stage([s.table_id for s in seatings], played)
                 await _play_stage(playing, seatings, told)
+                collector.collect()  # a safe moment: no table plays between two stages
                 leaderboard.settle()  # ratings in canonical order, whatever the timing
                 tell()  # only if settling changed it
                 if session.ended:

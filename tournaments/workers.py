@@ -71,6 +71,7 @@ from typing import TYPE_CHECKING, Any, Final, cast
 from arena.agents.process import kill_leftover_programs
 from arena.agents.registry import agent_class
 from arena.errors import ArenaError, ConfigError
+from arena.gc_policy import collecting_while_playing
 from arena.logs import LogFormat, configure_logging, configured_logging, get_logger
 from arena.secrets import known_secrets, register_secrets
 from arena.sinks.health import guard_after_failure
@@ -373,36 +374,40 @@ async def _serve(
         link.readable()  # a stop asked meanwhile ends the table after this round
 
     link.send(("ready",))
-    while (message := await link.inbox.get()) is not None:
-        _, seating, session = message
-        link.session = session
-        playing = _Playing(
-            store=store,
-            config=config,
-            tid=tid,
-            seed=seeds[0],
-            deal_seed=seeds[1],
-            session=session,
-            gifts=None,
-            moderator=moderator,
-            sinks=sinks,
-            spectator=None,
-        )
-        unit = asyncio.ensure_future(_play_table_match(playing, seating, told))
-        watch = asyncio.ensure_future(link.gone.wait())
-        await asyncio.wait((unit, watch), return_when=asyncio.FIRST_COMPLETED)
-        if not unit.done():  # the main process is gone: close the table's agents
-            unit.cancel()
-            with contextlib.suppress(BaseException):
-                await unit
-            return
-        watch.cancel()
-        link.session = None
-        failure = unit.exception()
-        if failure is None:
-            link.send(("done", session.ended))
-        else:
-            link.send(("failed", _portable(failure)))
+    # the arena's garbage-collection policy (arena.gc_policy), a full collection between
+    # two table units: the worker's safe moment
+    async with collecting_while_playing() as collector:
+        while (message := await link.inbox.get()) is not None:
+            _, seating, session = message
+            link.session = session
+            playing = _Playing(
+                store=store,
+                config=config,
+                tid=tid,
+                seed=seeds[0],
+                deal_seed=seeds[1],
+                session=session,
+                gifts=None,
+                moderator=moderator,
+                sinks=sinks,
+                spectator=None,
+            )
+            unit = asyncio.ensure_future(_play_table_match(playing, seating, told))
+            watch = asyncio.ensure_future(link.gone.wait())
+            await asyncio.wait((unit, watch), return_when=asyncio.FIRST_COMPLETED)
+            if not unit.done():  # the main process is gone: close the table's agents
+                unit.cancel()
+                with contextlib.suppress(BaseException):
+                    await unit
+                return
+            watch.cancel()
+            link.session = None
+            failure = unit.exception()
+            if failure is None:
+                link.send(("done", session.ended))
+            else:
+                link.send(("failed", _portable(failure)))
+            collector.collect()
 
 
 def _widen(connection: Connection) -> None:

@@ -576,6 +576,9 @@ class SubprocessAgent(RemoteAgent):
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            # Done, they are dropped: a cancelled task keeps its exception, whose frames
+            # hold this run, which held the task (a cycle left to the garbage collector).
+            run.readers, run.watcher = [], None
             if proc.returncode is not None:
                 _RUNNING.discard(run.pid)  # reaped, and its group killed
             transport = getattr(proc, "_transport", None)  # closed already, unless a

@@ -54,10 +54,19 @@ from arena.errors import (
     error_text,
     raise_start_failures,
 )
+from arena.gc_policy import PAUSES
 from arena.logs import get_logger
 from arena.secrets import mask
 from arena.sinks.health import guard_after_failure, guard_unwell
-from arena.table.calls import CallTiming, R, as_reply, check_addressed, resume_call, run_call
+from arena.table.calls import (
+    CallTiming,
+    LogContext,
+    R,
+    as_reply,
+    check_addressed,
+    resume_call,
+    run_call,
+)
 from arena.table.clock import Clock, MonotonicClock
 from arena.table.events import Event, EventType
 from arena.table.faults import Faults
@@ -167,6 +176,7 @@ class Table:
             raise ConfigError(f"the three agents need distinct names, got {names}")
         self.clock: Clock = clock or MonotonicClock()
         """Deadlines, stalls and pacing are measured on this clock (tests drive it)."""
+        PAUSES.install()  # a collection's pause is never blamed on an agent (_held)
         self.table_id = table_id
         self.rules = rules
         self.settings = settings or TableSettings()  # the setter also keeps the turn's copies
@@ -567,7 +577,7 @@ class Table:
                         reply = done.value
                         elapsed = now() - started
                         if elapsed > self._per_turn.stall_warning_s:
-                            await self._stalled(state, agent, elapsed)
+                            await self._stalled(state, agent, elapsed, started)
                     else:
                         reply = await self._call(state, agent, call, pending, started)
                         elapsed = now() - started
@@ -763,7 +773,7 @@ class Table:
                     log_context=context,
                 )
             elif state.waits:
-                with structlog.contextvars.bound_contextvars(**context):
+                with LogContext(context):
                     result = await run_call(call, timeout_s=timeout, clock=clock, timing=timing)
             else:
                 result = await run_call(
@@ -772,32 +782,56 @@ class Table:
         finally:
             if timing.awaited:
                 state.waits = True
-            self._held(state, agent, timing.longest_step)
+            self._held(state, agent, timing.longest_step, timing.longest_started)
         if not timing.awaited and timing.longest_step > self._per_turn.stall_warning_s:
             await asyncio.sleep(0)  # it blocked without yielding: see _stalled
         return result
 
-    async def _stalled(self, state: SeatState, agent: Agent, seconds: float) -> None:
-        """An agent blocked the loop without ever awaiting: name it, then let the loop run.
+    async def _stalled(
+        self, state: SeatState, agent: Agent, seconds: float, started: float
+    ) -> None:
+        """An agent held the loop without ever awaiting: name it, then let the loop run.
 
         While it blocked nothing else could run, a Ctrl-C's cancellation included, which is
         delivered only where a task yields; without this yield a table of blocking agents
         would play on to the end of the match.
         """
-        self._held(state, agent, seconds)
+        self._held(state, agent, seconds, started)
         await asyncio.sleep(0)
 
-    def _held(self, state: SeatState, agent: Agent, seconds: float) -> None:
-        """Name an agent that held the event loop too long: it stalled every table here."""
-        if seconds > self._per_turn.stall_warning_s:
+    def _held(self, state: SeatState, agent: Agent, seconds: float, started: float) -> None:
+        """Name what held the event loop too long during an agent's step (from
+        ``started``): the agent, which stalled every table here, or the garbage
+        collector, whose pauses land in whatever step runs (``arena.gc_policy``)."""
+        threshold = self._per_turn.stall_warning_s
+        if seconds <= threshold:
+            return
+        # pauses are timed on PAUSES.now, comparable only on that clock (a test gives
+        # its manual clock to both)
+        same_clock = PAUSES.now == self.clock.now
+        paused = PAUSES.within(started, started + seconds) if same_clock else 0.0
+        if seconds - paused > threshold:
             log.warning(
                 "agent_blocked_event_loop",
                 seat=state.index,
                 agent=agent.name,
                 held_s=round(seconds, 3),
                 threshold_s=self.settings.stall_warning_s,
+                **({"gc_paused_ms": round(paused * 1000)} if paused else {}),
                 hint="an agent must await, never block: it stalls every table here",
             )
+            return
+        paused_ms = round(paused * 1000)
+        log.warning(
+            "gc_paused_event_loop",
+            seat=state.index,
+            agent=agent.name,
+            held_s=round(seconds, 3),
+            gc_paused_ms=paused_ms,
+            threshold_s=self.settings.stall_warning_s,
+            hint=f"garbage collection paused the loop {paused_ms} ms, not the agent "
+            "(docs/architecture.md: garbage collection)",
+        )
 
     async def _listen(self, state: SeatState, agent: Agent, method: str, *args: Message) -> None:
         """A call nobody waits for an answer to (notify, close), never raising, since an
