@@ -525,3 +525,13 @@ def test_a_feed_that_stopped_is_degraded_for_good() -> None:
     )
     watch.counted(accepted=500, refused=0, refusal=None)
     assert watch.kind() == "stopped"
+
+
+def test_a_conditions_words_never_show_a_known_secret() -> None:
+    """They go to /healthz, the pages and the status as they are."""
+    from arena.secrets import register_secret
+
+    register_secret("hunter2-broker-secret", "BROKER_SECRET")
+    health = SinkHealth("mqtt")
+    health.set_condition("cannot connect: the broker said hunter2-broker-secret")
+    assert health.report()["last_error"] == "cannot connect: the broker said ***"

@@ -55,6 +55,7 @@ from typing import (
 )
 
 from arena.logs import get_logger
+from arena.secrets import mask
 
 if TYPE_CHECKING:  # arena.table imports this module: no import of it at run time
     from arena.table.events import Event
@@ -193,7 +194,10 @@ class SinkHealth:
         (its worker gone, its broker away or refusing); None once it delivers again.
         Degraded while one is set (``sink_degraded`` when it begins, ``sink_recovered``
         when it ends); the boards are told of every change (the sink says how often the
-        words change: a count in them, say)."""
+        words change: a count in them, say). Every known secret is masked in the words:
+        they go to ``/healthz``, the pages and the status as they are."""
+        if condition is not None:
+            condition = mask(condition)
         before = self.condition
         if condition == before:
             return
