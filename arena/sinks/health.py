@@ -27,9 +27,10 @@ event. The policy, here and nowhere else:
 
 A :class:`SinkHealthBoard` follows the sinks of one run and tells those that report
 health (the MQTT sink's retained status, the overlay's pages and ``/healthz``) which
-sinks are degraded, each as ``{"sink", "failures", "last_error", "during"}``: at once
-when one becomes degraded or recovers, and at most every :data:`LOG_EVERY_S` while a
-degraded one keeps failing (its count).
+sinks are degraded, each as ``{"sink", "failures", "last_error", "during"}`` (for a
+condition, its words in ``last_error`` and ``during`` :data:`DELIVER`): at once when one
+becomes degraded or recovers, and at most every :data:`LOG_EVERY_S` while a degraded one
+keeps failing (its count).
 
 Nothing of this costs a sink that does not fail: a table awaits each sink inside the
 ``try`` it already had, and only after a sink's failure (on any path: once a round it
