@@ -80,7 +80,13 @@ async def test_credentials_reach_the_worker_but_never_its_command_line(
         assert b"arena.sinks.mqtt_worker" in command_line
         assert b"pw-not-on-argv" not in command_line
         options = orjson.loads(command_line.split(b"\0")[-2])
-        assert set(options) == {"settings", "run_id", "close_within_s", "backoff_cap_s"}
+        assert set(options) == {
+            "settings",
+            "run_id",
+            "close_within_s",
+            "backoff_cap_s",
+            "unreachable_grace_s",
+        }
         assert options["settings"]["password_env"] == "P"  # the variable's name only
         await sink.close()
     finally:

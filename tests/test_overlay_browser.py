@@ -479,3 +479,47 @@ async def test_the_overlay_says_degraded_while_a_sink_keeps_failing_and_live_onc
     assert "RuntimeError (emit)" in title
     assert recovered in ("Live", "Ended")
     assert trouble == []
+
+
+async def test_a_feed_that_cannot_deliver_is_said_in_words_on_the_badge_and_the_controls(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """Issue 25's acceptance review: the MQTT feed whose broker is away past the grace
+    is degraded, and the badge's tooltip and the control page say why in the feed's own
+    words (not a count of failures it never had)."""
+    from mosquitto import Mosquitto
+
+    from arena.config import MqttSettings
+    from arena.sinks.health import SinkHealthBoard
+    from arena.sinks.mqtt import MqttSink
+
+    absent = Mosquitto(tmp_path)  # never started: nothing listens on its port
+    feed = MqttSink(MqttSettings(enabled=True, port=absent.port), run_id="away", environ={})
+    feed.unreachable_grace_s = 0.3
+    server = ArenaServer(ServerSettings(port=0), mode="play", token=TOKEN)
+    async with server:
+        overlay, trouble = await open_page(browser, f"{server.url}/overlay?lang=en")
+        controls, more_trouble = await open_page(browser, f"{server.url}/control")
+        await controls.fill("#token", TOKEN)
+        await controls.click("#login")
+        with SinkHealthBoard({"mqtt": feed, "overlay": server.hub}):
+            assert await feed.started()
+            tables = build_tables(config(), seed=11, sinks=[server.hub, feed], sink_queue=None)
+            game = asyncio.create_task(play_tables(tables, rounds=1, seed=11))
+            try:
+                badge = overlay.locator("#status[data-status=degraded]")
+                await badge.wait_for(timeout=10_000)
+                title = await badge.get_attribute("title")
+                state = controls.locator("#control-state", has_text="degraded: mqtt")
+                await state.wait_for(timeout=10_000)
+                said = await state.text_content()
+                await shot(overlay, "overlay-feed-degraded")
+            finally:
+                await game
+        await feed.close()
+    assert title is not None
+    assert title.startswith("mqtt: broker unreachable for ")
+    assert " × " not in title
+    assert said is not None
+    assert "信号异常 degraded: mqtt: broker unreachable for " in said
+    assert trouble == more_trouble == []

@@ -21,11 +21,13 @@ from arena.logs import EVENT_ATTRIBUTE
 from arena.sinks.base import CollectingSink
 from arena.sinks.health import (
     DEGRADED_AFTER,
+    DELIVERY_GRACE_S,
     LOG_EVERY_S,
     RECOVER_AFTER,
     WINDOW_FAILURES,
     WINDOW_S,
     Degraded,
+    DeliveryWatch,
     GuardedSink,
     SinkHealth,
     SinkHealthBoard,
@@ -360,3 +362,176 @@ async def test_a_guarded_spectator_output_counts_its_failures_apart_from_events(
         await guard.emit_spectator({"kind": "event", "table": "t1", "seq": seq})
     assert seen == [1, 3, 4]
     assert (guard.health.failures, guard.health.during) == (1, "emit_spectator")
+
+
+# --- a feed that delivers nothing (the acceptance review of issue 25) ----------------------
+# The MQTT sink takes every event and hands it to its worker: what keeps the feed from
+# delivering (its worker gone, its broker away or refusing) is a condition it says itself.
+# The whole path over a real broker and real HTTP is in test_feed_health.py.
+
+
+def test_a_condition_degrades_a_sink_that_never_failed_until_it_is_cleared(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.WARNING)
+    told = Told()
+    feed = FlakySink()
+    with SinkHealthBoard({"overlay": told, "mqtt": feed}):
+        health = health_of(feed)
+        health.set_condition("MQTT worker exited (code -9)")
+        health.set_condition("MQTT worker exited (code -9)")  # the same: nothing new
+        assert health.shown_degraded
+        assert not health.degraded  # its failures say nothing of it
+        health.set_condition(None)
+    assert told.told == [
+        [
+            {
+                "sink": "mqtt",
+                "failures": 0,
+                "last_error": "MQTT worker exited (code -9)",
+                "during": "deliver",
+            }
+        ],
+        [],
+    ]
+    lines = logged(caplog, "sink_degraded", "sink_recovered")
+    assert [(line["event"], line["during"]) for line in lines] == [
+        ("sink_degraded", "deliver"),
+        ("sink_recovered", "deliver"),
+    ]
+    assert lines[0]["error"] == lines[1]["was"] == "MQTT worker exited (code -9)"
+
+
+def test_a_condition_is_said_before_the_failures_and_outlasts_their_recovery() -> None:
+    told = Told()
+    feed = FlakySink()
+    with SinkHealthBoard({"overlay": told, "mqtt": feed}):
+        health = health_of(feed)
+        for _ in range(DEGRADED_AFTER):
+            health.failed(BrokenPipeError())
+        health.set_condition("broker unreachable for 6 s, 3 events buffered")
+        assert told.told[-1][0]["last_error"] == "broker unreachable for 6 s, 3 events buffered"
+        for _ in range(RECOVER_AFTER):
+            health.succeeded()
+        assert not health.degraded
+        assert [entry["sink"] for entry in told.told[-1]] == ["mqtt"]  # still: the condition
+
+
+def watch_at(clock: Clock) -> DeliveryWatch:
+    return DeliveryWatch(grace_s=DELIVERY_GRACE_S, clock=clock)
+
+
+def test_a_broker_away_for_less_than_the_grace_is_never_told() -> None:
+    """A broker restarting in a second must not make a viewer's badge flicker."""
+    clock = Clock()
+    watch = watch_at(clock)
+    clock.now += 0.1
+    watch.connected(waiting=0, dropped=0)
+    watch.counted(accepted=1, refused=0, refusal=None)
+    assert watch.news(waiting=0, dropped=0) == (False, None)
+    watch.away("the connection was lost", dropped=0)
+    for _ in range(int(DELIVERY_GRACE_S * 10) - 1):
+        clock.now += 0.1
+        assert watch.news(waiting=5, dropped=0) == (False, None)
+    watch.connected(waiting=5, dropped=0)
+    clock.now += 60
+    assert watch.news(waiting=0, dropped=0) == (False, None)
+    assert watch.last_outage == {
+        "error": "broker unreachable, 5 events buffered (the connection was lost)",
+        "lasted_s": round(DELIVERY_GRACE_S - 0.1, 1),
+    }
+
+
+def test_a_broker_away_past_the_grace_is_told_counted_then_cleared_when_it_takes_again() -> None:
+    clock = Clock()
+    watch = watch_at(clock)
+    watch.connected(waiting=0, dropped=0)
+    watch.counted(accepted=1, refused=0, refusal=None)
+    watch.away("cannot connect", dropped=2)
+    clock.now += DELIVERY_GRACE_S
+    assert watch.news(waiting=40, dropped=2) == (
+        True,
+        "broker unreachable for 5 s, 40 events buffered (cannot connect)",
+    )
+    clock.now += 1  # its counts are told at most every LOG_EVERY_S
+    assert watch.news(waiting=90, dropped=12) == (
+        False,
+        "broker unreachable for 5 s, 40 events buffered (cannot connect)",
+    )
+    clock.now += LOG_EVERY_S
+    assert watch.news(waiting=100, dropped=50) == (
+        True,
+        "broker unreachable for 16 s, 100 events buffered, 48 dropped (cannot connect)",
+    )
+    watch.connected(waiting=100, dropped=50)
+    assert watch.news(waiting=100, dropped=50) == (True, None)  # at once, not in 10 s
+    assert watch.last_outage == {
+        "error": "broker unreachable, 100 events buffered, 48 dropped (cannot connect)",
+        "lasted_s": 16.0,
+    }
+
+
+def test_a_connection_lost_before_it_takes_a_message_does_not_end_the_outage() -> None:
+    """A broker that takes the connection, then drops it at once (a session taken over,
+    say): the outage goes on from when it began, so that it is told all the same."""
+    clock = Clock()
+    watch = watch_at(clock)
+    for _ in range(int(DELIVERY_GRACE_S)):
+        clock.now += 1
+        watch.connected(waiting=0, dropped=0)
+        watch.counted(accepted=0, refused=0, refusal=None)
+        watch.away("the broker closed the connection: session taken over", dropped=0)
+    told, words = watch.news(waiting=0, dropped=0)
+    assert told
+    assert words is not None
+    assert words.startswith("broker unreachable for 5 s")
+
+
+def test_refusals_are_told_at_once_and_cleared_only_once_messages_are_taken_again() -> None:
+    clock = Clock()
+    watch = watch_at(clock)
+    watch.connected(waiting=0, dropped=0)
+    watch.counted(accepted=3, refused=2, refusal="not authorized")
+    assert watch.news(waiting=0, dropped=0) == (
+        True,
+        "the broker refused 2 messages (not authorized)",
+    )
+    clock.now += DELIVERY_GRACE_S * 4  # nothing taken since: still refused
+    watch.counted(accepted=3 + RECOVER_AFTER - 1, refused=2, refusal="not authorized")
+    assert watch.kind() == "refused"
+    watch.counted(accepted=3 + RECOVER_AFTER, refused=2, refusal="not authorized")
+    assert watch.news(waiting=0, dropped=0) == (True, None)
+    assert watch.last_outage == {
+        "error": "the broker refused 2 messages (not authorized)",
+        "lasted_s": DELIVERY_GRACE_S * 4,
+    }
+    # refused now and then (a snapshot topic the ACL forbids): never cleared
+    watch.counted(accepted=1000, refused=3, refusal="not authorized")
+    for step in range(10):
+        clock.now += 1
+        watch.counted(accepted=2000 + 100 * step, refused=4 + step // 4, refusal="quota")
+    assert watch.condition(waiting=0, dropped=0) == "the broker refused 4 messages (quota)"
+
+
+def test_a_feed_that_stopped_is_degraded_for_good() -> None:
+    clock = Clock()
+    watch = watch_at(clock)
+    watch.connected(waiting=0, dropped=0)
+    watch.counted(accepted=5, refused=0, refusal=None)
+    watch.stopped("the MQTT feed stopped: KeyError (an arena bug)")
+    assert watch.news(waiting=0, dropped=0) == (
+        True,
+        "the MQTT feed stopped: KeyError (an arena bug)",
+    )
+    watch.counted(accepted=500, refused=0, refusal=None)
+    assert watch.kind() == "stopped"
+
+
+def test_a_conditions_words_never_show_a_known_secret() -> None:
+    """They go to /healthz, the pages and the status as they are."""
+    from arena.secrets import register_secret
+
+    register_secret("hunter2-broker-secret", "BROKER_SECRET")
+    health = SinkHealth("mqtt")
+    health.set_condition("cannot connect: the broker said hunter2-broker-secret")
+    assert health.report()["last_error"] == "cannot connect: the broker said ***"

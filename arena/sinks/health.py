@@ -16,12 +16,21 @@ event. The policy, here and nowhere else:
 - it **recovers** after :data:`RECOVER_AFTER` successes in a row, once fewer than
   :data:`WINDOW_FAILURES` of its failures fall within the last :data:`WINDOW_S` seconds
   (``sink_recovered``): a sink that fails now and then stays degraded.
+- a sink that hands its events on to something downstream (the MQTT sink: its worker
+  process, the broker) may take every event and still deliver none. It says so itself,
+  as a **condition** (:meth:`SinkHealth.set_condition`): degraded while one is set,
+  recovered when it is cleared, whatever its failures say. A :class:`DeliveryWatch`
+  words such a condition from what the feed sees: its connection away for longer than
+  :data:`DELIVERY_GRACE_S` (a broker restarting for a second is no outage), or its
+  messages refused (until :data:`RECOVER_AFTER` are taken again and none was refused
+  for :data:`DELIVERY_GRACE_S`).
 
 A :class:`SinkHealthBoard` follows the sinks of one run and tells those that report
 health (the MQTT sink's retained status, the overlay's pages and ``/healthz``) which
-sinks are degraded, each as ``{"sink", "failures", "last_error", "during"}``: at once
-when one becomes degraded or recovers, and at most every :data:`LOG_EVERY_S` while a
-degraded one keeps failing (its count).
+sinks are degraded, each as ``{"sink", "failures", "last_error", "during"}`` (for a
+condition, its words in ``last_error`` and ``during`` :data:`DELIVER`): at once when one
+becomes degraded or recovers, and at most every :data:`LOG_EVERY_S` while a degraded one
+keeps failing (its count).
 
 Nothing of this costs a sink that does not fail: a table awaits each sink inside the
 ``try`` it already had, and only after a sink's failure (on any path: once a round it
@@ -35,19 +44,32 @@ import time
 import weakref
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar, cast, runtime_checkable
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Final,
+    Literal,
+    Protocol,
+    TypeVar,
+    cast,
+    runtime_checkable,
+)
 
 from arena.logs import get_logger
+from arena.secrets import mask
 
 if TYPE_CHECKING:  # arena.table imports this module: no import of it at run time
     from arena.table.events import Event
 
 __all__ = [
     "DEGRADED_AFTER",
+    "DELIVER",
+    "DELIVERY_GRACE_S",
     "LOG_EVERY_S",
     "RECOVER_AFTER",
     "WINDOW_FAILURES",
     "WINDOW_S",
+    "DeliveryWatch",
     "GuardedSink",
     "HealthLog",
     "ReportsHealth",
@@ -68,6 +90,11 @@ RECOVER_AFTER: Final = 20
 """Successes in a row a degraded sink needs to recover (with a quiet window)."""
 LOG_EVERY_S: Final = 10.0
 """After a failure's line, at most one more this often while failures go on."""
+DELIVERY_GRACE_S: Final = 5.0
+"""How long a feed's connection may be away before the feed is degraded: a broker
+that restarts in a second must not make a viewer's badge flicker."""
+DELIVER: Final = "deliver"
+"""What a condition interrupted (``during``): delivering downstream."""
 _ERROR_CHARS: Final = 300
 """An error's text in a log line is cut to this length (an event can be large)."""
 
@@ -105,6 +132,7 @@ class SinkHealth:
         "_logged_at",
         "_logged_failures",
         "_recent",
+        "condition",
         "degraded",
         "during",
         "failures",
@@ -133,6 +161,9 @@ class SinkHealth:
         """A failure not yet followed by a recovery: the callers count successes only
         while this is set (one attribute read per event, and only then a call)."""
         self.degraded = False
+        """Degraded by its failures (see :attr:`shown_degraded`)."""
+        self.condition: str | None = None
+        """What the sink says keeps it from delivering now, in words (None: nothing)."""
         self.last_error: str | None = None
         """The class of the last failure's exception."""
         self.during = "emit"
@@ -144,14 +175,46 @@ class SinkHealth:
         self._logged_failures = 0
         self._boards: list[SinkHealthBoard] = []
 
+    @property
+    def shown_degraded(self) -> bool:
+        """Degraded as the boards show it: by its failures, or by a condition it says."""
+        return self.degraded or self.condition is not None
+
     def report(self) -> dict[str, Any]:
-        """What a status says of a degraded sink."""
+        """What a status says of a degraded sink: a condition before a failure's class."""
+        condition = self.condition
         return {
             "sink": self.name,
             "failures": self.failures,
-            "last_error": self.last_error,
-            "during": self.during,
+            "last_error": self.last_error if condition is None else condition,
+            "during": self.during if condition is None else DELIVER,
         }
+
+    def set_condition(self, condition: str | None) -> None:
+        """What keeps the sink from delivering now, in words, as the sink itself sees it
+        (its worker gone, its broker away or refusing); None once it delivers again.
+        Degraded while one is set (``sink_degraded`` when it begins, ``sink_recovered``
+        when it ends); the boards are told of every change (the sink says how often the
+        words change: a count in them, say). Every known secret is masked in the words:
+        they go to ``/healthz``, the pages and the status as they are."""
+        if condition is not None:
+            condition = mask(condition)
+        before = self.condition
+        if condition == before:
+            return
+        self.condition = condition
+        if before is None:
+            self._log.error(
+                "sink_degraded",
+                sink=self.name,
+                during=DELIVER,
+                error=condition,
+                hint="the sink still gets every event, and the status says it is degraded "
+                "until it delivers again",
+            )
+        elif condition is None:
+            self._log.warning("sink_recovered", sink=self.name, during=DELIVER, was=before)
+        self._tell_boards()
 
     def failed(self, exc: BaseException, *, during: str = "emit") -> None:
         """The sink raised ``exc``: count it, log it (rate-limited), maybe degrade."""
@@ -218,6 +281,155 @@ class SinkHealth:
     def _tell_boards(self) -> None:
         for board in list(self._boards):
             board.changed()
+
+
+Kind = Literal["stopped", "unreachable", "refused"]
+"""What keeps a feed from delivering: it stopped for good, its connection is away, or
+its messages are refused."""
+
+
+class DeliveryWatch:
+    """Whether a feed delivers downstream, in the words of a condition
+    (:meth:`SinkHealth.set_condition`).
+
+    The feed says what happens to it: :meth:`away` (a connection attempt failed, or the
+    connection it had was lost), :meth:`connected`, and its running totals of messages
+    the other side took and refused (:meth:`counted`, as often as it likes). The
+    condition (:meth:`condition`) is
+
+    - ``unreachable`` once it has had no connection for :attr:`grace_s` (counted from
+      its start, if it never had one): ``broker unreachable for 12 s, 300 events
+      buffered (...)``. A connection ends it, unless it is lost before the broker took a
+      message: then the outage goes on, from when it began;
+    - ``refused`` from the first message refused until :data:`RECOVER_AFTER` were taken
+      since and none was refused for :attr:`grace_s`: ``the broker refused 307 messages
+      (not authorized)``;
+    - ``stopped`` for good once the feed says it stopped (:meth:`stopped`);
+    - None: it delivers.
+
+    :meth:`news` says when to tell it: a new kind at once, new words for the same kind
+    (its counts) at most every :data:`LOG_EVERY_S`. :attr:`last_outage` is the last one
+    that ended (the broker away after the feed had delivered, or long enough to be told;
+    refusals), for a status to say what happened meanwhile.
+    """
+
+    def __init__(
+        self, *, grace_s: float = DELIVERY_GRACE_S, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.grace_s = grace_s
+        self._clock = clock
+        self._connected = False
+        self._away_since: float | None = clock()
+        """When the connection went (None: connected and proven by a message taken)."""
+        self._away_error: str | None = None
+        self._away_dropped = 0
+        """The feed's dropped events when the outage began."""
+        self._delivered = False
+        self._accepted = self._refused = 0
+        self._refusing_since: float | None = None
+        self._refused_before = 0
+        """The refused total before this run of refusals."""
+        self._refused_at = 0.0
+        self._refusal: str | None = None
+        self._taken_since_refusal = 0
+        self._told: tuple[Kind | None, str | None] = (None, None)
+        self._told_at = 0.0
+        self._stopped: str | None = None
+        self.last_outage: dict[str, Any] | None = None
+        """The last outage that ended: ``{"error": words, "lasted_s": seconds}``."""
+
+    def stopped(self, why: str) -> None:
+        """The feed stopped delivering for good (``why``, in words)."""
+        self._stopped = why
+
+    def away(self, error: str, *, dropped: int) -> None:
+        """No connection: an attempt failed (``error`` says why), or the one it had was
+        lost; ``dropped`` is the feed's count of events dropped so far."""
+        self._connected = False
+        self._away_error = error
+        if self._away_since is None:
+            self._away_since = self._clock()
+            self._away_dropped = dropped
+
+    def connected(self, *, waiting: int, dropped: int) -> None:
+        """A connection is made; ``waiting`` events are buffered for it. An outage that
+        is worth saying (after the feed had delivered, or one already told) is said in
+        :attr:`last_outage` at once, so that the status published first says it."""
+        self._connected = True
+        since = self._away_since
+        if since is not None and (self._delivered or self._told[0] == "unreachable"):
+            words = self._unreachable(None, waiting, dropped - self._away_dropped)
+            self._ended(words, self._clock() - since)
+
+    def counted(self, accepted: int, refused: int, refusal: str | None) -> None:
+        """The feed's totals so far: messages the other side took (``accepted``) and
+        refused (``refused``; ``refusal`` is the last refusal's reason, in words)."""
+        now = self._clock()
+        taken, new_refusals = accepted - self._accepted, refused - self._refused
+        self._accepted, self._refused = accepted, refused
+        if new_refusals > 0:
+            if self._refusing_since is None:
+                self._refusing_since = now
+                self._refused_before = refused - new_refusals
+            self._refused_at = now
+            self._refusal = refusal
+            self._taken_since_refusal = 0
+        elif self._refusing_since is not None:
+            self._taken_since_refusal += taken
+            quiet = now - self._refused_at >= self.grace_s
+            if quiet and self._taken_since_refusal >= RECOVER_AFTER:
+                self._ended(self._refused_words(), now - self._refusing_since)
+                self._refusing_since = None
+        if taken > 0 and self._connected:
+            self._away_since = None
+            self._delivered = True
+
+    def kind(self) -> Kind | None:
+        """What keeps the feed from delivering now (None: nothing)."""
+        if self._stopped is not None:
+            return "stopped"
+        since = self._away_since
+        if not self._connected and since is not None and self._clock() - since >= self.grace_s:
+            return "unreachable"
+        return "refused" if self._refusing_since is not None else None
+
+    def condition(self, *, waiting: int, dropped: int) -> str | None:
+        """The condition in words (None: it delivers); ``waiting`` and ``dropped`` are
+        the feed's events buffered now and dropped so far."""
+        kind = self.kind()
+        if kind == "unreachable":
+            assert self._away_since is not None
+            away_s = self._clock() - self._away_since
+            return self._unreachable(away_s, waiting, dropped - self._away_dropped)
+        if kind == "stopped":
+            return self._stopped
+        return self._refused_words() if kind == "refused" else None
+
+    def news(self, *, waiting: int, dropped: int) -> tuple[bool, str | None]:
+        """(whether to tell it now, the condition): a new kind at once, new words for
+        the same kind at most every :data:`LOG_EVERY_S`."""
+        kind = self.kind()
+        words = self.condition(waiting=waiting, dropped=dropped)
+        told_kind, told_words = self._told
+        now = self._clock()
+        if kind == told_kind and (words == told_words or now - self._told_at < LOG_EVERY_S):
+            return False, told_words
+        self._told, self._told_at = (kind, words), now
+        return True, words
+
+    def _unreachable(self, away_s: float | None, waiting: int, dropped: int) -> str:
+        words = "broker unreachable" + (f" for {away_s:.0f} s" if away_s is not None else "")
+        words += f", {waiting} events buffered"
+        if dropped:
+            words += f", {dropped} dropped"
+        return words + (f" ({self._away_error})" if self._away_error else "")
+
+    def _refused_words(self) -> str:
+        refused = self._refused - self._refused_before
+        return f"the broker refused {refused} messages ({self._refusal or 'no reason given'})"
+
+    def _ended(self, words: str, lasted_s: float) -> None:
+        self.last_outage = {"error": words, "lasted_s": round(lasted_s, 1)}
 
 
 _records: dict[int, tuple[weakref.ref[Any], SinkHealth]] = {}
@@ -293,7 +505,7 @@ class SinkHealthBoard:
 
     def degraded(self) -> Degraded:
         """The degraded sinks now, in the order they were tracked."""
-        return [record.report() for record in self._records if record.degraded]
+        return [record.report() for record in self._records if record.shown_degraded]
 
     def changed(self) -> None:
         """Tell every watcher the degraded sinks now (a record calls it)."""
@@ -308,7 +520,7 @@ class SinkHealthBoard:
 
     def close(self) -> None:
         """Tell the watchers the final figures, then stop following the sinks."""
-        if any(record.degraded for record in self._records):
+        if any(record.shown_degraded for record in self._records):
             self.changed()
         for record in self._records:
             if self in record._boards:

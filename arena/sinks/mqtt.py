@@ -21,6 +21,15 @@ with backoff when the broker goes away (:mod:`arena.sinks.mqtt_feed`). So the ta
 keep their core, and the feed runs on another. The worker's log lines and figures come
 back to this process: :attr:`MqttSink.stats`, and one summary line at ``close``.
 
+Whether the feed delivers is this sink's health too (:mod:`arena.sinks.health`): the
+worker says when its broker has been away past a grace or refuses what it is sent, and
+this process sees the worker exit. Either is set as the sink's condition, so that the
+run's :class:`~arena.sinks.health.SinkHealthBoard` names the feed degraded where viewers'
+tools look (``/healthz``, the overlay, the control page, and the retained status
+whenever it can still be published), and clears it when the feed delivers again. A
+worker that exits is not started again: the feed is degraded for the rest of the run
+(docs/mqtt.md says why).
+
 ``close`` lets the worker deliver what is left, the final snapshots and ``offline``,
 within a bound; what it could not deliver is counted and logged. If this process dies,
 the worker still does the same and exits. Every known secret is masked in what goes
@@ -52,7 +61,7 @@ from arena.errors import ConfigError
 from arena.logs import get_logger
 from arena.safe_json import dumps, replaced_dumps
 from arena.secrets import mask_bytes
-from arena.sinks.health import Degraded
+from arena.sinks.health import DELIVERY_GRACE_S, Degraded, health_of
 from arena.sinks.mqtt_client import mqtt_credentials
 from arena.sinks.mqtt_feed import MqttStats
 from arena.sinks.mqtt_publisher import broker_url
@@ -131,6 +140,8 @@ class MqttSink:
     """How long ``close`` may take to deliver what is left and say offline."""
     backoff_cap_s: float = 5.0
     """The longest wait between two connection attempts."""
+    unreachable_grace_s: float = DELIVERY_GRACE_S
+    """How long the broker may be away before the feed is degraded."""
 
     def __init__(
         self,
@@ -360,6 +371,7 @@ class MqttSink:
             "run_id": self.run_id,
             "close_within_s": self.close_within_s,
             "backoff_cap_s": self.backoff_cap_s,
+            "unreachable_grace_s": self.unreachable_grace_s,
         }
         environment = dict(os.environ)
         environment.pop(USERNAME_VARIABLE, None)
@@ -379,6 +391,7 @@ class MqttSink:
             )
         except OSError as exc:
             log.error("mqtt_worker_failed", broker=self.url, error=str(exc))  # noqa: TRY400
+            health_of(self).set_condition(f"the MQTT worker could not start: {exc}")
             self._up.set()
             return
         self._process = process
@@ -403,6 +416,10 @@ class MqttSink:
                 code=code,
                 hint="the live feed stopped; what it had not published is counted undelivered",
             )
+            # not started again (docs/mqtt.md): degraded for the rest of the run
+            health_of(self).set_condition(
+                f"MQTT worker exited (code {code}): the live feed stopped for the rest of the run"
+            )
 
     def _heard(self, line: bytes) -> None:
         """One line from the worker: its figures, or a log line to log here."""
@@ -414,6 +431,10 @@ class MqttSink:
         if "log" in said:
             level = said["log"] if said["log"] in ("info", "warning", "error") else "info"
             getattr(log, level)(said["event"], **said.get("fields", {}))
+            return
+        if "condition" in said:  # what keeps the feed from delivering (None: nothing)
+            condition = said["condition"]
+            health_of(self).set_condition(condition if isinstance(condition, str) else None)
             return
         figures = said.get("stats") or said.get("final")
         if figures is None:

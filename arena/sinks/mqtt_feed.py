@@ -17,6 +17,13 @@ sinks are degraded (:mod:`arena.sinks.health`): those the arena's process report
 (:meth:`MqttFeed.set_health`), and this feed itself when events it is given keep
 failing (counted, logged, and the next event taken all the same).
 
+Whether the feed delivers at all (the broker away past a grace, or refusing what it is
+sent) is followed by a :class:`~arena.sinks.health.DeliveryWatch`; the worker tells the
+arena's process the condition (:meth:`MqttFeed.delivery`), which says it where viewers'
+tools look (``/healthz``, the overlay) and hands it back for the status. A status
+published once the feed delivers again leaves that echo out (it is stale by then) and
+says the outage that ended (``last_outage``): what happened meanwhile.
+
 Spectator items (hidden information, already delayed by the spectator feed) have a
 buffer of their own, as bounded (a spectator burst never drops a public event), and
 go to the ``spectator`` topic alone, never retained.
@@ -34,7 +41,14 @@ from typing import Any, Final, Literal, Protocol
 import orjson
 
 from arena.config import MqttSettings
-from arena.sinks.health import Degraded, SinkHealthBoard, health_of
+from arena.sinks.health import (
+    DELIVER,
+    DELIVERY_GRACE_S,
+    Degraded,
+    DeliveryWatch,
+    SinkHealthBoard,
+    health_of,
+)
 from arena.sinks.mqtt_publisher import KINDS, Message, MqttError, Publisher, broker_url
 from arena.sinks.public_state import PublicTableState
 from arena.table.events import Event
@@ -52,13 +66,19 @@ class Logger(Protocol):
 
 
 def status_payload(
-    state: Literal["online", "offline"], run_id: str, degraded: Degraded | None = None
+    state: Literal["online", "offline"],
+    run_id: str,
+    degraded: Degraded | None = None,
+    last_outage: dict[str, Any] | None = None,
 ) -> bytes:
-    """The retained ``<prefix>/status``: ``{"status", "run", "degraded"}``; without
-    ``degraded`` (None) as the last will, which cannot know."""
+    """The retained ``<prefix>/status``: ``{"status", "run", "degraded"}``, and
+    ``last_outage`` once the feed had one; without ``degraded`` (None) as the last will,
+    which cannot know."""
     status: dict[str, Any] = {"status": state, "run": run_id}
     if degraded is not None:
         status["degraded"] = degraded
+    if last_outage is not None:
+        status["last_outage"] = last_outage
     return orjson.dumps(status)
 
 
@@ -162,6 +182,7 @@ class MqttFeed:
         log: Logger,
         close_within_s: float = 5.0,
         backoff_cap_s: float = 5.0,
+        unreachable_grace_s: float = DELIVERY_GRACE_S,
     ) -> None:
         self.close_within_s = close_within_s
         """How long ``close`` may take to deliver what is left and say offline."""
@@ -198,6 +219,10 @@ class MqttFeed:
         """Of the connections before the current one."""
         self._publisher: Publisher | None = None
         self._refusals_reported: Publisher | None = None
+        self._refusal: str | None = None
+        """The last refusal's reason, of the connections before the current one."""
+        self._watch = DeliveryWatch(grace_s=unreachable_grace_s)
+        """Whether the feed delivers: what the worker tells the arena's process."""
         self._states: dict[str, PublicTableState] = {}
         self._dirty: set[str] = set()
         self._reported: Degraded = []
@@ -313,7 +338,32 @@ class MqttFeed:
         self._wake.set()
 
     def _status(self, state: Literal["online", "offline"]) -> bytes:
-        return status_payload(state, self.run_id, [*self._reported, *self._own])
+        reported = self._reported
+        if self._watch.kind() is None:  # delivering: an echo of its outage is stale
+            reported = [entry for entry in reported if entry.get("during") != DELIVER]
+        return status_payload(state, self.run_id, [*reported, *self._own], self._watch.last_outage)
+
+    def delivery(self) -> tuple[bool, str | None]:
+        """(whether it is news, the feed's condition: None while it delivers), for the
+        arena's process (:class:`~arena.sinks.health.DeliveryWatch` says when); the
+        worker asks often. The status is republished when an outage ends."""
+        watch = self._watch
+        outage = watch.last_outage
+        watch.counted(*self._delivered())
+        if watch.last_outage is not outage:
+            self._status_changed()
+        return watch.news(waiting=len(self._events.items), dropped=self._events.dropped)
+
+    def _delivered(self) -> tuple[int, int, str | None]:
+        """Messages of every kind the broker took and refused so far, and the last
+        refusal's reason."""
+        acked, refused, refusal = sum(self._acked), sum(self._refused), self._refusal
+        publisher = self._publisher
+        if publisher is not None:
+            acked += sum(publisher.acked)
+            refused += sum(publisher.refused)
+            refusal = publisher.refusal or refusal
+        return acked - refused, refused, refusal
 
     async def close(self) -> None:
         """Deliver what is left, the final snapshots and ``offline``, then disconnect;
@@ -342,8 +392,9 @@ class MqttFeed:
             began = time.monotonic()
             try:
                 error = await self._connection()
-            except Exception:  # a bug of ours: logged, never the table's problem
+            except Exception as exc:  # a bug of ours: logged, never the table's problem
                 self._log.exception("mqtt_sink_failed", broker=self.url)
+                self._watch.stopped(f"the MQTT feed stopped: {type(exc).__name__} (an arena bug)")
                 return
             if self._stats.connections > connections:
                 said = None
@@ -351,6 +402,8 @@ class MqttFeed:
                     delay = _FIRST_RETRY_S
             if error is None:
                 return
+            self._watch.counted(*self._delivered())  # what it took before it went
+            self._watch.away(str(error), dropped=self._events.dropped)
             if self._stats.connected:
                 self._stats.connected = False
                 self._log.warning("mqtt_disconnected", broker=self.url, error=str(error))
@@ -391,6 +444,7 @@ class MqttFeed:
         for kind in range(KINDS):
             self._acked[kind] += publisher.acked[kind]
             self._refused[kind] += publisher.refused[kind]
+        self._refusal = publisher.refusal or self._refusal
         self._publisher = None
 
     async def _session(self, publisher: Publisher) -> None:
@@ -406,6 +460,7 @@ class MqttFeed:
             )
         else:
             self._log.info("mqtt_connected", broker=self.url, run_id=self.run_id)
+        self._watch.connected(waiting=len(self._events.items), dropped=self._events.dropped)
         self._status_dirty = False
         publisher.send([(self._status_topic, self._status("online"), True, _OTHER, None)])
         self._dirty.update(self._states)  # retained topics current after a reconnect

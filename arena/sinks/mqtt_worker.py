@@ -17,9 +17,13 @@ another core. :class:`arena.sinks.mqtt.MqttSink` starts it with
   :class:`~arena.sinks.mqtt_feed.MqttStats`, plus ``received`` and
   ``spectator_received``, the frames read, and ``cpu_s``, its CPU time so far),
   ``{"log": LEVEL, "event": NAME, "fields": {...}}`` (the feed's log lines, logged
-  again by the arena with its own settings) and, last, ``{"final": {...}}``.
+  again by the arena with its own settings), ``{"condition": WORDS}`` (what keeps the
+  feed from delivering: its broker away past a grace, or refusing it; ``null`` once it
+  delivers again: :class:`~arena.sinks.health.DeliveryWatch`, told when it changes and
+  its counts at most every 10 s, never skipped) and, last, ``{"final": {...}}``.
 
-OPTIONS is JSON: the ``[mqtt]`` settings, the run id and the feed's time bounds. The
+OPTIONS is JSON: the ``[mqtt]`` settings, the run id and the feed's time bounds (its
+close, its backoff, the grace a broker may be away before the feed is degraded). The
 credentials come in the environment (:data:`USERNAME_VARIABLE`, :data:`PASSWORD_VARIABLE`),
 never on the command line, where any user of the machine could read them.
 """
@@ -161,6 +165,7 @@ async def serve(options: dict[str, Any], credentials: dict[str, str]) -> None:
         log=stdout,
         close_within_s=options["close_within_s"],
         backoff_cap_s=options["backoff_cap_s"],
+        unreachable_grace_s=options["unreachable_grace_s"],
     )
     received = {EVENT: 0, SPECTATOR: 0}
 
@@ -176,6 +181,9 @@ async def serve(options: dict[str, Any], credentials: dict[str, str]) -> None:
             if now != last:
                 stdout.say({"stats": {**now, "cpu_s": time.process_time()}}, skippable=True)
                 last = now
+            news, condition = feed.delivery()
+            if news:
+                stdout.say({"condition": condition})
             await asyncio.sleep(_STATS_EVERY_S)
 
     reader = asyncio.StreamReader(limit=1 << 20)

@@ -98,9 +98,12 @@
       `可开始 can start: ${st.can_start}`,
     ];
     if (st.last_error) lines.push(`上一场未能开始 last match could not start: ${st.last_error}`);
-    // the sinks that keep failing (the overlay, the board, the MQTT feed): still fed
-    (st.degraded || []).forEach((d) => lines.push(
-      `信号异常 degraded: ${d.sink}: ${d.failures} × ${d.last_error} (${d.during})`));
+    // the sinks that keep failing (the overlay, the board, the MQTT feed): still fed;
+    // a feed that cannot deliver (its worker gone, its broker away) says why
+    (st.degraded || []).forEach((d) => lines.push(`信号异常 degraded: ${d.sink}: ` + (
+      d.during === "deliver"
+        ? d.last_error
+        : `${d.failures} × ${d.last_error} (${d.during})`)));
     $("control-state").textContent = lines.join("\n");
     // Keep the featured pick the user is editing; set it from the server the first time.
     fillSelect($("featured"), st.tables || [], first ? st.featured : undefined);

@@ -301,6 +301,13 @@
     return Array.isArray(list) ? list : [];
   }
 
+  /** One degraded sink in words: a feed that cannot deliver says why (its worker gone,
+   *  its broker away or refusing); a sink that keeps failing, its count and error. */
+  function describeDegraded(d) {
+    if (d.during === "deliver") return `${d.sink}: ${d.last_error}`;
+    return `${d.sink}: ${d.failures} × ${d.last_error} (${d.during})`;
+  }
+
   function statusKey() {
     if (app.disconnected) return "connecting";
     const s = (app.snapshot && app.snapshot.status) || (app.server && app.server.match) || "waiting";
@@ -319,7 +326,7 @@
     status.textContent = t(st);
     status.dataset.status = st;
     status.title = st === "degraded"
-      ? degradedSinks().map((d) => `${d.sink}: ${d.failures} × ${d.last_error} (${d.during})`).join("; ")
+      ? degradedSinks().map(describeDegraded).join("; ")
       : "";
     if (!state) {
       $("#round-info").textContent = "";
