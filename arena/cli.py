@@ -318,6 +318,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = _parser().parse_args(argv)
         configure_logging(args.log_format, args.log_level)
+        _register_environment_secrets()
         if args.command in ("play", "serve"):
             return _play(_with_play_defaults(args))
         if args.command == "replay":
@@ -347,6 +348,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 143
     except BrokenPipeError:
         return _reader_left()
+
+
+def _register_environment_secrets() -> None:
+    """Every command, first: the secrets the arena may read from its environment (the
+    server's token, the providers' keys) are masked from now on, whether or not this
+    run reads them (a program it starts could print one it found), and withheld from
+    the programs it starts (arena.agents.program_env)."""
+    from arena.agents.program_env import preset_key_variables
+    from arena.secrets import WELL_KNOWN_VARIABLES, register_environment_secrets
+
+    register_environment_secrets(WELL_KNOWN_VARIABLES | preset_key_variables())
 
 
 def _reader_left() -> int:

@@ -17,10 +17,21 @@ Masking happens twice, so that a secret cannot leak by a path nobody thought of:
   (:class:`MaskedLines`), the MQTT feed, the overlay's feeds, the tournament store.
   There whole occurrences are masked, whatever path brought them.
 
+An outsider's JSON may write a secret with escapes (``"\\u0073k-..."`` is ``"sk-..."``
+once parsed), where no written form is found: what comes in is masked with
+:func:`mask_incoming`, which also looks behind the escapes (:func:`unescaped`) and, when
+a secret hides there, keeps the text with those escapes written out (the same JSON).
+
 With no secret registered (scripted matches) masking is one test of an empty tuple; with
 some, one substring search per secret (``str.__contains__``, fast) before any replace.
 The few boundaries on a hot path (the replay writer, the MQTT sink, the store) mask a
 batch of lines at once, never a line at a time.
+
+The variables that hold secrets are known by name too (:func:`secret_variables`): those
+a setting names (:func:`variable_name` declares them as it checks them), those a secret
+was read from, and the well-known ones (:data:`WELL_KNOWN_VARIABLES`). A program the
+arena starts for a seat gets the arena's environment without them
+(``arena.agents.program_env``): an entrant's program cannot read the organiser's keys.
 
 A secret shorter than :data:`MIN_MASKED_LENGTH` characters is used but not masked:
 masking ``dev`` or ``1234`` would wreck every text that holds those letters, and so
@@ -31,8 +42,9 @@ for a longer one.
 from __future__ import annotations
 
 import json
+import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import IO, Any, Final
 from urllib.parse import quote
@@ -42,16 +54,25 @@ from arena.errors import ConfigError
 __all__ = [
     "MASK",
     "MIN_MASKED_LENGTH",
+    "SERVER_TOKEN_ENV",
     "VARIABLE_NAME",
+    "WELL_KNOWN_VARIABLES",
     "MaskedLines",
+    "declare_secret_variables",
     "forget_secrets",
     "known_secrets",
     "mask",
     "mask_bytes",
+    "mask_incoming",
+    "mask_incoming_bytes",
     "mask_keys",
     "masked",
+    "register_environment_secrets",
     "register_secret",
     "register_secrets",
+    "secret_variables",
+    "secrets_registered",
+    "unescaped",
     "variable_name",
 ]
 
@@ -64,6 +85,12 @@ MIN_MASKED_LENGTH: Final = 8
 VARIABLE_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 """What an environment variable's name may be."""
 
+SERVER_TOKEN_ENV: Final = "ARENA_SERVER_TOKEN"
+"""The variable holding the server's token (the control page's, the gift webhook's)."""
+WELL_KNOWN_VARIABLES: Final = frozenset({SERVER_TOKEN_ENV})
+"""Variables that hold a secret of the arena whether or not a setting names them: their
+values are registered at every command's start (:func:`register_environment_secrets`)."""
+
 _KEY_SHAPED: Final = re.compile(r"\b(sk|key)-[A-Za-z0-9_*.\-]{4,}", re.IGNORECASE)
 
 _secrets: dict[str, str] = {}
@@ -73,12 +100,15 @@ _forms: tuple[str, ...] = ()
 Python repr, URL-quoted), longest first: what :func:`mask` looks for."""
 _byte_forms: tuple[bytes, ...] = ()
 _warned: set[str] = set()
+_variables: set[str] = set()
+"""The environment variables known to hold secrets (declared, or a secret read there)."""
 
 
 def variable_name(value: object, option: str, *, example: str, secret: str) -> str:
     """``value`` as the name of the environment variable holding ``secret`` ("the key",
-    "the token"); a ConfigError naming ``option`` otherwise, which never shows the value
-    (a list or table there may hold the secret too)."""
+    "the token"), declared a secret's variable (:func:`declare_secret_variables`); a
+    ConfigError naming ``option`` otherwise, which never shows the value (a list or
+    table there may hold the secret too)."""
     if not isinstance(value, str) or not value.strip():
         shown = "a blank string" if isinstance(value, str) else type(value).__name__
         raise ConfigError(f"{option} must name an environment variable, not {shown}")
@@ -89,15 +119,19 @@ def variable_name(value: object, option: str, *, example: str, secret: str) -> s
             f"itself, so it is not shown: put {secret} in the environment "
             f"(export {example}=...) and name the variable here"
         )
+    _variables.add(value)
     return value
 
 
-def register_secret(value: str, name: str = "a secret") -> bool:
+def register_secret(value: str, name: str = "a secret", *, warn: bool = True) -> bool:
     """Mask ``value`` from now on in everything this process writes or sends; ``name``
-    says where it came from (its variable, never the value) for the warning about a
-    secret too short to mask. True when it is masked."""
+    says where it came from (its variable, never the value: a variable's name is then a
+    secret's, :func:`secret_variables`) for the warning about a secret too short to
+    mask (``warn=False``: none, for a value merely present). True when it is masked."""
+    if VARIABLE_NAME.fullmatch(name):
+        _variables.add(name)
     if len(value) < MIN_MASKED_LENGTH:
-        if value:
+        if value and warn:
             _warn_short(name, len(value))
         return False
     if value not in _secrets:
@@ -113,6 +147,39 @@ def register_secrets(secrets: Mapping[str, str]) -> None:
         register_secret(value, name)
 
 
+def register_environment_secrets(
+    names: Iterable[str] = WELL_KNOWN_VARIABLES, environ: Mapping[str, str] | None = None
+) -> None:
+    """Register the values of the variables ``names`` that are set (each command does it
+    at its start for the well-known ones): a secret the arena may read is masked
+    whether or not this run reads it, and before anything could quote it. No warning
+    for a short one: where the arena uses it, it warns then."""
+    environ = os.environ if environ is None else environ
+    for name in names:
+        value = environ.get(name, "").strip()
+        _variables.add(name)
+        if value:
+            register_secret(value, name, warn=False)
+
+
+def declare_secret_variables(names: Iterable[str]) -> None:
+    """Say that these environment variables hold secrets, read yet or not: a program
+    the arena starts does not get them (``arena.agents.program_env``)."""
+    _variables.update(names)
+
+
+def secret_variables() -> frozenset[str]:
+    """The environment variables known to hold secrets: the well-known ones, those a
+    setting names, those a secret was read from (a tournament's workers are handed them
+    with :func:`known_secrets`, and declare them)."""
+    return frozenset(_variables | WELL_KNOWN_VARIABLES)
+
+
+def secrets_registered() -> bool:
+    """Whether any secret is masked: a sink can skip its own masking when none is."""
+    return bool(_forms)
+
+
 def known_secrets() -> dict[str, str]:
     """Every secret registered in this process, with where it came from, for a process
     this one starts (pass it privately: in a pipe or a process argument, never argv)."""
@@ -124,6 +191,7 @@ def forget_secrets() -> None:
     global _forms, _byte_forms
     _secrets.clear()
     _warned.clear()
+    _variables.clear()
     _forms, _byte_forms = (), ()
 
 
@@ -143,6 +211,43 @@ def mask_bytes(data: bytes) -> bytes:
     return data
 
 
+def mask_incoming(text: str) -> str:
+    """:func:`mask` for an outsider's text as it comes in (a reply, an error body, a
+    model's answer, stderr): a secret written with JSON escapes is found too, and then
+    the text is kept with its escapes written out (:func:`unescaped`, the same JSON), so
+    that no reader of it can decode the secret back. Text without a backslash, or with
+    no secret behind its escapes, is masked as it is."""
+    if not _forms:
+        return text
+    if "\\" in text:
+        plain = unescaped(text)
+        if plain is not text and any(form in plain for form in _forms):
+            return mask(plain)
+    return mask(text)
+
+
+def mask_incoming_bytes(data: bytes) -> bytes:
+    """:func:`mask_incoming` for UTF-8 bytes (a program's line, a response's body)."""
+    if not _forms:
+        return data
+    if b"\\" in data:
+        plain = _unescaped_bytes(data)
+        if plain is not data and any(form in plain for form in _byte_forms):
+            return mask_bytes(plain)
+    return mask_bytes(data)
+
+
+def unescaped(text: str) -> str:
+    """JSON text with every escape that may be written as its character so written:
+    ``\\uXXXX`` (either case of hex, surrogate pairs joined) and ``\\/``. What only an
+    escape can say stays one, written the short way (``\\"``, ``\\\\``, ``\\n``,
+    ``\\u001f``), and so does a lone surrogate. A string parsed from it is the same;
+    ``text`` itself (the same object) when it holds no such escape."""
+    if "\\u" not in text and "\\/" not in text:
+        return text
+    return _ESCAPE.sub(_written_out, text)
+
+
 def mask_keys(text: str) -> str:
     """:func:`mask`, and anything shaped like a key (``sk-...``, ``key-...``) too: for a
     provider's error message, which may quote a key the arena never read (another
@@ -150,19 +255,22 @@ def mask_keys(text: str) -> str:
     return _KEY_SHAPED.sub(r"\1-***", mask(text))
 
 
-def masked(value: Any) -> Any:
+def masked(value: Any, *, incoming: bool = False) -> Any:
     """``value`` with every string in it masked: a string, or the strings inside lists,
-    tuples and dicts (keys too), as a copy; anything else as it is."""
+    tuples and dicts (keys too), as a copy; anything else as it is. ``incoming``: with
+    :func:`mask_incoming` (an outsider's data as it comes in)."""
     if not _forms:
         return value
     if isinstance(value, str):
-        return mask(value)
+        return mask_incoming(value) if incoming else mask(value)
     if isinstance(value, dict):
-        return {masked(k): masked(v) for k, v in value.items()}
+        return {
+            masked(k, incoming=incoming): masked(v, incoming=incoming) for k, v in value.items()
+        }
     if type(value) is list:
-        return [masked(v) for v in value]
+        return [masked(v, incoming=incoming) for v in value]
     if type(value) is tuple:
-        return tuple(masked(v) for v in value)
+        return tuple(masked(v, incoming=incoming) for v in value)
     return value
 
 
@@ -202,6 +310,63 @@ class MaskedLines:
             self._file.close()
 
 
+_ESCAPE: Final = re.compile(
+    r"\\(?:u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})|u([0-9a-f]{4})|(.))",
+    re.IGNORECASE | re.DOTALL,
+)
+"""An escape, from its backslash: a surrogate pair, one ``\\uXXXX``, or a backslash and
+the character it escapes (``\\\\`` among them, so an escaped backslash is never read as
+the start of another escape)."""
+_ESCAPE_BYTES: Final = re.compile(_ESCAPE.pattern.encode(), re.IGNORECASE | re.DOTALL)
+
+
+def _written_out(match: re.Match[str]) -> str:
+    """One escape as :func:`unescaped` writes it."""
+    pair_high, pair_low, single, other = match.groups()
+    if other is not None:
+        return "/" if other == "/" else match.group()
+    char = _escaped_character(pair_high, pair_low, single)
+    return match.group() if char is None else char
+
+
+def _written_out_bytes(match: re.Match[bytes]) -> bytes:
+    """:func:`_written_out` for bytes (a byte after a backslash is kept as it is)."""
+    pair_high, pair_low, single, other = match.groups()
+    if other is not None:
+        return b"/" if other == b"/" else match.group()
+    high, low, single = (None if g is None else g.decode() for g in (pair_high, pair_low, single))
+    char = _escaped_character(high, low, single)
+    return match.group() if char is None else char.encode()
+
+
+def _escaped_character(
+    pair_high: str | None, pair_low: str | None, single: str | None
+) -> str | None:
+    """What a ``\\uXXXX`` escape (or a surrogate pair of them) is best written as: the
+    character, or the short escape JSON needs for it; None for a lone surrogate."""
+    if single is not None:
+        code = int(single, 16)
+        if 0xD800 <= code <= 0xDFFF:
+            return None
+    else:
+        assert pair_high is not None
+        assert pair_low is not None
+        code = 0x10000 + ((int(pair_high, 16) - 0xD800) << 10) + int(pair_low, 16) - 0xDC00
+    char = chr(code)
+    return _MUST_ESCAPE.get(char, char)
+
+
+_MUST_ESCAPE: Final = {c: json.dumps(c)[1:-1] for c in ['"', "\\", *map(chr, range(0x20))]}
+"""What JSON cannot hold as itself inside a string, written the way ``json`` writes it."""
+
+
+def _unescaped_bytes(data: bytes) -> bytes:
+    """:func:`unescaped` for UTF-8 bytes."""
+    if b"\\u" not in data and b"\\/" not in data:
+        return data
+    return _ESCAPE_BYTES.sub(_written_out_bytes, data)
+
+
 def _written_forms(secret: str) -> set[str]:
     """How ``secret`` may appear in what the arena writes: as it is, inside a JSON
     string (escaped, non-ASCII kept or ``\\u``-escaped), inside a Python repr (the
@@ -239,6 +404,6 @@ def _warn_short(name: str, length: int) -> None:
             f"a secret of fewer than {MIN_MASKED_LENGTH} characters is used but not "
             "masked in logs, replays and feeds (masking it would wreck every text holding "
             "those letters): use a long random one, e.g. "
-            "python -c 'import secrets; print(secrets.token_urlsafe(24))'"
+            "python3 -c 'import secrets; print(secrets.token_urlsafe(24))'"
         ),
     )

@@ -52,7 +52,7 @@ from test_http_agent import StartServer, serve_fixture  # noqa: F401 (the fixtur
 
 from gifts.signatures import sign_arena_webhook
 from tournaments import workers as workers_module
-from tournaments.config import parse_tournament_config
+from tournaments.config import TournamentConfig, parse_tournament_config
 from tournaments.runner import run_tournament
 from tournaments.store import TournamentStore
 
@@ -394,6 +394,30 @@ def stored_text(db: Path) -> str:
     return "\n".join(texts)
 
 
+def cup_with_a_model(base_url: str, key_env: str, *others: dict[str, Any]) -> TournamentConfig:
+    """A quick tournament of an OpenAI seat of the fake provider (its key in ``key_env``)
+    and ``others``: the tables without the model seat play in the workers."""
+    model = {
+        "name": "GPT",
+        "type": "openai",
+        "options": {
+            "model": "fake-gpt",
+            "provider": "vllm",
+            "base_url": base_url,
+            "api_key_env": key_env,
+            "structured": "none",
+        },
+    }
+    return parse_tournament_config(
+        {
+            "tournament": {"name": "masked", "format": "quick", "seed": 5},
+            "table": {"decision_timeout_s": 20.0},
+            "agents": [model, *others],
+        },
+        source="test",
+    )
+
+
 async def test_secrets_reach_the_tournament_workers(
     tmp_path: Path,
     serve: StartServer,
@@ -409,28 +433,12 @@ async def test_secrets_reach_the_tournament_workers(
     bot = serve("--failures", "0", "--fail-with", f"upstream said: {OPENAI_KEY} is wrong")
     db = tmp_path / "cup.db"
     with FakeOpenAI(api_key=OPENAI_KEY, respond=legal_model) as openai_server:
-        config = parse_tournament_config(
-            {
-                "tournament": {"name": "masked", "format": "quick", "seed": 5},
-                "table": {"decision_timeout_s": 20.0},
-                "agents": [
-                    {
-                        "name": "GPT",
-                        "type": "openai",
-                        "options": {
-                            "model": "fake-gpt",
-                            "provider": "vllm",
-                            "base_url": openai_server.base_url,
-                            "api_key_env": "TEST_OPENAI_KEY",
-                            "structured": "none",
-                        },
-                    },
-                    {"name": "Bot", "type": "http", "options": {"url": bot.url}},
-                    {"name": "A", "type": "heuristic"},
-                    {"name": "B", "type": "greedy"},
-                ],
-            },
-            source="test",
+        config = cup_with_a_model(
+            openai_server.base_url,
+            "TEST_OPENAI_KEY",
+            {"name": "Bot", "type": "http", "options": {"url": bot.url}},
+            {"name": "A", "type": "heuristic"},
+            {"name": "B", "type": "greedy"},
         )
         with TournamentStore(db) as store:
             run = await run_tournament(store, config, workers=2)
@@ -447,3 +455,200 @@ async def test_secrets_reach_the_tournament_workers(
         assert piece not in stored
         assert piece not in bot.log.read_text()
         assert piece not in output.out + output.err
+
+
+# --- issue 25's review: escapes, programs' environments, the server token unserved -------
+
+BOT_PROGRAM = REPO / "tests" / "programs" / "stdio_bot.py"
+MODEL_KEY = "sk-test-SECRET1234567890"
+AGENT_TOKEN = "httptok-SECRET-abcdef123456"
+
+
+def escaping_model(comment_json: str) -> Callable[[RecordedRequest], Behaviour]:
+    """A provider's ``respond``: legal decisions whose comment is ``comment_json`` as
+    written between the quotes (escapes and all)."""
+
+    def respond(recorded: RecordedRequest) -> Behaviour:
+        decision = {**legal_answer(request_in(recorded)), "comment": "\0"}
+        text = json.dumps(decision).replace('"\\u0000"', f'"{comment_json}"')
+        return Reply(text=text)
+
+    return respond
+
+
+def toml_list(items: list[str]) -> str:
+    return json.dumps(items)  # a JSON list of strings is a TOML array
+
+
+def model_seat(base_url: str) -> str:
+    """A ``[[seats]]`` entry: an OpenAI seat of the fake provider, keyed by TEST_OPENAI_KEY."""
+    return f"""
+[[seats]]
+name = "GPT"
+type = "openai"
+options = {{ model = "fake-gpt", provider = "vllm", base_url = "{base_url}", \
+api_key_env = "TEST_OPENAI_KEY", structured = "none" }}
+"""
+
+
+async def play_recorded(
+    tmp_path: Path, config: str, env: dict[str, str], log_level: str
+) -> tuple[str, str, str]:
+    """``arena play`` of ``config`` (its seats; the deadline is 20 s) in its own process,
+    two rounds, plain lines, recorded: its stdout, its stderr and the replay."""
+    path = tmp_path / "arena.toml"
+    path.write_text(f"[table]\ndecision_timeout_s = 20.0\n{config}")
+    replay = tmp_path / "match.jsonl"
+    code, out, err = await arena_output(
+        *("play", "--config", str(path), "--rounds", "2", "--seed", "5", "--no-live"),
+        *("--record", str(replay), "--log-level", log_level),
+        env={**env, "PYTHONPATH": str(REPO), "NO_PROXY": "127.0.0.1,localhost"},
+    )
+    assert code == 0, err[-3000:]
+    return out, err, replay.read_text()
+
+
+async def test_a_secret_written_with_json_escapes_is_nowhere(
+    tmp_path: Path, serve: StartServer
+) -> None:
+    """A program's reply and a model's answer write a secret with JSON escapes (its first
+    letter as \\u0068, mixed-case hex): the raw text held no written form of it, and the
+    parsed comment held the secret, which the board's plain lines printed."""
+    bot = serve("--mode", "good", env={**os.environ, "EXPECTED_TOKEN": AGENT_TOKEN})
+    said = tmp_path / "said.txt"  # not in its command line, which the log shows
+    said.write_text(r"\u0068ttptok-SECRET-abcdef123456")
+    program = [sys.executable, str(BOT_PROGRAM), "--say-json-file", str(said)]
+    env = {**os.environ, "TEST_OPENAI_KEY": MODEL_KEY, "TEST_AGENT_TOKEN": AGENT_TOKEN}
+    with FakeOpenAI(
+        api_key=MODEL_KEY, respond=escaping_model(r"\u0073k-test\u002DSECRET1234567890")
+    ) as provider:
+        seats = f"""{model_seat(provider.base_url)}
+[[seats]]
+name = "Esc"
+type = "subprocess"
+options = {{ command = {toml_list(program)} }}
+
+[[seats]]
+name = "Bot"
+type = "http"
+options = {{ url = "{bot.url}", token_env = "TEST_AGENT_TOKEN" }}
+"""
+        out, err, recorded = await play_recorded(tmp_path, seats, env, "debug")
+    shown_code, shown, shown_err = await arena_output(
+        "replay", str(tmp_path / "match.jsonl"), "--decisions", "--full", env=env
+    )
+    assert shown_code == 0, shown_err
+    for where, text in (
+        ("stdout (the board's lines)", out),
+        ("the logs", err),
+        ("the replay", recorded),
+        ("arena replay --decisions --full", shown + shown_err),
+        ("what the HTTP bot was sent", bot.log.read_text()),
+    ):
+        for piece in ("SECRET1234567890", "SECRET-abcdef123456", "u0068ttptok", "u0073k-test"):
+            assert piece not in text, f"{piece!r} is in {where}"
+    for seat in ("GPT", "Esc"):  # both spoke on the board's lines, masked
+        assert re.search(rf"\] {seat} .*「\*\*\*」", out), out[:2000]
+    lines = [json.loads(line) for line in recorded.splitlines()]
+    raw = [d["report"]["raw_text"] for d in lines if d["kind"] == "decision" and d["seat"] == 0]
+    assert raw
+    assert all('"comment": "***"' in text for text in raw)
+
+
+async def test_a_program_gets_no_secret_and_the_server_token_is_masked_unserved(
+    tmp_path: Path,
+) -> None:
+    """``arena play`` without ``--serve``: a program printing the server's token (on
+    stderr as it crashes, in its comments) shows it nowhere, and no program finds a
+    model seat's key, the token or the MQTT password in its environment."""
+    with FakeOpenAI(api_key=OPENAI_KEY, respond=legal_model) as provider:
+        crash = [sys.executable, str(BOT_PROGRAM), "--mode", "crash", "--say", SERVER_TOKEN]
+        crash += ["--once", str(tmp_path / "crashed"), "--env-file", str(tmp_path / "crash.json")]
+        calm = [sys.executable, str(BOT_PROGRAM), "--env-file", str(tmp_path / "calm.json")]
+        seats = f"""
+[mqtt]
+username_env = "TEST_MQTT_USER"
+password_env = "TEST_MQTT_PASSWORD"
+{model_seat(provider.base_url)}
+[[seats]]
+name = "Crash"
+type = "subprocess"
+options = {{ command = {toml_list(crash)} }}
+
+[[seats]]
+name = "Calm"
+type = "subprocess"
+options = {{ command = {toml_list(calm)}, env = {{ BOT_LEVEL = "3" }} }}
+"""
+        env = {
+            **os.environ,
+            "TEST_OPENAI_KEY": OPENAI_KEY,
+            "ARENA_SERVER_TOKEN": SERVER_TOKEN,
+            "TEST_MQTT_USER": "studio",
+            "TEST_MQTT_PASSWORD": MQTT_PASSWORD,
+            "ANTHROPIC_API_KEY": ANTHROPIC_KEY,  # a preset's, used by no seat here
+            "TEST_PLAIN": "kept-for-programs",
+        }
+        out, err, recorded = await play_recorded(tmp_path, seats, env, "info")
+    for where, text in (("stdout", out), ("the logs", err), ("the replay", recorded)):
+        assert_no_secret(where, text)
+    assert "crashing on purpose: ***" in err  # its stderr, logged
+    rejected = [
+        line["message"]["detail"]
+        for line in map(json.loads, recorded.splitlines())
+        if line["kind"] == "message" and line["message"]["type"] == "REPLY_REJECTED"
+    ]
+    assert any("crashing on purpose: ***" in detail for detail in rejected)
+    assert re.search(r"\] Crash .*「\*\*\*」", out), out[:2000]
+    for name in ("crash.json", "calm.json"):
+        environ = json.loads((tmp_path / name).read_text())["environ"]
+        assert environ["TEST_PLAIN"] == "kept-for-programs"
+        for variable in (
+            "TEST_OPENAI_KEY",
+            "ARENA_SERVER_TOKEN",
+            "TEST_MQTT_USER",
+            "TEST_MQTT_PASSWORD",
+            "ANTHROPIC_API_KEY",
+        ):
+            assert variable not in environ, f"{variable} is in {name}"
+        assert_no_secret(f"the environment of {name}", json.dumps(environ))
+    assert json.loads((tmp_path / "calm.json").read_text())["environ"]["BOT_LEVEL"] == "3"
+
+
+async def test_a_workers_programs_get_no_variable_the_main_process_knows_a_secret_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A model seat's key too short to mask is still a secret: its variable is withheld
+    from every program, those a tournament's workers start included (the worker never
+    builds the model seat, whose tables play in the main process)."""
+    monkeypatch.setattr(workers_module, "PLAY_HERE_WHILE_STARTING", False)
+    monkeypatch.setenv("TEST_SHORT_KEY", "short1k")
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    monkeypatch.setenv("TEST_PLAIN", "kept-for-programs")
+    envs = tmp_path / "envs"
+    envs.mkdir()
+    program = [sys.executable, str(BOT_PROGRAM), "--env-file", str(envs / "{pid}.json")]
+    with FakeOpenAI(api_key="short1k", respond=legal_model) as provider:
+        config = cup_with_a_model(
+            provider.base_url,
+            "TEST_SHORT_KEY",
+            {"name": "Prog", "type": "subprocess", "options": {"command": program}},
+            {"name": "A", "type": "heuristic"},
+            {"name": "B", "type": "greedy"},
+        )
+        with TournamentStore(tmp_path / "cup.db") as store:
+            run = await run_tournament(store, config, workers=2)
+            assert run.finished
+            players = [m.players for m in store.table_matches(run.tournament_id)]
+    assert any("GPT" not in seated for seated in players)  # a table for the workers
+    parents = set()
+    environments = []
+    for found in envs.glob("*.json"):
+        started = json.loads(found.read_text())
+        environments.append(started["environ"])
+        parents.add(started["parent"])
+    assert len(parents) >= 2  # programs of the main process and of a worker
+    for environ in environments:
+        assert environ["TEST_PLAIN"] == "kept-for-programs"
+        assert "TEST_SHORT_KEY" not in environ
+        assert "short1k" not in environ.values()

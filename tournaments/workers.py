@@ -48,7 +48,10 @@ What goes where, and why:
   whose main process is gone (its pipe closed) stops: workers never outlive the run.
 - **Secrets.** A worker is handed the secrets the main process knows when the pool
   starts (``arena.secrets.known_secrets``: the run has built every agent by then), and
-  masks them as the main process does: what its tables write holds none of them.
+  masks them as the main process does: what its tables write holds none of them. It is
+  handed the names of the variables that hold secrets too (``secret_variables``): the
+  programs its subprocess seats start get none of them, as in the main process
+  (``arena.agents.program_env``).
 """
 
 from __future__ import annotations
@@ -73,7 +76,12 @@ from arena.agents.registry import agent_class
 from arena.errors import ArenaError, ConfigError
 from arena.gc_policy import collecting_while_playing
 from arena.logs import LogFormat, configure_logging, configured_logging, get_logger
-from arena.secrets import known_secrets, register_secrets
+from arena.secrets import (
+    declare_secret_variables,
+    known_secrets,
+    register_secrets,
+    secret_variables,
+)
 from arena.sinks.health import guard_after_failure
 from arena.table import RoundRecord, build_moderator
 from arena.table.events import Event
@@ -330,6 +338,7 @@ def _worker_main(
     environment: dict[str, str],
     logs: tuple[LogFormat, str] | None = None,
     secrets: dict[str, str] | None = None,
+    variables: tuple[str, ...] = (),
 ) -> None:
     """A worker process: plays the table units it is handed until told to quit.
     ``seeds``: the tournament's and this session's deals' (``_Playing``);
@@ -338,11 +347,14 @@ def _worker_main(
     forked from the fork server inherits no handler, and its lines would come out as
     bare ``event key=value`` (None: the main process configured none either);
     ``secrets``: those the main process knows (``known_secrets``: the model seats' keys,
-    the server's token ...), masked here too in the lines, logs and events."""
+    the server's token ...), masked here too in the lines, logs and events;
+    ``variables``: the names of those that hold secrets (``secret_variables``), which no
+    program a seat starts here gets."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process decides about Ctrl-C
     os.environ.clear()
     os.environ.update(environment)
     register_secrets(secrets or {})
+    declare_secret_variables(variables)
     if logs is not None:
         configure_logging(*logs)
     try:
@@ -531,6 +543,7 @@ class WorkerPool:
                     dict(os.environ),
                     configured_logging(),
                     known_secrets(),
+                    tuple(sorted(secret_variables())),
                 ),
                 name=f"arena-worker-{number}",
                 daemon=True,  # ended with the main process at its exit

@@ -14,7 +14,8 @@ timeout is only a backstop, longer than any deadline a table may set.
 A bearer token is read from the environment variable ``options.token_env`` names, so
 that it never sits in a config file; it goes into the ``Authorization`` header and
 nowhere else (not into logs, error details, replays or the agent's repr). What the
-server answers, a reply or an error page, has every known secret masked as it is read.
+server answers, a reply or an error page, has every known secret masked as it is read,
+also where JSON escapes write one (:func:`arena.secrets.mask_incoming`).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import httpx
 
 from arena.agents.remote import RemoteAgent
 from arena.errors import AgentReplyError, AgentStartError, ConfigError
-from arena.secrets import mask_bytes, register_secret, variable_name
+from arena.secrets import mask_incoming_bytes, register_secret, variable_name
 
 __all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "HttpAgent"]
 
@@ -192,8 +193,8 @@ async def _read(
         chunks.append(chunk)
         size += len(chunk)
         if size > cap:
-            return mask_bytes(b"".join(chunks))[:cap], True
-    return mask_bytes(b"".join(chunks)), False
+            return mask_incoming_bytes(b"".join(chunks))[:cap], True
+    return mask_incoming_bytes(b"".join(chunks)), False
 
 
 def _excerpt(body: bytes) -> str:

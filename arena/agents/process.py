@@ -5,7 +5,9 @@ that closing it also ends the children an ``npm start`` leaves). Every message t
 may see goes to its stdin as one line; a request's reply is the next line of its stdout
 that answers it. What the program writes to stderr is logged with the seat named, a
 bounded number of lines per process. Known secrets are masked in every line read, stdout
-and stderr, before anything quotes or cuts it (:mod:`arena.secrets`).
+and stderr, before anything quotes or cuts it, also where JSON escapes write them
+(:mod:`arena.secrets`). The program gets the arena's environment without the variables
+that hold secrets, unless ``options.pass_env`` names them (:mod:`arena.agents.program_env`).
 
 Replies are matched as a sequential program gives them: each request attempt written
 is owed one line. A line naming a ``request_id`` answers that request (every attempt of
@@ -50,10 +52,11 @@ from arena.agents.process_options import (
     int_option,
     seconds_option,
 )
+from arena.agents.program_env import pass_env_option, program_environment
 from arena.agents.remote import RemoteAgent, reply_request_id
 from arena.errors import AgentReplyError, AgentStartError
 from arena.logs import get_logger
-from arena.secrets import mask, mask_bytes
+from arena.secrets import mask_incoming, mask_incoming_bytes
 
 __all__ = ["DEFAULT_MAX_LINE_BYTES", "SubprocessAgent", "kill_leftover_programs"]
 
@@ -137,8 +140,10 @@ class SubprocessAgent(RemoteAgent):
 
     Options (the seat's ``options`` in the config): ``command`` (required, a list: the
     program and its arguments, no shell), ``cwd``, ``env`` (added to the inherited
-    environment), ``max_line_bytes``, ``max_restarts``, ``startup_s`` (how long
-    :meth:`open` watches for a program that exits at once), ``close_timeout_s``.
+    environment, which holds no secret of the arena's), ``pass_env`` (names of the
+    arena's variables holding secrets that the program gets all the same),
+    ``max_line_bytes``, ``max_restarts``, ``startup_s`` (how long :meth:`open` watches
+    for a program that exits at once), ``close_timeout_s``.
     """
 
     def __init__(
@@ -148,6 +153,7 @@ class SubprocessAgent(RemoteAgent):
         command: Sequence[str] | None = None,
         cwd: str | os.PathLike[str] | None = None,
         env: Mapping[str, str] | None = None,
+        pass_env: Sequence[str] | None = None,
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
         max_restarts: int = 3,
         startup_s: float = 0.3,
@@ -160,8 +166,9 @@ class SubprocessAgent(RemoteAgent):
         self.env = {"PYTHONUNBUFFERED": "1", **env_option(env)}
         """What is added to the inherited environment. PYTHONUNBUFFERED: a Python program
         block-buffers a pipe, and its replies would never arrive."""
-        self._environ = {**os.environ, **self.env}
-        self.program = find_program(self.command[0], self.cwd, self._environ)
+        self.pass_env = pass_env_option(pass_env)
+        """The arena's variables holding secrets that the program gets all the same."""
+        self.program = find_program(self.command[0], self.cwd, {**os.environ, **self.env})
         self.max_line_bytes = int_option("max_line_bytes", max_line_bytes, 256, 2**30)
         self.max_restarts = int_option("max_restarts", max_restarts, 0, 100)
         self.startup_s = seconds_option("startup_s", startup_s, allow_zero=True)
@@ -356,7 +363,7 @@ class SubprocessAgent(RemoteAgent):
         """Route one stdout line: the answer to the request waiting, or discarded."""
         run.stdout_lines += 1
         if isinstance(item, bytes):
-            item = mask_bytes(item)
+            item = mask_incoming_bytes(item)
         pending = self._pending
         if pending is not None and (pending[1].done() or run is not self._run):
             pending = None
@@ -444,7 +451,7 @@ class SubprocessAgent(RemoteAgent):
 
     def _stderr_line(self, run: _Run, item: bytes | LineTooLong) -> None:
         if isinstance(item, bytes):
-            text = mask(item.decode("utf-8", "replace"))
+            text = mask_incoming(item.decode("utf-8", "replace"))
         else:
             text = f"[a line over {item.limit} bytes, not kept]"
         if len(text) > _STDERR_TEXT_CHARS:
@@ -506,7 +513,7 @@ class SubprocessAgent(RemoteAgent):
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
                 cwd=self.cwd,
-                env=self._environ,
+                env=program_environment(self.env, self.pass_env),  # decided now: see there
                 start_new_session=True,
             )
         except PermissionError as exc:

@@ -15,7 +15,9 @@ The token comes from the environment (``ARENA_SERVER_TOKEN``) or is made for the
 library's server) the controls and the webhook refuse everything. ``/control`` and its
 API are never framed (arena/server/framing.py). Gifts reach
 the tables through a :class:`GiftIntake` the gifts package provides (this package does
-not depend on it); without one (gifts off) the webhook and the test gift say so.
+not depend on it); without one (gifts off) the webhook and the test gift say so. Every
+JSON answer has every known secret masked (:func:`_json`): an error may quote the
+caller's own text.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from arena.logs import get_logger
+from arena.secrets import masked
 from arena.server.control import MatchControl
 from arena.server.framing import NoFraming
 from arena.server.hub import Feed, OverlayHub
@@ -121,8 +124,15 @@ def build_app(parts: ServerParts) -> Starlette:
     )
 
 
+def _json(content: Any, status: int = 200) -> JSONResponse:
+    """Every JSON answer of the app, never cached, with every known secret masked: an
+    error may quote what the caller sent (a key pasted into the wrong field), the state
+    the last error, a gift's answer the viewer's text (:mod:`arena.secrets`)."""
+    return JSONResponse(masked(content), status_code=status, headers=_NO_STORE)
+
+
 def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status, headers=_NO_STORE)
+    return _json({"error": message}, status)
 
 
 class Routes:
@@ -145,7 +155,7 @@ class Routes:
     async def healthz(self, request: Request) -> Response:
         state = self.parts.hub.server_state()
         status = "degraded" if state["degraded"] else "ok"  # a sink keeps failing
-        return JSONResponse({"status": status, **state}, headers=_NO_STORE)
+        return _json({"status": status, **state})
 
     async def avatar(self, request: Request) -> Response:
         path = self.parts.avatar_files.get(request.path_params["index"])
@@ -212,7 +222,7 @@ class Routes:
         refused = self._refusal(request)
         if refused is not None:
             return refused
-        return JSONResponse(self._state(), headers=_NO_STORE)
+        return _json(self._state())
 
     async def control_action(self, request: Request) -> Response:
         refused = self._refusal(request)
@@ -283,7 +293,7 @@ class Routes:
             if fields.get(key) is not None and not isinstance(fields[key], str):
                 return _error(400, f"{key}: give text, not {fields[key]!r}")
         status, answer = await gifts.test_gift(fields)
-        return JSONResponse(answer, status_code=status, headers=_NO_STORE)
+        return _json(answer, status)
 
     # --- gifts from bridges -------------------------------------------------------------
 
@@ -300,11 +310,11 @@ class Routes:
         except Exception as exc:  # the arena's failure, answered: a raise resets the connection
             log.exception("gift_webhook_failed", error=type(exc).__name__)
             return _error(500, f"the arena failed handling this delivery ({type(exc).__name__})")
-        return JSONResponse(answer, status_code=status, headers=_NO_STORE)
+        return _json(answer, status)
 
 
 def _ok(said: str, state: Mapping[str, Any]) -> JSONResponse:
-    return JSONResponse({"ok": True, "said": said, "state": dict(state)}, headers=_NO_STORE)
+    return _json({"ok": True, "said": said, "state": dict(state)})
 
 
 async def _body(request: Request) -> bytes | None:

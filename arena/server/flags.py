@@ -8,14 +8,16 @@ import sys
 from typing import TYPE_CHECKING
 
 from arena.logs import Say
+from arena.secrets import SERVER_TOKEN_ENV
 
 if TYPE_CHECKING:
     from arena.server.wiring import ArenaServer
 
 __all__ = ["TOKEN_ENV", "Say", "add_server_flags", "say_server"]
 
-TOKEN_ENV = "ARENA_SERVER_TOKEN"
-"""The environment variable holding the control page's and the gift webhook's token."""
+TOKEN_ENV = SERVER_TOKEN_ENV
+"""The environment variable holding the control page's and the gift webhook's token (a
+secret of the arena whether or not it serves: :data:`arena.secrets.WELL_KNOWN_VARIABLES`)."""
 
 
 def add_server_flags(parser: argparse.ArgumentParser) -> None:

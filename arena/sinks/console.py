@@ -27,6 +27,10 @@ were not shown since the last; those still not shown are told per reason at the 
 end (a replay's: each round's) or at the close, with a count of every gift. An event
 may settle many units of one gift at once (``units``): a banner says ``×9800``, and
 every count counts units. Viewer text is rendered as rich ``Text``, never as markup.
+
+Every secret the arena knows is masked in an event as it reaches either console, before
+the board cuts any text (:func:`shown_event`): what comes in was masked already, and a
+terminal a stream shows is one more place a path nobody thought of could reach.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ from rich.panel import Panel
 from rich.table import Table as RichTable
 from rich.text import Text
 
+from arena.secrets import masked, secrets_registered
 from arena.sinks.model_figures import (
     ModelTally,
     budget_words,
@@ -63,6 +68,7 @@ __all__ = [
     "PlainConsoleSink",
     "describe",
     "gift_text",
+    "shown_event",
 ]
 
 _EMOTION_FACES = {
@@ -101,6 +107,14 @@ def _bid_words(data: Mapping[str, Any]) -> str:
     if data["grab"]:
         return "grabs the landlord (抢地主)" if bid else "does not grab (不抢)"
     return "calls the landlord (叫地主)" if bid else "does not call (不叫)"
+
+
+def shown_event(event: Event) -> Event:
+    """The event as a console shows it: every known secret in its data masked (the
+    event itself when none is known, as in a scripted match)."""
+    if not secrets_registered():
+        return event
+    return event._replace(data=masked(dict(event.data)))
 
 
 def describe(event: Event) -> str | None:
@@ -542,7 +556,7 @@ class PlainConsoleSink:
 
     async def emit(self, event: Event) -> None:
         """Print the event's lines, if it has any."""
-        for line in self._notes.lines(event):
+        for line in self._notes.lines(shown_event(event)):
             print(line, file=self._stream, flush=True)
 
     async def close(self) -> None:
@@ -716,6 +730,7 @@ class LiveConsoleSink:
 
     async def emit(self, event: Event) -> None:
         """Update the board, and redraw it now, or at the latest a moment later."""
+        event = shown_event(event)  # before the board cuts any text
         view = self._tables.get(event.table)
         if view is None:
             view = self._tables[event.table] = _TableView(event.table)

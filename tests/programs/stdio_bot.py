@@ -28,7 +28,13 @@ stdout. ``--mode`` picks a behaviour, good or one of the ways a program goes wro
 
 ``--no-echo`` leaves ``request_id`` out of the replies; ``--record FILE`` appends every
 message received, with this process's id, as a JSON line; ``--say TEXT`` puts TEXT in
-every reply's ``comment`` and at the end of the line ``crash`` writes to stderr.
+every reply's ``comment`` and at the end of the line ``crash`` writes to stderr;
+``--say-json TEXT`` puts TEXT between the quotes of every reply's ``comment`` as it is
+(JSON escapes such as ``\\u0068`` left for the arena to read; ``--say-json-file FILE``:
+the text FILE holds, which the arena's log of the command line does not show);
+``--env-file FILE``
+writes ``{"parent": <the process that started it>, "environ": {...}}`` to FILE when it
+starts (``{pid}`` in FILE is its own process id).
 """
 
 from __future__ import annotations
@@ -118,7 +124,18 @@ def main() -> int:
     parser.add_argument("--record")
     parser.add_argument("--pid-file")
     parser.add_argument("--say")
+    parser.add_argument("--say-json")
+    parser.add_argument("--say-json-file")
+    parser.add_argument("--env-file")
     args = parser.parse_args()
+    if args.say_json_file:
+        with open(args.say_json_file) as f:
+            args.say_json = f.read().strip()
+    if args.env_file:  # written whole, then moved into place: a reader never sees half
+        path = args.env_file.replace("{pid}", str(os.getpid()))
+        with open(path + ".part", "w") as f:
+            json.dump({"parent": os.getppid(), "environ": dict(os.environ)}, f)
+        os.replace(path + ".part", path)
     mode = args.mode
     if mode == "exit":
         print("bot: cannot load the model weights", file=sys.stderr)
@@ -191,6 +208,11 @@ def main() -> int:
                 reply["request_id"] = message["request_id"]
         elif mode == "late":
             time.sleep(args.pace)
+        if args.say_json is not None:  # the comment as written, escapes and all
+            reply["comment"] = "\0"
+            text = json.dumps(reply, ensure_ascii=False)
+            send(text.replace('"\\u0000"', f'"{args.say_json}"'))
+            continue
         send(json.dumps(reply, ensure_ascii=False))
     return 0
 

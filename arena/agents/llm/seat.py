@@ -19,9 +19,9 @@ the match).
 Each call leaves a :class:`~arena.agents.reports.CallReport` for ``take_report``, also
 when it failed or the table's deadline cancelled it (then its usage is estimated from
 the prompt). The key is read from the environment once, at construction, and registered
-as a secret (:mod:`arena.secrets`): the model's text, reasoning and refusal are masked as
-they arrive, before anything quotes them, and a provider's errors also lose anything
-shaped like a key.
+as a secret (:mod:`arena.secrets`): the model's text, reasoning, refusal and turn are
+masked as they arrive (a key written with JSON escapes too), before anything quotes
+them, and a provider's errors also lose anything shaped like a key.
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ from arena.errors import (
     error_text,
 )
 from arena.logs import get_logger
-from arena.secrets import mask, mask_keys
+from arena.secrets import mask_incoming, mask_keys, masked
 from protocol import (
     MAX_JSON_INT,
     BidRequest,
@@ -604,12 +604,15 @@ def _estimated(prompt: list[dict[str, Any]], text: str) -> Usage:
 
 def _mask_answer(answer: Completion) -> None:
     """The model's own words with every secret masked, before the reading quotes them
-    (a rejection's detail) or the replay keeps them: a model may repeat a key it saw."""
-    answer.text = mask(answer.text)
+    (a rejection's detail) or the replay keeps them: a model may repeat a key it saw,
+    JSON-escaped too (``"\\u0073k-..."``). Its turn as well, which a retry sends back
+    and the decision's prompt records."""
+    answer.text = mask_incoming(answer.text)
     if answer.reasoning is not None:
-        answer.reasoning = mask(answer.reasoning)
+        answer.reasoning = mask_incoming(answer.reasoning)
     if answer.refusal is not None:
-        answer.refusal = mask(answer.refusal)
+        answer.refusal = mask_incoming(answer.refusal)
+    answer.turn = masked(answer.turn, incoming=True)
 
 
 def _with_refusal(exc: AgentReplyError, answer: Completion) -> AgentReplyError:
