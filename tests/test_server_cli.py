@@ -151,7 +151,8 @@ def test_spectator_delay_goes_to_the_server_without_mqtt(
     processes: list[subprocess.Popen[str]],
 ) -> None:
     process = arena(
-        "play", "--serve", "--port", "0", "--rounds", "1", "--no-live", "--spectator-delay", "0.2"
+        *("play", "--serve", "--port", "0", "--rounds", "1", "--pace", "0", "--no-live"),
+        *("--spectator-delay", "0.2"),
     )
     processes.append(process)
     lines_until(process.stderr, r"every hand goes to http://127\.0\.0\.1:\d+/spectator 0\.2 s")

@@ -126,8 +126,7 @@ class LeaderboardPublisher:
         broker forget the retained message, so no subscriber meets a tournament the
         store no longer has. Never waits; :meth:`close` sends it."""
         self.status = "interrupted"  # no more leaderboards
-        self._pending.clear()
-        self._queue(b"")
+        self._queue(b"")  # after what waits: a subscriber sees "running", then nothing
 
     def _document(self, board: Mapping[str, Any]) -> bytes:
         seeds = {} if self.seeds is None else {"seeds": self.seeds}
