@@ -542,14 +542,24 @@ async def _play_once(
     """One match at every table: the sinks, feeds and gifts of the flags, then played."""
     from arena.gc_policy import collecting_while_playing
     from arena.runner import build_tables, flush_sinks, open_tables, play_tables
-    from arena.sinks.console import FAULT_HINT, LiveConsoleSink, PlainConsoleSink
+    from arena.sinks.console import (
+        FAULT_HINT,
+        PLAIN_ACTIONS_UP_TO,
+        LiveConsoleSink,
+        PlainConsoleSink,
+    )
     from arena.sinks.health import GuardedSink, SinkHealthBoard
 
     replay = _open_replay(args.record) if args.record else None
     # a rejected reply's detail is in its warning log line, if warnings are shown
     shown = LEVELS.index(args.log_level) <= LEVELS.index("warning")
     hint = FAULT_HINT if shown else "details with --log-level warning"
-    sink = LiveConsoleSink(fault_hint=hint) if live else PlainConsoleSink(fault_hint=hint)
+    every_action = config.match.tables <= PLAIN_ACTIONS_UP_TO
+    sink = (
+        LiveConsoleSink(fault_hint=hint)
+        if live
+        else PlainConsoleSink(fault_hint=hint, actions=every_action)
+    )
     config, broker = _default_broker(config, args)
     mqtt = _mqtt_sink(config, args, embedded=broker is not None) if config.mqtt.enabled else None
     sinks: list[Any] = [sink] if mqtt is None else [sink, mqtt]
@@ -592,6 +602,15 @@ async def _play_once(
             f"seed {seed} (repeat this match with --seed {seed})",
             seed=seed,
         )
+        if not live and not every_action:
+            _say(
+                args.log_format,
+                "actions_not_printed",
+                f"{config.match.tables} tables: each round's result is printed, not its "
+                f"play (that is for {PLAIN_ACTIONS_UP_TO} tables at most); --record FILE "
+                "keeps every action",
+                tables=config.match.tables,
+            )
         await play_tables(tables, rounds=config.match.rounds, seed=seed)
     finally:
         await collecting.aclose()

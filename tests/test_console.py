@@ -305,3 +305,65 @@ async def test_faults_and_stand_ins_read_in_good_english() -> None:
         "[t1 r1] Bob: 6 faults (3 timeout, 3 fallback); a greedy stand-in played 1 of 1 round "
         "for it",
     ]
+
+
+# ─── many tables: each round's result, not its play ────────────────────────────────────
+
+
+async def test_without_actions_the_plain_lines_keep_results_faults_and_the_end() -> None:
+    """The same faulty match with and without actions: the play is gone, every other
+    line is there, in the same order."""
+    every, results = io.StringIO(), io.StringIO()
+    await faulty_match(PlainConsoleSink(every))
+    collected = await faulty_match(PlainConsoleSink(results, actions=False))
+    shown = results.getvalue().splitlines()
+    assert not any(" plays " in line or " bids " in line or "passes" in line for line in shown)
+    assert [line for line in every.getvalue().splitlines() if line in shown] == shown
+    assert not any(" match: " in line for line in shown)  # its players end it
+    results_told = [line for line in shown if "the landlord wins" in line or "farmers win" in line]
+    assert [line.split()[1] for line in results_told] == ["r1]", "r2]"]
+    assert any(" ✗ B: agent failed" in line for line in shown)  # faults are still told
+    assert shown[-1] == expected_troubles(collected)
+
+
+def test_more_tables_than_plain_lines_show_play_print_results_and_say_so(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from arena.cli import main
+    from arena.sinks.console import PLAIN_ACTIONS_UP_TO
+
+    tables = str(PLAIN_ACTIONS_UP_TO + 1)
+    assert main(["play", "--no-live", "--rounds", "1", "--tables", tables, "--seed", "4"]) == 0
+    captured = capsys.readouterr()
+    lines = captured.out.splitlines()
+    assert sum("match over:" in line for line in lines) == PLAIN_ACTIONS_UP_TO + 1
+    assert not any(" plays " in line for line in lines)
+    assert f"arena: {tables} tables: each round's result is printed, not its play" in captured.err
+    assert main(["play", "--no-live", "--rounds", "1", "--tables", "2", "--seed", "4"]) == 0
+    captured = capsys.readouterr()
+    assert " plays " in captured.out
+    assert "each round's result is printed" not in captured.err
+
+
+async def test_a_queue_before_plain_lines_without_actions_holds_none_of_the_play() -> None:
+    """At many tables the play must not fill the console's queue: it is never queued (so
+    it cannot crowd out the results), and what is printed is as without a queue."""
+    from arena.sinks.queued import QueuedSink
+
+    every = CollectingSink()
+    await faulty_match(every)
+    direct, through_queue = io.StringIO(), io.StringIO()
+    queued = QueuedSink(PlainConsoleSink(through_queue, actions=False))
+    plain = PlainConsoleSink(direct, actions=False)
+    most_queued = 0
+    for event in every.events:
+        await queued.emit(event)  # the drain runs only when emit yields
+        await plain.emit(event)
+        most_queued = max(most_queued, queued.queued)
+    await queued.close()
+    shown = sum(1 for e in every.events if e.type not in plain.skipped_kinds)
+    assert len(every.events) > 2 * shown  # most of a match is its play
+    assert most_queued <= shown
+    assert queued.dropped == 0
+    assert through_queue.getvalue() == direct.getvalue()
+    assert direct.getvalue().splitlines()[-2].startswith("[t1 r2] match over: ")

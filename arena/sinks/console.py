@@ -62,6 +62,7 @@ from arena.table.events import Event
 
 __all__ = [
     "GIFT_BANNERS",
+    "PLAIN_ACTIONS_UP_TO",
     "QUIET_EVERY_S",
     "EventLines",
     "LiveConsoleSink",
@@ -538,10 +539,36 @@ FAULT_HINT = "details in the log (stderr)"
 """Where ``arena play`` says a rejected reply's detail is (the warning log line)."""
 
 
+PLAIN_ACTIONS_UP_TO: Final = 100
+"""Tables at most whose every action plain lines print; beyond, each round's result (at
+10,000 tables every action is about 80 lines a round each: 800,000 lines no one reads,
+which cost the process as much as the tables' play)."""
+
+_ACTION_KINDS: Final = frozenset(
+    {
+        "match_started",  # the players are in the match's last line too
+        "round_started",
+        "redeal",
+        "bid",
+        "landlord_chosen",
+        "double",
+        "play",
+        "pass",
+        "trick_won",
+        "turn_started",
+    }
+)
+"""The events of a match's play: their only use in plain lines is a line each."""
+
+
 class PlainConsoleSink:
     """Prints one line per event worth reading, and at a match's end who faulted.
 
     ``fault_hint`` is added to a match's first fault line, once: where its detail is.
+    With ``actions`` false (many tables) the match's play is not printed: faults,
+    stand-ins, gifts, each round's result and each match's end are. The kinds it does not
+    print are :attr:`skipped_kinds`, which a :class:`~arena.sinks.queued.QueuedSink`
+    does not even queue.
     """
 
     def __init__(
@@ -550,12 +577,16 @@ class PlainConsoleSink:
         *,
         fault_hint: str | None = None,
         clock: Callable[[], float] = time.monotonic,
+        actions: bool = True,
     ) -> None:
         self._stream = stream or sys.stdout
         self._notes = EventLines(fault_hint, clock=clock)
+        self.skipped_kinds: frozenset[str] = frozenset() if actions else _ACTION_KINDS
 
     async def emit(self, event: Event) -> None:
         """Print the event's lines, if it has any."""
+        if event.type in self.skipped_kinds:
+            return
         for line in self._notes.lines(shown_event(event)):
             print(line, file=self._stream, flush=True)
 

@@ -8,7 +8,8 @@ and logs it (a warning at the first drop, then at most one every
 ``DROP_LOG_EVERY_S``), never blocks. A sink that raises on an event is counted under the
 sinks' health policy (:mod:`arena.sinks.health`, as a table counts a sink it awaits
 itself) and gets the next event all the same; the other sinks, each behind its own
-queue, go on.
+queue, go on. A sink whose ``skipped_kinds`` names event kinds it does nothing with (the
+plain console at many tables) never has them queued: they cannot crowd out the rest.
 
 One wrapper per sink, shared by all tables: one queue keeps each table's events in the
 order the table emitted them. ``flush`` hands what is queued to the sink within a
@@ -115,6 +116,8 @@ class QueuedSink:
         """Events the inner sink never got: queue full, or close ran out of time (an
         event it raised on is counted in :attr:`health`)."""
         self._clock = clock
+        self._unwanted: frozenset[str] = getattr(sink, "skipped_kinds", frozenset())
+        """Event kinds the sink says it does nothing with: not queued (nor dropped)."""
         self._queue: deque[Event] = deque()
         """Waiting events; the first is the one being handed to the sink while it is."""
         self._task: asyncio.Task[None] | None = None
@@ -134,6 +137,8 @@ class QueuedSink:
     async def emit(self, event: Event) -> None:
         """Queue the event, or drop and count it if the queue is full; never waits for
         the inner sink."""
+        if event.type in self._unwanted:
+            return
         queue = self._queue
         if len(queue) >= self.max_events or self._closed:
             self._drop(1, "closed" if self._closed else "full")
