@@ -84,7 +84,8 @@ class CpuSampler(threading.Thread):
             self.samples.append((time.perf_counter(), time.process_time()))
             if answered and time.perf_counter() - answered[0] > self.stop_after_s:
                 os.kill(os.getpid(), signal.SIGINT)
-                return
+                if self.done.wait(30.0):  # stopped; else the signal was lost (a debugger)
+                    return
 
     def cpu_between(self, start: float, end: float) -> float:
         """CPU seconds between two wall times (the nearest samples)."""

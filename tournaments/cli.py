@@ -651,7 +651,7 @@ def _finish(args: argparse.Namespace) -> int:
 def _read(args: argparse.Namespace) -> int:
     from tournaments.store import TournamentStore
 
-    with TournamentStore(args.db, create=False) as store:
+    with TournamentStore.for_reading(args.db) as store:
         if args.tournament_action == "list":
             return _list(store, as_json=args.json)
         row = store.tournament(args.tournament_id)

@@ -69,7 +69,7 @@ def _verify_stored(db: Path, tournament_id: str) -> Verification:
     if not db.is_file():
         raise TournamentCommandError(f"{db}: no tournament database here (--db PATH)")
     try:
-        with TournamentStore(db, create=False) as store:
+        with TournamentStore.for_reading(db) as store:
             named: tuple[str, str, str] = (tournament_id, "unreadable", "damaged")
             try:
                 row = store.tournament(tournament_id)

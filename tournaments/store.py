@@ -289,6 +289,28 @@ def _json(value: Any) -> str:
     return mask(dumps(value, where="a tournament store row").decode())
 
 
+def _cannot_write(error: sqlite3.OperationalError) -> bool:
+    """Whether SQLite refused because the file or its folder cannot be written."""
+    text = str(error).lower()
+    return "readonly" in text or "read-only" in text or "unable to open" in text
+
+
+def _read_only_connection(path: Path) -> sqlite3.Connection:
+    """A connection that writes nothing: ``mode=ro`` reads a write-ahead log beside the
+    file as well, but needs its shared-memory file, which a read-only folder cannot
+    hold; then ``immutable=1`` (no one can be writing a file no one can write)."""
+    uri = path.resolve().as_uri()
+    connection = sqlite3.connect(f"{uri}?mode=ro", uri=True, isolation_level=None)
+    try:
+        connection.execute("SELECT name FROM sqlite_master").fetchall()
+    except sqlite3.OperationalError as exc:
+        connection.close()
+        if not _cannot_write(exc):
+            raise
+        return sqlite3.connect(f"{uri}?immutable=1", uri=True, isolation_level=None)
+    return connection
+
+
 def _drawn_id(created: str) -> str:
     """A random tournament id of the day ``created`` (``t-YYYYMMDD-<6 hex>``)."""
     return f"t-{created[:10].replace('-', '')}-{secrets.token_hex(3)}"
@@ -301,22 +323,70 @@ class TournamentStore:
     while a tournament writes it opens a store of its own (WAL lets it read meanwhile).
     """
 
-    def __init__(self, path: str | Path, *, create: bool = True) -> None:
+    def __init__(self, path: str | Path, *, create: bool = True, read_only: bool = False) -> None:
         """Open the file, creating the store in it when ``create`` and the file is new or
         empty; another program's database, or with ``create=False`` any file that holds
         no store, is refused untouched (``show`` pointed at the wrong file must not write
-        into it)."""
+        into it). ``read_only`` opens it without writing anything, not even SQLite's own
+        files beside it (see :meth:`for_reading`)."""
         self.path = Path(path)
+        self.read_only = read_only
         try:
-            self.connection = sqlite3.connect(self.path, isolation_level=None)
+            if read_only:
+                self.connection = _read_only_connection(self.path)
+            else:
+                self.connection = sqlite3.connect(self.path, isolation_level=None)
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: cannot open: {exc}") from exc
         # autocommit mode: the store begins and commits each transaction itself
         try:
-            self._open(create)
+            if read_only:
+                self._open_read_only()
+            else:
+                self._open(create)
         except BaseException:
             self.connection.close()
             raise
+
+    @classmethod
+    def for_reading(cls, path: str | Path) -> TournamentStore:
+        """The store in an existing file, for the commands that only read (``list``,
+        ``show``, ``export``, ``verify``): opened as usual (an older file is brought up to
+        date), or, where it cannot be written (a read-only folder or medium, a published
+        copy), read-only."""
+        try:
+            return cls(path, create=False)
+        except StoreError as exc:
+            cause = exc.__cause__
+            if not isinstance(cause, sqlite3.OperationalError) or not _cannot_write(cause):
+                raise
+        return cls(path, create=False, read_only=True)
+
+    def _open_read_only(self) -> None:
+        connection = self.connection
+        try:
+            tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
+            if "schema_version" not in tables:
+                raise StoreError(f"{self.path}: not a tournament database (no store in it)")
+            connection.execute("PRAGMA foreign_keys = ON")
+            connection.execute("PRAGMA busy_timeout = 5000")
+            connection.create_function("seed_commitment", 1, commitment_of, deterministic=True)
+            version = self.schema_version
+        except sqlite3.OperationalError as exc:
+            raise StoreError(f"{self.path}: cannot open read-only: {exc}") from exc
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: not a tournament database ({exc})") from exc
+        if version != len(MIGRATIONS):
+            age = "older" if version < len(MIGRATIONS) else "newer"
+            raise StoreError(
+                f"{self.path}: it cannot be written here, and its schema (version {version}) "
+                f"is {age} than this arena's ({len(MIGRATIONS)}): "
+                + (
+                    "copy it somewhere writable and read it there (it is brought up to date)"
+                    if age == "older"
+                    else "upgrade the arena to read it"
+                )
+            )
 
     # --- opening ------------------------------------------------------------------------
 
