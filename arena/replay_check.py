@@ -43,6 +43,7 @@ from typing import Any
 from arena.engine import (
     WINNER_SIDES,
     Card,
+    Dealt,
     DealtCards,
     Phase,
     Round,
@@ -51,6 +52,7 @@ from arena.engine import (
     resolve_cards,
 )
 from arena.errors import ArenaError
+from arena.table.views import deal_seeds, table_rules
 
 __all__ = ["RecordedRound", "ReplayError", "RoundIncomplete", "RoundMismatch", "verify_round"]
 
@@ -235,7 +237,26 @@ class _RoundCheck:
 
     def _deal(self, seat: int, message: dict[str, Any]) -> None:
         self._addressed(seat, message)
-        _same_cards(f"DEAL to seat {seat}", message["hand"], self.rnd.deal.hands[seat])
+        what = f"DEAL to seat {seat}"
+        _same_cards(what, message["hand"], self.rnd.deal.hands[seat])
+        # What DEAL tells an agent of its own (replays since issue 25): the rules of the
+        # header, and the seat's seed derived from the round's seed and this deal.
+        if message.get("rules") is not None:
+            told = table_rules(self.rnd.rules).model_dump(mode="json")
+            if message["rules"] != told:
+                differ = sorted(k for k in told if message["rules"].get(k) != told[k])
+                raise _Mismatch(f"{what}: rules differ from the header's in {', '.join(differ)}")
+        round_seed = self.recorded.header.get("seed")
+        if message.get("seed") is not None and round_seed is not None:
+            deal_number = max(
+                (a.deal_number for a in self.rnd.history if isinstance(a, Dealt)), default=1
+            )
+            derived = deal_seeds(round_seed, deal_number)[seat]
+            if message["seed"] != derived:
+                raise _Mismatch(
+                    f"{what}: seed {message['seed']} is not the seat's seed of deal "
+                    f"{deal_number} of the round's seed ({derived})"
+                )
 
     def _bottom_cards(self, seat: int, message: dict[str, Any]) -> None:
         rnd = self.rnd

@@ -296,6 +296,55 @@ def test_a_changed_deal_fails(recorded: Path, capsys: pytest.CaptureFixture[str]
 
 
 @pytest.mark.parametrize(
+    ("key", "value", "wanted"),
+    [
+        ("rules", {"loose_wings": True}, "rules differ from the header's in loose_wings"),
+        ("seed", 12345, "seed 12345 is not the seat's seed of deal 1 of the round's seed"),
+    ],
+)
+def test_a_deal_telling_other_rules_or_another_seed_fails(
+    recorded: Path, capsys: pytest.CaptureFixture[str], key: str, value: Any, wanted: str
+) -> None:
+    """What DEAL tells a seat of its own, the rules in force and its seed, is checked
+    against the header: an edit that told an agent other variants, or a seed that does
+    not follow from the round's, is found."""
+    found: dict[str, Any] = {}
+
+    def change(lines: list[dict[str, Any]]) -> None:
+        deal = messages(lines, "DEAL", direction="to_agent")[1]
+        told = deal["message"]
+        told[key] = {**told[key], **value} if isinstance(value, dict) else value
+        found["line"] = line_number(lines, deal)
+
+    code, out = verdict(edited(recorded, change), capsys)
+    assert code == 1
+    [failure] = [line for line in out.splitlines() if line.startswith("✗")]
+    assert failure.startswith(f"✗ table t1 round 1: line {found['line']}: DEAL to seat 1: {wanted}")
+
+
+def test_a_redeal_tells_each_seat_a_seed_of_its_own_deal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Seats that never bid: every deal of the round is dealt again, each DEAL with
+    seeds of that deal, and the replay, checked deal by deal, verifies."""
+    config = tmp_path / "passers.toml"
+    config.write_text(
+        "[rules]\nmax_redeals = 2\n"
+        + "".join(
+            f'[[seats]]\nname = "{n}"\ntype = "agents_for_tests:MinimalAgent"\n' for n in "ABC"
+        ),
+        encoding="utf-8",
+    )
+    path = record(tmp_path / "redeals.jsonl", rounds=1, extra=("--config", str(config)))
+    lines = lines_of(path)
+    seeds = [m["message"]["seed"] for m in messages(lines, "DEAL", direction="to_agent")]
+    assert len(seeds) == 9  # three deals: the first and two redeals
+    assert len(set(seeds)) == 9
+    code, out = verdict(path, capsys)
+    assert code == 0, out
+
+
+@pytest.mark.parametrize(
     ("kind", "key", "value"), [("PLAY_REQUEST", "round_no", 2), ("BOTTOM_CARDS", "table_id", "t2")]
 )
 def test_a_message_naming_another_round_or_table_fails(
