@@ -299,7 +299,8 @@ async def test_the_status_is_online_then_offline_when_the_arenas_process_vanishe
         publisher.kill()
         await publisher.wait()
     async with subscribed(mosquitto) as late:
-        await late.wait_for(lambda ms: ("ddz-arena/status", "offline", True) in ms, within_s=10)
+        # the worker runs niced: on a loaded machine it may wait for a core a while
+        await late.wait_for(lambda ms: ("ddz-arena/status", "offline", True) in ms, within_s=30)
 
 
 async def test_the_broker_going_away_mid_match_neither_stops_nor_slows_it(
