@@ -424,9 +424,11 @@ async def check_a_stuck_subscriber_does_not_slow_the_table(
         assert sink.stats.published == len(collected.events)
         return took, len(collected.events)
 
-    alone, events = await match_seconds()
+    # each the faster of two: a moment's load on a shared machine is not the subscriber
+    (alone, events), (again, _) = await match_seconds(), await match_seconds()
+    alone = min(alone, again)
     async with stuck_subscriber(broker.port):
-        watched, _ = await match_seconds()
+        watched = min((await match_seconds())[0], (await match_seconds())[0])
     assert events > 700  # far more than the subscriber's buffers hold (~5 kB)
     assert watched < alone + 1.0, f"{watched:.2f} s with a stuck reader, {alone:.2f} s without"
 
