@@ -381,8 +381,9 @@ async def test_the_deadline_cancels_the_call_and_the_next_one_works(
             await agent.play(request)
     reply = await agent.play(request)
     assert reply.action == "PASS"
-    # the cancelled call left no answer behind to continue from
-    assert len(server.requests[1].body["messages"]) == 2
+    # the cancelled call left no answer behind to continue from (the last request is the
+    # second call's: under load the cancelled one may never have reached the server)
+    assert len(server.requests[-1].body["messages"]) == 2
 
 
 async def test_a_missing_key_variable_is_a_config_error_naming_it(
