@@ -27,6 +27,7 @@ from arena.agents.reading import hand_of, trick_of
 from arena.agents.remote import RemoteAgent
 from arena.cli import main
 from arena.engine import PASS, Combo, cards_of, legal_plays
+from arena.table.clock import ManualClock
 from arena.testing import (
     MATCH_ID,
     POSITIONS,
@@ -323,30 +324,39 @@ async def test_a_reply_after_the_deadline_is_late_by_how_much_even_if_legal() ->
 
 class SleepyWire(RemoteAgent):
     """A remote agent (it awaits, as a pipe or a socket does) that answers PASS after
-    ``delay`` seconds."""
+    ``delay`` seconds: real ones, or of ``clock`` (it awaits a turn of the loop, then
+    moves the clock by ``delay``) when one is given."""
 
-    def __init__(self, name: str, delay: float) -> None:
+    def __init__(self, name: str, delay: float, clock: ManualClock | None = None) -> None:
         super().__init__(name)
         self.delay = delay
+        self.clock = clock
 
     async def deliver(self, line: bytes) -> None:
         pass
 
     async def exchange(self, line: bytes, request_id: str | None) -> bytes:
-        await asyncio.sleep(self.delay)
+        if self.clock is None:
+            await asyncio.sleep(self.delay)
+        else:
+            await asyncio.sleep(0)
+            self.clock.advance(self.delay)
         reply = PlayResponse(player_id=self.name, action="PASS", request_id=request_id)
         return to_json(reply).encode()
 
 
 async def test_an_awaiting_agent_that_answers_late_is_told_how_late() -> None:
+    clock = ManualClock()  # the check's own clock: 1.6 s exactly, however loaded the machine
     report = await check_agent(
-        SleepyWire("Slow", delay=1.6), timeout_s=1.0, positions=[position_named("forced_pass")]
+        SleepyWire("Slow", delay=1.6, clock=clock),
+        timeout_s=1.0,
+        positions=[position_named("forced_pass")],
+        clock=clock,
     )
     (result,) = report.results
     assert result.verdict == "late"  # a legal PASS, but after the deadline
-    assert result.detail.startswith("the reply came after 1.")
-    assert "s past the 1 s deadline" in result.detail
-    assert 1.5 < result.elapsed_s < 2.0
+    assert result.detail == "the reply came after 1.60 s, 0.60 s past the 1 s deadline"
+    assert result.elapsed_s == pytest.approx(1.6)
     assert result.reply is not None
     assert '"PASS"' in result.reply
     assert report.summary() == "Slow: FAILED: 1 of 1 positions (late 1)"
@@ -863,8 +873,12 @@ async def test_a_model_seats_unreadable_answer_is_malformed_like_a_programs(
 
 SLOW_PROGRAM = STDIO_PROGRAM.replace("import sys\n", "import sys\nimport time\n", 1).replace(
     "    print(json.dumps(reply, ensure_ascii=False), flush=True)",
-    "    time.sleep(0.3)\n    print(json.dumps(reply, ensure_ascii=False), flush=True)",
+    "    time.sleep(0.3)\n    print(json.dumps(reply, ensure_ascii=False), flush=True)\n"
+    '    with open(__file__ + ".answers", "a") as answers:\n'
+    '        answers.write("answered\\n")',
 )
+"""Answers as STDIO_PROGRAM does, 0.3 s a request, and adds a line to the file named
+after itself with ``.answers`` for each reply: a test can see how far the check got."""
 
 
 async def test_each_verdict_is_handed_over_as_soon_as_it_is_judged() -> None:
@@ -926,8 +940,20 @@ def test_verdicts_show_as_they_come_and_a_stop_keeps_them(
 
 def test_a_stopped_json_check_prints_what_was_judged(tmp_path: Path) -> None:
     check = slow_check(tmp_path, "--json")
-    time.sleep(2.5)  # the program starts, then a few positions
-    check.send_signal(signal.SIGINT)
+    answers = tmp_path / "slow.py.answers"
+    try:
+        # Two replies: the second request comes only once the first reply is judged.
+        # The 30 s is a hang guard; the check takes 12 x 0.3 s at the least.
+        deadline = time.monotonic() + 30
+        while not (answers.exists() and len(answers.read_text().splitlines()) >= 2):
+            assert check.poll() is None, "the check ended before two replies"
+            assert time.monotonic() < deadline, "no two replies within 30 s"
+            time.sleep(0.02)
+        check.send_signal(signal.SIGINT)
+    except BaseException:
+        check.kill()
+        check.wait()
+        raise
     out, _ = check.communicate(timeout=20)
     assert check.returncode == 130
     document = json.loads(out)

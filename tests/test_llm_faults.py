@@ -9,6 +9,7 @@ and base URL ... with a configurable concurrency limit". Real SDKs, loopback fak
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import re
 import time
@@ -38,6 +39,7 @@ from arena.agents.llm.faults import (
 from arena.agents.llm.openai_seat import OpenAIAgent
 from arena.agents.llm.seat import ModelSeat
 from arena.errors import AgentDownError, AgentReplyError, AgentUnavailableError
+from arena.logs import EVENT_ATTRIBUTE
 from protocol import PlayRequest, parse_message
 
 KEY = "sk-faults-test-0123456789"
@@ -100,17 +102,28 @@ async def play(agent: ModelSeat, time_limit_ms: int = 10_000) -> Any:
     return await agent.play(following(agent.name, time_limit_ms))
 
 
+def retry_waits(caplog: pytest.LogCaptureFixture) -> list[float]:
+    """The waits the seat chose before each retry, as it logged them: what it meant to
+    wait, exactly, where the wall clock on a loaded machine only says "at least"."""
+    events = [getattr(record, EVENT_ATTRIBUTE, {}) for record in caplog.records]
+    return [event["wait_s"] for event in events if event.get("event") == "model_call_retried"]
+
+
 # --- retried inside the deadline ------------------------------------------------------
 
 
-async def test_a_429_is_retried_after_its_retry_after(oai: FakeOpenAI) -> None:
+async def test_a_429_is_retried_after_its_retry_after(
+    oai: FakeOpenAI, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
     agent = gpt(oai)
     oai.script(Fault(429, "Rate limit reached", retry_after="1"), PASS)
     started = time.monotonic()
     reply = await play(agent)
     waited = time.monotonic() - started
     assert reply.action == "PASS"
-    assert 1.0 <= waited < 3.0
+    assert retry_waits(caplog) == [1.0]  # the provider's word, not the arena's backoff
+    assert waited >= 1.0  # and it did wait it out
     assert len(oai.requests) == 2
     report = agent.take_report()
     assert report is not None
@@ -119,12 +132,16 @@ async def test_a_429_is_retried_after_its_retry_after(oai: FakeOpenAI) -> None:
     assert report.error is None
 
 
-async def test_retry_after_ms_wins_over_retry_after(ant: FakeAnthropic) -> None:
+async def test_retry_after_ms_wins_over_retry_after(
+    ant: FakeAnthropic, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
     agent = claude(ant)
     ant.script(Fault(429, "slow down", retry_after="30", retry_after_ms="150"), PASS)
     started = time.monotonic()
-    assert (await play(agent)).action == "PASS"
-    assert 0.15 <= time.monotonic() - started < 2.0
+    assert (await play(agent)).action == "PASS"  # 30 s would not fit the 10 s decision
+    assert time.monotonic() - started >= 0.15
+    assert retry_waits(caplog) == [0.15]
 
 
 async def test_a_retry_after_longer_than_the_deadline_gives_up_at_once(oai: FakeOpenAI) -> None:
@@ -132,8 +149,9 @@ async def test_a_retry_after_longer_than_the_deadline_gives_up_at_once(oai: Fake
     oai.script(Fault(429, "Rate limit reached", retry_after="30"))
     started = time.monotonic()
     with pytest.raises(AgentReplyError) as caught:
-        await play(agent, time_limit_ms=2000)
-    assert time.monotonic() - started < 1.0
+        await play(agent, time_limit_ms=20_000)
+    # At once: not the 30 s asked, nor the decision's 20 s; 10 s is a hang guard.
+    assert time.monotonic() - started < 10
     # passing: not asked again this decision, and one such decision does not bench the seat
     assert type(caught.value) is AgentDownError
     assert caught.value.category == "agent_error"
