@@ -286,7 +286,7 @@ async def test_a_slow_hook_is_logged_and_the_blocklist_result_used(
     moderator = Moderator(default_words(), hook=slow, hook_timeout_s=0.1)
     started = time.perf_counter()
     event, _, _ = await round_with(FakeAgent("A", play=saying("fuck", "ok")), moderator)
-    assert time.perf_counter() - started < 2
+    assert time.perf_counter() - started < 4  # the hook would take 5 s
     assert event.data["comment"] == "***"
     assert event.data["hint"] == "ok"
     timed_out = logged(caplog, "moderation_hook_timed_out")

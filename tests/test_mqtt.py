@@ -322,7 +322,7 @@ async def test_the_broker_going_away_mid_match_neither_stops_nor_slows_it(
     await run_arena(config(rounds=3), seed=11, sinks=[StopTheBroker(), collected, sink])
     took = time.monotonic() - started
     assert not mosquitto.running
-    assert took < 3.0, f"the match took {took:.1f} s with the broker away"
+    assert took < 6.0, f"the match took {took:.1f} s with the broker away"
     await eventually(lambda: not sink.stats.connected)
     await eventually(lambda: sink.stats.dropped > 0)  # 3 rounds are far more than 50 events
 
@@ -378,7 +378,7 @@ async def test_a_match_with_no_broker_at_all_ends_and_counts_every_event_undeliv
     started = time.monotonic()
     await run_arena(config(rounds=2), seed=5, sinks=[collected, sink])
     await sink.close()
-    assert time.monotonic() - started < 3.0
+    assert time.monotonic() - started < 4.5  # under one 5-s connect attempt
     assert sink.stats.connections == 0
     assert sink.stats.published == 0
     assert sink.stats.undelivered == len(collected.events)

