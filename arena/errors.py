@@ -21,8 +21,34 @@ ArenaError
  │   └─ AgentTimeoutError  (also TimeoutError)
  ├─ ConfigError            (also ValueError): names the file and the key
  ├─ ReplayError            (also ValueError; in ``arena.replay``): a replay that cannot be
- │                         read, or a recorded round the engine rejects
- └─ UsageError             (in ``arena.cli``): a mistake on the command line
+ │   │                     read, or a recorded round the engine rejects
+ │   ├─ RoundMismatch      a recorded round the engine disagrees with
+ │   └─ RoundIncomplete    a round the replay ends inside
+ ├─ MqttError              (``arena.sinks.mqtt_publisher``): a broker that cannot be
+ │                         reached or spoke out of turn
+ ├─ PacketError            (also ValueError; ``arena.sinks.mqtt_packets``)
+ │   └─ MalformedPacket    bytes that are no MQTT packet
+ ├─ UsageError             (in ``arena.cli``): a mistake on the command line
+ │
+ │  and in the packages above the arena:
+ ├─ SignatureError         (also ValueError; ``gifts.signatures``): a webhook's signature
+ ├─ PayloadError           (also ValueError; ``gifts.platforms``): a platform's gift payload
+ ├─ GiftSendError          (``gifts.send``): ``arena gift send`` could not send
+ │   └─ NoArenaError       no arena is online to take it
+ ├─ StoreError             (``tournaments.store``): the store cannot do what was asked
+ │   ├─ DamagedSeed        a stored seed that is no seed
+ │   ├─ DamagedStore       a stored round that no longer reads back
+ │   └─ RoundExists        a round stored already
+ ├─ LeaseError             (``tournaments.lease``): the run cannot take its lease
+ │   ├─ TournamentBusy     another process plays the tournament
+ │   └─ LockFileError      the lock file cannot be opened or written
+ ├─ TournamentCommandError (``tournaments.cli``): a mistake in ``arena tournament``
+ ├─ VerifyError            (also ValueError; ``tournaments.verify``): an export that
+ │                         cannot be checked
+ └─ WorkerError            (``tournaments.workers``): a worker process failed
+
+Every error a command can meet derives from ArenaError, so ``arena`` says it in one line
+(exit status 2) and never prints a traceback for it.
 
 The table catches an agent's errors and counts them as faults (``arena.table.faults``);
 they never end a match. Misuse by calling code raises the builtin Python would (a

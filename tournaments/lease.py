@@ -24,10 +24,12 @@ import os
 from pathlib import Path
 from types import TracebackType
 
+from arena.errors import ArenaError
+
 __all__ = ["LeaseError", "LockFileError", "RunLease", "TournamentBusy", "is_played", "lock_path"]
 
 
-class LeaseError(Exception):
+class LeaseError(ArenaError):
     """The run cannot take its tournament's lease; the message says why."""
 
 

@@ -50,6 +50,7 @@ from pydantic import BaseModel
 
 from arena.engine import DealtCards, Settlement
 from arena.engine.cards import Card, card
+from arena.errors import ArenaError
 from arena.safe_json import dumps
 from arena.secrets import mask, masked
 from arena.table.events import Event
@@ -179,7 +180,7 @@ _Gift = tuple[str, str, str | None, str | None, int | None, int]
 """A gift outcome row: id, status, reason, effect, target, units."""
 
 
-class StoreError(Exception):
+class StoreError(ArenaError):
     """The store cannot do what was asked (a newer file, an unknown tournament ...)."""
 
 
