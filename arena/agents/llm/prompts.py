@@ -138,10 +138,6 @@ def _phrase(language: Language, key: str, **fields: object) -> str:
 _EMOTIONS = "/".join(e.value for e in Emotion)
 
 
-def _cards_text(cards: tuple[str, ...] | list[str], language: Language) -> str:
-    return " ".join(cards) if cards else _phrase(language, "none")
-
-
 def _by_rank(cards: tuple[str, ...]) -> str:
     return rank_counts_text(Counter(CARDS_BY_TEXT[c].rank for c in cards))
 
