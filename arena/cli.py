@@ -8,7 +8,6 @@ import contextlib
 import difflib
 import json
 import os
-import signal
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from importlib import metadata
@@ -20,6 +19,7 @@ from arena.errors import ArenaError, ConfigError
 from arena.logs import LEVELS, add_logging_flags, configure_logging, sayer
 from arena.logs import say as _say
 from arena.server.flags import add_server_flags, say_server
+from arena.stopping import is_sigterm, stop_on_sigterm
 
 if TYPE_CHECKING:  # imported when used: `arena schema` needs no engine
     from arena.replay import RecordedRound, ReplayWriter
@@ -371,29 +371,8 @@ def _reader_left() -> int:
     return 141
 
 
-_SIGTERM: Final = "SIGTERM"
 DEFAULT_BROKER: Final = "default"
 """``--mqtt`` without a URL (or ``--mqtt default``): the [mqtt] address, else embedded."""
-
-
-def is_sigterm(exc: BaseException) -> bool:
-    """Whether ``exc`` is the cancellation :func:`stop_on_sigterm` makes (a command that
-    says how to go on says it for SIGTERM as for Ctrl-C)."""
-    return isinstance(exc, asyncio.CancelledError) and exc.args == (_SIGTERM,)
-
-
-def stop_on_sigterm() -> None:
-    """Let SIGTERM (a service manager, ``timeout``, a CI runner cancelling a job) stop
-    the running command as Ctrl-C does: the main task is cancelled, so every agent is
-    closed and every program it started is ended, where SIGTERM's default would kill
-    the arena alone and leave those programs running. Call it inside the command's
-    coroutine; ``main`` turns the cancellation into exit status 143."""
-    task = asyncio.current_task()
-    if task is None:
-        return
-    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-        # no signal handlers on Windows' loop, or off the main thread
-        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel, _SIGTERM)
 
 
 def _with_play_defaults(args: argparse.Namespace) -> argparse.Namespace:

@@ -251,8 +251,8 @@ def _play(args: argparse.Namespace) -> int:
         started: list[str] = []
 
         async def play() -> Any:
-            from arena.cli import stop_on_sigterm
             from arena.sinks.health import SinkHealthBoard
+            from arena.stopping import stop_on_sigterm
             from tournaments.epochs import seeds_document
             from tournaments.publish import LeaderboardPublisher
 
@@ -380,7 +380,7 @@ def _play(args: argparse.Namespace) -> int:
                 _say_resume(say_line, started[0], args.db, "interrupted")
             raise
         except asyncio.CancelledError as exc:  # SIGTERM: `arena` says "terminated", 143
-            from arena.cli import is_sigterm
+            from arena.stopping import is_sigterm
 
             if started and is_sigterm(exc):
                 _say_resume(say_line, started[0], args.db, "terminated")
