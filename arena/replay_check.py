@@ -43,7 +43,6 @@ from typing import Any
 from arena.engine import (
     WINNER_SIDES,
     Card,
-    Dealt,
     DealtCards,
     Phase,
     Round,
@@ -248,9 +247,7 @@ class _RoundCheck:
                 raise _Mismatch(f"{what}: rules differ from the header's in {', '.join(differ)}")
         round_seed = self.recorded.header.get("seed")
         if message.get("seed") is not None and round_seed is not None:
-            deal_number = max(
-                (a.deal_number for a in self.rnd.history if isinstance(a, Dealt)), default=1
-            )
+            deal_number = self.rnd.deal_number
             derived = deal_seeds(round_seed, deal_number)[seat]
             if message["seed"] != derived:
                 raise _Mismatch(
