@@ -341,10 +341,7 @@ class TournamentStore:
             raise StoreError(f"{self.path}: cannot open: {exc}") from exc
         # autocommit mode: the store begins and commits each transaction itself
         try:
-            if read_only:
-                self._open_read_only()
-            else:
-                self._open(create)
+            self._open(create)
         except BaseException:
             self.connection.close()
             raise
@@ -363,21 +360,29 @@ class TournamentStore:
                 raise
         return cls(path, create=False, read_only=True)
 
-    def _open_read_only(self) -> None:
-        connection = self.connection
+    # --- opening ------------------------------------------------------------------------
+
+    def _open(self, create: bool) -> None:
+        """Check the file holds a store and set the connection up: a writable one in WAL
+        mode and brought up to date, a read-only one as it is (of this arena's schema)."""
+        connection, read_only = self.connection, self.read_only
         try:
             tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
-            if "schema_version" not in tables:
+            if "schema_version" not in tables and (tables or not create or read_only):
                 raise StoreError(f"{self.path}: not a tournament database (no store in it)")
+            if not read_only:
+                connection.execute("PRAGMA journal_mode = WAL")
+                connection.execute("PRAGMA synchronous = NORMAL")
             connection.execute("PRAGMA foreign_keys = ON")
             connection.execute("PRAGMA busy_timeout = 5000")
             connection.create_function("seed_commitment", 1, commitment_of, deterministic=True)
-            version = self.schema_version
-        except sqlite3.OperationalError as exc:
-            raise StoreError(f"{self.path}: cannot open read-only: {exc}") from exc
-        except sqlite3.DatabaseError as exc:
+            version = self.schema_version if read_only else self._migrate()
+        except sqlite3.OperationalError as exc:  # locked, read-only, a full disk ...
+            how = " read-only" if read_only else ""
+            raise StoreError(f"{self.path}: cannot open{how}: {exc}") from exc
+        except sqlite3.DatabaseError as exc:  # another kind of file, or a damaged one
             raise StoreError(f"{self.path}: not a tournament database ({exc})") from exc
-        if version != len(MIGRATIONS):
+        if version != len(MIGRATIONS):  # read-only: it cannot be brought up to date
             age = "older" if version < len(MIGRATIONS) else "newer"
             raise StoreError(
                 f"{self.path}: it cannot be written here, and its schema (version {version}) "
@@ -389,27 +394,9 @@ class TournamentStore:
                 )
             )
 
-    # --- opening ------------------------------------------------------------------------
-
-    def _open(self, create: bool) -> None:
-        connection = self.connection
-        try:
-            tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
-            if "schema_version" not in tables and (tables or not create):
-                raise StoreError(f"{self.path}: not a tournament database (no store in it)")
-            connection.execute("PRAGMA journal_mode = WAL")
-            connection.execute("PRAGMA synchronous = NORMAL")
-            connection.execute("PRAGMA foreign_keys = ON")
-            connection.execute("PRAGMA busy_timeout = 5000")
-            connection.create_function("seed_commitment", 1, commitment_of, deterministic=True)
-            self._migrate()
-        except sqlite3.OperationalError as exc:  # locked, read-only, a full disk ...
-            raise StoreError(f"{self.path}: cannot open: {exc}") from exc
-        except sqlite3.DatabaseError as exc:  # another kind of file, or a damaged one
-            raise StoreError(f"{self.path}: not a tournament database ({exc})") from exc
-
-    def _migrate(self) -> None:
-        """Apply the migrations the file lacks, each with its version, in one transaction."""
+    def _migrate(self) -> int:
+        """Apply the migrations the file lacks, each with its version, in one transaction;
+        the version it has then (this arena's)."""
         with self.transaction() as db:
             db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
             row = db.execute("SELECT version FROM schema_version").fetchone()
@@ -426,6 +413,7 @@ class TournamentStore:
                     if statement.strip():
                         db.execute(statement)
                 db.execute("UPDATE schema_version SET version = ?", (number + 1,))
+        return len(MIGRATIONS)
 
     @property
     def schema_version(self) -> int:
