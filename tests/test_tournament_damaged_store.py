@@ -11,7 +11,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from rosters import roster
+from rosters import played_cup
 
 from arena.cli import main
 
@@ -22,18 +22,7 @@ DAMAGED = re.compile(r"cup\.db: round (\d+) of table (s\d+t\d+) is damaged \(.+\
 def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     """A finished standard tournament of three scripted agents (10 rounds), its file
     and id; each test damages a copy."""
-    folder = tmp_path_factory.mktemp("damaged")
-    cup = folder / "cup.toml"
-    cup.write_text(
-        '[tournament]\nname = "Cup"\nformat = "standard"\nseed = 5\n' + roster(3),
-        encoding="utf-8",
-    )
-    db = folder / "played.db"
-    assert main(["tournament", "run", str(cup), "--db", str(db)]) == 0
-    with sqlite3.connect(db) as connection:
-        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # every page in the file
-        (tid,) = connection.execute("SELECT id FROM tournaments").fetchone()
-    return db, str(tid)
+    return played_cup(tmp_path_factory.mktemp("damaged"), seed=5)
 
 
 def copy_of(played: tuple[Path, str], tmp_path: Path) -> tuple[Path, str]:

@@ -17,9 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from rosters import roster
+from rosters import played_cup
 
-from arena.cli import main
 from tournaments.store import MIGRATIONS
 
 REPO = Path(__file__).resolve().parent.parent
@@ -29,17 +28,7 @@ REPO = Path(__file__).resolve().parent.parent
 def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     """A finished standard tournament of three scripted agents (a drawn seed, so that
     ``verify`` can say verified): its file and id."""
-    folder = tmp_path_factory.mktemp("read-only")
-    cup = folder / "cup.toml"
-    cup.write_text(
-        '[tournament]\nname = "Cup"\nformat = "standard"\n' + roster(3),
-        encoding="utf-8",
-    )
-    db = folder / "played.db"
-    assert main(["tournament", "run", str(cup), "--db", str(db)]) == 0
-    with sqlite3.connect(db) as connection:
-        (tid,) = connection.execute("SELECT id FROM tournaments").fetchone()
-    return db, str(tid)
+    return played_cup(tmp_path_factory.mktemp("read-only"))
 
 
 def read_only_copy(played: Path, folder: Path) -> Path:
