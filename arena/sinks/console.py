@@ -58,7 +58,7 @@ from arena.sinks.model_figures import (
     replaced_words,
     seconds,
 )
-from arena.table.events import Event
+from arena.table.events import Event, EventType
 
 __all__ = [
     "GIFT_BANNERS",
@@ -544,7 +544,7 @@ PLAIN_ACTIONS_UP_TO: Final = 100
 10,000 tables every action is about 80 lines a round each: 800,000 lines no one reads,
 which cost the process as much as the tables' play)."""
 
-_ACTION_KINDS: Final = frozenset(
+_ACTION_KINDS: Final[frozenset[EventType]] = frozenset(
     {
         "match_started",  # the players are in the match's last line too
         "round_started",
