@@ -15,8 +15,8 @@ from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from arena.engine import Rules
 from arena.errors import ConfigError
+from arena.games.ddz.engine import Rules
 from arena.secrets import variable_name
 from arena.table.moderation import ModerationSettings, load_hook
 from arena.table.settings import TableSettings

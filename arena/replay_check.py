@@ -1,7 +1,7 @@
 """Checking one recorded round: its messages and events, replayed through a fresh engine.
 
 A replay is evidence only where it agrees with itself and with the rules. So the check
-walks a round's lines in file order beside a fresh :class:`~arena.engine.Round` and, at
+walks a round's lines in file order beside a fresh :class:`~arena.games.ddz.engine.Round` and, at
 each line, checks that
 
 - what the agents were told is what the engine says at that point: a DEAL shows the hand
@@ -40,7 +40,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.engine import (
+from arena.errors import ArenaError
+from arena.games.ddz.engine import (
     WINNER_SIDES,
     Card,
     DealtCards,
@@ -50,7 +51,6 @@ from arena.engine import (
     card,
     resolve_cards,
 )
-from arena.errors import ArenaError
 from arena.table.views import deal_seeds, table_rules
 
 __all__ = ["RecordedRound", "ReplayError", "RoundIncomplete", "RoundMismatch", "verify_round"]

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 from arena.agents.base import Agent
 from arena.agents.registry import create_agent
 from arena.config import ArenaConfig, SeatConfig
-from arena.engine import Rules
 from arena.errors import raise_start_failures
+from arena.games.ddz.engine import Rules
 from arena.replay import ReplayWriter
 from arena.sinks.health import GuardedSink
 from arena.sinks.queued import DEFAULT_MAX_EVENTS, QueuedSink

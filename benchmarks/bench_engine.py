@@ -28,8 +28,8 @@ from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Final
 
-from arena.engine import DECK, Card, Combo, ComboType, Phase, Round, classify, legal_moves
-from arena.engine.moves import HandIndex
+from arena.games.ddz.engine import DECK, Card, Combo, ComboType, Phase, Round, classify, legal_moves
+from arena.games.ddz.engine.moves import HandIndex
 from protocol.cards import ACE, BIG_JOKER, SMALL_JOKER, TWO
 
 # --- card notations -------------------------------------------------------------------

@@ -38,7 +38,7 @@ from arena.agents.llm.extract import extract_reply
 from arena.agents.llm.openai_seat import OpenAIAgent, close_clients, reply_schema
 from arena.agents.llm.prompts import Language, LegalMoves, build_prompt
 from arena.agents.reading import legal_for
-from arena.engine import DEFAULT_RULES, ComboType
+from arena.games.ddz.engine import DEFAULT_RULES, ComboType
 from arena.table import Table, TableSettings, play_match
 from arena.testing import RequestCapture
 from arena.testing.judge import judge_reply

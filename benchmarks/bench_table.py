@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 
 from arena.agents import RandomAgent
 from arena.agents.inprocess import move_of
-from arena.engine import Phase, PlayAction, Round, resolve_cards
+from arena.games.ddz.engine import Phase, PlayAction, Round, resolve_cards
 from arena.gc_policy import collecting_while_playing
 from arena.replay import ReplayWriter
 from arena.table import Event, SeatViews, Table, TableSettings, play_match

@@ -31,8 +31,8 @@ import random
 import time
 from collections.abc import Callable
 
-from arena.engine import Phase
 from arena.errors import IllegalActionError
+from arena.games.ddz.engine import Phase
 from arena.logs import get_logger
 from arena.table import derive_seed
 from arena.table.safe_point import BetweenRoundsHandle, SafePointHandle

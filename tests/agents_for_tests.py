@@ -17,7 +17,8 @@ from typing import Any
 
 from arena.agents import GreedyAgent
 from arena.agents.reading import hand_of, legal_for, trick_of
-from arena.engine import (
+from arena.errors import IllegalActionError
+from arena.games.ddz.engine import (
     DECK,
     DEFAULT_RULES,
     DealtCards,
@@ -27,7 +28,6 @@ from arena.engine import (
     readings,
     resolve_cards,
 )
-from arena.errors import IllegalActionError
 from arena.sinks.base import CollectingSink
 from arena.table import Table, TableSettings, play_match
 from protocol import (

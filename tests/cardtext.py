@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from arena.engine import DECK, Card, Combo, ComboType
+from arena.games.ddz.engine import DECK, Card, Combo, ComboType
 
 SMALL_JOKER, BIG_JOKER = 16, 17
 RANK_OF = {

@@ -26,7 +26,7 @@ from arena.agents import BaseAgent, GreedyAgent, HeuristicAgent, RandomAgent
 from arena.agents.reading import hand_of, trick_of
 from arena.agents.remote import RemoteAgent
 from arena.cli import main
-from arena.engine import PASS, Combo, cards_of, legal_plays
+from arena.games.ddz.engine import PASS, Combo, cards_of, legal_plays
 from arena.table.clock import ManualClock
 from arena.testing import (
     MATCH_ID,

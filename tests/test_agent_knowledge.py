@@ -28,8 +28,8 @@ from schema_check import schema_errors
 
 from arena.agents.process import SubprocessAgent
 from arena.cli import main
-from arena.engine import DEFAULT_RULES, Rules
 from arena.errors import ConfigError
+from arena.games.ddz.engine import DEFAULT_RULES, Rules
 from arena.replay import ReplayWriter, load_replay, verify_round
 from arena.table import MatchSummary, RoundRecord, Table, play_match
 from arena.table.match import derive_seed, match_id_of

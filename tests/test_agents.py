@@ -36,8 +36,8 @@ from arena.agents import (
     agent_class,
     create_agent,
 )
-from arena.engine import Rules, card
 from arena.errors import ConfigError
+from arena.games.ddz.engine import Rules, card
 from protocol import BidRequest, DoubleRequest, PlayRequest, PlayResponse
 
 SCRIPTED = ("random", "greedy", "heuristic")

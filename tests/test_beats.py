@@ -10,7 +10,7 @@ from itertools import product
 import pytest
 from cardtext import cs
 
-from arena.engine import (
+from arena.games.ddz.engine import (
     DEFAULT_RULES,
     PASS,
     Combo,

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from arena.engine import (
+from arena.errors import IllegalActionError
+from arena.games.ddz.engine import (
     DECK,
     BidAction,
     Dealt,
@@ -22,7 +23,6 @@ from arena.engine import (
     Round,
     Rules,
 )
-from arena.errors import IllegalActionError
 
 CASUAL = Rules(scoring="casual")
 

@@ -11,8 +11,8 @@ from dataclasses import replace
 from hypothesis import given, settings
 from test_round_properties import Setup, play_out, setups
 
-from arena.engine import ComboType, PlayAction, Round, is_bomb_like
-from arena.engine.records import Settlement
+from arena.games.ddz.engine import ComboType, PlayAction, Round, is_bomb_like
+from arena.games.ddz.engine.records import Settlement
 from protocol.events import PublicSettlement
 
 

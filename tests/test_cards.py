@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arena.engine import DECK, Card, card, cards_of, resolve_cards
 from arena.errors import ArenaError, CardResolutionError, IllegalActionError
+from arena.games.ddz.engine import DECK, Card, card, cards_of, resolve_cards
 from protocol.cards import CardNotationError, parse_token
 
 SUITS = ("♠", "♥", "♦", "♣")

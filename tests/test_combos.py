@@ -18,7 +18,7 @@ from itertools import combinations, combinations_with_replacement
 import pytest
 from cardtext import BIG_JOKER, BY_RANK, SMALL_JOKER, Reading, cs, reading
 
-from arena.engine import (
+from arena.games.ddz.engine import (
     DECK,
     DEFAULT_RULES,
     READING_ORDER,

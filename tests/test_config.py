@@ -16,8 +16,8 @@ import pytest
 from pydantic import BaseModel
 
 from arena.config import MatchSettings, SeatConfig, load_config
-from arena.engine import Rules
 from arena.errors import ConfigError
+from arena.games.ddz.engine import Rules
 from arena.table import TableSettings
 
 SEATS = '[[seats]]\nname = "A"\n[[seats]]\nname = "B"\n[[seats]]\nname = "C"\n'

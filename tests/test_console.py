@@ -25,7 +25,7 @@ from rich.console import Console
 
 from arena.agents import HeuristicAgent
 from arena.config import parse_config
-from arena.engine import Rules
+from arena.games.ddz.engine import Rules
 from arena.runner import run_arena
 from arena.sinks.base import CollectingSink
 from arena.sinks.console import LiveConsoleSink, PlainConsoleSink, describe

@@ -9,8 +9,8 @@ from typing import get_args
 
 import pytest
 
-from arena.engine import DECK
 from arena.errors import AgentReplyError, ReplyFault
+from arena.games.ddz.engine import DECK
 from arena.table import FAULT_CATEGORIES, FaultCategory, Faults
 from protocol import (
     ACE,

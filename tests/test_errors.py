@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from arena.engine import DECK, DealtCards, Round, Rules, card, cards_of
 from arena.errors import (
     AgentReplyError,
     ArenaError,
@@ -17,6 +16,7 @@ from arena.errors import (
     InvalidCardError,
     SetupError,
 )
+from arena.games.ddz.engine import DECK, DealtCards, Round, Rules, card, cards_of
 from protocol import CardNotationError
 
 ARENA = Path(__file__).resolve().parents[1] / "arena"

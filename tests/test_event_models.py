@@ -32,8 +32,8 @@ from fake_providers import (  # noqa: F401 (an autouse fixture)
 from arena.agents import GreedyAgent
 from arena.agents.llm.openai_seat import OpenAIAgent
 from arena.cli import main
-from arena.engine import Phase, Rules
 from arena.errors import IllegalActionError
+from arena.games.ddz.engine import Phase, Rules
 from arena.replay import ReplayWriter
 from arena.sinks.base import CollectingSink
 from arena.table import Event, SafePointHandle, Table, TableSettings, play_match

@@ -32,8 +32,8 @@ import pytest
 
 from arena.cli import main
 from arena.config import load_config, parse_config
-from arena.engine import DEFAULT_RULES
 from arena.errors import ConfigError
+from arena.games.ddz.engine import DEFAULT_RULES
 from arena.replay import ReplayWriter, load_replay, verify_round
 from arena.runner import build_tables, run_arena
 from arena.table import FAULT_CATEGORIES

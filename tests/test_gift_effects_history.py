@@ -24,8 +24,8 @@ import pytest
 
 from arena.agents import GreedyAgent
 from arena.cli import main
-from arena.engine import Phase, Round
 from arena.errors import IllegalActionError
+from arena.games.ddz.engine import Phase, Round
 from arena.replay import ReplayWriter, RoundMismatch, load_replay, verify_round
 from arena.sinks.base import CollectingSink
 from arena.sinks.public_state import PublicTableState

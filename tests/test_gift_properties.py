@@ -42,7 +42,7 @@ from hypothesis import strategies as st
 from arena.agents import GreedyAgent, HeuristicAgent, RandomAgent
 from arena.agents.base import BaseAgent
 from arena.cli import main
-from arena.engine import Phase
+from arena.games.ddz.engine import Phase
 from arena.replay import ReplayWriter, load_replay, verify_round
 from arena.sinks.base import CollectingSink
 from arena.table import Event, SafePointHandle, Table, play_match

@@ -26,8 +26,8 @@ from arena.agents.inprocess import (
     move_of,
 )
 from arena.agents.reading import hand_of, legal_for, play_reply, trick_of
-from arena.engine import Combo, ComboType, Phase, Round, Rules, card, legal_moves
 from arena.errors import IllegalActionError
+from arena.games.ddz.engine import Combo, ComboType, Phase, Round, Rules, card, legal_moves
 from arena.table import Table, TableSettings
 from protocol import (
     PlayRecord,

@@ -21,7 +21,7 @@ from cardtext import Reading, cs, reading
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.engine import (
+from arena.games.ddz.engine import (
     DECK,
     DEFAULT_RULES,
     PASS,

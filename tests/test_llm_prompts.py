@@ -20,7 +20,7 @@ from arena.agents.llm.prompts import (
 )
 from arena.agents.reading import legal_for
 from arena.config import SeatConfig
-from arena.engine import DECK, Rules
+from arena.games.ddz.engine import DECK, Rules
 from arena.table import Table, TableSettings, play_match
 from arena.testing import RequestCapture
 from protocol import (

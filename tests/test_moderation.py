@@ -19,8 +19,8 @@ import pytest
 from agents_for_tests import FakeAgent, make_deal
 
 from arena.config import parse_config
-from arena.engine import Rules
 from arena.errors import ConfigError
+from arena.games.ddz.engine import Rules
 from arena.logs import EVENT_ATTRIBUTE
 from arena.runner import build_tables
 from arena.sinks.base import CollectingSink

@@ -7,7 +7,7 @@ import pytest
 PACKAGES = [
     "protocol",
     "arena",
-    "arena.engine",
+    "arena.games.ddz.engine",
     "arena.agents",
     "arena.table",
     "gifts",
@@ -30,7 +30,7 @@ def test_all_is_sorted_without_duplicates(name: str) -> None:
 
 
 def test_the_engine_exports_the_names_others_depend_on() -> None:
-    engine = importlib.import_module("arena.engine")
+    engine = importlib.import_module("arena.games.ddz.engine")
     for name in ("classify", "readings", "beats", "legal_moves", "Round", "Combo", "ComboType"):
         assert name in engine.__all__
 

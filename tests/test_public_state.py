@@ -22,7 +22,7 @@ from agents_for_tests import FaultyAgent, MinimalAgent, cards_in
 
 from arena.agents import HeuristicAgent
 from arena.config import parse_config
-from arena.engine import Rules
+from arena.games.ddz.engine import Rules
 from arena.runner import run_arena
 from arena.sinks.base import CollectingSink
 from arena.sinks.public_state import STATE_VERSION, PublicState, PublicTableState

@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from arena.engine import (
+from arena.errors import IllegalActionError
+from arena.games.ddz.engine import (
     DECK,
     PASS,
     WINNER_SIDES,
@@ -31,7 +32,6 @@ from arena.engine import (
     card,
     settle,
 )
-from arena.errors import IllegalActionError
 
 CASUAL = Rules(scoring="casual")
 COMPETITION = Rules()

@@ -19,7 +19,8 @@ from typing import get_args
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.engine import (
+from arena.errors import IllegalActionError
+from arena.games.ddz.engine import (
     DECK,
     ComboType,
     Dealt,
@@ -31,7 +32,6 @@ from arena.engine import (
     beats,
     settle,
 )
-from arena.errors import IllegalActionError
 from protocol import Role
 
 # Bidding: at most 4 deals (default cap) of at most ~10 bids each. Play: every non-pass play

@@ -1,6 +1,6 @@
 """What a table reads of Dou Dizhu's round: its result, and when a seat can only pass."""
 
-from arena.engine import DECK, DealtCards, Phase, Round
+from arena.games.ddz.engine import DECK, DealtCards, Phase, Round
 
 
 def test_a_finished_round_exposes_scores_and_a_dict() -> None:

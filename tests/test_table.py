@@ -28,8 +28,8 @@ from rich.console import Console
 from arena.agents import GreedyAgent, HeuristicAgent, RandomAgent
 from arena.agents.reading import legal_for
 from arena.config import parse_config
-from arena.engine import Phase, Round, Rules, card, classify, legal_moves
 from arena.errors import AgentReplyError, ReplyFault
+from arena.games.ddz.engine import Phase, Round, Rules, card, classify, legal_moves
 from arena.runner import run_arena
 from arena.sinks.base import CollectingSink
 from arena.sinks.console import LiveConsoleSink, PlainConsoleSink

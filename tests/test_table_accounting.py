@@ -20,8 +20,8 @@ from agents_for_tests import FakeAgent, make_deal, pass_reply
 
 from arena.agents import GreedyAgent
 from arena.agents.reports import CallReport, Usage
-from arena.engine import Rules
 from arena.errors import AgentDownError, AgentUnavailableError
+from arena.games.ddz.engine import Rules
 from arena.logs import EVENT_ATTRIBUTE
 from arena.sinks.base import CollectingSink
 from arena.table import Event, Table, TableSettings, play_match

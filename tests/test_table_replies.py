@@ -26,7 +26,7 @@ from agents_for_tests import FakeAgent, make_deal
 
 from arena.agents import GreedyAgent, HeuristicAgent
 from arena.agents.reading import legal_for, play_reply
-from arena.engine import Rules
+from arena.games.ddz.engine import Rules
 from arena.gc_policy import PAUSES
 from arena.logs import EVENT_ATTRIBUTE, get_logger
 from arena.replay import ReplayWriter, load_replay, verify_round

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from arena.config import MqttSettings
-from arena.engine import Rules
 from arena.errors import ConfigError
+from arena.games.ddz.engine import Rules
 from arena.table.settings import TableSettings
 from tournaments.config import (
     TournamentConfig,

@@ -13,7 +13,7 @@ import pytest
 from agents_for_tests import FaultyAgent
 
 from arena.agents import Agent, GreedyAgent, HeuristicAgent, RandomAgent
-from arena.engine import Rules
+from arena.games.ddz.engine import Rules
 from arena.table import RoundRecord, Table, play_match
 from tournaments.forfeits import (
     StandinRounds,

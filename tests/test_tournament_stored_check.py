@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from arena.agents import Agent, HeuristicAgent, RandomAgent
-from arena.engine import Rules
+from arena.games.ddz.engine import Rules
 from arena.table import RoundRecord, Table, play_match
 from tournaments.stored_check import result_problems
 

@@ -702,7 +702,7 @@ def _result_problems(
     """What the stored results say against themselves (tournaments.stored_check)."""
     from pydantic import ValidationError
 
-    from arena.engine import Rules
+    from arena.games.ddz.engine import Rules
     from tournaments.stored_check import result_problems
 
     try:

@@ -34,8 +34,8 @@ from arena.config import (
     named_key,
     read_toml,
 )
-from arena.engine import Rules
 from arena.errors import ConfigError
+from arena.games.ddz.engine import Rules
 from arena.table.moderation import ModerationSettings, load_hook
 from arena.table.settings import TableSettings
 from tournaments.deals import Duplicate

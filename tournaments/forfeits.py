@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Final, Literal, TypeAlias
 
-from arena.engine import Settlement
+from arena.games.ddz.engine import Settlement
 from arena.table.records import RoundRecord
 
 __all__ = [

@@ -61,7 +61,7 @@ _ROUNDS: Final[Mapping[Format, int]] = {
 
 class Outcome(Protocol):
     """What the length rule reads of a round: the winning seats and each seat's score
-    (:class:`arena.engine.Settlement` has both)."""
+    (:class:`arena.games.ddz.engine.Settlement` has both)."""
 
     @property
     def winners(self) -> tuple[int, ...]: ...

@@ -24,7 +24,7 @@ agent of the table with a lower deal total and ½ for each with the same. ``deal
 ranking stays by points per round.
 
 ``bombs_played`` counts the bombs and rockets the agent itself played, from its seat's
-entry in the round's :attr:`~arena.engine.Settlement.bombs_by_seat`. A round stored
+entry in the round's :attr:`~arena.games.ddz.engine.Settlement.bombs_by_seat`. A round stored
 before that count existed reads back as none by seat, so it adds no bombs to anyone.
 
 Every round counts as the tournament's ``standin_rounds`` says

@@ -48,9 +48,9 @@ from typing import Any, Final, Literal
 import orjson
 from pydantic import BaseModel
 
-from arena.engine import DealtCards, Settlement
-from arena.engine.cards import Card, card
 from arena.errors import ArenaError
+from arena.games.ddz.engine import DealtCards, Settlement
+from arena.games.ddz.engine.cards import Card, card
 from arena.safe_json import dumps
 from arena.secrets import mask, masked
 from arena.table.events import Event

@@ -7,7 +7,7 @@ records, and check what those records can say of themselves, cheaply:
 
 - the scores follow from the settlement facts stored beside them (landlord, call score,
   who won, bombs, rockets, spring, grabs, doubles), through the rules' own scoring
-  (:func:`arena.engine.scoring.settle`), and so do the farmers' exponents;
+  (:func:`arena.games.ddz.engine.scoring.settle`), and so do the farmers' exponents;
 - the winning side is the winner's: the landlord won exactly when the seat that went
   out first is the landlord, that seat's final hand is empty (and no other is), and
   the round's ``winners`` are that side's seats;
@@ -25,8 +25,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from arena.engine import Rules
-from arena.engine.scoring import settle
+from arena.games.ddz.engine import Rules
+from arena.games.ddz.engine.scoring import settle
 from arena.table.records import RoundRecord
 
 __all__ = ["result_problems"]

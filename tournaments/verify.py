@@ -40,8 +40,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar
 
-from arena.engine import DealtCards
 from arena.errors import ArenaError
+from arena.games.ddz.engine import DealtCards
 from arena.replay import ReplayError, read_replay
 from arena.replay_check import RecordedRound, RoundIncomplete, verify_round
 from arena.table.match import derive_seed

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol, runtime_checkable
 
-from arena.engine import DEFAULT_RULES, Rules
+from arena.games.ddz.engine import DEFAULT_RULES, Rules
 from protocol import (
     BidRequest,
     BidResponse,

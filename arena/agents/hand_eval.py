@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from arena.engine import Card, card
+from arena.games.ddz.engine import Card, card
 from protocol.cards import ACE, BIG_JOKER, SMALL_JOKER, TWO
 
 __all__ = ["bid_strength", "plays_needed"]

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from protocol import PlayRequest, PlayResponse
 
 if TYPE_CHECKING:
-    from arena.engine import Combo
+    from arena.games.ddz.engine import Combo
 
 __all__ = [
     "ListedPlayRequest",

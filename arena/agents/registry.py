@@ -18,8 +18,8 @@ from types import ModuleType
 from typing import Any, Final
 
 from arena.agents.base import Agent, BaseAgent
-from arena.engine import DEFAULT_RULES, Rules
 from arena.errors import ConfigError
+from arena.games.ddz.engine import DEFAULT_RULES, Rules
 from arena.logs import get_logger
 
 __all__ = [

@@ -19,8 +19,8 @@ from typing import Any, Final
 import orjson
 
 from arena.agents.base import BaseAgent
-from arena.engine import DEFAULT_RULES, Rules
 from arena.errors import ConfigError
+from arena.games.ddz.engine import DEFAULT_RULES, Rules
 from protocol import BidRequest, DoubleRequest, Message, PlayRequest
 
 __all__ = ["ROUND_OPENERS", "RemoteAgent", "reply_request_id", "wire_bytes"]

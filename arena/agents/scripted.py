@@ -14,7 +14,7 @@ from typing import Any
 from arena.agents.base import BaseAgent
 from arena.agents.hand_eval import bid_strength, plays_needed
 from arena.agents.reading import HandMemo, hand_of, legal_for, pass_reply, play_reply, trick_of
-from arena.engine import Combo, ComboType, rank_counts
+from arena.games.ddz.engine import Combo, ComboType, rank_counts
 from protocol import (
     BidRequest,
     BidResponse,

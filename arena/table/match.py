@@ -10,8 +10,8 @@ from typing import Any, Literal
 
 import structlog
 
-from arena.engine import Rules
 from arena.errors import SetupError
+from arena.games.ddz.engine import Rules
 from arena.table.records import RoundRecord
 from arena.table.safe_point import NextRound
 from arena.table.table import Table

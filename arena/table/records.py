@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from arena.engine import Settlement
+from arena.games.ddz.engine import Settlement
 from arena.table.events import Event
 
 __all__ = [

@@ -3,7 +3,7 @@
 A safe point (the gifts layer's chance to act, between two turns) must not be able to
 play for a seat, skip a turn or rewrite the history, so it never sees the table or the
 round. It gets a :class:`SafePointHandle` instead: the three effect hooks of
-:class:`~arena.engine.Round` (each recorded in the round's history, then announced and
+:class:`~arena.games.ddz.engine.Round` (each recorded in the round's history, then announced and
 written to the replay by the table before the next turn), and read-only facts that
 decide whether and where an effect may apply (each effect's window): the
 phase, whose turn it is, who is landlord, whether that seat leads, the card counts and
@@ -32,8 +32,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from arena.engine import Card, CardLike, Phase, Round
 from arena.errors import IllegalActionError
+from arena.games.ddz.engine import Card, CardLike, Phase, Round
 
 __all__ = [
     "AUDIENCE_LINES",

@@ -29,7 +29,16 @@ from arena.agents.inprocess import MoveReply, move_of
 from arena.agents.lifecycle import close_agent, open_agent
 from arena.agents.registry import create_agent
 from arena.agents.reports import CallReport
-from arena.engine import (
+from arena.errors import (
+    AgentDownError,
+    AgentReplyError,
+    AgentUnavailableError,
+    ConfigError,
+    IllegalActionError,
+    error_text,
+    raise_start_failures,
+)
+from arena.games.ddz.engine import (
     DEFAULT_RULES,
     BidAction,
     ComboType,
@@ -44,15 +53,6 @@ from arena.engine import (
     Rules,
     TrickWon,
     resolve_cards,
-)
-from arena.errors import (
-    AgentDownError,
-    AgentReplyError,
-    AgentUnavailableError,
-    ConfigError,
-    IllegalActionError,
-    error_text,
-    raise_start_failures,
 )
 from arena.gc_policy import PAUSES
 from arena.logs import get_logger

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from arena.agents.inprocess import ListedPlayRequest, attach_moves
-from arena.engine import DEFAULT_RULES, Card, Combo, ComboType, Round, Rules, Settlement
+from arena.games.ddz.engine import DEFAULT_RULES, Card, Combo, ComboType, Round, Rules, Settlement
 from protocol import (
     BidRecord,
     BidRequest,

@@ -29,8 +29,8 @@ from typing import Any, Final
 
 from arena.agents.base import Agent, lists_legal_moves
 from arena.agents.reading import legal_for
-from arena.engine import DEFAULT_RULES, Rules
 from arena.errors import AgentReplyError, error_text
+from arena.games.ddz.engine import DEFAULT_RULES, Rules
 from arena.logs import get_logger
 from arena.table.calls import CallTiming, Request, run_call
 from arena.table.clock import Clock, MonotonicClock

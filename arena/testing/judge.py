@@ -3,7 +3,7 @@
 Pure and synchronous: the reply is read with the table's own :func:`as_reply` and
 :func:`check_addressed` (so a malformed reply gets the table's words), and a play is
 checked with the engine: its card tokens resolved against the hand, read as a
-combination, compared with the trick to beat. No :class:`~arena.engine.Round` is
+combination, compared with the trick to beat. No :class:`~arena.games.ddz.engine.Round` is
 needed, since every request carries the state that decides its legality.
 """
 
@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Final, Literal, TypeAlias, get_args
 
 from arena.agents.reading import hand_of, trick_of
-from arena.engine import DEFAULT_RULES, Rules, playable_reading, resolve_cards
 from arena.errors import AgentReplyError, IllegalActionError
+from arena.games.ddz.engine import DEFAULT_RULES, Rules, playable_reading, resolve_cards
 from arena.table.calls import Reply, Request, as_reply, check_addressed
 from protocol import (
     BidRequest,

@@ -1,7 +1,7 @@
 """The hard positions of ``arena agent check``: twelve requests an agent must get right.
 
 Each position is one request, asked once, built from a prepared deal played up to the
-seat's turn through the rules engine (:class:`~arena.engine.Round`), and written as
+seat's turn through the rules engine (:class:`~arena.games.ddz.engine.Round`), and written as
 messages by the table's own :class:`~arena.table.views.SeatViews`. So every request is
 one a real table could send, consistent with itself (hand, history, counts, multiplier)
 and with the DEAL and BOTTOM_CARDS sent before it. Each position is a round of its own
@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Protocol
 
-from arena.engine import (
+from arena.games.ddz.engine import (
     DECK,
     DEFAULT_RULES,
     PASS,

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from arena.engine import CARDS_BY_TEXT, DECK, Card, sorted_cards
+from arena.games.ddz.engine import CARDS_BY_TEXT, DECK, Card, sorted_cards
 from protocol import RANK_NAMES, BidRequest, DoubleRequest, PlayRequest, Role
 
 __all__ = ["Facts", "LastPlayFacts", "facts_of", "rank_counts_text"]

@@ -37,8 +37,8 @@ from arena.agents.llm.seat import (
     think_text,
 )
 from arena.agents.reports import Usage
-from arena.engine import DEFAULT_RULES, Rules
 from arena.errors import ConfigError
+from arena.games.ddz.engine import DEFAULT_RULES, Rules
 
 __all__ = ["OpenAIAgent", "close_clients", "reply_schema"]
 

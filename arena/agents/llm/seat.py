@@ -69,7 +69,6 @@ from arena.agents.llm.prompts import (
 from arena.agents.llm.providers import ApiKind, Structured
 from arena.agents.llm.schema import AskRequest
 from arena.agents.reports import CallReport, Usage
-from arena.engine import DEFAULT_RULES, Rules
 from arena.errors import (
     AgentDownError,
     AgentReplyError,
@@ -77,6 +76,7 @@ from arena.errors import (
     ConfigError,
     error_text,
 )
+from arena.games.ddz.engine import DEFAULT_RULES, Rules
 from arena.logs import get_logger
 from arena.secrets import mask_incoming, mask_keys, masked
 from protocol import (

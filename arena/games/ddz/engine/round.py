@@ -17,17 +17,18 @@ from collections.abc import Iterable
 from enum import StrEnum
 from typing import Literal
 
-from arena.engine.bidding import REDEAL, Auction, AuctionOutcome, make_auction
-from arena.engine.cards import Card, CardLike, card
-from arena.engine.combos import (
+from arena.errors import IllegalActionError, InvalidCardError, SetupError
+from arena.games.ddz.engine.bidding import REDEAL, Auction, AuctionOutcome, make_auction
+from arena.games.ddz.engine.cards import Card, CardLike, card
+from arena.games.ddz.engine.combos import (
     PASS,
     Combo,
     ComboType,
     is_bomb_like,
     playable_reading,
 )
-from arena.engine.moves import HandIndex, legal_moves
-from arena.engine.records import (
+from arena.games.ddz.engine.moves import HandIndex, legal_moves
+from arena.games.ddz.engine.records import (
     Action,
     BidAction,
     Dealt,
@@ -39,9 +40,8 @@ from arena.engine.records import (
     Settlement,
     TrickWon,
 )
-from arena.engine.rules import DEFAULT_RULES, Rules
-from arena.engine.scoring import settle
-from arena.errors import IllegalActionError, InvalidCardError, SetupError
+from arena.games.ddz.engine.rules import DEFAULT_RULES, Rules
+from arena.games.ddz.engine.scoring import settle
 
 __all__ = ["Phase", "Round"]
 
@@ -328,7 +328,7 @@ class Round:
         """Play cards from the seat's hand; returns the reading that was played.
 
         Leading, ``hand_type`` picks among several readings (default: the first of
-        :data:`~arena.engine.combos.READING_ORDER`). Following, any reading that beats the
+        :data:`~arena.games.ddz.engine.combos.READING_ORDER`). Following, any reading that beats the
         trick is taken. Cards must be exact cards of the hand (the table resolves lenient
         tokens first).
         """

@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
 
-from arena.engine.cards import DECK, Card, CardLike, card
-from arena.engine.combos import Combo
 from arena.errors import SetupError
+from arena.games.ddz.engine.cards import DECK, Card, CardLike, card
+from arena.games.ddz.engine.combos import Combo
 from protocol.messages import Role
 
 __all__ = [
@@ -105,7 +105,7 @@ class DoubleAction:
 
 @dataclass(frozen=True, slots=True)
 class PlayAction:
-    """A play or a pass (``combo`` is :data:`~arena.engine.combos.PASS`)."""
+    """A play or a pass (``combo`` is :data:`~arena.games.ddz.engine.combos.PASS`)."""
 
     seat: int
     combo: Combo

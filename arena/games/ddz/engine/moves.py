@@ -2,7 +2,7 @@
 
 One entry per distinct rank multiset (suits never matter), each with concrete cards from
 the hand. Following a trick, each entry is the reading that beats it; leading, the
-reading :data:`~arena.engine.combos.READING_ORDER` prefers.
+reading :data:`~arena.games.ddz.engine.combos.READING_ORDER` prefers.
 
 This is the engine's hot path (agents, fallbacks and benchmarks call it constantly), so it
 works on per-rank buckets of the hand and builds each combo exactly once, directly as a
@@ -15,9 +15,9 @@ from collections.abc import Callable, Iterable, Iterator
 from itertools import combinations
 from typing import Any, Final
 
-from arena.engine.cards import DECK, Card, CardLike, card
-from arena.engine.combos import PASS, Combo, ComboType, is_bomb_like
-from arena.engine.rules import DEFAULT_RULES, Rules
+from arena.games.ddz.engine.cards import DECK, Card, CardLike, card
+from arena.games.ddz.engine.combos import PASS, Combo, ComboType, is_bomb_like
+from arena.games.ddz.engine.rules import DEFAULT_RULES, Rules
 from protocol.cards import ACE, BIG_JOKER, SMALL_JOKER
 
 __all__ = ["HandIndex", "is_forced_pass", "legal_moves", "legal_plays"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from arena.engine.rules import Rules
+from arena.games.ddz.engine.rules import Rules
 
 __all__ = ["ScoreSheet", "settle"]
 

@@ -1,7 +1,7 @@
 """The Dou Dizhu rules engine: pure, synchronous, no I/O."""
 
-from arena.engine.bidding import AuctionOutcome
-from arena.engine.cards import (
+from arena.games.ddz.engine.bidding import AuctionOutcome
+from arena.games.ddz.engine.cards import (
     CARDS_BY_TEXT,
     DECK,
     Card,
@@ -11,7 +11,7 @@ from arena.engine.cards import (
     resolve_cards,
     sorted_cards,
 )
-from arena.engine.combos import (
+from arena.games.ddz.engine.combos import (
     PASS,
     READING_ORDER,
     Combo,
@@ -24,8 +24,8 @@ from arena.engine.combos import (
     rank_counts,
     readings,
 )
-from arena.engine.moves import HandIndex, is_forced_pass, legal_moves, legal_plays
-from arena.engine.records import (
+from arena.games.ddz.engine.moves import HandIndex, is_forced_pass, legal_moves, legal_plays
+from arena.games.ddz.engine.records import (
     WINNER_SIDES,
     Action,
     BidAction,
@@ -38,9 +38,9 @@ from arena.engine.records import (
     Settlement,
     TrickWon,
 )
-from arena.engine.round import Phase, Round
-from arena.engine.rules import DEFAULT_RULES, Rules
-from arena.engine.scoring import ScoreSheet, settle
+from arena.games.ddz.engine.round import Phase, Round
+from arena.games.ddz.engine.rules import DEFAULT_RULES, Rules
+from arena.games.ddz.engine.scoring import ScoreSheet, settle
 
 __all__ = [
     "CARDS_BY_TEXT",

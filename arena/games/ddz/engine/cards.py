@@ -46,7 +46,7 @@ class Card:
 
     def __init__(self, card_id: int) -> None:
         if _DECK_READY:
-            raise TypeError("cards are interned: use arena.engine.card(text) or DECK")
+            raise TypeError("cards are interned: use arena.games.ddz.engine.card(text) or DECK")
         self.id = card_id
         self.text = CANONICAL_CARDS[card_id]
         if card_id < 52:

@@ -10,9 +10,9 @@ from collections.abc import Iterable, Sequence
 from itertools import pairwise
 from typing import Final, NamedTuple
 
-from arena.engine.cards import Card, CardLike, cards_of
-from arena.engine.rules import DEFAULT_RULES, Rules
 from arena.errors import IllegalActionError
+from arena.games.ddz.engine.cards import Card, CardLike, cards_of
+from arena.games.ddz.engine.rules import DEFAULT_RULES, Rules
 from protocol.cards import ACE, BIG_JOKER, SMALL_JOKER
 from protocol.messages import HandType
 
