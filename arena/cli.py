@@ -1024,8 +1024,8 @@ def _print_round(recorded: RecordedRound) -> None:
     """The round's public events as the console shows them, a model's figures after
     each of its actions (best effort: a line that cannot be shown is skipped here and
     reported by the check)."""
+    from arena.events import Event
     from arena.sinks.console import EventLines
-    from arena.table.events import Event
 
     print(f"== table {recorded.table}, round {recorded.round}, seed {recorded.header['seed']}")
     lines = EventLines(None)

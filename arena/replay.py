@@ -51,6 +51,7 @@ import orjson
 from pydantic import BaseModel
 
 from arena.agents.inprocess import ListedPlayRequest, MoveReply
+from arena.events import Event
 from arena.replay_check import (
     RecordedRound,
     ReplayError,
@@ -60,7 +61,6 @@ from arena.replay_check import (
 )
 from arena.safe_json import dumps, replaced_dumps
 from arena.secrets import MaskedLines
-from arena.table.events import Event
 from protocol import MESSAGE_TYPES, Message
 
 __all__ = [

@@ -67,7 +67,8 @@ from typing import Any, TypeVar
 import orjson
 
 from arena.agents import GreedyAgent, HeuristicAgent
-from arena.table import Event, Table, TableSettings, play_match
+from arena.events import Event
+from arena.table import Table, TableSettings, play_match
 from gifts.desk import GiftDesk
 from gifts.events import GiftEvent, GiftKind
 from gifts.router import GiftRouter, attach_gift_desks

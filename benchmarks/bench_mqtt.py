@@ -45,10 +45,11 @@ import orjson
 
 from arena.agents import HeuristicAgent
 from arena.config import ArenaConfig, MqttSettings, parse_config
+from arena.events import Event
 from arena.runner import run_arena
 from arena.sinks.mqtt import MqttSink
 from arena.sinks.mqtt_publisher import Publisher
-from arena.table import Event, Table, play_match
+from arena.table import Table, play_match
 from protocol.events import EVENT_SCHEMA_VERSION
 
 _CONFIG = Path(__file__).resolve().parent.parent / "config" / "mosquitto.conf"

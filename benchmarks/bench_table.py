@@ -25,10 +25,11 @@ from typing import Any, NamedTuple
 
 from arena.agents import RandomAgent
 from arena.agents.inprocess import move_of
+from arena.events import Event
 from arena.games.ddz.engine import Phase, PlayAction, Round, resolve_cards
 from arena.gc_policy import collecting_while_playing
 from arena.replay import ReplayWriter
-from arena.table import Event, SeatViews, Table, TableSettings, play_match
+from arena.table import SeatViews, Table, TableSettings, play_match
 from benchmarks.agents import SlowAgent
 from benchmarks.bench_engine import ours_round
 from protocol import PlayRecord as WirePlayRecord

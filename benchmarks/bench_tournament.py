@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from arena.table.events import Event
+from arena.events import Event
 from tournaments.config import TournamentConfig, parse_tournament_config
 from tournaments.runner import run_tournament
 from tournaments.store import RoundRecorder, TournamentStore

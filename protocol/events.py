@@ -514,7 +514,7 @@ EVENT_DATA: Final[Mapping[str, type[EventData]]] = MappingProxyType(
 class EventEnvelope(BaseModel):
     """One event as published: who, where, in which order, and its ``data``.
 
-    ``arena.table.events.Event.to_dict()`` gives the first seven keys; the MQTT feed adds
+    ``arena.events.Event.to_dict()`` gives the first seven keys; the MQTT feed adds
     ``v`` and ``run``.
     """
 

@@ -20,9 +20,10 @@ import pytest
 from arena.agents import GreedyAgent
 from arena.cli import main
 from arena.errors import IllegalActionError
+from arena.events import Event
 from arena.replay import ReplayWriter, load_replay, verify_round
 from arena.sinks.base import CollectingSink
-from arena.table import Event, SafePointHandle, Table, play_match
+from arena.table import SafePointHandle, Table, play_match
 from arena.table.match import MatchSummary, derive_seed
 from arena.table.safe_point import BetweenRoundsHandle
 from gifts.events import Effect, GiftEvent

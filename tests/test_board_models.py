@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 from rich.console import Console
 
+from arena.events import Event
 from arena.sinks.console import LiveConsoleSink, PlainConsoleSink, describe
-from arena.table.events import Event
 
 PLAYERS = ["Alpha", "Beta", "Gamma"]
 

@@ -25,12 +25,12 @@ from rich.console import Console
 
 from arena.agents import HeuristicAgent
 from arena.config import parse_config
+from arena.events import Event
 from arena.games.ddz.engine import Rules
 from arena.runner import run_arena
 from arena.sinks.base import CollectingSink
 from arena.sinks.console import LiveConsoleSink, PlainConsoleSink, describe
 from arena.table import Table, TableSettings, play_match
-from arena.table.events import Event
 
 
 def event(kind: Any, data: dict[str, Any], *, player: str = "Ann") -> Event:

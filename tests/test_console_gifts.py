@@ -23,6 +23,7 @@ import pytest
 from rich.console import Console
 from test_console import events_of
 
+from arena.events import Event
 from arena.sinks.console import (
     GIFT_BANNERS,
     QUIET_EVERY_S,
@@ -32,7 +33,6 @@ from arena.sinks.console import (
     describe,
     gift_text,
 )
-from arena.table.events import Event
 from protocol.events import parse_event
 
 NAMES = ("Ann", "Bob", "Cid")

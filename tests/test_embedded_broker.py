@@ -34,11 +34,11 @@ from test_mqtt import (
 
 from arena.cli import main
 from arena.config import MqttSettings
+from arena.events import Event
 from arena.runner import run_arena
 from arena.sinks.base import CollectingSink
 from arena.sinks.embedded_broker import EmbeddedBroker, broker_answers
 from arena.sinks.mqtt import MqttSink
-from arena.table.events import Event
 
 
 @pytest.fixture

@@ -33,10 +33,11 @@ from arena.agents import GreedyAgent
 from arena.agents.llm.openai_seat import OpenAIAgent
 from arena.cli import main
 from arena.errors import IllegalActionError
+from arena.events import Event
 from arena.games.ddz.engine import Phase, Rules
 from arena.replay import ReplayWriter
 from arena.sinks.base import CollectingSink
-from arena.table import Event, SafePointHandle, Table, TableSettings, play_match
+from arena.table import SafePointHandle, Table, TableSettings, play_match
 from arena.table.match import match_id_of
 from gifts.events import Effect, GiftEvent
 from gifts.router import attach_gift_desks

@@ -12,9 +12,10 @@ from __future__ import annotations
 import asyncio
 
 from arena.agents import RandomAgent
+from arena.events import Event
 from arena.sinks.base import CollectingSink
 from arena.sinks.queued import QueuedSink, queued_sinks
-from arena.table import Event, Table, play_match
+from arena.table import Table, play_match
 
 
 class YieldingSink(CollectingSink):

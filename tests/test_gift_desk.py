@@ -20,9 +20,10 @@ import pytest
 
 from arena.agents import GreedyAgent
 from arena.errors import ConfigError
+from arena.events import Event
 from arena.sinks.base import CollectingSink
 from arena.sinks.spectator import CollectingSpectatorOutput, SpectatorFeed
-from arena.table import Event, Table, play_match
+from arena.table import Table, play_match
 from arena.table.match import derive_seed
 from gifts.desk import TARGETED, GiftDesk
 from gifts.events import Effect, GiftEvent, GiftKind

@@ -42,10 +42,11 @@ from hypothesis import strategies as st
 from arena.agents import GreedyAgent, HeuristicAgent, RandomAgent
 from arena.agents.base import BaseAgent
 from arena.cli import main
+from arena.events import Event
 from arena.games.ddz.engine import Phase
 from arena.replay import ReplayWriter, load_replay, verify_round
 from arena.sinks.base import CollectingSink
-from arena.table import Event, SafePointHandle, Table, play_match
+from arena.table import SafePointHandle, Table, play_match
 from arena.table.match import MatchSummary
 from arena.table.safe_point import BetweenRoundsHandle
 from gifts.events import RESULT_CHANGING, STRONG, Effect, GiftEvent, GiftKind

@@ -9,9 +9,9 @@ import pytest
 import structlog
 
 from arena.agents import GreedyAgent
+from arena.events import Event
 from arena.sinks.base import CollectingSink
 from arena.table import RoundRecord, Table, play_match
-from arena.table.events import Event
 
 NAMES = ("Alpha", "Beta", "Gamma")
 

@@ -24,12 +24,12 @@ from test_http_agent import _events
 from test_mqtt import config, eventually, said, sink_for, subscribed
 
 from arena.config import MqttSettings
+from arena.events import Event
 from arena.runner import queue_sinks, run_arena
 from arena.sinks.base import CollectingSink
 from arena.sinks.mqtt import MqttSink, event_line
 from arena.sinks.mqtt_worker import EVENT, SPECTATOR, line, read_lines
 from arena.sinks.queued import QueuedSink, close_sinks
-from arena.table.events import Event
 from protocol.events import EVENT_SCHEMA_VERSION
 
 

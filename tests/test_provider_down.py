@@ -33,9 +33,10 @@ from arena.agents.llm.openai_seat import OpenAIAgent
 from arena.agents.llm.seat import ModelSeat
 from arena.agents.registry import create_agent
 from arena.errors import ConfigError
+from arena.events import Event
 from arena.replay import ReplayWriter
 from arena.sinks.base import CollectingSink
-from arena.table import Event, MatchSummary, Table, TableSettings, play_match
+from arena.table import MatchSummary, Table, TableSettings, play_match
 
 KEY = "sk-down-test-0123456789abcdef"
 KEY_ENV = "ARENA_TEST_DOWN_KEY"

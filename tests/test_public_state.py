@@ -22,12 +22,12 @@ from agents_for_tests import FaultyAgent, MinimalAgent, cards_in
 
 from arena.agents import HeuristicAgent
 from arena.config import parse_config
+from arena.events import Event
 from arena.games.ddz.engine import Rules
 from arena.runner import run_arena
 from arena.sinks.base import CollectingSink
 from arena.sinks.public_state import STATE_VERSION, PublicState, PublicTableState
 from arena.table import MatchSummary, Table, TableSettings, play_match
-from arena.table.events import Event
 from protocol import BidResponse, DoubleResponse, Emotion, PlayResponse
 
 RUN = "run-1"

@@ -20,13 +20,14 @@ import orjson
 import pytest
 
 from arena.agents import GreedyAgent
+from arena.events import Event
 from arena.logs import EVENT_ATTRIBUTE
 from arena.replay import ReplayWriter, encoded_decision, load_replay
 from arena.safe_json import dumps, json_safe
 from arena.server.hub import OverlayHub
 from arena.sinks.base import CollectingSink
 from arena.sinks.mqtt import event_line
-from arena.table import Event, Table
+from arena.table import Table
 from tournaments.round_lines import RoundLines, expand
 
 

@@ -38,6 +38,7 @@ from arena.agents.process import SubprocessAgent
 from arena.agents.scripted import HeuristicAgent
 from arena.cli import main
 from arena.errors import ConfigError
+from arena.events import Event
 from arena.logs import EVENT_ATTRIBUTE, configure_logging, get_logger, say
 from arena.replay import ReplayWriter
 from arena.secrets import (
@@ -60,7 +61,6 @@ from arena.server.hub import OverlayHub
 from arena.sinks.base import CollectingSink
 from arena.sinks.console import LiveConsoleSink, PlainConsoleSink, shown_event
 from arena.table import Table, play_match
-from arena.table.events import Event
 from gifts.events import GiftEvent
 from gifts.webhook import WebhookIntake
 from protocol import Message, PlayRequest, PlayResponse, ReplyRejected

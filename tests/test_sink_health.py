@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from arena.agents import RandomAgent
+from arena.events import Event
 from arena.logs import EVENT_ATTRIBUTE
 from arena.sinks.base import CollectingSink
 from arena.sinks.health import (
@@ -34,7 +35,7 @@ from arena.sinks.health import (
     health_of,
 )
 from arena.sinks.queued import QueuedSink, queued_sinks
-from arena.table import Event, Table, TableSettings, play_match
+from arena.table import Table, TableSettings, play_match
 
 
 class FlakySink(CollectingSink):

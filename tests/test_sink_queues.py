@@ -19,6 +19,7 @@ import pytest
 from arena.agents import RandomAgent
 from arena.config import parse_config
 from arena.errors import ConfigError
+from arena.events import Event
 from arena.logs import EVENT_ATTRIBUTE
 from arena.runner import build_tables, run_arena
 from arena.sinks.base import CollectingSink
@@ -29,7 +30,7 @@ from arena.sinks.queued import (
     close_sinks,
     queued_sinks,
 )
-from arena.table import Event, Table, TableSettings, play_match
+from arena.table import Table, TableSettings, play_match
 
 
 def _logged(caplog: pytest.LogCaptureFixture, name: str) -> list[dict[str, Any]]:

@@ -18,6 +18,7 @@ import pytest
 
 from arena.agents.registry import create_agent
 from arena.errors import ConfigError
+from arena.events import Event
 from arena.logs import EVENT_ATTRIBUTE
 from arena.replay import ReplayWriter, compare_replays, load_replay, strip_timing, verify_round
 from arena.sinks.base import CollectingSink
@@ -27,15 +28,7 @@ from arena.sinks.spectator import (
     SpectatorFeed,
     SpectatorOutput,
 )
-from arena.table import (
-    Event,
-    MatchSummary,
-    Recorder,
-    Table,
-    TeeRecorder,
-    play_match,
-    tee_recorders,
-)
+from arena.table import MatchSummary, Recorder, Table, TeeRecorder, play_match, tee_recorders
 from arena.table.clock import ManualClock
 from protocol.cards import CANONICAL_CARDS
 

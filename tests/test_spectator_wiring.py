@@ -35,12 +35,13 @@ from test_spectator_feed import hidden_cards_in
 from arena.cli import main
 from arena.config import MqttSettings, parse_config
 from arena.errors import ConfigError
+from arena.events import Event
 from arena.replay import load_replay
 from arena.runner import build_tables, run_arena
 from arena.sinks.base import CollectingSink
 from arena.sinks.mqtt import MqttSink
 from arena.sinks.spectator import SpectatorFeed, SpectatorTable
-from arena.table import Event, MatchSummary, TeeRecorder
+from arena.table import MatchSummary, TeeRecorder
 from tournaments.publish import LeaderboardPublisher
 
 REPO = Path(__file__).resolve().parent.parent

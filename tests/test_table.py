@@ -29,11 +29,12 @@ from arena.agents import GreedyAgent, HeuristicAgent, RandomAgent
 from arena.agents.reading import legal_for
 from arena.config import parse_config
 from arena.errors import AgentReplyError, ReplyFault
+from arena.events import Event
 from arena.games.ddz.engine import Phase, Round, Rules, card, classify, legal_moves
 from arena.runner import run_arena
 from arena.sinks.base import CollectingSink
 from arena.sinks.console import LiveConsoleSink, PlainConsoleSink
-from arena.table import Event, Table, TableSettings, play_match
+from arena.table import Table, TableSettings, play_match
 from arena.table.clock import ManualClock
 from protocol import (
     BidRequest,

@@ -21,10 +21,11 @@ from agents_for_tests import FakeAgent, make_deal, pass_reply
 from arena.agents import GreedyAgent
 from arena.agents.reports import CallReport, Usage
 from arena.errors import AgentDownError, AgentUnavailableError
+from arena.events import Event
 from arena.games.ddz.engine import Rules
 from arena.logs import EVENT_ATTRIBUTE
 from arena.sinks.base import CollectingSink
-from arena.table import Event, Table, TableSettings, play_match
+from arena.table import Table, TableSettings, play_match
 from protocol import BidRequest, Deal, PlayRequest, ReplyRejected, RoundResult
 
 CASUAL = Rules(scoring="casual")
@@ -522,7 +523,7 @@ def test_a_preset_that_is_no_positive_number_is_ignored(odd: Any) -> None:
 
 
 def test_the_new_event_types_are_known() -> None:
-    from arena.table import EVENT_TYPES
+    from arena.events import EVENT_TYPES
 
     assert {"decision", "budget_spent"} <= set(EVENT_TYPES)
 

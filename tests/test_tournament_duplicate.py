@@ -18,9 +18,9 @@ import pytest
 from agents_for_tests import DUPLICATE_LOG, REPEATED_HANDS, forget_duplicate_runs
 
 from arena.errors import ConfigError
+from arena.events import Event
 from arena.sinks.spectator import SpectatorFeed
 from arena.table import RoundRecord, Table, play_match
-from arena.table.events import Event
 from tournaments.config import TournamentConfig, parse_tournament_config
 from tournaments.deals import Duplicate, seating_count, seatings
 from tournaments.leaderboard import Leaderboard

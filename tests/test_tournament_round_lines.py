@@ -14,9 +14,9 @@ import pytest
 from agents_for_tests import FakeAgent
 
 from arena.agents import GreedyAgent
+from arena.events import Event
 from arena.replay import ReplayWriter, read_replay, strip_timing, verify_round
 from arena.table import Table, play_match
-from arena.table.events import Event
 from protocol import PlayRequest
 from tournaments.round_lines import RoundLines, expand
 from tournaments.store import MIGRATIONS, StoreError, TournamentStore

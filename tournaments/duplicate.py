@@ -36,9 +36,9 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
+from arena.events import Event
 from arena.sinks.health import guard_after_failure
 from arena.table import RoundRecord, Table, tee_recorders
-from arena.table.events import Event
 from arena.table.match import (
     MatchSummary,
     begin_match,

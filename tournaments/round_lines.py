@@ -28,10 +28,10 @@ from typing import Any, Final
 import orjson
 import zstandard
 
+from arena.events import Event
 from arena.replay import encoded_decision, encoded_message, plain
 from arena.safe_json import dumps
 from arena.secrets import mask_bytes
-from arena.table.events import Event
 
 __all__ = ["FORMAT", "RoundLines", "expand"]
 

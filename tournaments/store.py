@@ -49,11 +49,11 @@ import orjson
 from pydantic import BaseModel
 
 from arena.errors import ArenaError
+from arena.events import Event
 from arena.games.ddz.engine import DealtCards, Settlement
 from arena.games.ddz.engine.cards import Card, card
 from arena.safe_json import dumps
 from arena.secrets import mask, masked
-from arena.table.events import Event
 from arena.table.records import RoundRecord
 from tournaments.round_lines import FORMAT, RoundLines, expand
 from tournaments.seeds import TournamentSeed, commitment_of, parse_seed

@@ -74,6 +74,7 @@ from typing import TYPE_CHECKING, Any, Final, cast
 from arena.agents.process import kill_leftover_programs
 from arena.agents.registry import agent_class
 from arena.errors import ArenaError, ConfigError
+from arena.events import Event
 from arena.gc_policy import collecting_while_playing
 from arena.logs import LogFormat, configure_logging, configured_logging, get_logger
 from arena.secrets import (
@@ -84,7 +85,6 @@ from arena.secrets import (
 )
 from arena.sinks.health import guard_after_failure
 from arena.table import RoundRecord, build_moderator
-from arena.table.events import Event
 from tournaments.config import TournamentConfig, parse_stored_config
 from tournaments.runner import _play_table_match, _Playing
 from tournaments.schedule import Table as Seating

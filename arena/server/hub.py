@@ -33,11 +33,11 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
 from arena.errors import ConfigError
+from arena.events import Event
 from arena.safe_json import dumps
 from arena.secrets import mask
 from arena.sinks.health import Degraded
 from arena.sinks.public_state import PublicState, PublicTableState
-from arena.table.events import Event
 from protocol.events import EVENT_SCHEMA_VERSION
 
 __all__ = [

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from arena.table.events import Event
+from arena.events import Event
 
 __all__ = ["CollectingSink", "Sink"]
 

@@ -50,6 +50,7 @@ from rich.panel import Panel
 from rich.table import Table as RichTable
 from rich.text import Text
 
+from arena.events import Event, EventType
 from arena.secrets import masked, secrets_registered
 from arena.sinks.model_figures import (
     ModelTally,
@@ -58,7 +59,6 @@ from arena.sinks.model_figures import (
     replaced_words,
     seconds,
 )
-from arena.table.events import Event, EventType
 
 __all__ = [
     "GIFT_BANNERS",

@@ -45,7 +45,6 @@ import weakref
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from typing import (
-    TYPE_CHECKING,
     Any,
     Final,
     Literal,
@@ -55,11 +54,9 @@ from typing import (
     runtime_checkable,
 )
 
+from arena.events import Event
 from arena.logs import get_logger
 from arena.secrets import mask
-
-if TYPE_CHECKING:  # arena.table imports this module: no import of it at run time
-    from arena.table.events import Event
 
 __all__ = [
     "DEGRADED_AFTER",

@@ -58,6 +58,7 @@ import orjson
 
 from arena.config import MqttSettings
 from arena.errors import ConfigError
+from arena.events import Event
 from arena.logs import get_logger
 from arena.safe_json import dumps, replaced_dumps
 from arena.secrets import mask_bytes
@@ -75,7 +76,6 @@ from arena.sinks.mqtt_worker import (
     USERNAME_VARIABLE,
 )
 from arena.sinks.queued import INTERRUPTED_CLOSE_WITHIN_S
-from arena.table.events import Event
 from protocol.events import EVENT_SCHEMA_VERSION
 
 __all__ = ["MqttSink", "MqttStats", "broker_from_url", "event_line", "new_run_id", "status_topic"]

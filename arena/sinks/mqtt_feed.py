@@ -41,6 +41,7 @@ from typing import Any, Final, Literal, Protocol
 import orjson
 
 from arena.config import MqttSettings
+from arena.events import Event
 from arena.sinks.health import (
     DELIVER,
     DELIVERY_GRACE_S,
@@ -51,7 +52,6 @@ from arena.sinks.health import (
 )
 from arena.sinks.mqtt_publisher import KINDS, Message, MqttError, Publisher, broker_url
 from arena.sinks.public_state import PublicTableState
-from arena.table.events import Event
 
 __all__ = ["Logger", "MqttFeed", "MqttStats", "status_payload"]
 

@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from arena.table.events import Event
+from arena.events import Event
 
 __all__ = ["STATE_VERSION", "PublicState", "PublicTableState", "Status"]
 

@@ -41,10 +41,10 @@ from contextlib import asynccontextmanager
 from typing import Any, Final, cast
 
 from arena.errors import ConfigError
+from arena.events import Event
 from arena.logs import get_logger
 from arena.sinks.base import Sink
 from arena.sinks.health import GuardedSink, SinkHealth, health_of
-from arena.table.events import Event
 
 __all__ = [
     "CLOSE_WITHIN_S",

@@ -57,10 +57,10 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from arena.errors import ConfigError
+from arena.events import Event
 from arena.logs import get_logger
 from arena.sinks.health import guard_after_failure
 from arena.table.clock import Clock, MonotonicClock
-from arena.table.events import Event
 from protocol import Deal
 from protocol.cards import CANONICAL_CARDS
 

@@ -1,6 +1,5 @@
 """The table orchestrator: rounds between agents, decisions under deadlines, events."""
 
-from arena.table.events import EVENT_TYPES, Event, EventType
 from arena.table.faults import FAULT_CATEGORIES, FaultCategory, Faults
 from arena.table.match import MatchSummary, derive_seed, play_match
 from arena.table.moderation import ModerationSettings, Moderator, build_moderator
@@ -26,15 +25,12 @@ from arena.table.table import Table
 from arena.table.views import SeatViews
 
 __all__ = [
-    "EVENT_TYPES",
     "FAULT_CATEGORIES",
     "BetweenRounds",
     "BetweenRoundsHandle",
     "DecisionRecorder",
     "DecisionStats",
     "EffectRecorder",
-    "Event",
-    "EventType",
     "FaultCategory",
     "Faults",
     "MatchSummary",

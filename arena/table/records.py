@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from arena.events import Event
 from arena.games.ddz.engine import Settlement
-from arena.table.events import Event
 
 __all__ = [
     "DecisionRecorder",

@@ -38,6 +38,7 @@ from arena.errors import (
     error_text,
     raise_start_failures,
 )
+from arena.events import Event, EventType
 from arena.games.ddz.engine import (
     DEFAULT_RULES,
     BidAction,
@@ -68,7 +69,6 @@ from arena.table.calls import (
     run_call,
 )
 from arena.table.clock import Clock, MonotonicClock
-from arena.table.events import Event, EventType
 from arena.table.faults import Faults
 from arena.table.moderation import Moderator, default_moderator
 from arena.table.records import Recorder, RoundRecord, public_result

@@ -1,5 +1,8 @@
 """Public events: what the audience may know, as a table emits it to its sinks.
 
+Below the table on purpose (it imports only the protocol): the sinks, the replay and
+the tournament store take events without importing the table package.
+
 An event never carries hidden information (no hand before the round ends), so any sink
 may publish any event. The replay, which does hold hidden information, is written by the
 recorder, not by a sink.
