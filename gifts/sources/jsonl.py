@@ -18,14 +18,12 @@ import math
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import Any, BinaryIO
 
 from arena.errors import ConfigError
 from arena.logs import get_logger
+from gifts.sources.inbox import Inbox
 from gifts.sources.parse import claimed_identity, decode_object, gift_from_object
-
-if TYPE_CHECKING:
-    from gifts.sources import Inbox
 
 __all__ = ["replay_gift_file"]
 

@@ -18,7 +18,7 @@ import asyncio
 import os
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 import aiomqtt
 
@@ -26,10 +26,8 @@ from arena.config import MqttSettings
 from arena.logs import get_logger
 from arena.sinks.mqtt_client import mqtt_client, mqtt_credentials
 from arena.sinks.mqtt_publisher import broker_url
+from gifts.sources.inbox import Inbox
 from gifts.sources.parse import deliver
-
-if TYPE_CHECKING:
-    from gifts.sources import Inbox
 
 __all__ = ["gift_client", "gifts_topic", "listen_for_gifts", "subscription_refused"]
 

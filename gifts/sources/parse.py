@@ -11,16 +11,14 @@ comes from anyone and may be huge or hostile.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import orjson
 from pydantic import ValidationError
 
 from gifts.events import GiftEvent
+from gifts.sources.inbox import Inbox
 from gifts.text import clean_viewer_text
-
-if TYPE_CHECKING:
-    from gifts.sources import Inbox
 
 __all__ = [
     "MAX_PAYLOAD_BYTES",

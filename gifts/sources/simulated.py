@@ -15,12 +15,10 @@ import asyncio
 import math
 import random
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from gifts.events import Effect, GiftEvent, GiftKind
-
-if TYPE_CHECKING:
-    from gifts.sources import Inbox
+from gifts.sources.inbox import Inbox
 
 __all__ = ["EFFECT_WEIGHTS", "simulate_audience", "simulated_gifts"]
 
