@@ -13,10 +13,19 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializeAsAny,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
 from arena.errors import ConfigError
-from arena.games.ddz.engine import Rules
+from arena.games.base import Game, GameRules
+from arena.games.registry import DEFAULT_GAME, get_game
 from arena.secrets import variable_name
 from arena.table.moderation import ModerationSettings, load_hook
 from arena.table.settings import TableSettings
@@ -36,12 +45,6 @@ __all__ = [
     "parse_config",
     "read_toml",
 ]
-
-DEFAULT_SEATS: tuple[tuple[str, str], ...] = (
-    ("Alpha", "heuristic"),
-    ("Beta", "greedy"),
-    ("Gamma", "heuristic"),
-)
 
 
 class SeatConfig(BaseModel):
@@ -185,12 +188,17 @@ class ServerSettings(BaseModel):
 
 
 class ArenaConfig(BaseModel):
-    """The whole configuration file."""
+    """The whole configuration file: the game first, since its ``[rules]`` and its
+    number of seats depend on it."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
+    game: str = DEFAULT_GAME
+    """Which game the tables play (``arena.games``): ``ddz`` unless said."""
     match: MatchSettings = Field(default_factory=MatchSettings)
-    rules: Rules = Field(default_factory=Rules)
+    rules: SerializeAsAny[GameRules] = Field(default=None, validate_default=True)
+    """The game's rule settings: its own model (:attr:`Game.rules`), its defaults when
+    the file has no ``[rules]``."""
     table: TableSettings = Field(default_factory=lambda: TableSettings(pace_s=0.6))
     moderation: ModerationSettings = Field(default_factory=ModerationSettings)
     """What viewers may read of the agents' comments and strategy hints."""
@@ -203,32 +211,71 @@ class ArenaConfig(BaseModel):
     gifts: dict[str, Any] = Field(default_factory=dict)
     """Viewer gifts, off unless enabled: kept as written here and validated by the gifts
     package when ``arena play`` reads the file (this package does not depend on it)."""
-    seats: tuple[SeatConfig, SeatConfig, SeatConfig] = Field(
-        default_factory=lambda: _default_seats()
-    )
+    seats: tuple[SeatConfig, ...] = Field(default=(), validate_default=True)
+    """One per seat, as many as the game's table has; none: the game's scripted ones."""
+
+    @field_validator("game")
+    @classmethod
+    def _known_game(cls, name: str) -> str:
+        try:
+            get_game(name)
+        except ConfigError as exc:
+            raise ValueError(str(exc)) from None
+        return name
+
+    @field_validator("rules", mode="wrap")
+    @classmethod
+    def _game_rules(cls, value: Any, handler: Any, info: ValidationInfo) -> GameRules:
+        """``[rules]`` read by the game's own model (its errors name each key)."""
+        game = _game_of(info)
+        if value is None:
+            return game.default_rules()
+        return game.parse_rules(value)
 
     @field_validator("seats", mode="before")
     @classmethod
-    def _three_seats(cls, seats: Any) -> Any:
-        """Say how many seats there must be, instead of pydantic's ``seats.2: Field required``."""
-        if isinstance(seats, list | tuple) and len(seats) != 3:
-            raise ValueError(f"3 seats needed, {len(seats)} given")
+    def _seat_count(cls, seats: Any, info: ValidationInfo) -> Any:
+        """Say how many seats there must be, instead of pydantic's ``seats.2: Field
+        required``; none given: the game's default seats."""
+        game = _game_of(info)
+        rules = info.data.get("rules")
+        count = game.seat_count(rules if isinstance(rules, game.rules) else None)
+        if seats is None or seats == ():
+            return default_seats(game, count)
+        if isinstance(seats, list | tuple) and len(seats) != count:
+            raise ValueError(f"{count} seats needed for {game.title}, {len(seats)} given")
         return seats
 
     @field_validator("seats")
     @classmethod
-    def _distinct_names(
-        cls, seats: tuple[SeatConfig, SeatConfig, SeatConfig]
-    ) -> tuple[SeatConfig, SeatConfig, SeatConfig]:
+    def _distinct_names(cls, seats: tuple[SeatConfig, ...]) -> tuple[SeatConfig, ...]:
         names = [s.name for s in seats]
-        if len(set(names)) != 3:
+        if len(set(names)) != len(names):
             raise ValueError(f"seat names must be distinct, got {names}")
         return seats
 
+    @property
+    def game_info(self) -> Game:
+        """The :class:`~arena.games.base.Game` this config plays."""
+        return get_game(self.game)
 
-def _default_seats() -> tuple[SeatConfig, SeatConfig, SeatConfig]:
-    a, b, c = (SeatConfig(name=name, type=kind) for name, kind in DEFAULT_SEATS)
-    return (a, b, c)
+
+def _game_of(info: ValidationInfo) -> Game:
+    """The game of the config being validated (``game`` is checked first: an unknown
+    one has its own error, and the rest is read as the default game's)."""
+    name = info.data.get("game", DEFAULT_GAME)
+    return get_game(name if isinstance(name, str) else DEFAULT_GAME)
+
+
+def default_seats(game: Game, count: int) -> tuple[SeatConfig, ...]:
+    """The game's scripted seats, repeated with a number when the table has more."""
+    defaults = game.default_seats
+    seats = []
+    for index in range(count):
+        name, kind = defaults[index % len(defaults)]
+        lap = index // len(defaults)
+        seats.append(SeatConfig(name=f"{name} {lap + 1}" if lap else name, type=kind))
+    return tuple(seats)
 
 
 def load_config(path: str | Path | None = None) -> ArenaConfig:
@@ -278,12 +325,15 @@ def parse_config(
     ``aliases`` names keys the way the user gave them (``{"match.rounds": "--rounds"}``):
     an error in such a key names the alias alone.
     """
-    data = gift_doubles_in_rules(data, source=source)
+    game = _named_game(data)
+    if "max_gift_doubles" in game.rules.model_fields:
+        data = gift_doubles_in_rules(data, source=source)
     try:
         config = ArenaConfig.model_validate(data)
     except ValidationError as exc:
         problems = []
-        for key, message in config_problems(exc, _SECTIONS):
+        sections = {**_SECTIONS, ("rules",): game.rules}
+        for key, message in config_problems(exc, sections):
             if aliases and key in aliases:
                 problems.append(f"{aliases[key]}: {message}")
             else:
@@ -293,6 +343,16 @@ def parse_config(
     _check_human_seats(config, source, aliases or {})
     _check_moderation_hook(config, source)
     return config
+
+
+def _named_game(data: Mapping[str, Any]) -> Game:
+    """The game a config's data names, for reading the rest; an unknown name (its own
+    error, from the model) reads as the default game."""
+    name = data.get("game", DEFAULT_GAME)
+    try:
+        return get_game(name if isinstance(name, str) else DEFAULT_GAME)
+    except ConfigError:
+        return get_game(DEFAULT_GAME)
 
 
 GIFT_DOUBLES_KEY: Final = "max_doubles_per_round"
@@ -325,7 +385,6 @@ def gift_doubles_in_rules(data: Mapping[str, Any], *, source: str) -> dict[str, 
 _SECTIONS: dict[tuple[str, ...], type[BaseModel]] = {
     (): ArenaConfig,
     ("match",): MatchSettings,
-    ("rules",): Rules,
     ("table",): TableSettings,
     ("moderation",): ModerationSettings,
     ("mqtt",): MqttSettings,
@@ -439,7 +498,7 @@ def _check_agent_types(config: ArenaConfig, source: str) -> None:
     checks.append(("table.standin", config.table.standin))
     for key, type_name in checks:
         try:
-            check_agent_class(type_name)
+            check_agent_class(type_name, config.game_info)
         except ConfigError as exc:
             raise ConfigError(f"{source}: {key}: {exc}") from exc
 

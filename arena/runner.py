@@ -18,7 +18,7 @@ from arena.agents.base import Agent
 from arena.agents.registry import create_agent
 from arena.config import ArenaConfig, SeatConfig
 from arena.errors import raise_start_failures
-from arena.games.ddz.engine import Rules
+from arena.games.base import GameRules
 from arena.replay import ReplayWriter
 from arena.sinks.health import GuardedSink
 from arena.sinks.queued import DEFAULT_MAX_EVENTS, QueuedSink
@@ -74,7 +74,7 @@ def queue_sinks(
     ]
 
 
-def seat_agent(seat: SeatConfig, *, seed: int, rules: Rules, seat_key: str) -> Agent:
+def seat_agent(seat: SeatConfig, *, seed: int, rules: GameRules, seat_key: str) -> Agent:
     """The agent a seat's config describes (a ConfigError names ``seat_key`` and the
     seat's name): its type, name and options, the seed and rules the table gives."""
     return create_agent(

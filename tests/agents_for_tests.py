@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from arena.agents import GreedyAgent
+from arena.agents.base import BaseAgent
 from arena.agents.reading import hand_of, legal_for, trick_of
 from arena.errors import IllegalActionError
 from arena.games.ddz.engine import (
@@ -503,3 +504,9 @@ def forget_duplicate_runs() -> None:
     DUPLICATE_LOG.clear()
     REPEATED_HANDS.clear()
     _SHARED_MEMORY.clear()
+
+
+class OtherGameBot(BaseAgent):
+    """A scripted agent of another game only: a Dou Dizhu seat of it is a config error."""
+
+    games = ("tractor",)

@@ -140,7 +140,7 @@ def test_a_config_without_three_seats_says_three_are_needed(tmp_path: Path, coun
     )
     path = write(tmp_path, text)
     message = error_of(path)
-    assert message == f"{path}: seats: 3 seats needed, {count} given"
+    assert message == f"{path}: seats: 3 seats needed for 斗地主 (Dou Dizhu), {count} given"
 
 
 def test_a_config_with_three_seats_and_a_mistake_in_one_names_the_seat(tmp_path: Path) -> None:
@@ -264,11 +264,11 @@ def test_the_cap_on_viewer_doubles_may_be_given_under_gifts(tmp_path: Path) -> N
     config = load_config(
         write(tmp_path, SEATS + "[gifts]\nenabled = true\nmax_doubles_per_round = 1\n")
     )
-    assert config.rules.max_gift_doubles == 1
+    assert Rules.of(config.rules).max_gift_doubles == 1
     assert load_gift_settings(config.gifts, source="arena.toml").enabled  # the key is taken
     same = "[rules]\nmax_gift_doubles = 1\n[gifts]\nmax_doubles_per_round = 1\n"
-    assert load_config(write(tmp_path, SEATS + same)).rules.max_gift_doubles == 1
-    assert load_config(write(tmp_path, SEATS)).rules.max_gift_doubles == 2  # the default
+    assert Rules.of(load_config(write(tmp_path, SEATS + same)).rules).max_gift_doubles == 1
+    assert Rules.of(load_config(write(tmp_path, SEATS)).rules).max_gift_doubles == 2  # the default
 
 
 @pytest.mark.parametrize(

@@ -8,8 +8,9 @@ scripted bot, a language model and a program in another language look the same h
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
+from arena.games.base import Game
 from arena.games.ddz.engine import DEFAULT_RULES, Rules
 from protocol import (
     BidRequest,
@@ -21,7 +22,7 @@ from protocol import (
     PlayResponse,
 )
 
-__all__ = ["Agent", "BaseAgent", "lists_legal_moves"]
+__all__ = ["Agent", "BaseAgent", "games_played", "lists_legal_moves", "plays"]
 
 
 @runtime_checkable
@@ -58,6 +59,27 @@ def lists_legal_moves(agent: object) -> bool:
     return getattr(agent, "wants_legal_moves", False) is True
 
 
+_UNSAID: Any = object()
+
+
+def plays(agent: object, game: Game) -> bool:
+    """Whether an agent (or its class) plays ``game``: the games its ``games`` names
+    (None: any game, as a program or a service whose transport carries any game's
+    messages); an agent that says nothing plays a game whose methods it all has."""
+    games = getattr(agent, "games", _UNSAID)
+    if games is _UNSAID:
+        return all(callable(getattr(agent, m, None)) for m in game.agent_methods)
+    return games is None or game.name in games
+
+
+def games_played(agent: object) -> str:
+    """The games an agent says it plays, for an error message: ``ddz``, ``any game``."""
+    games = getattr(agent, "games", _UNSAID)
+    if games is _UNSAID:
+        return "no game it names"
+    return "any game" if games is None else ", ".join(games) or "no game"
+
+
 class BaseAgent:
     """Defaults for everything but :meth:`play`: pass when bidding, never double, ignore
     notifications, nothing to close.
@@ -71,6 +93,11 @@ class BaseAgent:
     HTTP client): that stalls every table in the process, the table names it in a warning,
     and a reply that comes after its deadline is refused as late however it got there.
     """
+
+    games: ClassVar[tuple[str, ...] | None] = ("ddz",)
+    """The games this agent plays (names in ``arena.games``): its methods answer their
+    requests. None: any game, for an agent that only carries messages (a program, an
+    HTTP service). A seat of a game its agent does not play is a config error."""
 
     def __init__(
         self, name: str, *, seed: int | None = None, rules: Rules = DEFAULT_RULES, **options: Any

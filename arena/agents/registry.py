@@ -17,9 +17,10 @@ from importlib.metadata import EntryPoint, entry_points
 from types import ModuleType
 from typing import Any, Final
 
-from arena.agents.base import Agent, BaseAgent
+from arena.agents.base import Agent, BaseAgent, games_played, plays
 from arena.errors import ConfigError
-from arena.games.ddz.engine import DEFAULT_RULES, Rules
+from arena.games.base import Game, GameRules
+from arena.games.ddz.engine import DEFAULT_RULES
 from arena.logs import get_logger
 
 __all__ = [
@@ -70,9 +71,10 @@ def agent_class(type_name: str) -> type[Any]:
     return found
 
 
-def check_agent_class(type_name: str) -> type[Any]:
+def check_agent_class(type_name: str, game: Game | None = None) -> type[Any]:
     """The class behind an agent type, checked for the Agent methods without building
-    an agent (building one may open connections or start programs): the config check."""
+    an agent (building one may open connections or start programs): the config check.
+    With ``game``, the class must play it (:func:`~arena.agents.base.plays`)."""
     cls = agent_class(type_name)
     missing = [m for m in AGENT_INTERFACE[1:] if not callable(getattr(cls, m, None))]
     if missing:
@@ -80,7 +82,18 @@ def check_agent_class(type_name: str) -> type[Any]:
             f"agent type {type_name!r}: {cls.__name__} lacks the Agent interface "
             f"(it has no {', '.join(missing)})"
         )
+    if game is not None and not plays(cls, game):
+        raise ConfigError(cannot_play(type_name, cls, game))
     return cls
+
+
+def cannot_play(type_name: str, agent: object, game: Game) -> str:
+    """Why an agent type cannot sit at a table of ``game``, in one line."""
+    name = agent.__name__ if isinstance(agent, type) else type(agent).__name__
+    return (
+        f"agent type {type_name!r} ({name}) does not play {game.title} "
+        f"(game = {game.name!r}): it plays {games_played(agent)}"
+    )
 
 
 def _registered() -> Mapping[str, EntryPoint]:
@@ -179,9 +192,10 @@ def create_agent(
     name: str,
     *,
     seed: int | None = None,
-    rules: Rules = DEFAULT_RULES,
+    rules: GameRules = DEFAULT_RULES,
     options: dict[str, Any] | None = None,
     seat_key: str | None = None,
+    game: Game | None = None,
 ) -> Agent:
     """Build an agent as ``cls(name=..., seed=..., rules=..., **options)``.
 
@@ -191,6 +205,7 @@ def create_agent(
     ``seat_key`` (``"seats.1"``) is where a config set this agent up: errors then name
     that key and the seat, ``seats.1.options (seat 'Beta'): heuristic got ...``, so that
     the user looks at the right seat, instead of ``agent 'Beta' (heuristic): got ...``.
+    With ``game``, an agent that does not play it is such an error too.
     """
 
     def blame(part: str, problem: str, *, own: bool = False) -> ConfigError:
@@ -209,6 +224,11 @@ def create_agent(
         if seat_key is None:
             raise
         raise ConfigError(f"{seat_key}.type ({noun} {name!r}): {exc}") from exc
+    if game is not None and not plays(cls, game):
+        raise blame(
+            "type",
+            f"does not play {game.title} (game = {game.name!r}): it plays {games_played(cls)}",
+        )
     given = dict(options or {})
     problem = _signature_problem(cls, given)
     if problem is not None:

@@ -14,7 +14,7 @@ same path.
 from __future__ import annotations
 
 from abc import abstractmethod
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 import orjson
 
@@ -64,6 +64,9 @@ class RemoteAgent(BaseAgent):
     for a reply over its size cap, ``agent_error`` for a program that died or a server
     that failed); the table counts it and asks again, as for any agent.
     """
+
+    games: ClassVar[tuple[str, ...] | None] = None
+    """Any game: the transport moves each message as JSON, whatever game it is from."""
 
     def __init__(
         self,

@@ -52,7 +52,7 @@ class MatchSummary:
     """What a match produced: every round record, totals, wins and faults per player."""
 
     table: str
-    players: tuple[str, str, str]
+    players: tuple[str, ...]
     rounds: list[RoundRecord] = field(default_factory=list)
     totals: dict[str, int] = field(default_factory=dict)
     rounds_won: dict[str, int] = field(default_factory=dict)

@@ -155,15 +155,13 @@ class RoundRecord:
     table: str
     round_no: int
     seed: int
-    players: tuple[str, str, str]
+    players: tuple[str, ...]
     result: Settlement
-    faults: tuple[dict[str, int], dict[str, int], dict[str, int]]
+    faults: tuple[dict[str, int], ...]
     standins: tuple[int, ...]
-    stats: tuple[dict[str, Any], dict[str, Any], dict[str, Any]] = (
-        _NO_STATS,
-        _NO_STATS,
-        _NO_STATS,
-    )
+    stats: tuple[dict[str, Any], ...] = (_NO_STATS, _NO_STATS, _NO_STATS)
+    """Each seat's decision figures; a record made without them (tests, old stores)
+    has none for three seats."""
     gifts: tuple[str, ...] = ()
     """The result-changing gifts that touched the round, in order (``ROLE_SWAP`` and
     ``RESHUFFLE`` before it, ``SWAP``, ``ADD``, ``DOUBLE`` during it): a tournament may

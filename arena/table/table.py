@@ -24,10 +24,10 @@ from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from arena.agents.base import Agent, lists_legal_moves
+from arena.agents.base import Agent, lists_legal_moves, plays
 from arena.agents.inprocess import MoveReply, move_of
 from arena.agents.lifecycle import close_agent, open_agent
-from arena.agents.registry import create_agent
+from arena.agents.registry import cannot_play, create_agent
 from arena.agents.reports import CallReport
 from arena.errors import (
     AgentDownError,
@@ -39,6 +39,7 @@ from arena.errors import (
     raise_start_failures,
 )
 from arena.events import Event, EventType
+from arena.games.base import GameRules
 from arena.games.ddz.engine import (
     DEFAULT_RULES,
     BidAction,
@@ -55,6 +56,7 @@ from arena.games.ddz.engine import (
     TrickWon,
     resolve_cards,
 )
+from arena.games.ddz.game import GAME
 from arena.gc_policy import PAUSES
 from arena.logs import get_logger
 from arena.secrets import mask
@@ -158,7 +160,7 @@ class Table:
         agents: Sequence[Agent],
         *,
         table_id: str = "t1",
-        rules: Rules = DEFAULT_RULES,
+        rules: GameRules = DEFAULT_RULES,
         settings: TableSettings | None = None,
         sinks: Sequence[Sink] = (),
         recorder: Recorder | None = None,
@@ -169,11 +171,20 @@ class Table:
         clock: Clock | None = None,
         moderator: Moderator | None = None,
     ) -> None:
-        if len(agents) != 3:
-            raise ConfigError(f"a table needs 3 agents, got {len(agents)}")
+        self.game = GAME
+        """The game this table plays (:mod:`arena.games`)."""
+        if not isinstance(rules, Rules):
+            raise ConfigError(f"{type(rules).__name__} are not rules of {GAME.title}")
+        count = GAME.seat_count(rules)
+        if len(agents) != count:
+            raise ConfigError(f"a table of {GAME.title} needs {count} agents, got {len(agents)}")
         names = [a.name for a in agents]
-        if len(set(names)) != 3:
-            raise ConfigError(f"the three agents need distinct names, got {names}")
+        if len(set(names)) != count:
+            raise ConfigError(f"the {count} agents need distinct names, got {names}")
+        for index, agent in enumerate(agents):
+            if not plays(agent, GAME):
+                why = cannot_play(type(agent).__name__, agent, GAME)
+                raise ConfigError(f"seat {index} ({agent.name!r}): {why}")
         self.clock: Clock = clock or MonotonicClock()
         """Deadlines, stalls and pacing are measured on this clock (tests drive it)."""
         PAUSES.install()  # a collection's pause is never blamed on an agent (_held)
@@ -198,17 +209,17 @@ class Table:
         self.match_end_hooks: list[Callable[[], Awaitable[None]]] = []
         """Called when a match's last round is over, before ``match_ended`` (the gifts
         still waiting expire, and say so, before the match's end)."""
-        self._audience: list[list[str]] = [[], [], []]
+        self._audience: list[list[str]] = [[] for _ in agents]
         """Audience lines (a viewer's 加油) waiting for each seat's next PLAY_REQUEST."""
         self._last_deal: tuple[int | None, int | None] = (None, None)
         """The last round's landlord and call score (a 角色互换 keeps the score)."""
         self._standin_seed = standin_seed
-        per_seat = list(timeouts) if timeouts is not None else [None, None, None]
+        per_seat = list(timeouts) if timeouts is not None else [None] * count
         self.seats = [
             SeatState(i, agent, agent.name, seat_deadline(per_seat[i], agent, self.settings))
             for i, agent in enumerate(agents)
         ]
-        self.names: tuple[str, str, str] = (names[0], names[1], names[2])
+        self.names: tuple[str, ...] = tuple(names)
         self.round: Round | None = None
         self.round_no = 0
         self._seq = 0
@@ -222,8 +233,8 @@ class Table:
         self._setup_dump: tuple[Rules, TableSettings, dict[str, Any], dict[str, Any]] | None = None
         self.views = SeatViews(self.names, listing=[lists_legal_moves(a) for a in agents])
         self.views.new_match(None, table_id)
-        self.totals = [0, 0, 0]
-        """Running scores of the three seats in the current match."""
+        self.totals = [0] * count
+        """Running scores of the seats in the current match."""
         self._held_results: list[Message] | None = None
         """ROUND_RESULTs recorded but not yet told the agents (:meth:`hold_results`)."""
 
@@ -253,7 +264,7 @@ class Table:
         from zero, every seat's own agent plays again (a stand-in seated for the rest of
         the last match leaves), and every message from now on names ``match_id`` (with
         this table and the round)."""
-        self.totals = [0, 0, 0]
+        self.totals = [0] * len(self.seats)
         for state in self.seats:
             state.reset_match()
         self.views.new_match(match_id, self.table_id)
@@ -949,7 +960,7 @@ class Table:
                             "first_bidder": action.first_bidder,
                         },
                     )
-                for seat in range(3):
+                for seat in range(len(self.seats)):
                     deal = self.views.deal(seat, action.deal.hands[seat])
                     await self.notify(seat, deal)
             elif isinstance(action, LandlordChosen):
@@ -966,7 +977,7 @@ class Table:
                     },
                 )
                 message = self.views.bottom_cards(landlord, action.bottom, action.call_score)
-                for seat in range(3):
+                for seat in range(len(self.seats)):
                     await self.notify(seat, message)
             elif isinstance(action, TrickWon):
                 await self.emit("trick_won", action.seat)
@@ -997,7 +1008,7 @@ class Table:
         gifts: tuple[str, ...] = ()
         if gift_changes or result.effects_applied:
             gifts = gift_effects(gift_changes, rnd.history)
-        for seat in range(3):
+        for seat in range(len(self.seats)):
             self.totals[seat] += result.scores[seat]
         record = RoundRecord(
             table=self.table_id,
@@ -1005,22 +1016,18 @@ class Table:
             seed=seed,
             players=names,
             result=result,
-            faults=(
-                self.seats[0].round_faults.to_dict(),
-                self.seats[1].round_faults.to_dict(),
-                self.seats[2].round_faults.to_dict(),
-            ),
+            faults=tuple(seat.round_faults.to_dict() for seat in seats),
             standins=tuple(i for i, s in enumerate(self.seats) if s.standin is not None),
-            stats=(seats[0].stats_dict(), seats[1].stats_dict(), seats[2].stats_dict()),
+            stats=tuple(seat.stats_dict() for seat in seats),
             gifts=gifts,
         )
         message = self.views.round_result(result, self.totals)
         held = self._held_results
         if held is None:
-            for seat in range(3):
+            for seat in range(len(self.seats)):
                 await self.notify(seat, message)
         else:  # recorded in its place, told later (release_results)
-            for seat in range(3):
+            for seat in range(len(self.seats)):
                 self._record_message("to_agent", seat, message, None)
             held.append(message)
         summary = record.to_dict()

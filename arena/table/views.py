@@ -96,7 +96,7 @@ class SeatViews:
     """
 
     def __init__(
-        self, names: tuple[str, str, str], *, listing: Sequence[bool] = (False, False, False)
+        self, names: tuple[str, ...], *, listing: Sequence[bool] = (False, False, False)
     ) -> None:
         self.names = names
         self.listing: tuple[bool, ...] = tuple(bool(asked) for asked in listing)

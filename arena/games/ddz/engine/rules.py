@@ -8,20 +8,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from arena.games.base import GameRules
 from protocol.messages import BiddingRule, FirstBidder, ScoringPreset
 
 __all__ = ["DEFAULT_RULES", "Rules", "ScoringPreset"]
 
 
-class Rules(BaseModel):
+class Rules(GameRules):
     """Every rule setting of a round. Build one with :meth:`preset` or keyword overrides.
 
     Strict: ``doubling = "no"`` or ``max_redeals = true`` is an error, not a conversion.
     """
-
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
     scoring: ScoringPreset = "competition"
     """`competition`: doubling phase, per-defender doubling; `casual`: neither."""

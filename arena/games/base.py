@@ -1,0 +1,81 @@
+"""What a game tells the arena about itself: :class:`Game`.
+
+The table, the agents' registry, the config, replays, gifts and tournaments serve any
+game; what differs between games they read from here. A game's package builds one
+``Game`` in its ``game`` module (``arena/games/<name>/game.py``, as ``GAME``); the
+registry (:mod:`arena.games.registry`) finds it by name.
+
+Only what the arena reads of every game is here. A game's engine, messages and turn
+logic stay in its package, behind the names listed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Self
+
+from pydantic import BaseModel, ConfigDict
+
+__all__ = ["Game", "GameRules", "Sides"]
+
+
+class GameRules(BaseModel):
+    """The base of every game's rule settings (``[rules]`` in a config file): strict and
+    frozen, so a typo or a wrong value is an error naming its key."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    @classmethod
+    def of(cls, rules: GameRules) -> Self:
+        """``rules`` as this game's model (a config's ``rules`` is typed for any game);
+        a TypeError if they are another game's."""
+        if not isinstance(rules, cls):
+            raise TypeError(f"{type(rules).__name__} are not {cls.__name__}")
+        return rules
+
+
+Sides = tuple[tuple[int, ...], ...]
+"""A round's sides as seat numbers, the winning side first: Dou Dizhu's landlord against
+the two farmers, Tractor's two teams. Results, ratings and leaderboards read them."""
+
+
+@dataclass(frozen=True, slots=True)
+class Game:
+    """One game as the arena sees it (see the module)."""
+
+    name: str
+    """The config's ``game = "..."``, the replay header's and every event's ``game``."""
+    title: str
+    """For people: ``斗地主 (Dou Dizhu)``."""
+    rules: type[GameRules]
+    """The model of ``[rules]``; its defaults are the game's default rules."""
+    seats: Callable[[Any], int]
+    """How many seats a table of these rules has (Dou Dizhu: 3; Tractor: 4 or 6)."""
+    default_seats: tuple[tuple[str, str], ...]
+    """Name and agent type of each seat when the config names none: scripted agents,
+    one seat each (tables of more seats repeat them, numbered)."""
+    requests: Mapping[str, str]
+    """Each request type an agent answers, and the name of the in-process agent's method
+    that answers it (``{"BID_REQUEST": "bid", ...}``): the one place this is said."""
+    gift_effects: frozenset[str]
+    """The viewer gift effects this game offers; a gift for another is refused."""
+    agent_methods: tuple[str, ...] = field(default=())
+    """What an in-process agent must implement to play this game (its ``requests``'
+    methods, unless some have defaults in the game's base agent)."""
+
+    def seat_count(self, rules: GameRules | None = None) -> int:
+        """The seats of a table under ``rules`` (the default rules when None)."""
+        return self.seats(rules if rules is not None else self.rules())
+
+    def default_rules(self) -> GameRules:
+        """The rules of a config that says nothing under ``[rules]``."""
+        return self.rules()
+
+    def parse_rules(self, data: Mapping[str, Any] | GameRules | None) -> GameRules:
+        """``[rules]`` as this game's model (pydantic's errors name each bad key)."""
+        if isinstance(data, self.rules):
+            return data
+        if isinstance(data, GameRules):
+            raise TypeError(f"{type(data).__name__} are not {self.name} rules")
+        return self.rules.model_validate(dict(data or {}))

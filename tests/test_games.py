@@ -1,0 +1,138 @@
+"""The game seam: a game is found by name, a config plays one, and a seat's agent must
+play it (issue 26)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from arena.agents.base import BaseAgent, plays
+from arena.agents.http import HttpAgent
+from arena.agents.process import SubprocessAgent
+from arena.agents.scripted import HeuristicAgent
+from arena.config import ArenaConfig, default_seats, load_config
+from arena.errors import ConfigError
+from arena.games.base import Game, GameRules
+from arena.games.ddz.engine import Rules
+from arena.games.registry import get_game, known_games
+from arena.table import Table
+
+
+def write(folder: Path, text: str) -> Path:
+    path = folder / "arena.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def error_of(path: Path) -> str:
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    return str(caught.value)
+
+
+def test_dou_dizhu_is_a_game_of_three_seats_with_its_own_rules_and_requests() -> None:
+    game = get_game("ddz")
+    assert game.seat_count() == 3
+    assert game.rules is Rules
+    assert game.default_rules() == Rules()
+    assert dict(game.requests) == {
+        "BID_REQUEST": "bid",
+        "DOUBLE_REQUEST": "double",
+        "PLAY_REQUEST": "play",
+    }
+    assert "RESHUFFLE" in game.gift_effects
+    assert known_games()[0] == "ddz"
+
+
+def test_an_unknown_game_is_an_error_naming_the_games_there_are(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="no game called 'chess': the arena plays 'ddz'"):
+        get_game("chess")
+    path = write(tmp_path, 'game = "chess"\n')
+    assert error_of(path) == f"{path}: game: no game called 'chess': the arena plays 'ddz'"
+
+
+def test_a_config_plays_dou_dizhu_unless_it_says_otherwise(tmp_path: Path) -> None:
+    assert ArenaConfig().game == "ddz"
+    config = load_config(write(tmp_path, 'game = "ddz"\n[rules]\nscoring = "casual"\n'))
+    assert config.game_info is get_game("ddz")
+    assert Rules.of(config.rules).scoring == "casual"
+    assert config.model_dump(mode="json")["rules"]["scoring"] == "casual"  # not {}
+    assert [seat.name for seat in config.seats] == ["Alpha", "Beta", "Gamma"]
+
+
+def test_a_games_rules_are_read_by_its_own_model(tmp_path: Path) -> None:
+    path = write(tmp_path, "[rules]\nscorng = 1\n")
+    assert error_of(path) == f"{path}: rules.scorng: unknown key; did you mean 'scoring'?"
+
+
+def test_rules_of_a_game_are_not_taken_for_anothers() -> None:
+    class OtherRules(GameRules):
+        players: int = 4
+
+    with pytest.raises(TypeError, match="OtherRules are not Rules"):
+        Rules.of(OtherRules())
+    with pytest.raises(TypeError, match="are not ddz rules"):
+        get_game("ddz").parse_rules(OtherRules())
+
+
+def test_default_seats_repeat_with_a_number_for_a_bigger_table() -> None:
+    six = Game(
+        name="six",
+        title="six seats",
+        rules=GameRules,
+        seats=lambda rules: 6,
+        default_seats=(("North", "random"), ("East", "random"), ("South", "random")),
+        requests={},
+        gift_effects=frozenset(),
+    )
+    names = [seat.name for seat in default_seats(six, six.seat_count())]
+    assert names == ["North", "East", "South", "North 2", "East 2", "South 2"]
+
+
+def test_agents_say_which_games_they_play() -> None:
+    ddz = get_game("ddz")
+    assert plays(HeuristicAgent, ddz)  # today's BaseAgent subclasses: Dou Dizhu
+    assert plays(SubprocessAgent, ddz)
+    assert SubprocessAgent.games is None
+    assert plays(HttpAgent, ddz)
+    assert HttpAgent.games is None
+
+    class Duck:  # says nothing, has the methods: plays the game of those methods
+        name = "duck"
+
+        async def bid(self) -> None: ...
+        async def double(self) -> None: ...
+        async def play(self) -> None: ...
+
+    class OtherOnly(BaseAgent):
+        games = ("tractor",)
+
+    assert plays(Duck, ddz)
+    assert not plays(OtherOnly, ddz)
+    assert not plays(object(), ddz)
+
+
+def test_a_seat_whose_agent_plays_another_game_is_a_config_error_naming_it(
+    tmp_path: Path,
+) -> None:
+    text = (
+        '[[seats]]\nname = "A"\n'
+        '[[seats]]\nname = "B"\ntype = "agents_for_tests:OtherGameBot"\n'
+        '[[seats]]\nname = "C"\n'
+    )
+    path = write(tmp_path, text)
+    assert error_of(path) == (
+        f"{path}: seats.1.type (seat 'B'): agent type 'agents_for_tests:OtherGameBot' "
+        "(OtherGameBot) does not play 斗地主 (Dou Dizhu) (game = 'ddz'): it plays tractor"
+    )
+
+
+def test_a_table_refuses_an_agent_that_does_not_play_its_game() -> None:
+    from agents_for_tests import OtherGameBot
+
+    agents = [HeuristicAgent("A"), OtherGameBot("B"), HeuristicAgent("C")]
+    with pytest.raises(ConfigError, match=r"seat 1 \('B'\): .* does not play 斗地主"):
+        Table(agents)
+    with pytest.raises(ConfigError, match=r"a table of 斗地主 .* needs 3 agents, got 2"):
+        Table(agents[:1] + agents[2:])
