@@ -42,7 +42,7 @@ ArenaError
  ├─ LeaseError             (``tournaments.lease``): the run cannot take its lease
  │   ├─ TournamentBusy     another process plays the tournament
  │   └─ LockFileError      the lock file cannot be opened or written
- ├─ TournamentCommandError (``tournaments.cli``): a mistake in ``arena tournament``
+ ├─ TournamentCommandError (``tournaments.cli_errors``): a mistake in ``arena tournament``
  ├─ VerifyError            (also ValueError; ``tournaments.verify``): an export that
  │                         cannot be checked
  └─ WorkerError            (``tournaments.workers``): a worker process failed

@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 from arena.errors import ArenaError, ConfigError
 from arena.logs import Say, add_logging_flags, say
 from arena.server.flags import add_server_flags, say_server
+from tournaments.cli_errors import TournamentCommandError, sqlite_problem
+from tournaments.lease import LeaseError, RunLease, shown_status
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -42,10 +44,6 @@ __all__ = ["add_tournament_command", "run_tournament_command"]
 
 DEFAULT_DB: Final = Path("arena.db")
 DEFAULT_BROKER: Final = "default"
-
-
-class TournamentCommandError(ArenaError):
-    """A mistake naming a tournament or a file (one line, exit status 2)."""
 
 
 def add_tournament_command(subparsers: argparse._SubParsersAction[Any]) -> None:
@@ -179,7 +177,6 @@ def run_tournament_command(args: argparse.Namespace) -> int:
     """Run ``arena tournament ACTION`` as parsed; the exit status."""
     import sqlite3
 
-    from tournaments.lease import LeaseError
     from tournaments.store import StoreError
 
     action = args.tournament_action
@@ -201,17 +198,6 @@ def run_tournament_command(args: argparse.Namespace) -> int:
         raise TournamentCommandError(str(exc)) from None
     except sqlite3.DatabaseError as exc:  # text that is no UTF-8, a damaged page ...
         raise TournamentCommandError(sqlite_problem(args.db, exc)) from None
-
-
-def sqlite_problem(db: Path, exc: Exception) -> str:
-    """One line for an SQLite error reading ``db``: damage said as damage (a flipped
-    byte, a broken page), anything else (locked, read-only, a full disk) as it is."""
-    import sqlite3
-
-    damaged = not isinstance(exc, sqlite3.OperationalError) or "decode" in str(exc)
-    if damaged:
-        return f"{db}: the tournament database is damaged ({exc})"
-    return f"{db}: {exc}"
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -633,7 +619,6 @@ def _finish(args: argparse.Namespace) -> int:
     revealed and it can no longer be resumed."""
     from tournaments.cli_verify import seed_lines
     from tournaments.epochs import seeds_document
-    from tournaments.lease import RunLease
     from tournaments.store import TournamentStore
 
     with TournamentStore(args.db, create=False) as store:
@@ -666,7 +651,7 @@ def _read(args: argparse.Namespace) -> int:
         records = [stored_round_record(data, store.path) for data in stored]
         board = _board(row, records)
         problems = _result_problems(row, zip(stored, records, strict=True))
-        status = _status(store, row)
+        status = shown_status(store, row)
         seeds = seeds_document(store, row.id)
         document = {
             "tournament": row.id,
@@ -766,7 +751,7 @@ def _export_replay(store: TournamentStore, row: TournamentRow, table: str | None
             else f"tournament {tid} has no rounds stored yet"
         )
     out = sys.stdout.buffer
-    for line in export_lines(store, row, _status(store, row), matches):
+    for line in export_lines(store, row, shown_status(store, row), matches):
         out.write(line)
     out.flush()
     return 0
@@ -795,7 +780,7 @@ def _list(store: TournamentStore, *, as_json: bool) -> int:
             {
                 "id": row.id,
                 "name": row.name,
-                "status": _status(store, row),
+                "status": shown_status(store, row),
                 "created_at": row.created_at,
                 "finished_at": row.finished_at,
                 "rounds": store.round_count(row.id),
@@ -807,18 +792,8 @@ def _list(store: TournamentStore, *, as_json: bool) -> int:
     if not rows:
         print(f"no tournaments in {store.path}")
     for row in rows:
-        print(f"{row.id}  {_status(store, row):<11}  {row.created_at}  {row.name}")
+        print(f"{row.id}  {shown_status(store, row):<11}  {row.created_at}  {row.name}")
     return 0
-
-
-def _status(store: TournamentStore, row: TournamentRow) -> str:
-    """The stored status, but ``interrupted`` for a ``running`` one no process plays: a
-    run killed (``kill -9``, a crash) could not say so itself (tournaments.lease)."""
-    from tournaments.lease import is_played
-
-    if row.status == "running" and not is_played(store.path, row.id):
-        return "interrupted"
-    return row.status
 
 
 def _print_board(board: Leaderboard, *, title: str) -> None:

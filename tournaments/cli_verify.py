@@ -18,7 +18,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Final
 
-from tournaments.cli import TournamentCommandError
+from tournaments.cli_errors import TournamentCommandError, sqlite_problem
+from tournaments.lease import shown_status
 
 if TYPE_CHECKING:
     from tournaments.store import TournamentRow, TournamentStore
@@ -61,7 +62,6 @@ def run_verify(args: argparse.Namespace) -> int:
 def _verify_stored(db: Path, tournament_id: str) -> Verification:
     import sqlite3
 
-    from tournaments.cli import _status, sqlite_problem
     from tournaments.export import export_lines
     from tournaments.store import DamagedSeed, DamagedStore, StoreError, TournamentStore
     from tournaments.verify import Verification, VerifyError, verify_export
@@ -73,7 +73,7 @@ def _verify_stored(db: Path, tournament_id: str) -> Verification:
             named: tuple[str, str, str] = (tournament_id, "unreadable", "damaged")
             try:
                 row = store.tournament(tournament_id)
-                status = _status(store, row)
+                status = shown_status(store, row)
                 named = (row.id, row.name, status)
                 lines = export_lines(store, row, status, store.table_matches(row.id))
                 verification = verify_export(lines, source=f"tournament {row.id} in {db}")

@@ -23,10 +23,22 @@ import fcntl
 import os
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from arena.errors import ArenaError
 
-__all__ = ["LeaseError", "LockFileError", "RunLease", "TournamentBusy", "is_played", "lock_path"]
+if TYPE_CHECKING:
+    from tournaments.store import TournamentRow, TournamentStore
+
+__all__ = [
+    "LeaseError",
+    "LockFileError",
+    "RunLease",
+    "TournamentBusy",
+    "is_played",
+    "lock_path",
+    "shown_status",
+]
 
 
 class LeaseError(ArenaError):
@@ -128,3 +140,11 @@ def is_played(db: Path, tournament_id: str) -> bool:
     finally:
         os.close(fd)
     return False
+
+
+def shown_status(store: TournamentStore, row: TournamentRow) -> str:
+    """The stored status, but ``interrupted`` for a ``running`` one no process plays: a
+    run killed (``kill -9``, a crash) could not say so itself."""
+    if row.status == "running" and not is_played(store.path, row.id):
+        return "interrupted"
+    return row.status
