@@ -28,6 +28,7 @@ from rosters import roster as roster_text
 from arena.cli import main
 from arena.errors import ConfigError
 from arena.sinks.base import CollectingSink
+from tournaments import runner as runner_module
 from tournaments import workers as workers_module
 from tournaments.config import TournamentConfig, parse_tournament_config
 from tournaments.runner import run_tournament
@@ -149,7 +150,7 @@ async def test_a_table_with_a_main_process_seat_plays_here_among_workers(
             return True
         return False
 
-    monkeypatch.setattr(workers_module, "plays_in_main", first_table_here)
+    monkeypatch.setattr(runner_module, "plays_in_main", first_table_here)  # the run asks it
     one_board, one_rounds = await played(tmp_path / "one.db", config, 1)
     two_board, two_rounds = await played(tmp_path / "two.db", config, 2)
     assert here == ["s1t1", "s2t1", "s3t1", "s4t1"]

@@ -50,14 +50,13 @@ from arena.table.match import (
 )
 from tournaments.deals import seating_tables
 from tournaments.formats import MatchLength
-from tournaments.runner import new_table, run_together
+from tournaments.playing import Playing, new_table, run_together
 from tournaments.schedule import Table as Seating
 from tournaments.session import SessionEnd
 
 if TYPE_CHECKING:
     from arena.sinks.base import Sink
     from arena.table.records import Recorder
-    from tournaments.runner import _Playing
 
 __all__ = ["HeldEvents", "HeldRecorder", "play_duplicate_match"]
 
@@ -169,7 +168,7 @@ class _SeatingPlay:
 
 
 async def play_duplicate_match(
-    playing: _Playing,
+    playing: Playing,
     seating: Seating,
     told: Callable[[RoundRecord], None],
 ) -> None:
@@ -219,7 +218,7 @@ async def play_duplicate_match(
                     flush()
 
 
-async def _open(playing: _Playing, seating: Seating, going: Sequence[_SeatingPlay]) -> None:
+async def _open(playing: Playing, seating: Seating, going: Sequence[_SeatingPlay]) -> None:
     """Each seating's table with fresh agents, opened, its match begun (and announced)."""
     config, seed = playing.config, playing.seed
     rounds = MatchLength.of(config.tournament.format).rounds
@@ -250,7 +249,7 @@ async def _opened(play: _SeatingPlay) -> None:
 
 
 async def _play_deals(
-    playing: _Playing,
+    playing: Playing,
     base: str,
     going: Sequence[_SeatingPlay],
     rounds: int,

@@ -32,52 +32,50 @@ left ``interrupted`` and :attr:`TournamentRun.finished` is false. With
 plays (ranked: never a changed result); that module, and the gifts package, are only
 imported by a caller that turns gifts on.
 
-With ``workers`` ≥ 2, :mod:`tournaments.workers` plays the stage's tables of scripted and
-remote seats in worker processes, each by this module's ``_play_table_match`` (a table
-unit) against a proxy of the store; this process stays the only writer.
+Each table match is a table unit (:mod:`tournaments.table_match`). With ``workers`` ≥ 2,
+:mod:`tournaments.workers` plays the stage's units of scripted and remote seats in
+worker processes, against a proxy of the store; this process stays the only writer.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AsyncExitStack, ExitStack
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from arena.errors import AgentStartError, ConfigError
 from arena.gc_policy import collecting_while_playing
 from arena.runner import seat_agent
-from arena.table import (
-    RoundRecord,
-    Table,
-    build_moderator,
-    derive_seed,
-    play_match,
-    tee_recorders,
-)
-from arena.table.match import match_id_of
-from tournaments.config import AgentEntry, TournamentConfig, parse_stored_config
+from arena.table import RoundRecord, build_moderator
+from tournaments.config import TournamentConfig, parse_stored_config
 from tournaments.deals import Duplicate, deal_table, seating_count
 from tournaments.epochs import session_seed
 from tournaments.forfeits import StandinRounds, scored_round
 from tournaments.formats import Format, MatchLength
 from tournaments.leaderboard import Leaderboard
 from tournaments.lease import RunLease
+from tournaments.playing import Playing, TableControl, run_together
 from tournaments.schedule import FinishedTable, ScheduleKind, plan_stage
 from tournaments.schedule import Table as Seating
 from tournaments.seeds import epoch_seed
-from tournaments.session import Session, SessionEnd
+from tournaments.session import Session
 from tournaments.store import MatchRow, TournamentStore, stored_round_record
+from tournaments.table_match import play_table_match
+from tournaments.workers import (
+    WorkerPool,
+    any_table_for_workers,
+    check_workers,
+    plays_in_main,
+    refuse_with_workers,
+)
 
 if TYPE_CHECKING:
     from arena.sinks.base import Sink
     from arena.sinks.spectator import SpectatorFeed
-    from arena.table.moderation import Moderator
-    from arena.table.records import Recorder
     from tournaments.gifts import TournamentGifts
-    from tournaments.workers import WorkerPool
 
 __all__ = ["TournamentRun", "check_agents", "planned_rounds", "run_tournament"]
 
@@ -131,8 +129,6 @@ async def run_tournament(
     if (config is None) == (tournament_id is None):
         raise ValueError("give a config (a new tournament) or a tournament id (resume)")
     if workers != 1:
-        from tournaments.workers import check_workers, refuse_with_workers
-
         check_workers(workers)
         refuse_with_workers(workers, gifts=gifts is not None, spectator=spectator is not None)
     held = ExitStack()  # the run's lease (tournaments.lease), from the id to the end
@@ -184,7 +180,7 @@ async def run_tournament(
             leaderboard.add_round(record)
             tell()
 
-        playing = _Playing(
+        playing = Playing(
             store,
             config,
             tid,
@@ -200,23 +196,22 @@ async def run_tournament(
         if gifts is not None:
             gifts.start(seed, spectator=spectator)
         pooled = AsyncExitStack()
+        pool: WorkerPool | None = None
         try:
             # the arena's garbage-collection policy while tables play (arena.gc_policy)
             collector = await pooled.enter_async_context(collecting_while_playing())
-            if workers > 1:
-                from tournaments.workers import WorkerPool, any_table_for_workers
-
-                if any_table_for_workers(config):  # not for model and human seats only
-                    pool = WorkerPool(
+            if workers > 1 and any_table_for_workers(config):  # not for model and human seats only
+                pool = await pooled.enter_async_context(
+                    WorkerPool(
                         workers, store=store, tid=tid, seed=seed, deal_seed=deal_seed, sinks=sinks
                     )
-                    playing = replace(playing, pool=await pooled.enter_async_context(pool))
+                )
             points = match_points(store, config.tournament.standin_rounds)
             for stage_no in range(1, config.stage_count + 1):
                 history = _history(store.table_matches(tid), before=stage_no, points=points)
                 seatings = plan_stage(config.schedule_kind, stage_no, config.names, history, seed)
                 session.plan_stage([s.table_id for s in seatings], played)
-                await _play_stage(playing, seatings, told)
+                await _play_stage(playing, pool, seatings, told)
                 collector.collect()  # a safe moment: no table plays between two stages
                 leaderboard.settle()  # ratings in canonical order, whatever the timing
                 tell()  # only if settling changed it
@@ -240,27 +235,6 @@ async def run_tournament(
             return TournamentRun(tid, leaderboard, finished=False)
         store.mark_tournament(tid, "finished")
         return TournamentRun(tid, leaderboard, finished=True)
-
-
-@dataclass(frozen=True)
-class _Playing:
-    """What every table of a run shares."""
-
-    store: TournamentStore
-    config: TournamentConfig
-    tid: str
-    seed: int
-    deal_seed: int
-    """This session's epoch's seed (``tournaments.epochs``): the rounds are dealt from it."""
-    session: Session
-    gifts: TournamentGifts | None
-    moderator: Moderator
-    sinks: Sequence[Sink]
-    spectator: SpectatorFeed | None
-    control: TableControl | None = None
-    """Holds the tables between rounds while the streamer pauses (``--serve``)."""
-    pool: WorkerPool | None = None
-    """Worker processes for the tables that may leave this one (``--workers N``)."""
 
 
 def _daily(config: TournamentConfig) -> bool:
@@ -374,7 +348,8 @@ def _history(
 
 
 async def _play_stage(
-    playing: _Playing,
+    playing: Playing,
+    pool: WorkerPool | None,
     seatings: Sequence[Seating],
     told: Callable[[RoundRecord], None],
 ) -> None:
@@ -382,165 +357,20 @@ async def _play_stage(
     pool, a table without model or human seats plays in the next free worker (so at
     most as many of those at once as there are workers)."""
     at_once = asyncio.Semaphore(playing.config.tournament.tables_at_once or max(len(seatings), 1))
-    pool = playing.pool
     here = {seating.table_id for seating in seatings}
     if pool is not None:
-        from tournaments.workers import plays_in_main
-
         here = {s.table_id for s in seatings if plays_in_main(playing.config, s)}
 
     async def one(seating: Seating) -> None:
         async with at_once:
             if pool is None or seating.table_id in here:
-                await _play_table_match(playing, seating, told)
+                await play_table_match(playing, seating, told)
             else:
                 await pool.play(
                     seating,
                     playing.session,
                     told,
-                    here=lambda: _play_table_match(playing, seating, told),
+                    here=lambda: play_table_match(playing, seating, told),
                 )
 
     await run_together([one(seating) for seating in seatings])  # one fails: the stage stops
-
-
-async def _play_table_match(
-    playing: _Playing,
-    seating: Seating,
-    told: Callable[[RoundRecord], None],
-) -> None:
-    store, config, seed, session = playing.store, playing.config, playing.seed, playing.session
-    if playing.control is not None:
-        await playing.control.gate()  # a pause holds the next table match too
-    if config.tournament.duplicate is not Duplicate.OFF:
-        from tournaments.duplicate import play_duplicate_match  # it builds on this module
-
-        await play_duplicate_match(playing, seating, told)
-        return
-    table_id = seating.table_id
-    match_id = store.open_match(
-        playing.tid, stage=str(seating.stage), table_id=table_id, players=seating.players, seed=seed
-    )
-    if store.match(match_id).status == "finished":
-        return  # played before the interruption: already history and on the board
-    done = store.round_records(match_id)
-    if not session.may_start(table_id, len(done)):
-        return  # this session's rounds are played (or a stop was asked)
-    table = new_table(
-        playing,
-        table_id,
-        seating.players,
-        recorder=tee_recorders(
-            recorder := store.recorder(match_id),
-            None if playing.spectator is None else playing.spectator.for_table(table_id),
-        ),
-        sinks=playing.sinks,
-    )
-    length = MatchLength.of(
-        config.tournament.format, standin_rounds=config.tournament.standin_rounds
-    )
-    in_all = len(done)
-
-    async def on_round(record: RoundRecord) -> None:
-        nonlocal in_all
-        in_all += 1
-        told(record)
-        session.after_round(table_id, in_all)  # SessionEnd: the table stops here
-
-    gifts = playing.gifts
-    await table.open()
-    try:
-        if gifts is not None:
-            await gifts.attach(table)
-        await play_match(
-            table,
-            rounds=length.rounds,
-            seed=playing.deal_seed,
-            match_id=match_id_of(seed),  # the same in every epoch
-            goes_on=length.goes_on_after,
-            landlord_policy="rotate" if config.tournament.landlord_policy == "rotate" else "bid",
-            done=done,
-            on_round=on_round,
-        )
-    except SessionEnd:
-        pass  # stopped after a stored round: the match goes on when resumed
-    finally:
-        if gifts is not None:
-            await gifts.detach(table)
-        await table.close()
-        recorder.flush()  # what was told after the last round (a gift's end)
-
-
-def _entry(config: TournamentConfig, name: str) -> tuple[int, AgentEntry]:
-    """The roster's index and entry of an agent."""
-    for index, entry in enumerate(config.agents):
-        if entry.name == name:
-            return index, entry
-    raise ConfigError(f"no agent {name!r} in the roster")
-
-
-def new_table(
-    playing: _Playing,
-    table_id: str,
-    players: Sequence[str],
-    *,
-    recorder: Recorder | None,
-    sinks: Sequence[Sink],
-) -> Table:
-    """A table of the run for ``players`` in their seats, with new agents each seeded by
-    the tournament, the table's id and the seat (a duplicate seating's too)."""
-    config, seed = playing.config, playing.seed
-    agents = []
-    for position, name in enumerate(players):
-        index, entry = _entry(config, name)
-        agents.append(
-            seat_agent(
-                entry,
-                seed=derive_seed(seed, table_id, "seat", position),
-                rules=config.rules,
-                seat_key=f"agents.{index}",
-            )
-        )
-    table = Table(
-        agents,
-        table_id=table_id,
-        rules=config.rules,
-        settings=config.table,
-        recorder=recorder,
-        timeouts=[_entry(config, name)[1].effective_timeout_s for name in players],
-        standin_seed=derive_seed(seed, table_id, "standin"),
-        moderator=playing.moderator,
-        sinks=sinks,
-    )
-    if playing.control is not None:
-        session = playing.session  # a stop that released the pause ends the table there
-        playing.control.attach(table, after_gate=lambda: session.stop_if_asked(table_id))
-    return table
-
-
-class TableControl(Protocol):
-    """What holds tables between rounds (:class:`arena.server.MatchControl`)."""
-
-    def attach(self, table: Table, after_gate: Callable[[], None] | None = None) -> None:
-        """Hold ``table`` at the gate before each of its rounds after the first, then
-        call ``after_gate``."""
-        ...
-
-    async def gate(self) -> None:
-        """Wait here while paused (and not released by a stop)."""
-        ...
-
-
-async def run_together(steps: Sequence[Coroutine[Any, Any, None]]) -> None:
-    """Run the coroutines at once; one's failure stops the others and is raised alone,
-    plainly (not in an ExceptionGroup)."""
-    try:
-        async with asyncio.TaskGroup() as group:
-            for step in steps:
-                group.create_task(step)
-    except ExceptionGroup as failed:
-        if len(failed.exceptions) == 1 or all(
-            isinstance(exc, SessionEnd) for exc in failed.exceptions
-        ):  # tables stopped by one stop, at once: one stop
-            raise failed.exceptions[0] from None
-        raise

@@ -2,7 +2,7 @@
 
 A run with N ≥ 2 workers starts N processes once and hands each free
 worker one *table unit* at a time: a stage's table match, played by the very coroutine
-an in-process run uses (``tournaments.runner._play_table_match``), so whatever that
+an in-process run uses (``tournaments.table_match.play_table_match``), so whatever that
 coroutine does at a table runs in a worker unchanged. ``tables_at_once`` still caps how
 many tables play at once. Until a worker is ready (about a third of a second), the main
 process plays the units itself (:data:`PLAY_HERE_WHILE_STARTING`).
@@ -86,10 +86,11 @@ from arena.secrets import (
 from arena.sinks.health import guard_after_failure
 from arena.table import RoundRecord, build_moderator
 from tournaments.config import TournamentConfig, parse_stored_config
-from tournaments.runner import _play_table_match, _Playing
+from tournaments.playing import Playing
 from tournaments.schedule import Table as Seating
 from tournaments.session import Session
 from tournaments.store import RoundRecorder, TournamentStore
+from tournaments.table_match import play_table_match
 
 if TYPE_CHECKING:
     from multiprocessing.context import ForkServerContext, SpawnContext  # no fork server on Windows
@@ -341,7 +342,7 @@ def _worker_main(
     variables: tuple[str, ...] = (),
 ) -> None:
     """A worker process: plays the table units it is handed until told to quit.
-    ``seeds``: the tournament's and this session's deals' (``_Playing``);
+    ``seeds``: the tournament's and this session's deals' (``Playing``);
     ``environment``: the main process's, for the fork server's may be older; ``logs``:
     the main process's log format and level (``configured_logging``), for a process
     forked from the fork server inherits no handler, and its lines would come out as
@@ -392,7 +393,7 @@ async def _serve(
         while (message := await link.inbox.get()) is not None:
             _, seating, session = message
             link.session = session
-            playing = _Playing(
+            playing = Playing(
                 store=store,
                 config=config,
                 tid=tid,
@@ -404,7 +405,7 @@ async def _serve(
                 sinks=sinks,
                 spectator=None,
             )
-            unit = asyncio.ensure_future(_play_table_match(playing, seating, told))
+            unit = asyncio.ensure_future(play_table_match(playing, seating, told))
             watch = asyncio.ensure_future(link.gone.wait())
             await asyncio.wait((unit, watch), return_when=asyncio.FIRST_COMPLETED)
             if not unit.done():  # the main process is gone: close the table's agents
@@ -603,7 +604,7 @@ class WorkerPool:
         told: Callable[[RoundRecord], None],
         here: Callable[[], Awaitable[None]],
     ) -> None:
-        """Play one table unit in the next free worker, as ``_play_table_match`` would
+        """Play one table unit in the next free worker, as ``play_table_match`` would
         here: ``told`` hears each round after it is written; a stop asked of
         ``session`` reaches the worker, and its table's early end comes back. While no
         worker is ready yet (they take half a second to start), this process plays
