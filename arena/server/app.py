@@ -40,11 +40,10 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from arena.logs import get_logger
-from arena.secrets import masked
+from arena.secrets import SERVER_TOKEN_ENV, masked
 from arena.server.control import MatchControl
 from arena.server.framing import NoFraming
 from arena.server.hub import Feed, OverlayHub
-from arena.server.serving import TOKEN_ENV
 
 __all__ = ["STATIC_DIR", "GiftIntake", "ServerParts", "build_app"]
 
@@ -194,7 +193,8 @@ class Routes:
         if not token:
             return _error(
                 403,
-                f"the controls are off: set {TOKEN_ENV} in the arena's environment and restart it",
+                f"the controls are off: set {SERVER_TOKEN_ENV} in the arena's environment and "
+                "restart it",
             )
         given = request.headers.get("authorization", "")
         scheme, _, value = given.partition(" ")
@@ -299,7 +299,7 @@ class Routes:
 
     async def webhook(self, request: Request) -> Response:
         if not self.parts.token:
-            return _error(403, f"the gift webhook is off: set {TOKEN_ENV} and restart")
+            return _error(403, f"the gift webhook is off: set {SERVER_TOKEN_ENV} and restart")
         if self.parts.gifts is None:
             return _error(503, self.parts.gifts_off)
         body = await _body(request)

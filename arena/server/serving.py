@@ -22,9 +22,8 @@ import uvicorn
 
 from arena.errors import ConfigError
 from arena.logs import get_logger
-from arena.server.flags import TOKEN_ENV
 
-__all__ = ["DEFAULT_HOST", "TOKEN_ENV", "Serving", "is_loopback"]
+__all__ = ["DEFAULT_HOST", "Serving", "is_loopback"]
 
 log = get_logger(__name__)
 

@@ -26,7 +26,7 @@ from typing import Final
 
 from arena.errors import ConfigError
 from arena.logs import get_logger
-from arena.server.flags import TOKEN_ENV
+from arena.secrets import SERVER_TOKEN_ENV
 
 __all__ = [
     "RunToken",
@@ -70,11 +70,11 @@ def run_token(host: str, *, loopback: bool, given: str | None = None) -> RunToke
     would listen on the network, and a token made for the run is not made there (a
     bridge elsewhere could not know it; the streamer decides who holds it)."""
     if given is None:
-        given = os.environ.get(TOKEN_ENV, "")
+        given = os.environ.get(SERVER_TOKEN_ENV, "")
         if given and not given.strip():  # set to spaces: a mistake, said, not a token
             log.warning(
                 "server_token_blank",
-                detail=f"{TOKEN_ENV} is set but holds only spaces: it is no token",
+                detail=f"{SERVER_TOKEN_ENV} is set but holds only spaces: it is no token",
             )
         given = given.strip()
         if not given and loopback:
@@ -83,7 +83,7 @@ def run_token(host: str, *, loopback: bool, given: str | None = None) -> RunToke
         return RunToken(given, made_for_run=False)
     if not loopback:
         raise ConfigError(
-            f"--host {host}: serving beyond this machine needs a token: set {TOKEN_ENV} "
+            f"--host {host}: serving beyond this machine needs a token: set {SERVER_TOKEN_ENV} "
             "(the control page and the gift webhook would be open to anyone)"
         )
     return None

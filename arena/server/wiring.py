@@ -13,10 +13,9 @@ from typing import TYPE_CHECKING
 
 from arena.config import SeatConfig, ServerSettings
 from arena.errors import ConfigError
-from arena.secrets import register_secret
+from arena.secrets import SERVER_TOKEN_ENV, register_secret
 from arena.server.app import ServerParts, build_app
 from arena.server.control import MatchControl
-from arena.server.flags import TOKEN_ENV
 from arena.server.hub import Mode, OverlayHub
 from arena.server.serving import DEFAULT_HOST, Serving, is_loopback
 from arena.server.tokens import control_link, remove_private_link, run_token, write_private_link
@@ -91,7 +90,7 @@ class ArenaServer:
         """The controls' and the webhook's token (arena/server/tokens.py): ``token``,
         else ``ARENA_SERVER_TOKEN``, else one made for this run; None: they refuse all."""
         if self.token:  # it opens the controls and signs the webhook: masked everywhere
-            register_secret(self.token, TOKEN_ENV)
+            register_secret(self.token, SERVER_TOKEN_ENV)
         self.token_made = found is not None and found.made_for_run
         """The arena made the token: the command prints :meth:`control_link`."""
         self._link_file: Path | None = None
