@@ -213,20 +213,23 @@ def as_reply(reply: object, expected: type[R]) -> R:
     return _coerce(reply, expected)
 
 
-def check_addressed(reply: Reply, request: Request) -> None:
+def check_addressed(reply: Message, request: Message) -> None:
     """Refuse (``unparsable``) a reply naming another player or another request.
 
     A reply without a ``request_id`` is accepted: the protocol's own examples have none.
+    Every game's requests and replies carry ``player_id`` and ``request_id``.
     """
-    if reply.player_id != request.player_id:
-        raise AgentReplyError(
-            "unparsable", f"player_id {reply.player_id!r} is not this seat's {request.player_id!r}"
-        )
-    answered = reply.request_id
-    if answered is not None and answered != request.request_id:
+    said, asked = reply.__dict__, request.__dict__
+    if said["player_id"] != asked["player_id"]:
         raise AgentReplyError(
             "unparsable",
-            f"request_id {answered!r} answers another request, not {request.request_id!r}",
+            f"player_id {said['player_id']!r} is not this seat's {asked['player_id']!r}",
+        )
+    answered = said["request_id"]
+    if answered is not None and answered != asked["request_id"]:
+        raise AgentReplyError(
+            "unparsable",
+            f"request_id {answered!r} answers another request, not {asked['request_id']!r}",
         )
 
 

@@ -19,8 +19,9 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
 from types import CoroutineType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic
 
 import structlog
 
@@ -87,12 +88,9 @@ from arena.table.stats import DecisionTrace
 from arena.table.views import SeatViews
 from protocol import (
     EVENT_SCHEMA_VERSION,
-    BidRequest,
     BidResponse,
-    DoubleRequest,
     DoubleResponse,
     Message,
-    PlayRequest,
     PlayResponse,
     RejectReason,
     ReplyRejected,
@@ -103,7 +101,7 @@ from protocol._trusted import trusted
 if TYPE_CHECKING:  # arena.sinks imports this package's events: no import at run time
     from arena.sinks.base import Sink
 
-__all__ = ["SafePoint", "Table"]
+__all__ = ["Question", "SafePoint", "Table"]
 
 log = get_logger(__name__)
 
@@ -130,6 +128,20 @@ _ANNOUNCED: frozenset[type] = frozenset({BidAction, DoubleAction, PlayAction})
 # a slow lookup through ``EnumType.__getattr__`` (hundreds of instructions, against a few).
 _BIDDING, _PLAYING, _FINISHED = Phase.BIDDING, Phase.PLAYING, Phase.FINISHED
 _PASS_TYPE = ComboType.PASS
+
+
+@dataclass(frozen=True, slots=True)
+class Question(Generic[R]):
+    """One seat asked one thing: the request, the reply model expected, the in-process
+    agent's method that answers it (the game's ``requests``), and how an accepted reply
+    becomes an action (``apply`` raises IllegalActionError or AgentReplyError to refuse
+    it: the seat is told why and asked again while retries and time remain)."""
+
+    seat: int
+    request: Message
+    expected: type[R]
+    method: str
+    apply: Callable[[R], None]
 
 
 class _TurnSettings:
@@ -173,6 +185,7 @@ class Table:
     ) -> None:
         self.game = GAME
         """The game this table plays (:mod:`arena.games`)."""
+        self._game_name = GAME.name  # every event names it: one attribute read, not two
         if not isinstance(rules, Rules):
             raise ConfigError(f"{type(rules).__name__} are not rules of {GAME.title}")
         count = GAME.seat_count(rules)
@@ -313,6 +326,7 @@ class Table:
         self.views.new_round(round_no, seed=seed, rules=self.rules)
         if self.recorder is not None:
             header: dict[str, Any] = {
+                "game": self._game_name,
                 "table": self.table_id,
                 "round": round_no,
                 "seed": seed,
@@ -530,15 +544,47 @@ class Table:
 
     # --- asking an agent ----------------------------------------------------------------
 
+    async def ask(self, question: Question[R]) -> R | None:
+        """Ask one seat (its own deadline, the table's retries); the reply that applied,
+        or None when the table fell back (the game then decides for the seat)."""
+        return await self._decide(
+            question.seat, question.request, question.expected, question.method, question.apply
+        )
+
+    async def ask_together(
+        self, questions: Sequence[Question[Any]], *, window_s: float
+    ) -> list[Any]:
+        """Ask several seats at once within one window (Tractor's trump declaration):
+        every seat gets the same ``window_s`` from now, however fast the others are, and
+        each reply is judged on its own (its ``apply``); a seat whose window runs out,
+        or whose replies were refused until it did, gets None (the game's fallback, a
+        pass). One seat's fault never delays another's question. Replies are recorded
+        in the order they were taken, which the replay keeps.
+        """
+        until = self.clock.now() + window_s
+        return list(
+            await asyncio.gather(
+                *(
+                    self._decide(q.seat, q.request, q.expected, q.method, q.apply, until)
+                    for q in questions
+                )
+            )
+        )
+
     async def _decide(
         self,
         seat: int,
-        request: BidRequest | DoubleRequest | PlayRequest,
+        request: Message,
         expected: type[R],
         method: str,
         apply: Callable[[R], None],
+        until: float | None = None,
     ) -> R | None:
         """Ask until a reply applies cleanly; None when the table had to fall back.
+
+        ``until``: the end of a window on the table's clock (:meth:`ask_together`): each
+        attempt gets what is left of it rather than the seat's deadline, and none starts
+        once it has passed.
 
         An :class:`~arena.errors.AgentDownError` (a provider that failed to the deadline)
         ends the asking at once: another try would only wait out another deadline.
@@ -552,7 +598,7 @@ class Table:
         attempts = self._per_turn.attempts
         now = self.clock.now
         recorder = self.recorder
-        accepted = _ACCEPTED[expected]
+        accepted = _ACCEPTED.get(expected) or (expected,)
         agent = state.standin or state.agent
         tally = state.tally
         trace = None if state.reporting is None else DecisionTrace()
@@ -560,6 +606,7 @@ class Table:
         # pydantic model is a slow generic lookup (see _TurnSettings), its __dict__ one.
         asked = request.__dict__
         limit_ms = asked["time_limit_ms"]
+        deadline_s = state.timeout_s
         await self.emit(
             "turn_started",
             seat,
@@ -572,13 +619,20 @@ class Table:
         )
         unavailable: str | None = None
         for attempt in range(attempts):  # the stand-in, if any, changes only after these
+            category: RejectReason
+            if until is not None:
+                deadline_s = until - now()
+                if deadline_s <= 0:  # the window closed: no attempt without time to answer
+                    break
             if recorder is not None:
                 recorder.message("to_agent", seat, request, None)
-            category: RejectReason
             started = now()
             try:
                 call = getattr(agent, method)(request)
-                if state.waits or type(call) is not CoroutineType:
+                if until is not None:
+                    reply = await self._call(state, agent, call, timeout_s=deadline_s)
+                    elapsed = now() - started
+                elif state.waits or type(call) is not CoroutineType:
                     reply = await self._call(state, agent, call)
                     elapsed = now() - started
                 else:
@@ -593,7 +647,11 @@ class Table:
                         reply = await self._call(state, agent, call, pending, started)
                         elapsed = now() - started
             except TimeoutError:
-                category, detail = "timeout", f"no reply within {state.timeout_s:g} s"
+                category = "timeout"
+                if until is None:
+                    detail = f"no reply within {deadline_s:g} s"
+                else:
+                    detail = "no reply before the window closed"
                 elapsed = now() - started
             except AgentReplyError as exc:
                 category, detail = exc.category, exc.detail
@@ -608,7 +666,7 @@ class Table:
                 log.debug("agent_raised", seat=seat, agent=agent.name, exc_info=exc)
             else:
                 response: R | None
-                if type(reply) in accepted and elapsed <= state.timeout_s:
+                if type(reply) in accepted and elapsed <= deadline_s:
                     response = reply
                     if recorder is not None:
                         recorder.message("from_agent", seat, response, elapsed * 1000)
@@ -625,7 +683,9 @@ class Table:
                     except IllegalActionError as exc:
                         category, detail, response = "illegal", str(exc), None
                 else:
-                    checked = self._unusual_reply(seat, request, expected, reply, elapsed, apply)
+                    checked = self._unusual_reply(
+                        seat, request, expected, reply, elapsed, apply, deadline_s
+                    )
                     if isinstance(checked, tuple):
                         (category, detail), response = checked, None
                     else:
@@ -657,7 +717,7 @@ class Table:
     async def _attempt_done(
         self,
         state: SeatState,
-        request: BidRequest | DoubleRequest | PlayRequest,
+        request: Message,
         attempt: int,
         trace: DecisionTrace,
         elapsed: float,
@@ -669,7 +729,7 @@ class Table:
     def _take_report(
         self,
         state: SeatState,
-        request: BidRequest | DoubleRequest | PlayRequest,
+        request: Message,
         attempt: int,
         trace: DecisionTrace,
         elapsed: float,
@@ -704,7 +764,7 @@ class Table:
             record_decision(
                 state.index,
                 {
-                    "request_id": request.request_id,
+                    "request_id": request.__dict__["request_id"],
                     "attempt": attempt,
                     "outcome": "accepted" if category is None else category,
                     "detail": detail,
@@ -724,17 +784,17 @@ class Table:
     def _unusual_reply(
         self,
         seat: int,
-        request: BidRequest | DoubleRequest | PlayRequest,
+        request: Message,
         expected: type[R],
         reply: object,
         elapsed: float,
         apply: Callable[[R], None],
+        timeout: float,
     ) -> R | tuple[RejectReason, str]:
         """A late reply, or one that is not yet the message asked for (a dict, JSON text,
         None, another message): record it as it came, and use it only if it is on time
         and reads as that message, addressed to this request, and legal.
         """
-        timeout = self.seats[seat].timeout_s
         late = elapsed > timeout
         try:
             response = as_reply(reply, expected)
@@ -771,7 +831,7 @@ class Table:
         """
         timing = CallTiming()
         context = {"seat": state.index, "agent": agent.name}
-        timeout, clock = timeout_s or state.timeout_s, self.clock
+        timeout, clock = state.timeout_s if timeout_s is None else timeout_s, self.clock
         try:
             if pending is not _NOT_STARTED:
                 result = await resume_call(
@@ -879,7 +939,7 @@ class Table:
         category: RejectReason,
         detail: str,
         retries_left: int,
-        request: BidRequest | DoubleRequest | PlayRequest,
+        request: Message,
     ) -> None:
         state = self.seats[seat]
         state.faults.add(category)
@@ -898,7 +958,7 @@ class Table:
             ReplyRejected,
             player_id=self.names[seat],
             request_type=request.type,
-            request_id=request.request_id,
+            request_id=request.__dict__["request_id"],
             reason=category,
             detail=detail[:500],
             retries_left=retries_left,
@@ -1105,6 +1165,7 @@ class Table:
                 seat,
                 None if seat is None else self.names[seat],
                 {} if data is None else data,
+                self._game_name,
             ),
         )
         if self.recorder is not None:
