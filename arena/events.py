@@ -40,6 +40,8 @@ class Event(NamedTuple):
     seat: int | None = None
     player: str | None = None
     data: Mapping[str, Any] = _NO_DATA
+    game: str = "ddz"
+    """The game the table plays (``arena.games``); a line without it is Dou Dizhu's."""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready data."""
@@ -51,4 +53,5 @@ class Event(NamedTuple):
             "seat": self.seat,
             "player": self.player,
             "data": self.data if type(self.data) is dict else dict(self.data),
+            "game": self.game,
         }

@@ -52,6 +52,7 @@ from pydantic import BaseModel
 
 from arena.agents.inprocess import ListedPlayRequest, MoveReply
 from arena.events import Event
+from arena.games.registry import DEFAULT_GAME
 from arena.replay_check import (
     RecordedRound,
     ReplayError,
@@ -188,7 +189,7 @@ class TableRecorder:
         """Write a public event."""
         # Event.to_dict, inlined and unpacked at once (about 125 events a round): the same
         # keys in the same order, so the same line
-        kind, table, round_no, seq, seat, player, data = event
+        kind, table, round_no, seq, seat, player, data, _ = event  # the header names the game
         body = {
             "type": kind,
             "table": table,
@@ -575,7 +576,11 @@ def _table_of(line: dict[str, Any]) -> str:
 
 
 def _timeless(line: dict[str, Any]) -> dict[str, Any]:
-    """The line without timing keys, at any depth (a report's and the stats' latency)."""
+    """The line without timing keys, at any depth (a report's and the stats' latency).
+    A round header without ``game`` (recorded before the arena played a second game)
+    is Dou Dizhu's, and compares as such."""
+    if line.get("kind") == "round_start" and "game" not in line:
+        line = {"game": DEFAULT_GAME, **line}
     return {k: _timeless_value(v) for k, v in line.items() if k not in TIMING_FIELDS}
 
 

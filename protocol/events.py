@@ -514,7 +514,7 @@ EVENT_DATA: Final[Mapping[str, type[EventData]]] = MappingProxyType(
 class EventEnvelope(BaseModel):
     """One event as published: who, where, in which order, and its ``data``.
 
-    ``arena.events.Event.to_dict()`` gives the first seven keys; the MQTT feed adds
+    ``arena.events.Event.to_dict()`` gives the first eight keys; the MQTT feed adds
     ``v`` and ``run``.
     """
 
@@ -530,6 +530,11 @@ class EventEnvelope(BaseModel):
     seat: Seat | None = Field(description="The seat the event is about (0-2), if any.")
     player: PlayerId | None = Field(description="That seat's player name, if any.")
     data: dict[str, JsonValue] = Field(description="The event type's data.")
+    game: StrictStr = Field(
+        default="ddz",
+        description="The game the table plays: ``ddz`` (斗地主); absent before the arena "
+        "played more than one game, which means ``ddz``.",
+    )
     v: StrictInt | None = Field(
         default=None, description="EVENT_SCHEMA_VERSION; set by the MQTT feed."
     )

@@ -719,7 +719,12 @@ async def test_a_sink_that_keeps_failing_is_degraded_in_the_retained_status_unti
         await sink.close()
         await subscriber.wait_for(lambda ms: said(ms, "offline"), within_s=10)
     assert console.events == collected.events
-    assert last_status(subscriber) == {"status": "offline", "run": "sick", "degraded": []}
+    assert last_status(subscriber) == {
+        "status": "offline",
+        "run": "sick",
+        "game": "ddz",
+        "degraded": [],
+    }
 
 
 async def test_the_feed_says_itself_degraded_when_it_cannot_take_the_events_it_is_given(

@@ -83,6 +83,7 @@ async def test_credentials_reach_the_worker_but_never_its_command_line(
         assert set(options) == {
             "settings",
             "run_id",
+            "game",
             "close_within_s",
             "backoff_cap_s",
             "unreachable_grace_s",

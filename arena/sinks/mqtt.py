@@ -2,7 +2,7 @@
 
 Topics (``<prefix>`` is ``[mqtt] topic_prefix``, ``ddz-arena`` by default; docs/mqtt.md)::
 
-    <prefix>/status                  {"status": "online"/"offline", "run", "degraded"},
+    <prefix>/status                  {"status": "online"/"offline", "run", "game", "degraded"},
                                      retained; offline is also the last will, sent by
                                      the broker if we vanish
     <prefix>/tables/<table>/events   every event as JSON, QoS 1, with its seq, the run's
@@ -59,6 +59,7 @@ import orjson
 from arena.config import MqttSettings
 from arena.errors import ConfigError
 from arena.events import Event
+from arena.games.registry import DEFAULT_GAME
 from arena.logs import get_logger
 from arena.safe_json import dumps, replaced_dumps
 from arena.secrets import mask_bytes
@@ -149,9 +150,12 @@ class MqttSink:
         *,
         run_id: str,
         environ: Mapping[str, str] | None = None,
+        game: str = DEFAULT_GAME,
     ) -> None:
         self.settings = settings
         self.run_id = run_id
+        self.game = game
+        """The game the arena plays: the retained status names it."""
         self.status_topic = status_topic(settings)
         self._stats = MqttStats()
         environ = os.environ if environ is None else environ
@@ -369,6 +373,7 @@ class MqttSink:
         options = {
             "settings": self.settings.model_dump(mode="json"),
             "run_id": self.run_id,
+            "game": self.game,
             "close_within_s": self.close_within_s,
             "backoff_cap_s": self.backoff_cap_s,
             "unreachable_grace_s": self.unreachable_grace_s,
@@ -476,6 +481,7 @@ def event_line(event: Event, run_id: str) -> bytes:
         "seat": event.seat,
         "player": event.player,
         "data": data if type(data) is dict else dict(data),
+        "game": event.game,
         "v": EVENT_SCHEMA_VERSION,
         "run": run_id,
     }

@@ -42,6 +42,7 @@ import orjson
 
 from arena.config import MqttSettings
 from arena.events import Event
+from arena.games.registry import DEFAULT_GAME
 from arena.sinks.health import (
     DELIVER,
     DELIVERY_GRACE_S,
@@ -70,11 +71,13 @@ def status_payload(
     run_id: str,
     degraded: Degraded | None = None,
     last_outage: dict[str, Any] | None = None,
+    *,
+    game: str = DEFAULT_GAME,
 ) -> bytes:
-    """The retained ``<prefix>/status``: ``{"status", "run", "degraded"}``, and
+    """The retained ``<prefix>/status``: ``{"status", "run", "game", "degraded"}``, and
     ``last_outage`` once the feed had one; without ``degraded`` (None) as the last will,
     which cannot know."""
-    status: dict[str, Any] = {"status": state, "run": run_id}
+    status: dict[str, Any] = {"status": state, "run": run_id, "game": game}
     if degraded is not None:
         status["degraded"] = degraded
     if last_outage is not None:
@@ -180,6 +183,7 @@ class MqttFeed:
         run_id: str,
         connect: dict[str, Any],
         log: Logger,
+        game: str = DEFAULT_GAME,
         close_within_s: float = 5.0,
         backoff_cap_s: float = 5.0,
         unreachable_grace_s: float = DELIVERY_GRACE_S,
@@ -191,6 +195,8 @@ class MqttFeed:
         self._log = log
         self.settings = settings
         self.run_id = run_id
+        self.game = game
+        """The game the arena plays, which the status names."""
         self._stats = MqttStats()
         prefix = settings.topic_prefix
         self.status_topic = f"{prefix}/status"
@@ -293,6 +299,7 @@ class MqttFeed:
             fields["seat"],
             fields["player"],
             fields["data"],
+            fields.get("game", "ddz"),
         )
         table = event.table
         state = self._states.get(table)
@@ -341,7 +348,9 @@ class MqttFeed:
         reported = self._reported
         if self._watch.kind() is None:  # delivering: an echo of its outage is stale
             reported = [entry for entry in reported if entry.get("during") != DELIVER]
-        return status_payload(state, self.run_id, [*reported, *self._own], self._watch.last_outage)
+        return status_payload(
+            state, self.run_id, [*reported, *self._own], self._watch.last_outage, game=self.game
+        )
 
     def delivery(self) -> tuple[bool, str | None]:
         """(whether it is news, the feed's condition: None while it delivers), for the

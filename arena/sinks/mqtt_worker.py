@@ -146,10 +146,11 @@ async def serve(options: dict[str, Any], credentials: dict[str, str]) -> None:
     loop = asyncio.get_running_loop()
     transport, _ = await loop.connect_write_pipe(asyncio.Protocol, sys.stdout.buffer)
     stdout = _Stdout(transport)
-    run_id = options["run_id"]
+    run_id, game = options["run_id"], options["game"]
     feed = MqttFeed(
         settings,
         run_id=run_id,
+        game=game,
         connect={
             "host": settings.host,
             "port": settings.port,
@@ -157,7 +158,10 @@ async def serve(options: dict[str, Any], credentials: dict[str, str]) -> None:
             # connected with the arena's id would take its session over
             "client_id": settings.client_id or f"ddz-arena-{os.urandom(8).hex()}",
             "version": 5 if settings.protocol == "5" else 4,
-            "will": (f"{settings.topic_prefix}/status", status_payload("offline", run_id)),
+            "will": (
+                f"{settings.topic_prefix}/status",
+                status_payload("offline", run_id, game=game),
+            ),
             "tls": ssl.create_default_context() if settings.tls else None,
             "timeout_s": 5.0,
             **credentials,
