@@ -23,7 +23,8 @@ import pytest
 from rich.console import Console
 
 from arena.events import Event
-from arena.sinks.console import LiveConsoleSink, PlainConsoleSink, describe
+from arena.sinks.console import LiveConsoleSink, PlainConsoleSink
+from arena.sinks.console_lines import describe
 
 PLAYERS = ["Alpha", "Beta", "Gamma"]
 

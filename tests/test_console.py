@@ -29,7 +29,8 @@ from arena.events import Event
 from arena.games.ddz.engine import Rules
 from arena.runner import run_arena
 from arena.sinks.base import CollectingSink
-from arena.sinks.console import LiveConsoleSink, PlainConsoleSink, describe
+from arena.sinks.console import LiveConsoleSink, PlainConsoleSink
+from arena.sinks.console_lines import describe
 from arena.table import Table, TableSettings, play_match
 
 

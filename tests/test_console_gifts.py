@@ -24,15 +24,9 @@ from rich.console import Console
 from test_console import events_of
 
 from arena.events import Event
-from arena.sinks.console import (
-    GIFT_BANNERS,
-    QUIET_EVERY_S,
-    EventLines,
-    LiveConsoleSink,
-    PlainConsoleSink,
-    describe,
-    gift_text,
-)
+from arena.sinks.console import LiveConsoleSink, PlainConsoleSink
+from arena.sinks.console_gifts import GIFT_BANNERS, QUIET_EVERY_S, gift_text
+from arena.sinks.console_lines import EventLines, describe
 from protocol.events import parse_event
 
 NAMES = ("Ann", "Bob", "Cid")
