@@ -11,7 +11,7 @@ renders console or JSON lines with structlog's ``ProcessorFormatter``.
 Context bound with ``structlog.contextvars.bound_contextvars`` (table, round, seat,
 agent) is merged into every line.
 
-No line holds a secret the arena knows (:mod:`arena.secrets`): the fields' strings are
+No line holds a secret the arena knows (:mod:`arena.masking`): the fields' strings are
 masked before any handler sees them, and each rendered line (its traceback included) is
 masked again as the last step, whatever its format.
 """
@@ -28,7 +28,7 @@ import structlog
 from structlog.typing import EventDict, Processor, WrappedLogger
 
 from arena.errors import ConfigError
-from arena.secrets import mask, masked
+from arena.masking import mask, masked
 
 __all__ = [
     "EVENT_ATTRIBUTE",

@@ -2,7 +2,7 @@
 
 A replay holds hidden information (the deal, every hand in every request), so it is a
 file for the organiser, never published; no secret the arena knows is in it
-(:mod:`arena.secrets` masks them as it is written). Lines are JSON objects with a ``kind``:
+(:mod:`arena.masking` masks them as it is written). Lines are JSON objects with a ``kind``:
 
 - ``round_start``: table, round, seed, players, rules, settings, prepared deal if any;
 - ``message``: a message to (``to_agent``) or from (``from_agent``) a seat, with
@@ -53,6 +53,7 @@ from pydantic import BaseModel
 from arena.agents.inprocess import ListedPlayRequest, MoveReply
 from arena.events import Event
 from arena.games.registry import DEFAULT_GAME
+from arena.masking import MaskedLines
 from arena.replay_check import (
     RecordedRound,
     ReplayError,
@@ -61,7 +62,6 @@ from arena.replay_check import (
     verify_round,
 )
 from arena.safe_json import dumps, replaced_dumps
-from arena.secrets import MaskedLines
 from protocol import MESSAGE_TYPES, Message
 
 __all__ = [
@@ -96,7 +96,7 @@ class ReplayWriter:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        # lines written out a batch at a time, known secrets masked (arena.secrets)
+        # lines written out a batch at a time, known secrets masked (arena.masking)
         self._lines = MaskedLines(self.path)
         self.write_bytes = self._lines.append
         """Write ready-made JSON lines (the recorders' hot path)."""

@@ -5,7 +5,7 @@ terminal, an overlay or an agent's prompt they lose what could fake a line break
 text or reverse it (control and format characters, bidirectional overrides), their runs
 of white space become one space, and they are cut to a length, an ellipsis marking the
 cut. A secret the arena knows in them is masked first, before a cut could hide half of
-it (:mod:`arena.secrets`). Rendering them as text, never as markup, is still each
+it (:mod:`arena.masking`). Rendering them as text, never as markup, is still each
 display's job.
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 import unicodedata
 from typing import Final
 
-from arena.secrets import mask
+from arena.masking import mask
 
 __all__ = ["clean_viewer_text"]
 

@@ -1,4 +1,5 @@
-"""The secrets registry (arena/secrets.py) and the places it masks, each on its own.
+"""The secrets registry (arena/secrets.py), its masking (arena/masking.py) and the
+places it masks, each on its own.
 
 ``test_secrets_masked.py`` runs the whole arena with secrets put everywhere outsiders
 write; these tests pin each piece: the written forms a secret is found in, a short
@@ -40,21 +41,23 @@ from arena.cli import main
 from arena.errors import ConfigError
 from arena.events import Event
 from arena.logs import EVENT_ATTRIBUTE, configure_logging, get_logger, say
-from arena.replay import ReplayWriter
-from arena.secrets import (
+from arena.masking import (
     MaskedLines,
-    forget_secrets,
-    known_secrets,
     mask,
     mask_bytes,
     mask_incoming,
     mask_incoming_bytes,
     mask_keys,
     masked,
+    unescaped,
+)
+from arena.replay import ReplayWriter
+from arena.secrets import (
+    forget_secrets,
+    known_secrets,
     register_secret,
     register_secrets,
     secret_variables,
-    unescaped,
     variable_name,
 )
 from arena.server.hub import OverlayHub

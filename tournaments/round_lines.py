@@ -29,9 +29,9 @@ import orjson
 import zstandard
 
 from arena.events import Event
+from arena.masking import mask_bytes
 from arena.replay import encoded_decision, encoded_message, plain
 from arena.safe_json import dumps
-from arena.secrets import mask_bytes
 
 __all__ = ["FORMAT", "RoundLines", "expand"]
 
@@ -92,7 +92,7 @@ class RoundLines:
         self._items.append(_Fragment(encoded_decision(line)))
 
     def take(self) -> bytes:
-        """The items kept so far, encoded, every known secret masked (:mod:`arena.secrets`)
+        """The items kept so far, encoded, every known secret masked (:mod:`arena.masking`)
         and compressed; none are kept after."""
         items, self._items = self._items, []
         return _compressor.compress(mask_bytes(dumps(items, default=plain, where="a stored round")))

@@ -24,7 +24,7 @@ Why it is shaped so:
 - **No secrets.** A tournament's config names environment variables (``api_key_env``),
   never holds a key: :meth:`TournamentStore.new_tournament` refuses a config with a
   value under a key named like a secret. Every secret the arena knows is masked in what
-  is written (:mod:`arena.secrets`): a round's lines as they are encoded, each column's
+  is written (:mod:`arena.masking`): a round's lines as they are encoded, each column's
   JSON, the gift outcomes.
 - **Migrations-ready.** ``schema_version`` says which of :data:`MIGRATIONS` the file has;
   opening the file applies the rest, and refuses a file from a newer arena.
@@ -52,8 +52,8 @@ from arena.errors import ArenaError
 from arena.events import Event
 from arena.games.ddz.engine import DealtCards, Settlement
 from arena.games.ddz.engine.cards import Card, card
+from arena.masking import mask, masked
 from arena.safe_json import dumps
-from arena.secrets import mask, masked
 from arena.table.records import RoundRecord
 from tournaments.round_lines import FORMAT, RoundLines, expand
 from tournaments.seeds import TournamentSeed, commitment_of, parse_seed
@@ -285,7 +285,7 @@ def _lines_of(
 
 
 def _json(value: Any) -> str:
-    """A column's JSON, every known secret masked (:mod:`arena.secrets`); what JSON
+    """A column's JSON, every known secret masked (:mod:`arena.masking`); what JSON
     cannot hold written as text (:mod:`arena.safe_json`)."""
     return mask(dumps(value, where="a tournament store row").decode())
 

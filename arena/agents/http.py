@@ -15,7 +15,7 @@ A bearer token is read from the environment variable ``options.token_env`` names
 that it never sits in a config file; it goes into the ``Authorization`` header and
 nowhere else (not into logs, error details, replays or the agent's repr). What the
 server answers, a reply or an error page, has every known secret masked as it is read,
-also where JSON escapes write one (:func:`arena.secrets.mask_incoming`).
+also where JSON escapes write one (:func:`arena.masking.mask_incoming`).
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ import httpx
 
 from arena.agents.remote import RemoteAgent
 from arena.errors import AgentReplyError, AgentStartError, ConfigError
-from arena.secrets import mask_incoming_bytes, register_secret, variable_name
+from arena.masking import mask_incoming_bytes
+from arena.secrets import register_secret, variable_name
 
 __all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "HttpAgent"]
 
@@ -182,7 +183,7 @@ async def _read(
     A flood is cut off at the cap (the response is then closed with its connection,
     never read to its end); a declared length over the cap is not read at all, unless
     the start of the body is wanted (``skip_long=False``: an error page's excerpt).
-    Secrets in it are masked before anything cuts or quotes it (:mod:`arena.secrets`).
+    Secrets in it are masked before anything cuts or quotes it (:mod:`arena.masking`).
     """
     declared = response.headers.get("Content-Length", "")
     if skip_long and declared.isascii() and declared.isdigit() and int(declared) > cap:

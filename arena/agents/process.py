@@ -6,7 +6,7 @@ may see goes to its stdin as one line; a request's reply is the next line of its
 that answers it. What the program writes to stderr is logged with the seat named, a
 bounded number of lines per process. Known secrets are masked in every line read, stdout
 and stderr, before anything quotes or cuts it, also where JSON escapes write them
-(:mod:`arena.secrets`). The program gets the arena's environment without the variables
+(:mod:`arena.masking`). The program gets the arena's environment without the variables
 that hold secrets, unless ``options.pass_env`` names them (:mod:`arena.agents.program_env`).
 
 Replies are matched as a sequential program gives them: each request attempt written
@@ -56,7 +56,7 @@ from arena.agents.program_env import pass_env_option, program_environment
 from arena.agents.remote import RemoteAgent, reply_request_id
 from arena.errors import AgentReplyError, AgentStartError
 from arena.logs import get_logger
-from arena.secrets import mask_incoming, mask_incoming_bytes
+from arena.masking import mask_incoming, mask_incoming_bytes
 
 __all__ = ["DEFAULT_MAX_LINE_BYTES", "SubprocessAgent", "kill_leftover_programs"]
 

@@ -40,7 +40,8 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from arena.logs import get_logger
-from arena.secrets import SERVER_TOKEN_ENV, masked
+from arena.masking import masked
+from arena.secrets import SERVER_TOKEN_ENV
 from arena.server.control import MatchControl
 from arena.server.framing import NoFraming
 from arena.server.hub import Feed, OverlayHub
@@ -126,7 +127,7 @@ def build_app(parts: ServerParts) -> Starlette:
 def _json(content: Any, status: int = 200) -> JSONResponse:
     """Every JSON answer of the app, never cached, with every known secret masked: an
     error may quote what the caller sent (a key pasted into the wrong field), the state
-    the last error, a gift's answer the viewer's text (:mod:`arena.secrets`)."""
+    the last error, a gift's answer the viewer's text (:mod:`arena.masking`)."""
     return JSONResponse(masked(content), status_code=status, headers=_NO_STORE)
 
 

@@ -34,8 +34,8 @@ from typing import Any, Final, Literal
 
 from arena.errors import ConfigError
 from arena.events import Event
+from arena.masking import mask
 from arena.safe_json import dumps
-from arena.secrets import mask
 from arena.sinks.health import Degraded
 from arena.sinks.public_state import PublicState, PublicTableState
 from protocol.events import EVENT_SCHEMA_VERSION
@@ -61,7 +61,7 @@ MatchStatus = Literal["waiting", "live", "ended"]
 
 
 def _json(message: Mapping[str, Any]) -> str:
-    """A page's message as text, every known secret masked (:mod:`arena.secrets`); a
+    """A page's message as text, every known secret masked (:mod:`arena.masking`); a
     value no JSON holds is sent as text, the page kept."""
     return mask(dumps(message, where="an overlay message").decode())
 

@@ -56,7 +56,7 @@ from typing import (
 
 from arena.events import Event
 from arena.logs import get_logger
-from arena.secrets import mask
+from arena.masking import mask
 
 __all__ = [
     "DEGRADED_AFTER",

@@ -33,7 +33,7 @@ worker that exits is not started again: the feed is degraded for the rest of the
 ``close`` lets the worker deliver what is left, the final snapshots and ``offline``,
 within a bound; what it could not deliver is counted and logged. If this process dies,
 the worker still does the same and exits. Every known secret is masked in what goes
-to the worker (:mod:`arena.secrets`), a batch at a time: the worker publishes nothing
+to the worker (:mod:`arena.masking`), a batch at a time: the worker publishes nothing
 else, so it needs none of them. Events carry no hidden information, and
 nothing but them, the snapshots and the status is published, unless a
 :class:`~arena.sinks.spectator.SpectatorFeed` is given this sink as its output: its
@@ -61,8 +61,8 @@ from arena.errors import ConfigError
 from arena.events import Event
 from arena.games.registry import DEFAULT_GAME
 from arena.logs import get_logger
+from arena.masking import mask_bytes
 from arena.safe_json import dumps, replaced_dumps
-from arena.secrets import mask_bytes
 from arena.sinks.health import DELIVERY_GRACE_S, Degraded, health_of
 from arena.sinks.mqtt_client import mqtt_credentials
 from arena.sinks.mqtt_feed import MqttStats

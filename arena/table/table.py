@@ -60,7 +60,7 @@ from arena.games.ddz.engine import (
 from arena.games.ddz.game import GAME
 from arena.gc_policy import PAUSES
 from arena.logs import get_logger
-from arena.secrets import mask
+from arena.masking import mask
 from arena.sinks.health import guard_after_failure, guard_unwell
 from arena.table.calls import (
     CallTiming,

@@ -78,7 +78,7 @@ from arena.errors import (
 )
 from arena.games.ddz.engine import DEFAULT_RULES, Rules
 from arena.logs import get_logger
-from arena.secrets import mask_incoming, mask_keys, masked
+from arena.masking import mask_incoming, mask_keys, masked
 from protocol import (
     MAX_JSON_INT,
     BidRequest,
