@@ -1,0 +1,75 @@
+"""The match ``arena play`` (and ``arena serve``) plays: the config file with the flags'
+overrides, checked as the file is, and whether the live board is shown."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any, Final
+
+from arena.commands.usage import UsageError
+from arena.config import ArenaConfig, load_config, parse_config
+from arena.errors import ConfigError
+
+__all__ = ["DEFAULT_BROKER", "effective_config"]
+
+DEFAULT_BROKER: Final = "default"
+"""``--mqtt`` without a URL (or ``--mqtt default``): the [mqtt] address, else embedded."""
+
+_FLAG_KEYS = {
+    "match.rounds": "--rounds",
+    "match.tables": "--tables",
+    "match.seed": "--seed",
+    "table.pace_s": "--pace",
+    "spectator.delay_s": "--spectator-delay",
+}
+"""Config keys the ``play`` flags set: an error in one names the flag."""
+
+
+def effective_config(args: argparse.Namespace) -> tuple[ArenaConfig, bool]:
+    """The config file with the command line's overrides, and whether to show the board."""
+    config = load_config(args.config)
+    match: dict[str, Any] = {}
+    if args.rounds is not None:
+        match["rounds"] = args.rounds
+    if args.tables is not None:
+        match["tables"] = args.tables
+    if args.seed is not None:
+        match["seed"] = args.seed
+    data = config.model_dump()
+    data["match"].update(match)
+    live = _wants_live(args, config)
+    if args.mqtt is not None:
+        data["mqtt"]["enabled"] = True
+        if args.mqtt != DEFAULT_BROKER:
+            from arena.sinks.mqtt import broker_from_url
+
+            try:
+                data["mqtt"].update(broker_from_url(args.mqtt))
+            except ConfigError as exc:
+                raise UsageError(f"--mqtt: {exc}") from None
+    if args.spectator_delay is not None:
+        if args.mqtt is None and not config.mqtt.enabled and not args.serve:
+            raise UsageError(
+                "--spectator-delay: the spectator feed needs --mqtt or --serve to go anywhere"
+            )
+        data["spectator"].update(enabled=True, delay_s=args.spectator_delay)
+    if args.gifts or args.simulate_gifts is not None or args.gift_file is not None:
+        data["gifts"]["enabled"] = True
+    if args.simulate_gifts is not None and not 0 < args.simulate_gifts <= 1000:
+        raise UsageError(
+            f"--simulate-gifts: {args.simulate_gifts:g} gifts a second: give a rate above 0, "
+            "at most 1000"
+        )
+    if args.gift_file is not None and not args.gift_file.is_file():
+        raise UsageError(f"--gift-file: {args.gift_file}: no such file")
+    if args.pace is not None:
+        data["table"]["pace_s"] = args.pace
+    elif not live and not args.serve:  # served, the overlay shows it: paced as configured
+        data["table"]["pace_s"] = 0.0
+    return parse_config(data, source="command line", aliases=_FLAG_KEYS), live
+
+
+def _wants_live(args: argparse.Namespace, config: ArenaConfig) -> bool:
+    has_human = any(seat.type == "human" for seat in config.seats)
+    return not args.no_live and not has_human and sys.stdout.isatty()
