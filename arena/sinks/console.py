@@ -30,7 +30,7 @@ from rich.live import Live
 from rich.text import Text
 
 from arena.events import Event, EventType
-from arena.secrets import masked, secrets_registered
+from arena.masking import masked, secrets_registered
 from arena.sinks.console_board import LiveBoard
 from arena.sinks.console_lines import DDZ_PLAY_KINDS, EventLines, table_order
 
