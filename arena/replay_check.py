@@ -51,7 +51,7 @@ from arena.games.ddz.engine import (
     card,
     resolve_cards,
 )
-from arena.table.views import deal_seeds, table_rules
+from arena.games.ddz.views import deal_seeds, table_rules
 
 __all__ = ["RecordedRound", "ReplayError", "RoundIncomplete", "RoundMismatch", "verify_round"]
 

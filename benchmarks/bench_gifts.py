@@ -68,6 +68,7 @@ import orjson
 
 from arena.agents import GreedyAgent, HeuristicAgent
 from arena.events import Event
+from arena.games.ddz.turns import DdzTurns
 from arena.table import Table, TableSettings, play_match
 from gifts.desk import GiftDesk
 from gifts.events import GiftEvent, GiftKind
@@ -340,7 +341,9 @@ async def run_match(
         timed(timings, "desk between rounds", hook) if hook == desk.between_rounds else hook
         for hook in table.between_rounds
     ]
-    whole = table._at_safe_point  # the hooks and the announcing of their effects
+    turns_of_table = table.turns
+    assert isinstance(turns_of_table, DdzTurns)
+    whole = turns_of_table._at_safe_point  # the hooks and the announcing of their effects
 
     async def whole_safe_point(rnd: Any, handled: int) -> int:
         start = time.perf_counter()
@@ -350,7 +353,7 @@ async def run_match(
             timings.add("table safe point", time.perf_counter() - start)
             turns[timings.phase] += 1
 
-    table._at_safe_point = whole_safe_point  # type: ignore[method-assign]
+    turns_of_table._at_safe_point = whole_safe_point  # type: ignore[method-assign]
 
     inbox = TimedInbox(router, timings)
     # under tracemalloc the gifts are handled several times slower: a burst lasts longer

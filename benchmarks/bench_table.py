@@ -27,9 +27,11 @@ from arena.agents import RandomAgent
 from arena.agents.inprocess import move_of
 from arena.events import Event
 from arena.games.ddz.engine import Phase, PlayAction, Round, resolve_cards
+from arena.games.ddz.turns import DdzTurns
+from arena.games.ddz.views import SeatViews
 from arena.gc_policy import collecting_while_playing
 from arena.replay import ReplayWriter
-from arena.table import SeatViews, Table, TableSettings, play_match
+from arena.table import Table, TableSettings, play_match
 from benchmarks.agents import SlowAgent
 from benchmarks.bench_engine import ours_round
 from protocol import PlayRecord as WirePlayRecord
@@ -175,14 +177,16 @@ def request_cost_by_history(lengths: list[int], repeats: int) -> dict[int, float
         assert rnd.to_act is not None
         rnd.double(rnd.to_act, False)
     record = trusted(WirePlayRecord, player="R1", action="PASS", type=None, cards=[])
+    turns = table.turns
+    assert isinstance(turns, DdzTurns)
     costs: dict[int, float] = {}
     for length in lengths:
-        table.views.history = [record] * length
+        turns.views.history = [record] * length
         samples = []
         for _ in range(5):
             started = time.perf_counter()
             for _ in range(repeats):
-                table.views.play_request(rnd, 0, time_limit_ms=1000, request_id="r")
+                turns.views.play_request(rnd, 0, time_limit_ms=1000, request_id="r")
             samples.append((time.perf_counter() - started) / repeats * 1e6)
         costs[length] = statistics.median(samples)
     return costs

@@ -102,7 +102,8 @@ def attach_gift_desks(
             settings,
             players=table.names,
             match_seed=match_seed,
-            max_doubles=table.rules.max_gift_doubles,
+            # the cap on viewer doubles is a rule of the games that offer DOUBLE
+            max_doubles=getattr(table.rules, "max_gift_doubles", 0),
             clock=clock,
             on_peek=_peek_to(spectator, table.table_id) if spectator is not None else None,
         )

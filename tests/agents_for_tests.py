@@ -29,6 +29,7 @@ from arena.games.ddz.engine import (
     readings,
     resolve_cards,
 )
+from arena.games.ddz.turns import DdzTurns
 from arena.sinks.base import CollectingSink
 from arena.table import Table, TableSettings, play_match
 from protocol import (
@@ -510,3 +511,10 @@ class OtherGameBot(BaseAgent):
     """A scripted agent of another game only: a Dou Dizhu seat of it is a config error."""
 
     games = ("tractor",)
+
+
+def ddz_turns(table: Table) -> DdzTurns:
+    """A Dou Dizhu table's turns, typed as such (a test looks at the engine's round)."""
+    turns = table.turns
+    assert isinstance(turns, DdzTurns)
+    return turns

@@ -34,10 +34,10 @@ from arena.cli import main
 from arena.config import load_config, parse_config
 from arena.errors import ConfigError
 from arena.games.ddz.engine import DEFAULT_RULES
+from arena.games.ddz.views import deal_seeds, table_rules
 from arena.replay import ReplayWriter, load_replay, verify_round
 from arena.runner import build_tables, run_arena
 from arena.table import FAULT_CATEGORIES
-from arena.table.views import deal_seeds, table_rules
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"

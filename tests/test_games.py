@@ -85,6 +85,7 @@ def test_default_seats_repeat_with_a_number_for_a_bigger_table() -> None:
         default_seats=(("North", "random"), ("East", "random"), ("South", "random")),
         requests={},
         gift_effects=frozenset(),
+        turns=lambda table, rules, listing: get_game("ddz").turns(table, rules, listing),
     )
     names = [seat.name for seat in default_seats(six, six.seat_count())]
     assert names == ["North", "East", "South", "North 2", "East 2", "South 2"]

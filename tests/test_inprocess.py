@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 import structlog
-from agents_for_tests import FakeAgent, make_deal
+from agents_for_tests import FakeAgent, ddz_turns, make_deal
 
 from arena.agents import GreedyAgent, RandomAgent
 from arena.agents.inprocess import (
@@ -257,5 +257,6 @@ async def test_an_agent_that_waits_logs_with_its_seat_and_name_bound() -> None:
             assert context["agent"] == name
             assert (context["table"], context["round"]) == ("t1", 1)
     assert "seat" not in structlog.contextvars.get_contextvars()
-    assert table.round is not None
-    assert table.round.phase is Phase.FINISHED
+    rnd = ddz_turns(table).round
+    assert rnd is not None
+    assert rnd.phase is Phase.FINISHED

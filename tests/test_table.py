@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
-from agents_for_tests import FakeAgent, cards_in, make_deal, pass_reply, play_cards
+from agents_for_tests import FakeAgent, cards_in, ddz_turns, make_deal, pass_reply, play_cards
 from rich.console import Console
 
 from arena.agents import GreedyAgent, HeuristicAgent, RandomAgent
@@ -472,7 +472,7 @@ def spy_on(table: Table, agents: list[FakeAgent]) -> list[tuple[int, Message, di
     for seat, agent in enumerate(agents):
 
         def observe(message: Message, seat: int = seat) -> None:
-            rnd = table.round
+            rnd = ddz_turns(table).round
             assert rnd is not None
             heard.append((seat, message, truth(rnd)))
 
@@ -527,7 +527,7 @@ class SnapshotSink:
         self.seen: list[tuple[Event, dict[str, Any]]] = []
 
     async def emit(self, event: Event) -> None:
-        rnd = self._table[0].round
+        rnd = ddz_turns(self._table[0]).round
         self.seen.append((event, truth(rnd) if rnd is not None else {}))
 
     async def close(self) -> None:

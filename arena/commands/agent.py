@@ -216,6 +216,7 @@ async def _check_seat(
 ) -> AgentCheckReport:
     """Start the agent (as a table does: AgentStartError names the seat), then check it."""
     from arena.agents.lifecycle import open_agent
+    from arena.games.ddz.engine import Rules
     from arena.testing import check_agent, stale_replies_of
 
     before = stale_replies_of(agent)  # lines a program writes as it starts count as extra
@@ -224,7 +225,7 @@ async def _check_seat(
         agent,
         timeout_s=timeout_s,
         notify_timeout_s=config.table.notify_timeout_s,
-        rules=config.rules,
+        rules=Rules.of(config.rules),  # the positions are Dou Dizhu's (the only game yet)
         stale_replies_before=before,
         on_result=on_result,
     )

@@ -69,7 +69,7 @@ def mqtt_sink(config: ArenaConfig, args: argparse.Namespace, *, embedded: bool) 
     from arena.sinks.mqtt import MqttSink, new_run_id
 
     run_id = new_run_id()
-    mqtt = MqttSink(config.mqtt, run_id=run_id)
+    mqtt = MqttSink(config.mqtt, run_id=run_id, game=config.game)
     default = ""
     if args.mqtt == DEFAULT_BROKER:
         default = (

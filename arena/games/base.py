@@ -11,13 +11,13 @@ logic stay in its package, behind the names listed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Self
+from typing import Any, Protocol, Self
 
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["Game", "GameRules", "Sides"]
+__all__ = ["Game", "GameRules", "Sides", "Turns"]
 
 
 class GameRules(BaseModel):
@@ -40,6 +40,38 @@ Sides = tuple[tuple[int, ...], ...]
 the two farmers, Tractor's two teams. Results, ratings and leaderboards read them."""
 
 
+class Turns(Protocol):
+    """A game's turn logic at one table (Dou Dizhu: ``arena.games.ddz.turns.DdzTurns``):
+    it plays each round, asking seats only through the table's decision runner
+    (``Table.ask``, ``Table.ask_together``), and builds every message from what the
+    seat may know."""
+
+    @property
+    def game(self) -> Game:
+        """The game these turns play."""
+        ...
+
+    @property
+    def context(self) -> Mapping[str, Any]:
+        """What every message to an agent names: the match, the table, the round."""
+        ...
+
+    def new_match(self, match_id: str | None, table_id: str) -> None:
+        """A new match begins: messages name ``match_id`` from now on."""
+        ...
+
+    @property
+    def play_round(self) -> Callable[..., Awaitable[Any]]:
+        """``play_round(round_no, *, seed, gift_changes=(), **plan)``: play one round to
+        its end and return its record (``arena.table.RoundRecord``); ``plan`` holds what
+        the game lets a caller fix instead of drawing it from the seed."""
+        ...
+
+    async def prepare_round(self, plan: Any, *, reseed: Callable[[str], int]) -> None:
+        """Between two rounds: the between-rounds hooks may change the next round."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class Game:
     """One game as the arena sees it (see the module)."""
@@ -60,6 +92,9 @@ class Game:
     that answers it (``{"BID_REQUEST": "bid", ...}``): the one place this is said."""
     gift_effects: frozenset[str]
     """The viewer gift effects this game offers; a gift for another is refused."""
+    turns: Callable[[Any, Any, Sequence[bool]], Turns] = field(repr=False)
+    """The game's turns for a table: ``turns(table, rules, listing)``, ``listing`` saying
+    per seat whether its requests list the legal moves on the wire."""
     agent_methods: tuple[str, ...] = field(default=())
     """What an in-process agent must implement to play this game (its ``requests``'
     methods, unless some have defaults in the game's base agent)."""

@@ -22,7 +22,6 @@ from arena.table.safe_point import (
 from arena.table.settings import TableSettings, seat_deadline
 from arena.table.stats import DecisionStats
 from arena.table.table import Table
-from arena.table.views import SeatViews
 
 __all__ = [
     "FAULT_CATEGORIES",
@@ -41,7 +40,6 @@ __all__ = [
     "RoundRecord",
     "SafePoint",
     "SafePointHandle",
-    "SeatViews",
     "Table",
     "TableSettings",
     "TeeRecorder",

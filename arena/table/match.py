@@ -179,7 +179,7 @@ async def _play(
 ) -> MatchSummary:
     await begin_match(table, summary, rounds=rounds, match_id=match_id)
     deals = table.table_id
-    rotate = table.rules.first_bidder == "rotate"
+    rotate = Rules.of(table.rules).first_bidder == "rotate"  # Dou Dizhu's (the seam goes on)
     round_no = len(summary.rounds)
     while (rounds is None or round_no < rounds) and (
         goes_on is None or not summary.rounds or goes_on(summary.rounds)
@@ -226,7 +226,7 @@ async def begin_match(
         data={
             "players": list(players),
             "rounds": rounds,
-            "rules": _public_rules(table.rules),
+            "rules": _public_rules(Rules.of(table.rules)),
             "match_id": match_id,
         },
     )

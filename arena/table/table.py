@@ -23,10 +23,7 @@ from dataclasses import dataclass
 from types import CoroutineType
 from typing import TYPE_CHECKING, Any, Generic
 
-import structlog
-
 from arena.agents.base import Agent, lists_legal_moves, plays
-from arena.agents.inprocess import MoveReply, move_of
 from arena.agents.lifecycle import close_agent, open_agent
 from arena.agents.registry import cannot_play, create_agent
 from arena.agents.reports import CallReport
@@ -40,24 +37,8 @@ from arena.errors import (
     raise_start_failures,
 )
 from arena.events import Event, EventType
-from arena.games.base import GameRules
-from arena.games.ddz.engine import (
-    DEFAULT_RULES,
-    BidAction,
-    ComboType,
-    Dealt,
-    DealtCards,
-    DoubleAction,
-    EffectApplied,
-    LandlordChosen,
-    Phase,
-    PlayAction,
-    Round,
-    Rules,
-    TrickWon,
-    resolve_cards,
-)
-from arena.games.ddz.game import GAME
+from arena.games.base import Game, GameRules, Turns
+from arena.games.registry import DEFAULT_GAME, get_game
 from arena.gc_policy import PAUSES
 from arena.logs import get_logger
 from arena.masking import mask
@@ -74,24 +55,17 @@ from arena.table.calls import (
 from arena.table.clock import Clock, MonotonicClock
 from arena.table.faults import Faults
 from arena.table.moderation import Moderator, default_moderator
-from arena.table.records import Recorder, RoundRecord, public_result
+from arena.table.records import Recorder, RoundRecord
 from arena.table.safe_point import (
     BetweenRounds,
-    BetweenRoundsHandle,
     NextRound,
     SafePoint,
-    SafePointHandle,
 )
 from arena.table.seats import SeatState
 from arena.table.settings import TableSettings, seat_deadline
 from arena.table.stats import DecisionTrace
-from arena.table.views import SeatViews
 from protocol import (
-    EVENT_SCHEMA_VERSION,
-    BidResponse,
-    DoubleResponse,
     Message,
-    PlayResponse,
     RejectReason,
     ReplyRejected,
     cut_to_cap,
@@ -107,27 +81,11 @@ log = get_logger(__name__)
 
 _NOT_STARTED: Any = object()
 
-# Replies taken on the fast path by their exact class (isinstance on a pydantic model is a
-# Python-level check); any other subclass goes the careful way, through as_reply.
-_ACCEPTED: dict[type[Message], tuple[type[Message], ...]] = {
-    BidResponse: (BidResponse,),
-    DoubleResponse: (DoubleResponse,),
-    PlayResponse: (PlayResponse, MoveReply),
-}
-
 _new_event = tuple.__new__
 
 _wall_clock = time.time
 """Unix time for ``turn_started``'s ``deadline_at`` (an overlay's countdown): the wall
 clock, unlike the table's own monotonic :class:`Clock`, which times the agents."""
-
-_ANNOUNCED: frozenset[type] = frozenset({BidAction, DoubleAction, PlayAction})
-"""Engine records a turn announces itself: nothing more to say about them after it."""
-
-# Enum members tested every turn, as module constants: on Python 3.11 every ``Phase.X`` is
-# a slow lookup through ``EnumType.__getattr__`` (hundreds of instructions, against a few).
-_BIDDING, _PLAYING, _FINISHED = Phase.BIDDING, Phase.PLAYING, Phase.FINISHED
-_PASS_TYPE = ComboType.PASS
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,14 +123,16 @@ class _TurnSettings:
 
 
 class Table:
-    """Three seats, one rules engine, and the loop that asks each agent in turn."""
+    """One game's seats and rules, and the runner that asks each seat's agent; the game's
+    turns (:attr:`turns`) say who is asked what."""
 
     def __init__(
         self,
         agents: Sequence[Agent],
         *,
         table_id: str = "t1",
-        rules: GameRules = DEFAULT_RULES,
+        game: Game | None = None,
+        rules: GameRules | None = None,
         settings: TableSettings | None = None,
         sinks: Sequence[Sink] = (),
         recorder: Recorder | None = None,
@@ -183,20 +143,21 @@ class Table:
         clock: Clock | None = None,
         moderator: Moderator | None = None,
     ) -> None:
-        self.game = GAME
-        """The game this table plays (:mod:`arena.games`)."""
-        self._game_name = GAME.name  # every event names it: one attribute read, not two
-        if not isinstance(rules, Rules):
-            raise ConfigError(f"{type(rules).__name__} are not rules of {GAME.title}")
-        count = GAME.seat_count(rules)
+        game = game if game is not None else get_game(DEFAULT_GAME)
+        self._game_name = game.name  # every event names it: one attribute read, not two
+        try:
+            rules = game.default_rules() if rules is None else game.parse_rules(rules)
+        except TypeError as exc:
+            raise ConfigError(f"a table of {game.title}: {exc}") from None
+        count = game.seat_count(rules)
         if len(agents) != count:
-            raise ConfigError(f"a table of {GAME.title} needs {count} agents, got {len(agents)}")
+            raise ConfigError(f"a table of {game.title} needs {count} agents, got {len(agents)}")
         names = [a.name for a in agents]
         if len(set(names)) != count:
             raise ConfigError(f"the {count} agents need distinct names, got {names}")
         for index, agent in enumerate(agents):
-            if not plays(agent, GAME):
-                why = cannot_play(type(agent).__name__, agent, GAME)
+            if not plays(agent, game):
+                why = cannot_play(type(agent).__name__, agent, game)
                 raise ConfigError(f"seat {index} ({agent.name!r}): {why}")
         self.clock: Clock = clock or MonotonicClock()
         """Deadlines, stalls and pacing are measured on this clock (tests drive it)."""
@@ -222,10 +183,8 @@ class Table:
         self.match_end_hooks: list[Callable[[], Awaitable[None]]] = []
         """Called when a match's last round is over, before ``match_ended`` (the gifts
         still waiting expire, and say so, before the match's end)."""
-        self._audience: list[list[str]] = [[] for _ in agents]
+        self.audience: list[list[str]] = [[] for _ in agents]
         """Audience lines (a viewer's 加油) waiting for each seat's next PLAY_REQUEST."""
-        self._last_deal: tuple[int | None, int | None] = (None, None)
-        """The last round's landlord and call score (a 角色互换 keeps the score)."""
         self._standin_seed = standin_seed
         per_seat = list(timeouts) if timeouts is not None else [None] * count
         self.seats = [
@@ -233,7 +192,6 @@ class Table:
             for i, agent in enumerate(agents)
         ]
         self.names: tuple[str, ...] = tuple(names)
-        self.round: Round | None = None
         self.round_no = 0
         self._seq = 0
         self._made_meanwhile: list[Event] | None = None
@@ -243,15 +201,22 @@ class Table:
         task)."""
         self._request_seq = 0
         self._last_action_at = float("-inf")
-        self._setup_dump: tuple[Rules, TableSettings, dict[str, Any], dict[str, Any]] | None = None
-        self.views = SeatViews(self.names, listing=[lists_legal_moves(a) for a in agents])
-        self.views.new_match(None, table_id)
+        self._setup_dump: tuple[GameRules, TableSettings, dict[str, Any], dict[str, Any]] | None = (
+            None
+        )
+        self.turns: Turns = game.turns(self, rules, [lists_legal_moves(a) for a in agents])
+        """The game's turn logic: who is asked what, and what a reply does."""
         self.totals = [0] * count
         """Running scores of the seats in the current match."""
         self._held_results: list[Message] | None = None
         """ROUND_RESULTs recorded but not yet told the agents (:meth:`hold_results`)."""
 
     # --- public API ---------------------------------------------------------------------
+
+    @property
+    def game(self) -> Game:
+        """The game this table plays (:mod:`arena.games`)."""
+        return self.turns.game
 
     @property
     def settings(self) -> TableSettings:
@@ -261,7 +226,7 @@ class Table:
     @settings.setter
     def settings(self, settings: TableSettings) -> None:
         self._settings = settings
-        self._per_turn = _TurnSettings(settings)
+        self.per_turn = _TurnSettings(settings)
 
     def faults(self, seat_or_name: int | str) -> Faults:
         """A seat's faults in this match so far (``start_match`` starts them again)."""
@@ -280,12 +245,12 @@ class Table:
         self.totals = [0] * len(self.seats)
         for state in self.seats:
             state.reset_match()
-        self.views.new_match(match_id, self.table_id)
+        self.turns.new_match(match_id, self.table_id)
 
     @property
     def match_id(self) -> str | None:
         """The current match, as every message names it (``start_match`` sets it)."""
-        match_id: str | None = self.views.context["match_id"]
+        match_id: str | None = self.turns.context["match_id"]
         return match_id
 
     async def play_round(
@@ -293,20 +258,20 @@ class Table:
         round_no: int,
         *,
         seed: int,
-        deal: DealtCards | None = None,
-        first_bidder: int | None = None,
-        landlord: int | None = None,
-        call_score: int | None = None,
         gift_changes: Sequence[Mapping[str, Any]] = (),
+        **plan: Any,
     ) -> RoundRecord:
-        """Play one round to its settlement and return its record.
+        """Play one round to its end and return its record: the seats made ready (a
+        stand-in for the round leaves, faults start again), then the game's turns.
 
+        ``plan``: what the game lets a caller fix instead of drawing it from ``seed``
+        (Dou Dizhu: ``deal``, ``first_bidder``, ``landlord``, ``call_score``).
         ``gift_changes``: what viewers' gifts changed of this round between rounds
         (:attr:`NextRound.changes`): kept in the replay's header and the round's record.
         """
         self.round_no = round_no
         self.sinks = guard_unwell(self.sinks)  # one that failed elsewhere: its recovery
-        for waiting in self._audience:
+        for waiting in self.audience:
             waiting.clear()  # a cheer is for the round it was sent in
         for seat in self.seats:
             if seat.standin is not None and seat.standin_until != "match_end":
@@ -314,55 +279,9 @@ class Table:
             seat.failed_in_row = 0
             seat.fold_round()
             seat.round_faults = Faults()
-        rnd = Round(
-            self.rules,
-            seed=seed,
-            deal=deal,
-            first_bidder=first_bidder,
-            landlord=landlord,
-            call_score=call_score,
+        record: RoundRecord = await self.turns.play_round(
+            round_no, seed=seed, gift_changes=gift_changes, **plan
         )
-        self.round = rnd
-        self.views.new_round(round_no, seed=seed, rules=self.rules)
-        if self.recorder is not None:
-            header: dict[str, Any] = {
-                "game": self._game_name,
-                "table": self.table_id,
-                "round": round_no,
-                "seed": seed,
-                "players": list(self.names),
-                **self._dumped_setup(),
-                "first_bidder": first_bidder,
-                "landlord": landlord,
-                "call_score": call_score,
-                "deal": deal.to_dict() if deal is not None else None,
-                "event_schema": EVENT_SCHEMA_VERSION,  # how to read its events
-            }
-            if gift_changes:
-                header["gift_changes"] = [dict(change) for change in gift_changes]
-            self.recorder.round_started(header)
-        started: dict[str, Any] = {"players": list(self.names)}
-        if gift_changes:
-            started["landlord"] = landlord
-            started["reshuffled"] = any(c["effect"] == "RESHUFFLE" for c in gift_changes)
-        bound = structlog.contextvars.bound_contextvars(table=self.table_id, round=round_no)
-        with bound:
-            await self.emit("round_started", data=started)
-            handled = 0
-            history = rnd.history
-            while rnd.phase is not _FINISHED:
-                if len(history) != handled:
-                    # most turns add one bid, double or play, which the turn announced
-                    # itself: skip them here without a call (about 60 turns a round)
-                    if len(history) == handled + 1 and type(history[handled]) in _ANNOUNCED:
-                        handled += 1
-                    else:
-                        handled = await self._announce_new_history(rnd, handled)
-                if self.safe_points:  # no handle, no call on a table without gifts
-                    handled = await self._at_safe_point(rnd, handled)
-                await self._turn(rnd)
-            await self._announce_new_history(rnd, handled)
-            record = await self._finish(rnd, round_no, seed, gift_changes)
         return record
 
     def hold_results(self) -> None:
@@ -386,15 +305,7 @@ class Table:
     async def prepare_round(self, plan: NextRound, *, reseed: Callable[[str], int]) -> None:
         """Between two rounds: each between-rounds hook (a gift's 角色互换 or 重新洗牌) may
         change the next round's ``plan`` through a handle valid for this break only."""
-        last_landlord, last_score = self._last_deal
-        handle = BetweenRoundsHandle(
-            plan, reseed=reseed, last_landlord=last_landlord, last_call_score=last_score
-        )
-        try:
-            for hook in self.between_rounds:
-                await hook(handle)
-        finally:
-            handle.close()
+        await self.turns.prepare_round(plan, reseed=reseed)
 
     async def open(self) -> None:
         """Start every agent that has something to start (an ``open`` method: a program,
@@ -429,125 +340,14 @@ class Table:
             )
         )
 
-    async def _at_safe_point(self, rnd: Round, handled: int) -> int:
-        """Between two turns: each safe point gets a handle for this moment only, and
-        whatever effects they applied are announced now, before the next turn starts."""
-        handle = SafePointHandle(rnd, self._audience)
-        try:
-            for hook in self.safe_points:
-                await hook(handle)
-        finally:
-            handle.close()
-        return await self._announce_new_history(rnd, handled)
-
     # --- one turn -----------------------------------------------------------------------
-
-    async def _turn(self, rnd: Round) -> None:
-        seat = rnd.to_act
-        assert seat is not None
-        if rnd.phase is _PLAYING:
-            await self._play_turn(rnd, seat)
-        elif rnd.phase is _BIDDING:
-            await self._bid_turn(rnd, seat)
-        else:
-            await self._double_turn(rnd, seat)
-
-    async def _bid_turn(self, rnd: Round, seat: int) -> None:
-        request = self.views.bid_request(
-            rnd, seat, time_limit_ms=self._time_limit_ms(seat), request_id=self._next_request_id()
-        )
-
-        def apply(response: BidResponse) -> None:
-            rnd.bid(seat, response.bid)
-
-        grabbing = request.mode == "grab" and rnd.auction.highest > 0
-        response = await self._decide(seat, request, BidResponse, "bid", apply)
-        if response is None:
-            self._fallback_bid(rnd, seat)
-        value = _last_bid_value(rnd, seat)
-        self.views.record_bid(seat, value)
-        data: dict[str, Any] = {"bid": value, "mode": request.mode, "fallback": response is None}
-        if request.mode == "grab":
-            data["grab"] = grabbing  # 抢地主 / 不抢, not 叫地主 / 不叫
-        await self._action_event("bid", seat, response, data)
-
-    async def _double_turn(self, rnd: Round, seat: int) -> None:
-        request = self.views.double_request(
-            rnd, seat, time_limit_ms=self._time_limit_ms(seat), request_id=self._next_request_id()
-        )
-
-        def apply(response: DoubleResponse) -> None:
-            rnd.double(seat, response.double)
-
-        response = await self._decide(seat, request, DoubleResponse, "double", apply)
-        if response is None:
-            rnd.double(seat, False)
-        choice = response.double if isinstance(response, DoubleResponse) else False
-        self.views.record_double(seat, choice)
-        await self._action_event(
-            "double",
-            seat,
-            response,
-            {"double": choice, "kind": request.kind, "fallback": response is None},
-        )
-
-    async def _play_turn(self, rnd: Round, seat: int) -> None:
-        if self._per_turn.auto_pass and rnd.must_pass():
-            rnd.pass_turn(seat)
-            await self._record_play(rnd, seat, None, auto=True)
-            return
-        request = self.views.play_request(
-            rnd, seat, time_limit_ms=self._time_limit_ms(seat), request_id=self._next_request_id()
-        )
-        if self._audience[seat]:  # a viewer's cheer, quoted once, in this request
-            request = request.model_copy(update={"audience": list(self._audience[seat])})
-            self._audience[seat].clear()
-
-        def apply(response: PlayResponse) -> None:
-            said = response.__dict__  # one slow pydantic read (see _decide), not two
-            if said["action"] == "PASS":
-                rnd.pass_turn(seat)
-                return
-            move = move_of(response)
-            if move is not None:  # an in-process agent's pick from the listed moves
-                rnd.play(seat, move, said["hand_type"])
-                return
-            cards = resolve_cards(said["cards"], rnd.hand(seat))
-            rnd.play(seat, cards, said["hand_type"])
-
-        response = await self._decide(seat, request, PlayResponse, "play", apply)
-        if response is None:
-            self._fallback_play(rnd, seat)
-        await self._record_play(rnd, seat, response, auto=False)
-
-    async def _record_play(
-        self, rnd: Round, seat: int, response: PlayResponse | None, *, auto: bool
-    ) -> None:
-        last = rnd.history[-1]
-        action = last if isinstance(last, PlayAction) else rnd.history[-2]
-        assert isinstance(action, PlayAction)
-        combo = action.combo
-        cards = self.views.record_play(seat, combo)
-        if combo.type is _PASS_TYPE:
-            data: dict[str, Any] = {"auto": auto, "fallback": response is None and not auto}
-            await self._action_event("pass", seat, response, data)
-            return
-        data = {
-            "cards": cards,
-            "hand_type": combo.type.value,
-            "main_rank": combo.main_rank,
-            "length": combo.length,
-            "cards_left": len(rnd.hand(seat)),
-            "fallback": response is None,
-        }
-        await self._action_event("play", seat, response, data)
 
     # --- asking an agent ----------------------------------------------------------------
 
     async def ask(self, question: Question[R]) -> R | None:
         """Ask one seat (its own deadline, the table's retries); the reply that applied,
         or None when the table fell back (the game then decides for the seat)."""
-        return await self._decide(
+        return await self.decide(
             question.seat, question.request, question.expected, question.method, question.apply
         )
 
@@ -565,13 +365,13 @@ class Table:
         return list(
             await asyncio.gather(
                 *(
-                    self._decide(q.seat, q.request, q.expected, q.method, q.apply, until)
+                    self.decide(q.seat, q.request, q.expected, q.method, q.apply, until)
                     for q in questions
                 )
             )
         )
 
-    async def _decide(
+    async def decide(
         self,
         seat: int,
         request: Message,
@@ -579,8 +379,13 @@ class Table:
         method: str,
         apply: Callable[[R], None],
         until: float | None = None,
+        accepted: tuple[type[Message], ...] | None = None,
     ) -> R | None:
         """Ask until a reply applies cleanly; None when the table had to fall back.
+
+        ``accepted``: the reply classes taken as they are, by exact class (the fast
+        path: ``expected`` and any subclass the game's own agents return); any other
+        goes the careful way, through ``as_reply``.
 
         ``until``: the end of a window on the table's clock (:meth:`ask_together`): each
         attempt gets what is left of it rather than the seat's deadline, and none starts
@@ -595,10 +400,10 @@ class Table:
         (``take_report``) goes the way of :meth:`_attempt_done` after every attempt.
         """
         state = self.seats[seat]
-        attempts = self._per_turn.attempts
+        attempts = self.per_turn.attempts
         now = self.clock.now
         recorder = self.recorder
-        accepted = _ACCEPTED.get(expected) or (expected,)
+        accepted = accepted or (expected,)
         agent = state.standin or state.agent
         tally = state.tally
         trace = None if state.reporting is None else DecisionTrace()
@@ -641,7 +446,7 @@ class Table:
                     except StopIteration as done:
                         reply = done.value
                         elapsed = now() - started
-                        if elapsed > self._per_turn.stall_warning_s:
+                        if elapsed > self.per_turn.stall_warning_s:
                             await self._stalled(state, agent, elapsed, started)
                     else:
                         reply = await self._call(state, agent, call, pending, started)
@@ -854,7 +659,7 @@ class Table:
             if timing.awaited:
                 state.waits = True
             self._held(state, agent, timing.longest_step, timing.longest_started)
-        if not timing.awaited and timing.longest_step > self._per_turn.stall_warning_s:
+        if not timing.awaited and timing.longest_step > self.per_turn.stall_warning_s:
             await asyncio.sleep(0)  # it blocked without yielding: see _stalled
         return result
 
@@ -874,7 +679,7 @@ class Table:
         """Name what held the event loop too long during an agent's step (from
         ``started``): the agent, which stalled every table here, or the garbage
         collector, whose pauses land in whatever step runs (``arena.gc_policy``)."""
-        threshold = self._per_turn.stall_warning_s
+        threshold = self.per_turn.stall_warning_s
         if seconds <= threshold:
             return
         # pauses are timed on PAUSES.now, comparable only on that clock (a test gives
@@ -912,7 +717,7 @@ class Table:
         whole deadline at each DEAL, ROUND_RESULT and MATCH_END).
         """
         notify = method == "notify"
-        timeout_s = min(state.timeout_s, self._per_turn.notify_timeout_s) if notify else None
+        timeout_s = min(state.timeout_s, self.per_turn.notify_timeout_s) if notify else None
         try:
             await self._call(state, agent, getattr(agent, method)(*args), timeout_s=timeout_s)
         except TimeoutError:
@@ -962,7 +767,7 @@ class Table:
             reason=category,
             detail=detail[:500],
             retries_left=retries_left,
-            **self.views.context,
+            **self.turns.context,
         )
         self._record_message("to_agent", seat, rejection, None)
         await self._listen(state, state.active, "notify", rejection)
@@ -992,111 +797,25 @@ class Table:
             "seat_replaced", seat, {"by": self.settings.standin, "reason": reason, "until": until}
         )
 
-    def _fallback_bid(self, rnd: Round, seat: int) -> None:
-        legal = rnd.legal_bids()
-        rnd.bid(seat, 0 if 0 in legal else min(legal))
-
-    def _fallback_play(self, rnd: Round, seat: int) -> None:
-        if not rnd.is_leading:
-            rnd.pass_turn(seat)
-            return
-        smallest = min(rnd.legal_moves(), key=lambda m: (len(m.cards), m.main_rank))
-        rnd.play(seat, smallest)
-
     # --- events and records -------------------------------------------------------------
 
-    async def _announce_new_history(self, rnd: Round, handled: int) -> int:
-        """Events and notifications for engine records that no turn announced itself."""
-        if len(rnd.history) == handled:
-            return handled
-        for action in rnd.history[handled:]:
-            if isinstance(action, Dealt):
-                self.views.new_deal()
-                if action.deal_number > 1:
-                    await self.emit(
-                        "redeal",
-                        data={
-                            "deal_number": action.deal_number,
-                            "first_bidder": action.first_bidder,
-                        },
-                    )
-                for seat in range(len(self.seats)):
-                    deal = self.views.deal(seat, action.deal.hands[seat])
-                    await self.notify(seat, deal)
-            elif isinstance(action, LandlordChosen):
-                landlord = action.seat
-                bottom = [c.text for c in action.bottom]
-                await self.emit(
-                    "landlord_chosen",
-                    landlord,
-                    {
-                        "call_score": action.call_score,
-                        "bottom_cards": bottom,
-                        "forced": action.forced,
-                        "grabs": rnd.grabs,
-                    },
-                )
-                message = self.views.bottom_cards(landlord, action.bottom, action.call_score)
-                for seat in range(len(self.seats)):
-                    await self.notify(seat, message)
-            elif isinstance(action, TrickWon):
-                await self.emit("trick_won", action.seat)
-            elif isinstance(action, EffectApplied):
-                await self._announce_effect(action)
-        return len(rnd.history)
-
-    async def _announce_effect(self, effect: EffectApplied) -> None:
-        """A gift's effect: the cards it moved to the replay only, the seats and how
-        many cards to everyone (the public event never names a card)."""
-        seats = list(effect.seats)
-        if self._record_effect is not None:
-            self._record_effect(
-                {"effect": effect.kind, "seats": seats, "cards": [c.text for c in effect.cards]}
-            )
-        await self.emit(
-            "effect_applied",
-            data={"effect": effect.kind, "seats": list(seats), "cards_moved": len(effect.cards)},
-        )
-
-    async def _finish(
-        self, rnd: Round, round_no: int, seed: int, gift_changes: Sequence[Mapping[str, Any]]
-    ) -> RoundRecord:
-        result = rnd.result
-        assert result is not None
-        names, seats = self.names, self.seats
-        self._last_deal = (result.landlord, result.call_score)
-        gifts: tuple[str, ...] = ()
-        if gift_changes or result.effects_applied:
-            gifts = gift_effects(gift_changes, rnd.history)
-        for seat in range(len(self.seats)):
-            self.totals[seat] += result.scores[seat]
-        record = RoundRecord(
-            table=self.table_id,
-            round_no=round_no,
-            seed=seed,
-            players=names,
-            result=result,
-            faults=tuple(seat.round_faults.to_dict() for seat in seats),
-            standins=tuple(i for i, s in enumerate(self.seats) if s.standin is not None),
-            stats=tuple(seat.stats_dict() for seat in seats),
-            gifts=gifts,
-        )
-        message = self.views.round_result(result, self.totals)
+    async def tell_result(self, message: Message) -> None:
+        """Tell every seat a round's result, or, while results are held
+        (:meth:`hold_results`), record it in its place and tell it later."""
         held = self._held_results
         if held is None:
             for seat in range(len(self.seats)):
                 await self.notify(seat, message)
-        else:  # recorded in its place, told later (release_results)
-            for seat in range(len(self.seats)):
-                self._record_message("to_agent", seat, message, None)
-            held.append(message)
-        summary = record.to_dict()
-        public = public_result(summary)
-        public["totals"] = dict(zip(names, self.totals, strict=True))  # late subscribers
-        await self.emit("round_result", result.winner_seat, public)
-        if self.recorder is not None:
-            self.recorder.round_ended(summary)
-        return record
+            return
+        for seat in range(len(self.seats)):
+            self._record_message("to_agent", seat, message, None)
+        held.append(message)
+
+    def record_effect(self, line: dict[str, Any]) -> None:
+        """Hand the replay a gift effect's hidden details (the cards it moved), which no
+        event may carry."""
+        if self._record_effect is not None:
+            self._record_effect(line)
 
     async def notify(self, seat: int, message: Message) -> None:
         """Tell the seat's own agent something, even while a stand-in plays for it.
@@ -1108,7 +827,7 @@ class Table:
         state = self.seats[seat]
         await self._listen(state, state.agent, "notify", message)
 
-    async def _action_event(
+    async def action_event(
         self, kind: EventType, seat: int, response: Any, data: dict[str, Any]
     ) -> None:
         if response is not None:
@@ -1119,7 +838,7 @@ class Table:
                 data["emotion"] = said["emotion"].value
             if said["strategy_hint"]:
                 data["hint"] = await self._moderated(seat, "strategy_hint", said["strategy_hint"])
-        if self._per_turn.pace_s:
+        if self.per_turn.pace_s:
             await self._hold_previous_action()
         await self.emit(kind, seat, data)
 
@@ -1203,7 +922,7 @@ class Table:
             else:
                 self.recorder.message(direction, seat, message, elapsed_ms)
 
-    def _dumped_setup(self) -> dict[str, dict[str, Any]]:
+    def dumped_setup(self) -> dict[str, dict[str, Any]]:
         """The rules and settings as JSON-ready dicts for a round header: dumped once per
         table (both are frozen; dumping them cost as much as a dozen turns), copied for
         each round so that no recorder can change another round's."""
@@ -1216,10 +935,10 @@ class Table:
             cached = self._setup_dump = (self.rules, self.settings, rules, settings)
         return {"rules": dict(cached[2]), "settings": dict(cached[3])}
 
-    def _time_limit_ms(self, seat: int) -> int:
+    def time_limit_ms(self, seat: int) -> int:
         return int(self.seats[seat].timeout_s * 1000)
 
-    def _next_request_id(self) -> str:
+    def next_request_id(self) -> str:
         self._request_seq += 1
         return f"{self.table_id}-{self.round_no}-{self._request_seq}"
 
@@ -1229,25 +948,5 @@ class Table:
         return self.names.index(seat_or_name)
 
 
-_GIFT_OF_EFFECT = {"swap": "SWAP", "transfer": "ADD", "double": "DOUBLE"}
-
-
-def gift_effects(
-    changes: Sequence[Mapping[str, Any]], history: Sequence[object]
-) -> tuple[str, ...]:
-    """The result-changing gifts that touched a round, in order: those between rounds
-    (its ``gift_changes``), then each effect its history applied."""
-    between = [str(change["effect"]) for change in changes]
-    during = [_GIFT_OF_EFFECT[a.kind] for a in history if isinstance(a, EffectApplied)]
-    return (*between, *during)
-
-
 def _late(elapsed: float, timeout: float) -> str:
     return f"the reply came after {elapsed:.2f} s, past the {timeout:g} s deadline"
-
-
-def _last_bid_value(rnd: Round, seat: int) -> int:
-    for action in reversed(rnd.history):
-        if isinstance(action, BidAction) and action.seat == seat:
-            return action.value
-    raise AssertionError("no bid recorded")

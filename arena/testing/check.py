@@ -31,11 +31,11 @@ from arena.agents.base import Agent, lists_legal_moves
 from arena.agents.reading import legal_for
 from arena.errors import AgentReplyError, error_text
 from arena.games.ddz.engine import DEFAULT_RULES, Rules
+from arena.games.ddz.views import with_legal_moves
 from arena.logs import get_logger
 from arena.table.calls import CallTiming, Request, run_call
 from arena.table.clock import Clock, MonotonicClock
 from arena.table.settings import TableSettings
-from arena.table.views import with_legal_moves
 from arena.testing.judge import Judgement, Verdict, judge_reply
 from arena.testing.positions import POSITIONS, Position
 from protocol import (

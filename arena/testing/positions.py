@@ -2,7 +2,7 @@
 
 Each position is one request, asked once, built from a prepared deal played up to the
 seat's turn through the rules engine (:class:`~arena.games.ddz.engine.Round`), and written as
-messages by the table's own :class:`~arena.table.views.SeatViews`. So every request is
+messages by the table's own :class:`~arena.games.ddz.views.SeatViews`. So every request is
 one a real table could send, consistent with itself (hand, history, counts, multiplier)
 and with the DEAL and BOTTOM_CARDS sent before it. Each position is a round of its own
 (``round_no`` 1..12), so an agent that keeps state per round starts each one afresh.
@@ -33,7 +33,7 @@ from arena.games.ddz.engine import (
     Rules,
     resolve_cards,
 )
-from arena.table.views import SeatViews
+from arena.games.ddz.views import SeatViews
 from protocol import (
     BidRecord,
     BidRequest,

@@ -2,15 +2,29 @@
 
 from __future__ import annotations
 
-from typing import Final
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Final
 
 from arena.games.base import Game
 from arena.games.ddz.engine.rules import Rules
+
+if TYPE_CHECKING:
+    from arena.games.ddz.turns import DdzTurns
 
 __all__ = ["GAME", "REQUEST_METHODS"]
 
 REQUEST_METHODS: Final = {"BID_REQUEST": "bid", "DOUBLE_REQUEST": "double", "PLAY_REQUEST": "play"}
 """Each request an agent answers and the in-process agent's method that answers it."""
+
+
+def _turns(table: Any, rules: Any, listing: Sequence[bool]) -> DdzTurns:
+    """Dou Dizhu's turns for a table. Imported here, when a table is built: the
+    descriptor is read by configs and registries that never play (and the turns import
+    the table's parts, which import the registry that finds this module)."""
+    from arena.games.ddz.turns import DdzTurns
+
+    return DdzTurns(GAME, table, Rules.of(rules), listing=listing)
+
 
 GAME: Final = Game(
     name="ddz",
@@ -22,5 +36,6 @@ GAME: Final = Game(
     gift_effects=frozenset(
         {"CHEER", "EMOTE", "PEEK", "SWAP", "ADD", "DOUBLE", "EFFECT", "ROLE_SWAP", "RESHUFFLE"}
     ),
+    turns=_turns,
     agent_methods=("bid", "double", "play"),
 )
