@@ -85,6 +85,7 @@ def test_default_seats_repeat_with_a_number_for_a_bigger_table() -> None:
         default_seats=(("North", "random"), ("East", "random"), ("South", "random")),
         requests={},
         gift_effects=frozenset(),
+        sides=lambda result: ((0, 2, 4), (1, 3, 5)),
         turns=lambda table, rules, listing: get_game("ddz").turns(table, rules, listing),
     )
     names = [seat.name for seat in default_seats(six, six.seat_count())]
@@ -137,3 +138,25 @@ def test_a_table_refuses_an_agent_that_does_not_play_its_game() -> None:
         Table(agents)
     with pytest.raises(ConfigError, match=r"a table of 斗地主 .* needs 3 agents, got 2"):
         Table(agents[:1] + agents[2:])
+
+
+def test_a_dou_dizhu_rounds_sides_are_the_landlord_against_the_farmers() -> None:
+    from arena.games.ddz.engine import Round
+
+    ddz = get_game("ddz")
+    for seed in range(20):
+        rnd = Round(Rules(), seed=seed)
+        while rnd.result is None:
+            seat = rnd.to_act
+            assert seat is not None
+            if rnd.phase.value == "bidding":
+                rnd.bid(seat, max(rnd.legal_bids()))
+            elif rnd.phase.value == "doubling":
+                rnd.double(seat, False)
+            else:
+                rnd.play(seat, rnd.legal_moves()[0]) if rnd.is_leading else rnd.pass_turn(seat)
+        result = rnd.result
+        winners, losers = ddz.sides(result)
+        assert result.winner_seat in winners
+        assert sorted((*winners, *losers)) == [0, 1, 2]
+        assert (result.landlord,) == (winners if result.landlord_won else losers)

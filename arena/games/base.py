@@ -92,6 +92,10 @@ class Game:
     that answers it (``{"BID_REQUEST": "bid", ...}``): the one place this is said."""
     gift_effects: frozenset[str]
     """The viewer gift effects this game offers; a gift for another is refused."""
+    sides: Callable[[Any], Sides] = field(repr=False)
+    """A finished round's sides, the winning side first (``sides(result)`` with the
+    round's result, Dou Dizhu's ``Settlement``): what results, ratings and leaderboards
+    count, rather than a game's roles."""
     turns: Callable[[Any, Any, Sequence[bool]], Turns] = field(repr=False)
     """The game's turns for a table: ``turns(table, rules, listing)``, ``listing`` saying
     per seat whether its requests list the legal moves on the wire."""

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from arena.games.base import Game
+from arena.games.base import Game, Sides
+from arena.games.ddz.engine.records import Settlement
 from arena.games.ddz.engine.rules import Rules
 
 if TYPE_CHECKING:
@@ -15,6 +16,13 @@ __all__ = ["GAME", "REQUEST_METHODS"]
 
 REQUEST_METHODS: Final = {"BID_REQUEST": "bid", "DOUBLE_REQUEST": "double", "PLAY_REQUEST": "play"}
 """Each request an agent answers and the in-process agent's method that answers it."""
+
+
+def _sides(result: Settlement) -> Sides:
+    """The landlord alone against the two farmers, the winning side first."""
+    landlord = (result.landlord,)
+    farmers = tuple(seat for seat in range(3) if seat != result.landlord)
+    return (landlord, farmers) if result.landlord_won else (farmers, landlord)
 
 
 def _turns(table: Any, rules: Any, listing: Sequence[bool]) -> DdzTurns:
@@ -36,6 +44,7 @@ GAME: Final = Game(
     gift_effects=frozenset(
         {"CHEER", "EMOTE", "PEEK", "SWAP", "ADD", "DOUBLE", "EFFECT", "ROLE_SWAP", "RESHUFFLE"}
     ),
+    sides=_sides,
     turns=_turns,
     agent_methods=("bid", "double", "play"),
 )
