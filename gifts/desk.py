@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from typing import Any, Final
 
+from arena.games.registry import DEFAULT_GAME
 from arena.table.safe_point import BetweenRoundsHandle, SafePointHandle
 from gifts.director import GiftDirector, PeekOutput
 from gifts.events import Effect, GiftEvent, GiftKind
@@ -51,8 +52,14 @@ class GiftDesk:
         clock: Callable[[], float] = time.monotonic,
         on_peek: PeekOutput | None = None,
         keep_outcomes: bool = False,
+        game: str = DEFAULT_GAME,
+        offered: Collection[str] | None = None,
     ) -> None:
         self.settings = settings
+        self.game = game
+        """The game the table plays: a gift for an effect it does not offer is refused."""
+        self.offered = frozenset(Effect) if offered is None else frozenset(offered)
+        """The effects the game offers (:attr:`arena.games.base.Game.gift_effects`)."""
         self.players = tuple(players)
         self.match_seed = match_seed
         self._clock = clock
@@ -88,6 +95,9 @@ class GiftDesk:
         named = gift.target_seat
         if effect is None:
             self.queue.refuse(gift, None, "unmapped", now=now, target=named)
+        elif effect not in self.offered:
+            reason = f"not_offered: {self.game}"
+            self.queue.refuse(gift, effect, reason, now=now, target=named)
         elif self.closed:
             self.queue.refuse(gift, effect, "match_over", now=now, target=named)
         else:

@@ -104,6 +104,8 @@ def attach_gift_desks(
             match_seed=match_seed,
             # the cap on viewer doubles is a rule of the games that offer DOUBLE
             max_doubles=getattr(table.rules, "max_gift_doubles", 0),
+            game=table.game.name,
+            offered=table.game.gift_effects,
             clock=clock,
             on_peek=_peek_to(spectator, table.table_id) if spectator is not None else None,
         )

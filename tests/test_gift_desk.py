@@ -21,6 +21,7 @@ import pytest
 from arena.agents import GreedyAgent
 from arena.errors import ConfigError
 from arena.events import Event
+from arena.games.registry import get_game
 from arena.sinks.base import CollectingSink
 from arena.sinks.spectator import CollectingSpectatorOutput, SpectatorFeed
 from arena.table import Table, play_match
@@ -113,6 +114,35 @@ async def test_a_gift_nothing_maps_is_rejected_unmapped_its_units_at_once() -> N
     ]
     assert made.queue.waiting == 0
     assert made.figures["rejected_by_reason"] == {"unmapped": 3}
+
+
+async def test_a_gift_for_an_effect_the_game_does_not_offer_is_rejected_saying_so() -> None:
+    made = GiftDesk(
+        MAPPED,
+        players=NAMES,
+        match_seed=SEED,
+        max_doubles=2,
+        clock=lambda: 0.0,
+        game="cards",
+        offered={"CHEER", "EMOTE"},
+    )
+    told = Told()
+    made.attach(told)
+    await made.submit(gift(gift_name="小花花", count=2))  # a CHEER: offered
+    await made.submit(gift("e2", gift_name="Rocket"))  # a SWAP: this game has none
+    outcomes = [(d["status"], d["reason"], d["effect"]) for d in told.gifts]
+    assert outcomes == [  # a gift of count 2: two units queued, each its own
+        ("queued", None, "CHEER"),
+        ("queued", None, "CHEER"),
+        ("rejected", "not_offered: cards", "SWAP"),
+    ]
+    assert made.figures["rejected_by_reason"] == {"not_offered: cards": 1}
+
+
+def test_a_dou_dizhu_desk_offers_every_effect() -> None:
+    made, _ = desk()
+    assert made.offered == frozenset(Effect) == get_game("ddz").gift_effects
+    assert made.game == "ddz"
 
 
 # --- targets ----------------------------------------------------------------------------
