@@ -50,8 +50,8 @@ from typing import IO, Any, Final
 import orjson
 from pydantic import BaseModel
 
-from arena.agents.inprocess import ListedPlayRequest, MoveReply
 from arena.events import Event
+from arena.games.ddz.agents.inprocess import ListedPlayRequest, MoveReply
 from arena.games.registry import DEFAULT_GAME
 from arena.masking import MaskedLines
 from arena.replay_check import (

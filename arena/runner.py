@@ -18,7 +18,7 @@ from arena.agents.base import Agent
 from arena.agents.registry import create_agent
 from arena.config import ArenaConfig, SeatConfig
 from arena.errors import raise_start_failures
-from arena.games.base import GameRules
+from arena.games.base import Game, GameRules
 from arena.replay import ReplayWriter
 from arena.sinks.health import GuardedSink
 from arena.sinks.queued import DEFAULT_MAX_EVENTS, QueuedSink
@@ -74,11 +74,20 @@ def queue_sinks(
     ]
 
 
-def seat_agent(seat: SeatConfig, *, seed: int, rules: GameRules, seat_key: str) -> Agent:
+def seat_agent(
+    seat: SeatConfig, *, seed: int, rules: GameRules, seat_key: str, game: Game | None = None
+) -> Agent:
     """The agent a seat's config describes (a ConfigError names ``seat_key`` and the
-    seat's name): its type, name and options, the seed and rules the table gives."""
+    seat's name): its type, name and options, the seed and rules the table gives; its
+    type one of ``game``'s (Dou Dizhu's when None), and an agent that plays it."""
     return create_agent(
-        seat.type, seat.name, seed=seed, rules=rules, options=dict(seat.options), seat_key=seat_key
+        seat.type,
+        seat.name,
+        seed=seed,
+        rules=rules,
+        options=dict(seat.options),
+        seat_key=seat_key,
+        game=game,
     )
 
 
@@ -110,6 +119,7 @@ def build_tables(
                 seed=derive_seed(seed, table_id, "seat", position),
                 rules=config.rules,
                 seat_key=f"seats.{position}",
+                game=config.game_info,
             )
             for position, seat in enumerate(config.seats)
         ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from arena.agents import RandomAgent
+from arena.games.ddz.agents.scripted import RandomAgent
 from protocol import BidRequest, BidResponse, PlayRequest, PlayResponse
 
 __all__ = ["SlowAgent"]

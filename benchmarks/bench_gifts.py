@@ -66,8 +66,8 @@ from typing import Any, TypeVar
 
 import orjson
 
-from arena.agents import GreedyAgent, HeuristicAgent
 from arena.events import Event
+from arena.games.ddz.agents.scripted import GreedyAgent, HeuristicAgent
 from arena.games.ddz.turns import DdzTurns
 from arena.table import Table, TableSettings, play_match
 from gifts.desk import GiftDesk

@@ -33,11 +33,11 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final, TypeAlias
 
-from arena.agents import HeuristicAgent, RandomAgent
 from arena.agents.llm.extract import extract_reply
 from arena.agents.llm.openai_seat import OpenAIAgent, close_clients, reply_schema
 from arena.agents.llm.prompts import Language, LegalMoves, build_prompt
-from arena.agents.reading import legal_for
+from arena.games.ddz.agents.reading import legal_for
+from arena.games.ddz.agents.scripted import HeuristicAgent, RandomAgent
 from arena.games.ddz.engine import DEFAULT_RULES, ComboType
 from arena.table import Table, TableSettings, play_match
 from arena.testing import RequestCapture

@@ -43,9 +43,9 @@ from typing import Any
 import aiomqtt
 import orjson
 
-from arena.agents import HeuristicAgent
 from arena.config import ArenaConfig, MqttSettings, parse_config
 from arena.events import Event
+from arena.games.ddz.agents.scripted import HeuristicAgent
 from arena.runner import run_arena
 from arena.sinks.mqtt import MqttSink
 from arena.sinks.mqtt_publisher import Publisher

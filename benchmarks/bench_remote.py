@@ -23,9 +23,9 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from arena.agents import HeuristicAgent
 from arena.agents.http import HttpAgent
 from arena.agents.process import SubprocessAgent
+from arena.games.ddz.agents.scripted import HeuristicAgent
 from arena.table import Table, play_match
 from arena.table.calls import as_reply
 from protocol import PlayRequest, PlayResponse

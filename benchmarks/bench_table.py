@@ -23,9 +23,9 @@ import time
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from arena.agents import RandomAgent
-from arena.agents.inprocess import move_of
 from arena.events import Event
+from arena.games.ddz.agents.inprocess import move_of
+from arena.games.ddz.agents.scripted import RandomAgent
 from arena.games.ddz.engine import Phase, PlayAction, Round, resolve_cards
 from arena.games.ddz.turns import DdzTurns
 from arena.games.ddz.views import SeatViews

@@ -22,10 +22,11 @@ from typing import Any
 
 import pytest
 
-from arena.agents import BaseAgent, GreedyAgent, HeuristicAgent, RandomAgent
-from arena.agents.reading import hand_of, trick_of
+from arena.agents import BaseAgent
 from arena.agents.remote import RemoteAgent
 from arena.cli import main
+from arena.games.ddz.agents.reading import hand_of, trick_of
+from arena.games.ddz.agents.scripted import GreedyAgent, HeuristicAgent, RandomAgent
 from arena.games.ddz.engine import PASS, Combo, cards_of, legal_plays
 from arena.table.clock import ManualClock
 from arena.testing import (
@@ -700,7 +701,7 @@ def test_a_program_that_takes_a_moment_to_exit_is_let_exit(
 
 
 CLOSE_FAILS = """
-from arena.agents import HeuristicAgent
+from arena.games.ddz.agents.scripted import HeuristicAgent
 
 
 class ClosesBadly(HeuristicAgent):

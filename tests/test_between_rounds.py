@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
-from arena.agents import GreedyAgent
 from arena.cli import main
 from arena.errors import IllegalActionError
 from arena.events import Event
+from arena.games.ddz.agents.scripted import GreedyAgent
 from arena.replay import ReplayWriter, load_replay, verify_round
 from arena.sinks.base import CollectingSink
 from arena.table import SafePointHandle, Table, play_match

@@ -191,7 +191,7 @@ def test_the_agent_constructors_traceback_is_logged_at_debug(
 # ─── a seat's mistake: one line naming the file, the key and the seat ──────────────────
 
 USER_MODULE = """
-from arena.agents import GreedyAgent
+from arena.games.ddz.agents.scripted import GreedyAgent
 
 
 def make_agent(name, **options):

@@ -23,9 +23,9 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from arena.agents import HeuristicAgent
 from arena.config import parse_config
 from arena.events import Event
+from arena.games.ddz.agents.scripted import HeuristicAgent
 from arena.games.ddz.engine import Rules
 from arena.runner import run_arena
 from arena.sinks.base import CollectingSink

@@ -29,11 +29,11 @@ from fake_providers import (  # noqa: F401 (an autouse fixture)
     shared_clients,
 )
 
-from arena.agents import GreedyAgent
 from arena.agents.llm.openai_seat import OpenAIAgent
 from arena.cli import main
 from arena.errors import IllegalActionError
 from arena.events import Event
+from arena.games.ddz.agents.scripted import GreedyAgent
 from arena.games.ddz.engine import Phase, Rules
 from arena.replay import ReplayWriter
 from arena.sinks.base import CollectingSink

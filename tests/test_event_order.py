@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import asyncio
 
-from arena.agents import RandomAgent
 from arena.events import Event
+from arena.games.ddz.agents.scripted import RandomAgent
 from arena.sinks.base import CollectingSink
 from arena.sinks.queued import QueuedSink, queued_sinks
 from arena.table import Table, play_match

@@ -10,10 +10,10 @@ import pytest
 from arena.agents.base import BaseAgent, plays
 from arena.agents.http import HttpAgent
 from arena.agents.process import SubprocessAgent
-from arena.agents.scripted import HeuristicAgent
 from arena.config import ArenaConfig, default_seats, load_config
 from arena.errors import ConfigError
 from arena.games.base import Game, GameRules
+from arena.games.ddz.agents.scripted import HeuristicAgent
 from arena.games.ddz.engine import Rules
 from arena.games.registry import get_game, known_games
 from arena.table import Table

@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from arena.agents import GreedyAgent
 from arena.errors import ConfigError
 from arena.events import Event
+from arena.games.ddz.agents.scripted import GreedyAgent
 from arena.games.registry import get_game
 from arena.sinks.base import CollectingSink
 from arena.sinks.spectator import CollectingSpectatorOutput, SpectatorFeed

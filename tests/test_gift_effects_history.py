@@ -22,10 +22,10 @@ from typing import Any
 
 import pytest
 
-from arena.agents import GreedyAgent
 from arena.cli import main
 from arena.errors import IllegalActionError
 from arena.events import Event
+from arena.games.ddz.agents.scripted import GreedyAgent
 from arena.games.ddz.engine import Phase, Round
 from arena.replay import ReplayWriter, RoundMismatch, load_replay, verify_round
 from arena.sinks.base import CollectingSink

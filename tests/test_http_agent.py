@@ -25,12 +25,12 @@ from typing import Any
 import pytest
 from agents_for_tests import engine_moves_of, listed_moves_of
 
-from arena.agents import HeuristicAgent
 from arena.agents.http import HttpAgent
 from arena.agents.registry import create_agent
 from arena.cli import main
 from arena.config import parse_config
 from arena.errors import AgentStartError, ConfigError
+from arena.games.ddz.agents.scripted import HeuristicAgent
 from arena.logs import EVENT_ATTRIBUTE
 from arena.replay import ReplayWriter, load_replay, verify_round
 from arena.runner import run_arena

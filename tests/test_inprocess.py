@@ -17,16 +17,16 @@ import pytest
 import structlog
 from agents_for_tests import FakeAgent, ddz_turns, make_deal
 
-from arena.agents import GreedyAgent, RandomAgent
-from arena.agents.inprocess import (
+from arena.errors import IllegalActionError
+from arena.games.ddz.agents.inprocess import (
     ListedPlayRequest,
     MoveReply,
     attach_move,
     listed_moves,
     move_of,
 )
-from arena.agents.reading import hand_of, legal_for, play_reply, trick_of
-from arena.errors import IllegalActionError
+from arena.games.ddz.agents.reading import hand_of, legal_for, play_reply, trick_of
+from arena.games.ddz.agents.scripted import GreedyAgent, RandomAgent
 from arena.games.ddz.engine import Combo, ComboType, Phase, Round, Rules, card, legal_moves
 from arena.table import Table, TableSettings
 from protocol import (

@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-from arena.agents.inprocess import ListedPlayRequest
 from arena.agents.llm.extract import (
     Extracted,
     extract_reply,
@@ -15,6 +14,7 @@ from arena.agents.llm.extract import (
     strip_reasoning,
 )
 from arena.errors import AgentReplyError
+from arena.games.ddz.agents.inprocess import ListedPlayRequest
 from protocol import (
     BidRecord,
     BidRequest,

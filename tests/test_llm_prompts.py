@@ -8,7 +8,6 @@ from importlib.resources import files
 
 import pytest
 
-from arena.agents import HeuristicAgent, RandomAgent
 from arena.agents.llm.facts import facts_of
 from arena.agents.llm.prompts import (
     LANGUAGES,
@@ -18,8 +17,9 @@ from arena.agents.llm.prompts import (
     estimate_tokens,
     retry_text,
 )
-from arena.agents.reading import legal_for
 from arena.config import SeatConfig
+from arena.games.ddz.agents.reading import legal_for
+from arena.games.ddz.agents.scripted import HeuristicAgent, RandomAgent
 from arena.games.ddz.engine import DECK, Rules
 from arena.table import Table, TableSettings, play_match
 from arena.testing import RequestCapture

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 import pytest
 import structlog
 
-from arena.agents import GreedyAgent
 from arena.events import Event
+from arena.games.ddz.agents.scripted import GreedyAgent
 from arena.sinks.base import CollectingSink
 from arena.table import RoundRecord, Table, play_match
 

@@ -182,7 +182,7 @@ async def test_a_clean_comment_and_hint_pass_unchanged_and_uncounted() -> None:
 
 async def test_a_scripted_agents_comment_passes_the_moderator_too() -> None:
     """The heuristic bot says 收工！ when it finishes: a custom list may block even that."""
-    from arena.agents import HeuristicAgent
+    from arena.games.ddz.agents.scripted import HeuristicAgent
 
     moderator = Moderator(["收工"], replacement="…")
     sink = CollectingSink()

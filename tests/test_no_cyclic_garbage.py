@@ -25,10 +25,10 @@ from typing import Any
 import pytest
 from test_http_agent import StartServer, serve_fixture  # noqa: F401  (the fixture "serve")
 
-from arena.agents import GreedyAgent, HeuristicAgent, RandomAgent
 from arena.agents.http import HttpAgent
 from arena.agents.process import SubprocessAgent
 from arena.config import parse_config
+from arena.games.ddz.agents.scripted import GreedyAgent, HeuristicAgent, RandomAgent
 from arena.replay import ReplayWriter
 from arena.runner import run_arena
 from arena.sinks.base import CollectingSink

@@ -23,8 +23,8 @@ import pytest
 from fake_providers import FakeOpenAI, legal_model, shared_clients  # noqa: F401 (fixture)
 from playwright.async_api import Browser, Page, async_playwright
 
-from arena.agents.scripted import HeuristicAgent
 from arena.config import ArenaConfig, ServerSettings, parse_config
+from arena.games.ddz.agents.scripted import HeuristicAgent
 from arena.runner import build_tables, play_tables
 from arena.server.wiring import ArenaServer
 from arena.sinks.spectator import SpectatorFeed

@@ -14,7 +14,6 @@ import json
 
 import pytest
 
-from arena.agents import RandomAgent
 from arena.agents.llm.facts import AnyAskRequest
 from arena.agents.llm.prompts import (
     AUDIENCE_TOKENS,
@@ -25,6 +24,7 @@ from arena.agents.llm.prompts import (
     template_text,
 )
 from arena.config import SeatConfig
+from arena.games.ddz.agents.scripted import RandomAgent
 from arena.table import Table, TableSettings, play_match
 from arena.testing import RequestCapture
 from protocol import PlayRequest, parse_message

@@ -23,7 +23,7 @@ from arena.logs import EVENT_ATTRIBUTE
 
 LOWEST_FIRST = """
 from arena.agents import BaseAgent
-from arena.agents.reading import legal_for, pass_reply, play_reply
+from arena.games.ddz.agents.reading import legal_for, pass_reply, play_reply
 
 
 class LowestFirst(BaseAgent):

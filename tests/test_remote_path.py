@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from arena.agents import HeuristicAgent
 from arena.agents.remote import RemoteAgent, reply_request_id, wire_bytes
 from arena.errors import AgentReplyError
+from arena.games.ddz.agents.scripted import HeuristicAgent
 from arena.replay import ReplayWriter, load_replay, verify_round
 from arena.table import Table, play_match
 from arena.table.calls import as_reply

@@ -19,8 +19,8 @@ from typing import Any
 import orjson
 import pytest
 
-from arena.agents import GreedyAgent
 from arena.events import Event
+from arena.games.ddz.agents.scripted import GreedyAgent
 from arena.logs import EVENT_ATTRIBUTE
 from arena.replay import ReplayWriter, encoded_decision, load_replay
 from arena.safe_json import dumps, json_safe

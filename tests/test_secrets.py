@@ -36,10 +36,10 @@ from test_server import config as server_config
 from test_server import play, served
 
 from arena.agents.process import SubprocessAgent
-from arena.agents.scripted import HeuristicAgent
 from arena.cli import main
 from arena.errors import ConfigError
 from arena.events import Event
+from arena.games.ddz.agents.scripted import HeuristicAgent
 from arena.logs import EVENT_ATTRIBUTE, configure_logging, get_logger, say
 from arena.masking import (
     MaskedLines,

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from arena.agents import RandomAgent
 from arena.events import Event
+from arena.games.ddz.agents.scripted import RandomAgent
 from arena.logs import EVENT_ATTRIBUTE
 from arena.sinks.base import CollectingSink
 from arena.sinks.health import (

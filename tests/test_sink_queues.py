@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from arena.agents import RandomAgent
 from arena.config import parse_config
 from arena.errors import ConfigError
 from arena.events import Event
+from arena.games.ddz.agents.scripted import RandomAgent
 from arena.logs import EVENT_ATTRIBUTE
 from arena.runner import build_tables, run_arena
 from arena.sinks.base import CollectingSink

@@ -27,13 +27,14 @@ from typing import Any
 
 import pytest
 
-from arena.agents import HeuristicAgent, create_agent
+from arena.agents import create_agent
 from arena.agents.base import Agent
 from arena.agents.lines import LineSplitter, LineTooLong
 from arena.agents.process import SubprocessAgent
 from arena.cli import main
 from arena.config import parse_config
 from arena.errors import AgentStartError, ConfigError
+from arena.games.ddz.agents.scripted import HeuristicAgent
 from arena.logs import EVENT_ATTRIBUTE
 from arena.replay import ReplayWriter, load_replay, verify_round
 from arena.runner import build_tables, open_tables

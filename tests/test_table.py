@@ -25,11 +25,11 @@ import pytest
 from agents_for_tests import FakeAgent, cards_in, ddz_turns, make_deal, pass_reply, play_cards
 from rich.console import Console
 
-from arena.agents import GreedyAgent, HeuristicAgent, RandomAgent
-from arena.agents.reading import legal_for
 from arena.config import parse_config
 from arena.errors import AgentReplyError, ReplyFault
 from arena.events import Event
+from arena.games.ddz.agents.reading import legal_for
+from arena.games.ddz.agents.scripted import GreedyAgent, HeuristicAgent, RandomAgent
 from arena.games.ddz.engine import Phase, Round, Rules, card, classify, legal_moves
 from arena.runner import run_arena
 from arena.sinks.base import CollectingSink

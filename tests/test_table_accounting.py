@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 from agents_for_tests import FakeAgent, make_deal, pass_reply
 
-from arena.agents import GreedyAgent
 from arena.agents.reports import CallReport, Usage
 from arena.errors import AgentDownError, AgentUnavailableError
 from arena.events import Event
+from arena.games.ddz.agents.scripted import GreedyAgent
 from arena.games.ddz.engine import Rules
 from arena.logs import EVENT_ATTRIBUTE
 from arena.sinks.base import CollectingSink

@@ -24,8 +24,8 @@ import pytest
 import structlog
 from agents_for_tests import FakeAgent, make_deal
 
-from arena.agents import GreedyAgent, HeuristicAgent
-from arena.agents.reading import legal_for, play_reply
+from arena.games.ddz.agents.reading import legal_for, play_reply
+from arena.games.ddz.agents.scripted import GreedyAgent, HeuristicAgent
 from arena.games.ddz.engine import Rules
 from arena.gc_policy import PAUSES
 from arena.logs import EVENT_ATTRIBUTE, get_logger

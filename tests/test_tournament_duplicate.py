@@ -403,7 +403,7 @@ def test_an_unknown_duplicate_mode_is_named() -> None:
 def a_record() -> RoundRecord:
     import asyncio
 
-    from arena.agents import GreedyAgent
+    from arena.games.ddz.agents.scripted import GreedyAgent
 
     table = Table([GreedyAgent("x"), GreedyAgent("y"), GreedyAgent("z")])
     return asyncio.run(play_match(table, rounds=1, seed=1)).rounds[0]

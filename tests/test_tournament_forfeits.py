@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 from agents_for_tests import FaultyAgent
 
-from arena.agents import Agent, GreedyAgent, HeuristicAgent, RandomAgent
+from arena.agents import Agent
+from arena.games.ddz.agents.scripted import GreedyAgent, HeuristicAgent, RandomAgent
 from arena.games.ddz.engine import Rules
 from arena.table import RoundRecord, Table, play_match
 from tournaments.forfeits import (

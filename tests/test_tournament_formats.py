@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena.agents import GreedyAgent
+from arena.games.ddz.agents.scripted import GreedyAgent
 from arena.table import Table, play_match
 from tournaments.formats import (
     Format,

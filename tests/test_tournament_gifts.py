@@ -231,7 +231,7 @@ def test_arena_tournament_run_takes_gifts_from_a_simulated_audience(
 
 
 async def test_a_gift_between_stages_waits_for_the_next_table_and_is_told_there() -> None:
-    from arena.agents import GreedyAgent
+    from arena.games.ddz.agents.scripted import GreedyAgent
     from arena.sinks.base import CollectingSink
     from arena.table import Table
 

@@ -18,7 +18,8 @@ import pytest
 from agents_for_tests import FaultyAgent
 from rich.console import Console
 
-from arena.agents import Agent, GreedyAgent, HeuristicAgent, RandomAgent
+from arena.agents import Agent
+from arena.games.ddz.agents.scripted import GreedyAgent, HeuristicAgent, RandomAgent
 from arena.table import FAULT_CATEGORIES, RoundRecord, Table, play_match
 from tournaments.leaderboard import Leaderboard
 from tournaments.ratings import DEFAULT_MU, DEFAULT_SIGMA, Ratings

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from openskill.models import PlackettLuce
 
-from arena.agents import GreedyAgent, HeuristicAgent, RandomAgent
+from arena.games.ddz.agents.scripted import GreedyAgent, HeuristicAgent, RandomAgent
 from arena.table import RoundRecord, Table, play_match
 from tournaments.ratings import (
     DEFAULT_MU,

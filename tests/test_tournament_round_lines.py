@@ -13,8 +13,8 @@ import orjson
 import pytest
 from agents_for_tests import FakeAgent
 
-from arena.agents import GreedyAgent
 from arena.events import Event
+from arena.games.ddz.agents.scripted import GreedyAgent
 from arena.replay import ReplayWriter, read_replay, strip_timing, verify_round
 from arena.table import Table, play_match
 from protocol import PlayRequest

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from agents_for_tests import FakeAgent
 
-from arena.agents import GreedyAgent
+from arena.games.ddz.agents.scripted import GreedyAgent
 from arena.replay import load_replay, read_replay, verify_round
 from arena.table import Table, play_match
 from arena.table.match import MatchSummary
@@ -297,7 +297,7 @@ async def test_round_record_rebuilds_what_to_dict_wrote() -> None:
 
 KILLED_MID_ROUND = """
 import asyncio, os, signal, sys
-from arena.agents import GreedyAgent
+from arena.games.ddz.agents.scripted import GreedyAgent
 from arena.table import Table, play_match
 from tournaments.store import TournamentStore
 

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from arena.agents import Agent, HeuristicAgent, RandomAgent
+from arena.agents import Agent
+from arena.games.ddz.agents.scripted import HeuristicAgent, RandomAgent
 from arena.games.ddz.engine import Rules
 from arena.table import RoundRecord, Table, play_match
 from tournaments.stored_check import result_problems

@@ -43,7 +43,9 @@ _Fragment = orjson.Fragment
 _NEWLINE = orjson.OPT_APPEND_NEWLINE
 _compressor = zstandard.ZstdCompressor(level=1)
 _decompressor = zstandard.ZstdDecompressor()
-_EVENT_FIELDS: Final = Event._fields
+_EVENT_FIELDS: Final = Event._fields[:7]
+"""An event's fields as a replay's event line has them: all but ``game``, which the
+round's header names (stored rounds from before it have these seven)."""
 _clock = time.perf_counter
 
 
@@ -65,7 +67,7 @@ class RoundLines:
 
     def event(self, event: Event) -> None:
         """Keep a public event (a tuple: immutable, held as its fields)."""
-        self._items.append(event[:])
+        self._items.append(event[:7])  # as the replay writes it: its header names the game
 
     def message(
         self,

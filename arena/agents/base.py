@@ -55,7 +55,7 @@ class Agent(Protocol):
 def lists_legal_moves(agent: object) -> bool:
     """Whether the agent asked for its legal moves in every PLAY_REQUEST on the wire
     (``wants_legal_moves``, a remote seat's ``options.legal_moves``). An agent in this
-    process has them already (``arena.agents.reading.legal_for``), at no cost."""
+    process has them already (``arena.games.ddz.agents.reading.legal_for``), at no cost."""
     return getattr(agent, "wants_legal_moves", False) is True
 
 

@@ -16,8 +16,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final
 
 from arena.agents.base import BaseAgent
-from arena.agents.reading import hand_of, legal_for, pass_reply, trick_of
 from arena.errors import AgentUnavailableError, IllegalActionError
+from arena.games.ddz.agents.reading import hand_of, legal_for, pass_reply, trick_of
 from arena.games.ddz.engine import DEFAULT_RULES, Combo, Rules, playable_reading, resolve_cards
 from protocol import (
     BidRequest,

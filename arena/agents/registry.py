@@ -1,7 +1,10 @@
-"""Finding an agent class by name: built-ins, entry points, or a dotted path.
+"""Finding an agent class by name: built-ins, the game's own, entry points, or a dotted path.
 
-Config names an agent by a type name (``heuristic``), by a name a third-party package
-registered under the ``ddz_arena.agents`` entry-point group, or by ``module:Class``.
+Config names an agent by a type name: one of the arena's transports (``subprocess``,
+``http``, ``openai``, ...), one of the scripted agents of the game being played
+(Dou Dizhu's ``heuristic``: :attr:`~arena.games.base.Game.scripted_agents`), a name a
+third-party package registered under the ``ddz_arena.agents`` entry-point group, or
+``module:Class``. Each function takes the game (Dou Dizhu's when None).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from arena.agents.base import Agent, BaseAgent, games_played, plays
 from arena.errors import ConfigError
 from arena.games.base import Game, GameRules
 from arena.games.ddz.engine import DEFAULT_RULES
+from arena.games.registry import DEFAULT_GAME, get_game
 from arena.logs import get_logger
 
 __all__ = [
@@ -28,6 +32,7 @@ __all__ = [
     "BUILTIN_AGENTS",
     "ENTRY_POINT_GROUP",
     "agent_class",
+    "agent_types",
     "check_agent_class",
     "create_agent",
 ]
@@ -40,28 +45,35 @@ AGENT_INTERFACE: Final = ("name", "notify", "bid", "double", "play", "close")
 """What :class:`~arena.agents.base.Agent` asks of an agent: a name and five methods."""
 
 BUILTIN_AGENTS: Final[dict[str, str]] = {
-    "random": "arena.agents.scripted:RandomAgent",
-    "greedy": "arena.agents.scripted:GreedyAgent",
-    "heuristic": "arena.agents.scripted:HeuristicAgent",
     "human": "arena.agents.human:HumanAgent",
     "subprocess": "arena.agents.process:SubprocessAgent",
     "http": "arena.agents.http:HttpAgent",
     "openai": "arena.agents.llm.openai_seat:OpenAIAgent",
     "anthropic": "arena.agents.llm.anthropic_seat:AnthropicAgent",
 }
-"""The built-in agent types, each the ``module:Class`` of its class. A class is imported
-when a seat first names its type: a seat type's dependencies (an HTTP client, a model
-SDK) load only for a config that uses it. Besides start-up time, every object a module
-leaves behind makes each of the garbage collector's full passes longer, and an HTTP
-client imported by a table of scripted bots cost it 0.1 M instructions a round."""
+"""The arena's own agent types, for every game (a game's scripted agents are the
+game's: :func:`agent_types`), each the ``module:Class`` of its class. A class is
+imported when a seat first names its type: a seat type's dependencies (an HTTP client, a
+model SDK) load only for a config that uses it. Besides start-up time, every object a
+module leaves behind makes each of the garbage collector's full passes longer, and an
+HTTP client imported by a table of scripted bots cost it 0.1 M instructions a round."""
 
 
-def agent_class(type_name: str) -> type[Any]:
-    """The class behind a configured agent type; ConfigError says what was tried.
+def agent_types(game: Game | None = None) -> dict[str, str]:
+    """Every agent type a config of ``game`` (Dou Dizhu when None) names without a
+    ``module:Class``, each the ``module:Class`` of its class: the game's scripted agents
+    first, then the arena's own (:data:`BUILTIN_AGENTS`, which win a clash of names)."""
+    played = game if game is not None else get_game(DEFAULT_GAME)
+    return {**played.scripted_agents, **BUILTIN_AGENTS}
+
+
+def agent_class(type_name: str, game: Game | None = None) -> type[Any]:
+    """The class behind a configured agent type at a table of ``game`` (Dou Dizhu when
+    None); ConfigError says what was tried.
 
     Anything but a class is refused: the table builds agents by calling their class.
     """
-    found = _find(type_name)
+    found = _find(type_name, agent_types(game))
     if not inspect.isclass(found):
         kind = "a function" if inspect.isroutine(found) else f"a {type(found).__name__}"
         raise ConfigError(
@@ -74,8 +86,9 @@ def agent_class(type_name: str) -> type[Any]:
 def check_agent_class(type_name: str, game: Game | None = None) -> type[Any]:
     """The class behind an agent type, checked for the Agent methods without building
     an agent (building one may open connections or start programs): the config check.
-    With ``game``, the class must play it (:func:`~arena.agents.base.plays`)."""
-    cls = agent_class(type_name)
+    With ``game``, the type names are that game's and the class must play it
+    (:func:`~arena.agents.base.plays`); without, Dou Dizhu's names, nothing checked."""
+    cls = agent_class(type_name, game)
     missing = [m for m in AGENT_INTERFACE[1:] if not callable(getattr(cls, m, None))]
     if missing:
         raise ConfigError(
@@ -112,10 +125,11 @@ def _registered_on(path: tuple[str, ...]) -> Mapping[str, EntryPoint]:
     return found
 
 
-def _find(type_name: str) -> Any:
-    """Whatever the type name names: a built-in, an entry point or a module attribute."""
-    if type_name in BUILTIN_AGENTS:
-        module_name, _, attribute = BUILTIN_AGENTS[type_name].partition(":")
+def _find(type_name: str, builtin: Mapping[str, str]) -> Any:
+    """Whatever the type name names: a built-in (``builtin``: :func:`agent_types`), an
+    entry point or a module attribute."""
+    if type_name in builtin:
+        module_name, _, attribute = builtin[type_name].partition(":")
         return getattr(importlib.import_module(module_name), attribute)
     entry = _registered().get(type_name)
     if entry is not None:
@@ -158,7 +172,7 @@ def _find(type_name: str) -> Any:
             raise ConfigError(
                 f"agent type {type_name!r}: {module_name} has no {attribute!r}"
             ) from None
-    known = [*BUILTIN_AGENTS, *_registered()]
+    known = [*builtin, *_registered()]
     hint = _did_you_mean(type_name, known)
     raise ConfigError(
         f"unknown agent type {type_name!r}{f' ({hint})' if hint else ''}; "
@@ -205,7 +219,8 @@ def create_agent(
     ``seat_key`` (``"seats.1"``) is where a config set this agent up: errors then name
     that key and the seat, ``seats.1.options (seat 'Beta'): heuristic got ...``, so that
     the user looks at the right seat, instead of ``agent 'Beta' (heuristic): got ...``.
-    With ``game``, an agent that does not play it is such an error too.
+    With ``game``, the type names are that game's (Dou Dizhu's without), and an agent
+    that does not play it is such an error too.
     """
 
     def blame(part: str, problem: str, *, own: bool = False) -> ConfigError:
@@ -219,7 +234,7 @@ def create_agent(
     # a tournament's roster is [[agents]], an arena's [[seats]]: say it as the file does
     noun = "agent" if seat_key is not None and seat_key.startswith("agents.") else "seat"
     try:
-        cls = agent_class(type_name)
+        cls = agent_class(type_name, game)
     except ConfigError as exc:
         if seat_key is None:
             raise

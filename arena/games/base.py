@@ -102,6 +102,11 @@ class Game:
     agent_methods: tuple[str, ...] = field(default=())
     """What an in-process agent must implement to play this game (its ``requests``'
     methods, unless some have defaults in the game's base agent)."""
+    scripted_agents: Mapping[str, str] = field(default_factory=dict)
+    """The game's own agent types, each name (a seat's ``type``) with the ``module:Class``
+    of its class, imported when a seat names it (Dou Dizhu: ``random``, ``greedy``,
+    ``heuristic``). The arena's transports (``subprocess``, ``http``, ``openai``, ...)
+    are every game's (:data:`arena.agents.registry.BUILTIN_AGENTS`)."""
 
     def seat_count(self, rules: GameRules | None = None) -> int:
         """The seats of a table under ``rules`` (the default rules when None)."""

@@ -789,7 +789,11 @@ class Table:
         else:
             return
         standin = create_agent(
-            self.settings.standin, state.name, seed=self._standin_seed, rules=self.rules
+            self.settings.standin,
+            state.name,
+            seed=self._standin_seed,
+            rules=self.rules,
+            game=self.game,
         )
         state.seat_standin(standin, until)
         log.warning("seat_replaced", seat=seat, agent=state.name, by=self.settings.standin)

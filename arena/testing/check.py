@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from arena.agents.base import Agent, lists_legal_moves
-from arena.agents.reading import legal_for
 from arena.errors import AgentReplyError, error_text
+from arena.games.ddz.agents.reading import legal_for
 from arena.games.ddz.engine import DEFAULT_RULES, Rules
 from arena.games.ddz.views import with_legal_moves
 from arena.logs import get_logger

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Literal, TypeAlias, get_args
 
-from arena.agents.reading import hand_of, trick_of
 from arena.errors import AgentReplyError, IllegalActionError
+from arena.games.ddz.agents.reading import hand_of, trick_of
 from arena.games.ddz.engine import DEFAULT_RULES, Rules, playable_reading, resolve_cards
 from arena.table.calls import Reply, Request, as_reply, check_addressed
 from protocol import (

@@ -41,8 +41,8 @@ import orjson
 from pydantic import BaseModel
 
 from arena.agents.llm.facts import AnyAskRequest, Facts, facts_of, rank_counts_text
-from arena.agents.reading import legal_for
 from arena.errors import ConfigError
+from arena.games.ddz.agents.reading import legal_for
 from arena.games.ddz.engine import CARDS_BY_TEXT, DEFAULT_RULES, Rules
 from protocol import BidRequest, DoubleRequest, Emotion, PlayRequest, ReplyRejected
 

@@ -47,4 +47,9 @@ GAME: Final = Game(
     sides=_sides,
     turns=_turns,
     agent_methods=("bid", "double", "play"),
+    scripted_agents={
+        "random": "arena.games.ddz.agents.scripted:RandomAgent",
+        "greedy": "arena.games.ddz.agents.scripted:GreedyAgent",
+        "heuristic": "arena.games.ddz.agents.scripted:HeuristicAgent",
+    },
 )

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 import structlog
 
-from arena.agents.inprocess import MoveReply, move_of
 from arena.games.base import Game
+from arena.games.ddz.agents.inprocess import MoveReply, move_of
 from arena.games.ddz.engine import (
     BidAction,
     ComboType,

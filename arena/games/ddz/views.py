@@ -13,7 +13,7 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from arena.agents.inprocess import ListedPlayRequest, attach_moves
+from arena.games.ddz.agents.inprocess import ListedPlayRequest, attach_moves
 from arena.games.ddz.engine import DEFAULT_RULES, Card, Combo, ComboType, Round, Rules, Settlement
 from protocol import (
     BidRecord,

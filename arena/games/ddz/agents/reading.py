@@ -6,7 +6,7 @@ small bridge from and to the wire messages they receive and send.
 
 from __future__ import annotations
 
-from arena.agents.inprocess import MoveReply, attach_move, listed_moves
+from arena.games.ddz.agents.inprocess import MoveReply, attach_move, listed_moves
 from arena.games.ddz.engine import (
     CARDS_BY_TEXT,
     DEFAULT_RULES,

@@ -12,8 +12,15 @@ import zlib
 from typing import Any
 
 from arena.agents.base import BaseAgent
-from arena.agents.hand_eval import bid_strength, plays_needed
-from arena.agents.reading import HandMemo, hand_of, legal_for, pass_reply, play_reply, trick_of
+from arena.games.ddz.agents.hand_eval import bid_strength, plays_needed
+from arena.games.ddz.agents.reading import (
+    HandMemo,
+    hand_of,
+    legal_for,
+    pass_reply,
+    play_reply,
+    trick_of,
+)
 from arena.games.ddz.engine import Combo, ComboType, rank_counts
 from protocol import (
     BidRequest,
@@ -108,7 +115,7 @@ class HeuristicAgent(BaseAgent):
     """A decent rule-based player: the baseline opponent for language models.
 
     It bids by hand strength, plays the move that leaves the fewest plays to finish
-    (:func:`~arena.agents.hand_eval.plays_needed`), keeps bombs for when they matter,
+    (:func:`~arena.games.ddz.agents.hand_eval.plays_needed`), keeps bombs for when they matter,
     never overtakes its teammate without reason, and feeds a teammate about to go out.
     """
 
