@@ -87,6 +87,7 @@ def test_default_seats_repeat_with_a_number_for_a_bigger_table() -> None:
         gift_effects=frozenset(),
         sides=lambda result: ((0, 2, 4), (1, 3, 5)),
         turns=lambda table, rules, listing: get_game("ddz").turns(table, rules, listing),
+        console=lambda: get_game("ddz").console(),
     )
     names = [seat.name for seat in default_seats(six, six.seat_count())]
     assert names == ["North", "East", "South", "North 2", "East 2", "South 2"]

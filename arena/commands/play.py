@@ -227,7 +227,7 @@ async def _play_once(
     sink = (
         LiveConsoleSink(fault_hint=hint)
         if live
-        else PlainConsoleSink(fault_hint=hint, actions=every_action)
+        else PlainConsoleSink(fault_hint=hint, actions=every_action, game=config.game)
     )
     config, broker = default_broker(config, args)
     mqtt = mqtt_sink(config, args, embedded=broker is not None) if config.mqtt.enabled else None

@@ -97,6 +97,9 @@ class Game:
     round's result, Dou Dizhu's ``Settlement``): what results, ratings and leaderboards
     count, rather than a game's roles."""
     turns: Callable[[Any, Any, Sequence[bool]], Turns] = field(repr=False)
+    console: Callable[[], Any] = field(repr=False)
+    """The game's part of the terminal: how its events read as lines, its panel on the
+    live board (``arena.sinks.game_console.GameConsole``)."""
     """The game's turns for a table: ``turns(table, rules, listing)``, ``listing`` saying
     per seat whether its requests list the legal moves on the wire."""
     agent_methods: tuple[str, ...] = field(default=())

@@ -30,9 +30,11 @@ from rich.live import Live
 from rich.text import Text
 
 from arena.events import Event, EventType
+from arena.games.registry import DEFAULT_GAME
 from arena.masking import masked, secrets_registered
 from arena.sinks.console_board import LiveBoard
-from arena.sinks.console_lines import DDZ_PLAY_KINDS, EventLines, table_order
+from arena.sinks.console_lines import EventLines, table_order
+from arena.sinks.game_console import console_of
 
 __all__ = [
     "FAULT_HINT",
@@ -66,9 +68,11 @@ _MATCH_KINDS: Final[frozenset[EventType]] = frozenset(
 )
 """Every game's events of a match's play (the players are in the match's last line too)."""
 
-_ACTION_KINDS: Final[frozenset[EventType]] = _MATCH_KINDS | DDZ_PLAY_KINDS
-"""The events of a match's play, the game's own with them: their only use in plain lines
-is a line each."""
+
+def action_kinds(game: str) -> frozenset[EventType]:
+    """The events of a match's play, the game's own with them: their only use in plain
+    lines is a line each."""
+    return _MATCH_KINDS | console_of(game).play_kinds
 
 
 class PlainConsoleSink:
@@ -88,10 +92,11 @@ class PlainConsoleSink:
         fault_hint: str | None = None,
         clock: Callable[[], float] = time.monotonic,
         actions: bool = True,
+        game: str = DEFAULT_GAME,
     ) -> None:
         self._stream = stream or sys.stdout
         self._notes = EventLines(fault_hint, clock=clock)
-        self.skipped_kinds: frozenset[str] = frozenset() if actions else _ACTION_KINDS
+        self.skipped_kinds: frozenset[str] = frozenset() if actions else action_kinds(game)
 
     async def emit(self, event: Event) -> None:
         """Print the event's lines, if it has any."""

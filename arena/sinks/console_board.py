@@ -5,14 +5,14 @@ a stand-in, the seat to act with its thinking time counting up (drawn by rich's 
 redraw thread, with no event), the game's own state, gifts and the running scores; one
 row per table instead when the boards do not fit the terminal, saying how many rows did
 not fit. This module keeps and draws that picture; :mod:`arena.sinks.console` feeds it
-and decides when to draw. What is Dou Dizhu's (roles, cards left, the trick, the bottom
-cards and call, a bid's words, the title) is kept apart in the ``_Ddz`` classes and
-``_ddz_`` functions.
+and decides when to draw. What is the game's (Dou Dizhu: roles, cards left, the trick,
+the bottom cards and call, a bid's words, the title) is its panel:
+:func:`~arena.sinks.game_console.console_of` the events' game.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -23,11 +23,13 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from arena.events import Event
+from arena.games.registry import DEFAULT_GAME
 from arena.sinks.console_gifts import BoardGifts
-from arena.sinks.console_lines import DDZ_ACTIONS, EMOTION_FACES, SLOW_TURN_S
+from arena.sinks.console_lines import EMOTION_FACES, SLOW_TURN_S
+from arena.sinks.game_console import GameConsole, console_of
 from arena.sinks.model_figures import ModelTally, seconds
 
-__all__ = ["LiveBoard"]
+__all__ = ["LiveBoard", "SeatView", "TableView"]
 
 
 # ─── cells ──────────────────────────────────────────────────────────────────────────────
@@ -83,118 +85,11 @@ class _Ticking:
         return Measurement.get(console, options, self.text())
 
 
-# ─── Dou Dizhu's panel ──────────────────────────────────────────────────────────────────
-
-_DDZ_SEATS: Final = 3
-"""Seats at a Dou Dizhu table: a board's seat lines, a row's seat columns."""
-
-_DDZ_TITLE: Final = "斗地主 Arena"
-"""The title of a table's board and of the rows."""
-
-_DDZ_LEGEND: Final = "▶ to act, 地 landlord, cards, score"
-"""What a row's seat cell says, in the rows' title."""
-
-_DDZ_COLUMNS: Final = ("role", "cards")
-"""A board's columns after the seat's name: 地主 or 农民, and cards left."""
-
-_BID_LABELS = {
-    (False, True): "叫地主",
-    (False, False): "不叫",
-    (True, True): "抢地主",
-    (True, False): "不抢",
-}
-"""Grab bidding's words on the board, by (grabbing, bid)."""
-
-
-@dataclass
-class _DdzSeat:
-    """A seat's Dou Dizhu state on the board: its role once the landlord is chosen,
-    and its cards left."""
-
-    role: str = ""
-    cards: int = 17
-
-
-@dataclass
-class _DdzTable:
-    """A table's Dou Dizhu state on the board, for the round: the trick's last play,
-    the bottom cards and the landlord's call."""
-
-    trick: str = ""
-    bottom: str = ""
-    call: str = ""
-
-
-def _ddz_apply(view: _TableView, seat: int, kind: str, d: Mapping[str, Any]) -> None:
-    """A Dou Dizhu event of the seat numbered ``seat``: a bid, the landlord, a double, a
-    play, a pass, a trick won, a round's result (and its scores)."""
-    target = view.seats[seat]
-    if kind == "bid":
-        grabbing = d.get("grab")
-        if grabbing is None:
-            target.last = f"bid {d['bid']}" if d["bid"] else "no bid"
-        else:
-            target.last = _BID_LABELS[(grabbing, bool(d["bid"]))]
-    elif kind == "landlord_chosen":
-        for index, other in enumerate(view.seats):
-            other.game.role = "地主" if index == seat else "农民"
-            other.game.cards = 20 if index == seat else 17
-        view.game.bottom = " ".join(d["bottom_cards"])
-        view.game.call = f"{d['call_score']}"
-    elif kind == "double":
-        target.last = d["kind"] if d["double"] else f"no {d['kind']}"
-    elif kind == "play":
-        target.last = " ".join(d["cards"])
-        target.game.cards = d["cards_left"]
-        view.game.trick = f"{target.name}: {' '.join(d['cards'])}  ({d['hand_type']})"
-    elif kind == "pass":
-        target.last = "pass"
-    elif kind == "trick_won":
-        view.game.trick = ""
-        for other in view.seats:
-            other.last = ""
-    elif kind == "round_result":
-        view.to_act = view.thinking_since = None
-        for other in view.seats:
-            other.total += d["scores"].get(other.name, 0)
-
-
-def _ddz_seatless(view: _TableView, kind: str, d: Mapping[str, Any]) -> None:
-    """A Dou Dizhu event of no seat: a viewer's 加牌 moved a card from the first seat
-    to the second, so their counts change (a play's event would set them right only at
-    that seat's next play)."""
-    if kind == "effect_applied" and d.get("effect") == "transfer":
-        seats = d.get("seats", ())
-        if len(seats) == 2 and all(0 <= s < len(view.seats) for s in seats):
-            view.seats[seats[0]].game.cards -= 1
-            view.seats[seats[1]].game.cards += 1
-
-
-def _ddz_cells(seat: _SeatView) -> list[RenderableType]:
-    """A seat's cells in :data:`_DDZ_COLUMNS`."""
-    return [seat.game.role, str(seat.game.cards)]
-
-
-def _ddz_header(view: _TableView) -> Text:
-    """The line under the seats: ``trick: Ann: ♠3  (SINGLE)    bottom: ...    call: 3``."""
-    game = view.game
-    header = Text(f"trick: {game.trick or '—'}    bottom: {game.bottom or '?'}")
-    if game.call:
-        header.append(f"    call: {game.call}")
-    return header
-
-
-def _ddz_row_cell(seat: _SeatView) -> str:
-    """A row's seat cell after the name: ``地 `` for the landlord, then cards left."""
-    role = {"地主": "地 ", "农民": ""}.get(seat.game.role, "")
-    return f"{role}{seat.game.cards}"
-
-
 # ─── a table's picture ──────────────────────────────────────────────────────────────────
 
 
 @dataclass
-class _SeatView:
+class SeatView:
     """A seat as its table's board shows it."""
 
     name: str
@@ -207,31 +102,37 @@ class _SeatView:
     standin: str = ""
     """The stand-in's type while one plays for the seat."""
     standin_for_match: bool = False
-    game: _DdzSeat = field(default_factory=_DdzSeat)
+    game: Any = None
+    """The seat's state in the game's panel (its ``new_seat``)."""
 
 
 @dataclass
-class _TableView:
+class TableView:
     """A table as its board shows it."""
 
     table: str
     round: int = 0
     rounds: int = 0
-    seats: list[_SeatView] = field(default_factory=list)
+    seats: list[SeatView] = field(default_factory=list)
     log: list[str] = field(default_factory=list)
     to_act: int | None = None
     thinking_since: float | None = None
     """When the seat to act was asked (its ``turn_started``), until its action."""
     gifts: BoardGifts = field(default_factory=BoardGifts)
-    game: _DdzTable = field(default_factory=_DdzTable)
+    panel: GameConsole = field(default_factory=lambda: console_of(DEFAULT_GAME))
+    """The game's panel: its columns, header and what its events change."""
+    game: Any = None
+    """The table's state in the game's panel (its ``new_table``), for the round."""
 
 
 _SHORTENED: Final = frozenset({"seat", "last", "model", "says"})
 """A board's columns that give way when a row is too wide (a long play, a stand-in's
 note, a model's figures, a comment); the game's columns and total always show."""
 
-_PANEL_LINES = 2 + _DDZ_SEATS + 1
-"""Lines of a table's board besides its log: two borders, the seats, the trick line."""
+
+def _panel_lines(view: TableView) -> int:
+    """Lines of a table's board besides its log: two borders, the seats, the game's line."""
+    return 2 + len(view.seats) + 1
 
 
 class LiveBoard:
@@ -243,23 +144,26 @@ class LiveBoard:
     """
 
     def __init__(self, *, log_lines: int, clock: Callable[[], float]) -> None:
-        self._tables: dict[str, _TableView] = {}
+        self._tables: dict[str, TableView] = {}
         self._log_lines = log_lines
         self._clock = clock
 
-    def _view(self, table: str) -> _TableView:
-        view = self._tables.get(table)
+    def _view(self, event: Event) -> TableView:
+        view = self._tables.get(event.table)
         if view is None:
-            view = self._tables[table] = _TableView(table)
+            panel = console_of(event.game)
+            view = self._tables[event.table] = TableView(event.table, panel=panel)
+            view.game = panel.new_table()
         return view
 
     def gift(self, event: Event) -> None:
         """A gift: the queue's length, and an ended gift's banner."""
-        self._view(event.table).gifts.add(event)
+        self._view(event).gifts.add(event)
 
     def apply(self, event: Event, line: str | None) -> None:
         """Any other event, and its first line (for the table's log)."""
-        view = self._view(event.table)
+        view = self._view(event)
+        panel = view.panel
         d: dict[str, Any] = dict(event.data)
         seat = event.seat
         kind = event.type
@@ -270,36 +174,36 @@ class LiveBoard:
                 old.model, old.standin_for_match = None, False
         if kind in ("match_started", "round_started"):
             self._seat_players(view, d["players"])
-            view.round, view.game = event.round, _DdzTable()
+            view.round, view.game = event.round, panel.new_table()
             view.to_act = view.thinking_since = None
         if line is not None and kind != "turn_started":
             view.log = [*view.log, line.split("] ", 1)[-1]][-self._log_lines :]
         if seat is None or not 0 <= seat < len(view.seats):
-            _ddz_seatless(view, kind, d)
+            panel.seatless(view, kind, d)
             return
         target = view.seats[seat]
         if kind == "turn_started":
             view.to_act = seat
             view.thinking_since = self._clock()
             return
-        if kind in DDZ_ACTIONS and view.to_act == seat:
+        if kind in panel.actions and view.to_act == seat:
             view.thinking_since = None
-        if "comment" in d or kind in DDZ_ACTIONS:
+        if "comment" in d or kind in panel.actions:
             target.comment = d.get("comment", "")
             target.emotion = EMOTION_FACES.get(d.get("emotion", ""), "")
         if kind in ("decision", "seat_replaced", "budget_spent"):
             self._model_seat(target, kind, d)
         else:
-            _ddz_apply(view, seat, kind, d)
+            panel.apply(view, seat, kind, d)
 
     @staticmethod
-    def _seat_players(view: _TableView, names: list[str]) -> None:
+    def _seat_players(view: TableView, names: list[str]) -> None:
         """Seat a round's players, keeping what lasts a match: totals, model figures and
         a stand-in that plays until the match ends."""
         before = {s.name: s for s in view.seats}
         view.seats = []
         for name in names:
-            seat = _SeatView(name)
+            seat = SeatView(name, game=view.panel.new_seat())
             old = before.get(name)
             if old is not None:
                 seat.total, seat.model = old.total, old.model
@@ -308,7 +212,7 @@ class LiveBoard:
             view.seats.append(seat)
 
     @staticmethod
-    def _model_seat(target: _SeatView, kind: str, d: dict[str, Any]) -> None:
+    def _model_seat(target: SeatView, kind: str, d: dict[str, Any]) -> None:
         """A model seat's figures, its stand-in, and the model a budget switched it to."""
         if kind == "decision":
             if target.model is None:
@@ -324,18 +228,19 @@ class LiveBoard:
         """Boards if every table's fits with two log lines or more, else one row each."""
         views = list(self._tables.values())
         height = console.size.height - 1  # the cursor's line
-        room = height // max(len(views), 1) - _PANEL_LINES
+        room = height // max(len(views), 1) - max(map(_panel_lines, views), default=3)
         if len(views) == 1 or min(self._log_lines, room) >= 2:
             return Group(*(self._board(view, room) for view in views))
         return self._rows(views, height, console.size.width)
 
-    def _board(self, view: _TableView, room: int) -> Panel:
+    def _board(self, view: TableView, room: int) -> Panel:
         """A table's board in its seats, trick line and ``room`` lines more: the gifts'
         lines (the queue's at least, banners as far as two log lines remain), the log."""
         grid = RichTable.grid(padding=(0, 2))
         models = any(seat.model is not None for seat in view.seats)
         # a model column only where a model plays: scripted boards stay as they were
-        columns = ["seat", *_DDZ_COLUMNS, "last", *(["model"] if models else []), "says", "total"]
+        panel = view.panel
+        columns = ["seat", *panel.columns, "last", *(["model"] if models else []), "says", "total"]
         for column in columns:
             # Rich shortens only columns that may wrap, widest first; the others it would
             # cut evenly, down to nothing. So the long ones may "wrap", and their cells
@@ -345,13 +250,13 @@ class LiveBoard:
             model = [_cut(seat.model.board_text() if seat.model else "", "cyan")] if models else []
             grid.add_row(
                 self._seat_name(view, index),
-                *_ddz_cells(seat),
+                *panel.cells(seat),
                 _cut(seat.last),
                 *model,
                 _cut(f"{seat.emotion} {seat.comment}".strip()),
                 f"{seat.total:+d}",
             )
-        header = _ddz_header(view)
+        header = panel.header(view)
         header.no_wrap, header.overflow = True, "ellipsis"
         gifts = view.gifts
         gift_lines = min(gifts.height(), max(room - 2, 1)) if gifts.seen else 0
@@ -362,9 +267,9 @@ class LiveBoard:
             parts.extend(_cut(text) for text in gifts.texts(gift_lines))
         if shown:
             parts.append(Text("\n".join(shown), style="dim", no_wrap=True, overflow="ellipsis"))
-        return Panel(Group(*parts), title=f"{_DDZ_TITLE} · {view.table} · round {view.round}")
+        return Panel(Group(*parts), title=f"{panel.title} · {view.table} · round {view.round}")
 
-    def _rows(self, views: list[_TableView], height: int, screen_width: int) -> RenderableType:
+    def _rows(self, views: list[TableView], height: int, screen_width: int) -> RenderableType:
         """One row per table: round, each seat (▶ to act, the game's words, total), and
         the table's last line, in as many rows as the height holds.
 
@@ -377,6 +282,8 @@ class LiveBoard:
         hidden = views[fit - 1 :] if len(views) > fit else []
         shown = views[: len(views) - len(hidden)]
         seatings = {tuple(seat.name for seat in view.seats) for view in views if view.seats}
+        count = max((len(view.seats) for view in views), default=0)
+        panel = views[0].panel if views else console_of(DEFAULT_GAME)
         shared = seatings.pop() if len(seatings) == 1 else None
         cells = [
             (
@@ -386,21 +293,21 @@ class LiveBoard:
                     self._seat_cell(view, index, named=shared is None)
                     if index < len(view.seats)
                     else Text()
-                    for index in range(_DDZ_SEATS)
+                    for index in range(count)
                 ),
                 Text(view.log[-1] if view.log else ""),
             )
             for view in shown
         ]
-        heads = ("table", "round", *(shared or ("player",) * _DDZ_SEATS), "last")
+        heads = ("table", "round", *(shared or ("player",) * count), "last")
         widths = [
             max([len(head), *(row[i].cell_len for row in cells)]) for i, head in enumerate(heads)
         ]
-        last = 2 + _DDZ_SEATS  # the last line's column, after the table's, round's and seats'
+        last = 2 + count  # the last line's column, after the table's, round's and seats'
         widths[2:last] = [min(width, 17) for width in widths[2:last]]
         widths[last] = max(screen_width - sum(widths[:last]) - last, 8)  # a gap between each two
         rows = RichTable(
-            title=f"{_DDZ_TITLE} · {len(views)} tables · {_DDZ_LEGEND}",
+            title=f"{panel.title} · {len(views)} tables · {panel.legend}",
             title_justify="left",
             box=None,
             padding=(0, 1, 0, 0),  # one space between columns: the gaps above
@@ -422,7 +329,7 @@ class LiveBoard:
         )
         return Group(rows, more)
 
-    def _seat_name(self, view: _TableView, index: int) -> RenderableType:
+    def _seat_name(self, view: TableView, index: int) -> RenderableType:
         """``▶ Beta 12 s (heuristic stand-in)``: the pointer at the seat to act, its
         thinking time counting up, and who plays for it."""
         seat = view.seats[index]
@@ -437,7 +344,7 @@ class LiveBoard:
             return _cut(name + standin)
         return _Ticking(name, view.thinking_since, self._clock, tail=standin)
 
-    def _last_cell(self, view: _TableView, last: Text) -> RenderableType:
+    def _last_cell(self, view: TableView, last: Text) -> RenderableType:
         """A table's last line, or once a turn is slow, who is thinking and for how long;
         after ``🎁n`` when n gifts wait there."""
         if view.gifts.waiting:
@@ -448,10 +355,10 @@ class LiveBoard:
         return _Ticking(head, view.thinking_since, self._clock, alone=last)
 
     @staticmethod
-    def _seat_cell(view: _TableView, index: int, *, named: bool) -> Text:
+    def _seat_cell(view: TableView, index: int, *, named: bool) -> Text:
         seat = view.seats[index]
         cell = Text("▶" if view.to_act == index else " ")
         if named:
             cell.append(seat.name[:8], style="bold")
-        cell.append(f"{' ' if named else ''}{_ddz_row_cell(seat)} {seat.total:+d}")
+        cell.append(f"{' ' if named else ''}{view.panel.row_cell(seat)} {seat.total:+d}")
         return cell

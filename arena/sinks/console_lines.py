@@ -4,8 +4,9 @@ Plain lines print these (``--no-live``, scripts, CI), the live board keeps them 
 log, and ``arena replay`` prints a recorded round's: one place says what an event reads
 as. :class:`EventLines` adds a match's first fault hint, an action's time, and at the
 match's end each player's faults and stand-ins (so that a broken agent is not mistaken
-for a bad one) and each model seat's figures. How a Dou Dizhu bid, double, play,
-landlord or result reads is kept apart, in :func:`ddz_line` and the ``DDZ_`` names.
+for a bad one) and each model seat's figures. How a game's own events read (a Dou
+Dizhu bid, a play, a round's result) is the game's: :func:`console_of` the event's
+game.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from arena.events import Event, EventType
+from arena.events import Event
 from arena.sinks.console_gifts import GiftTally, gift_text
+from arena.sinks.game_console import console_of
 from arena.sinks.model_figures import (
     ModelTally,
     budget_words,
@@ -25,12 +27,9 @@ from arena.sinks.model_figures import (
 )
 
 __all__ = [
-    "DDZ_ACTIONS",
-    "DDZ_PLAY_KINDS",
     "EMOTION_FACES",
     "SLOW_TURN_S",
     "EventLines",
-    "ddz_line",
     "describe",
     "table_order",
     "voice",
@@ -71,74 +70,6 @@ def voice(data: Mapping[str, Any]) -> str:
     return f"{face}{say}"
 
 
-# ─── Dou Dizhu's lines ──────────────────────────────────────────────────────────────────
-
-DDZ_ACTIONS: Final = frozenset({"bid", "double", "play", "pass"})
-"""A Dou Dizhu seat's actions: each ends its turn, and may carry a comment and a mood."""
-
-DDZ_PLAY_KINDS: Final[frozenset[EventType]] = frozenset(
-    {"redeal", "bid", "landlord_chosen", "double", "play", "pass", "trick_won"}
-)
-"""The events of a Dou Dizhu round's play, besides its start and each turn's."""
-
-
-def _bid_words(data: Mapping[str, Any]) -> str:
-    """What a bid was: a score, or in grab bidding a call or a grab (叫地主 / 抢地主).
-
-    ``data["grab"]`` says whether the seat was grabbing; a replay recorded before the
-    flag existed has none, so it gets words that are true either way.
-    """
-    bid = data["bid"]
-    if data.get("mode") != "grab":
-        return f"bids {bid}" if bid else "passes the bid"
-    if "grab" not in data:
-        return "bids for landlord" if bid else "passes the bid"
-    if data["grab"]:
-        return "grabs the landlord (抢地主)" if bid else "does not grab (不抢)"
-    return "calls the landlord (叫地主)" if bid else "does not call (不叫)"
-
-
-def ddz_line(event: Event, tag: str, said: str) -> str | None:
-    """A Dou Dizhu event's line after ``tag`` (a bid, the landlord, a double, a play, a
-    pass, a trick, a redeal, a round's result), an action's ending with what it
-    ``said`` (:func:`voice`); None for any other event."""
-    d = event.data
-    kind = event.type
-    if kind == "play":
-        left = d["cards_left"]
-        warn = " ⚠" if 0 < left <= 2 else ""
-        return (
-            f"{tag} {event.player or ''} plays {' '.join(d['cards'])} ({d['hand_type']}), "
-            f"{left} left{warn}{said}"
-        )
-    if kind == "pass":
-        note = " (cannot beat)" if d.get("auto") else ""
-        return f"{tag} {event.player or ''} passes{note}{said}"
-    if kind == "trick_won":
-        return f"{tag} {event.player or ''} wins the trick"
-    if kind == "bid":
-        return f"{tag} {event.player or ''} {_bid_words(d)}{said}"
-    if kind == "double":
-        word = d["kind"] if d["double"] else f"no {d['kind']}"
-        return f"{tag} {event.player or ''}: {word}{said}"
-    if kind == "landlord_chosen":
-        forced = " (forced after redeals)" if d.get("forced") else ""
-        return (
-            f"{tag} {event.player or ''} is landlord at {d['call_score']}{forced}; "
-            f"bottom cards {' '.join(d['bottom_cards'])}"
-        )
-    if kind == "redeal":
-        return f"{tag} nobody bid: redeal #{d['deal_number'] - 1}"
-    if kind == "round_result":
-        result = d["result"]
-        side = "the landlord wins" if result["landlord_won"] else "the farmers win"
-        spring = f", {result['spring'].replace('_', ' ')}" if result.get("spring") else ""
-        bombs = result["bombs"] + result["rockets"]
-        scores = ", ".join(f"{p} {s:+d}" for p, s in d["scores"].items())
-        return f"{tag} {side}{spring} (bombs {bombs}, call {result['call_score']}): {scores}"
-    return None
-
-
 # ─── every game's lines ─────────────────────────────────────────────────────────────────
 
 
@@ -146,7 +77,7 @@ def describe(event: Event) -> str | None:
     """One human line for an event, or None for events not worth a line."""
     d = event.data
     tag = f"[{event.table} r{event.round}]"
-    line = ddz_line(event, tag, voice(d))
+    line = console_of(event.game).line(event, tag, voice(d))
     if line is not None:
         return line
     kind = event.type
@@ -222,7 +153,7 @@ class EventLines:
             tally.decided[seat] = event.data
             if event.player:
                 tally.models.setdefault(event.player, ModelTally()).add(event.data)
-        elif kind in DDZ_ACTIONS and seat is not None and line is not None:
+        elif kind in console_of(event.game).actions and seat is not None and line is not None:
             line += self._timing(tally, seat)
         elif kind == "seat_replaced" and event.player:
             tally.standin_type[event.player] = str(event.data.get("by", ""))

@@ -10,6 +10,7 @@ from arena.games.ddz.engine.records import Settlement
 from arena.games.ddz.engine.rules import Rules
 
 if TYPE_CHECKING:
+    from arena.games.ddz.console import DdzConsole
     from arena.games.ddz.turns import DdzTurns
 
 __all__ = ["GAME", "REQUEST_METHODS"]
@@ -34,6 +35,13 @@ def _turns(table: Any, rules: Any, listing: Sequence[bool]) -> DdzTurns:
     return DdzTurns(GAME, table, Rules.of(rules), listing=listing)
 
 
+def _console() -> DdzConsole:
+    """Dou Dizhu's part of the terminal, imported when a console first shows a table."""
+    from arena.games.ddz.console import DdzConsole
+
+    return DdzConsole()
+
+
 GAME: Final = Game(
     name="ddz",
     title="斗地主 (Dou Dizhu)",
@@ -46,6 +54,7 @@ GAME: Final = Game(
     ),
     sides=_sides,
     turns=_turns,
+    console=_console,
     agent_methods=("bid", "double", "play"),
     scripted_agents={
         "random": "arena.games.ddz.agents.scripted:RandomAgent",
