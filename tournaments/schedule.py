@@ -1,31 +1,36 @@
 """Who plays whom, in which seat, stage by stage: pure functions of their inputs.
 
-A tournament of three agents is one table match. With more, tables of three play in
-stages: a stage's tables use distinct agents (they play at once), and a stage's
+A table seats as many agents as the game's table has seats (``size``: Dou Dizhu's 3,
+Tractor's 4 or 6). A roster of one table's size is one table match. With more, tables
+play in stages: a stage's tables use distinct agents (they play at once), and a stage's
 pairings are made only from the stages finished before it, by :func:`plan_stage`, a
 pure function of the roster, that history and the seed. So a run that was stopped and
 resumed pairs exactly as one that never stopped.
 
 Two kinds of schedule:
 
-- **Round robin** (small rosters): every triple of agents plays once, C(n, 3) tables,
-  so every pair meets n - 2 times. The triples are ordered, and seated, so that every
-  prefix of stages is balanced too (``[tournament] stages`` may cut a cycle short, or
-  run past it into the next): see :class:`_RoundRobinPlan`. Measured over every
-  prefix of three cycles (the tests check them all): seat counts differ by at most 1
-  for 3 to 6 agents (the rosters a default round robin has), 2 for 7 to 12; pair
-  meetings by at most 2, but 3 for six agents, where 2 is impossible (an exhaustive
-  search over the orders of its ten stages finds none). A seat spread of 2 can be
-  forced: three agents who each sat once in seats 1 and 2, never in 0, meet.
+- **Round robin** (small rosters): every group of ``size`` agents plays once, C(n,
+  size) tables (for three seats, every triple: every pair meets n - 2 times). The
+  groups are ordered, and seated, so that every prefix of stages is balanced too
+  (``[tournament] stages`` may cut a cycle short, or run past it into the next): see
+  :class:`_RoundRobinPlan`. Measured for three seats over every prefix of three cycles
+  (the tests check them all): seat counts differ by at most 1 for 3 to 6 agents (the
+  rosters a default round robin has), 2 for 7 to 12; pair meetings by at most 2, but 3
+  for six agents, where 2 is impossible (an exhaustive search over the orders of its
+  ten stages finds none). A seat spread of 2 can be forced: three agents who each sat
+  once in seats 1 and 2, never in 0, meet.
 - **Swiss** (large rosters): each stage groups neighbours in the standings, preferring
   pairs that have met least (a third meeting costs more than two second ones), and
-  seats them to even out their seat counts; when the roster is no multiple of 3, of
-  those that sat out least, those with the fewest opponents still unmet (then the
-  lowest-ranked) sit this stage out, and a group no seat order keeps within a
-  seat spread of 2 is avoided. Every prefix's meetings differ by at most 2 within
-  the default 5 stages, 3 beyond; seat counts by at most 2 (tested for 7 to 20
-  agents, 1 to 8 stages). Seven agents in five stages always
-  leave one pair unmet: no schedule that sits each out at most once avoids it.
+  seats them to even out their seat counts; when the roster is no multiple of the
+  table's size, of those that sat out least, those with the fewest opponents still
+  unmet (then the lowest-ranked) sit this stage out, and a group no seat order keeps
+  within a seat spread of 2 is avoided. For three seats, every prefix's meetings differ
+  by at most 2 within the default 5 stages, 3 beyond; seat counts by at most 2 (tested
+  for 7 to 20 agents, 1 to 8 stages). Seven agents in five stages always leave one pair
+  unmet: no schedule that sits each out at most once avoids it.
+
+``size`` defaults to 3, the default game's (Dou Dizhu's) table; a tournament passes its
+game's (:attr:`tournaments.config.TournamentConfig.seat_count`).
 """
 
 from __future__ import annotations
@@ -33,12 +38,13 @@ from __future__ import annotations
 import itertools
 import random
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
 from math import comb
-from typing import Final
+from operator import itemgetter
+from typing import Any, Final
 
 from arena.table.match import derive_seed
 
@@ -63,11 +69,14 @@ ROUND_ROBIN_LIMIT: Final = 20
 SWISS_STAGES: Final = 5
 """Stages a Swiss tournament plays unless ``[tournament] stages`` says otherwise."""
 LOOKAHEAD: Final = 24
-"""First triples a round-robin stage is tried from (the best by :meth:`_RoundRobinPlan._key`)."""
+"""First groups a round-robin stage is tried from (the best by :meth:`_RoundRobinPlan._key`)."""
 RESTARTS: Final = 12
 """Seeded fresh starts of the Swiss grouping's local search when it ends on repeats."""
 
-Trio = tuple[str, str, str]
+Players = tuple[str, ...]
+"""A table's agents in seat order (seat 0 first), as many as the table has seats."""
+SeatCounts = tuple[int, ...]
+"""An agent's times in each seat, seat 0 first."""
 Pair = tuple[str, str]
 
 
@@ -80,13 +89,13 @@ class ScheduleKind(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Table:
-    """One table match of a stage: three agent names in seat order (seat 0 first)."""
+    """One table match of a stage: its agents' names in seat order (seat 0 first)."""
 
     stage: int
     """The stage, from 1."""
     index: int
     """The table's place in its stage, from 1."""
-    players: Trio
+    players: Players
 
     @property
     def table_id(self) -> str:
@@ -100,91 +109,110 @@ class FinishedTable:
     """A table match that has ended, as later stages see it."""
 
     stage: int
-    players: Trio
+    players: Players
     """In seat order."""
-    points: tuple[int, int, int]
+    points: tuple[int, ...]
     """Each seat's total over the match."""
 
 
 # ─── round robin ─────────────────────────────────────────────────────────────────────
 
 
-def default_kind(n: int) -> ScheduleKind:
+def default_kind(n: int, *, size: int = 3) -> ScheduleKind:
     """Round robin while it has at most :data:`ROUND_ROBIN_LIMIT` tables, else Swiss."""
-    return ScheduleKind.ROUND_ROBIN if comb(n, 3) <= ROUND_ROBIN_LIMIT else ScheduleKind.SWISS
+    return ScheduleKind.ROUND_ROBIN if comb(n, size) <= ROUND_ROBIN_LIMIT else ScheduleKind.SWISS
 
 
-def default_stages(n: int) -> int:
-    """How many stages a roster of ``n`` plays by default: one full round robin over
-    the triples, or :data:`SWISS_STAGES` Swiss stages when that would be more than
-    :data:`ROUND_ROBIN_LIMIT` table matches."""
-    _check_roster_size(n)
-    if default_kind(n) is ScheduleKind.SWISS:
+def default_stages(n: int, *, size: int = 3) -> int:
+    """How many stages a roster of ``n`` plays by default at tables of ``size``: one
+    full round robin over the groups, or :data:`SWISS_STAGES` Swiss stages when that
+    would be more than :data:`ROUND_ROBIN_LIMIT` table matches."""
+    _check_roster_size(n, size)
+    if default_kind(n, size=size) is ScheduleKind.SWISS:
         return SWISS_STAGES
-    return round_robin_stages(n)
+    return round_robin_stages(n, size=size)
 
 
-def round_robin_stages(n: int) -> int:
-    """Stages in one cycle of the round robin of ``n`` agents."""
-    _check_roster_size(n)
-    return len(_round_robin_by_index(n))
+def round_robin_stages(n: int, *, size: int = 3) -> int:
+    """Stages in one cycle of the round robin of ``n`` agents at tables of ``size``."""
+    _check_roster_size(n, size)
+    return len(_round_robin_by_index(n, size))
 
 
-def round_robin(roster: Sequence[str], seed: int) -> list[list[Table]]:
-    """One full cycle of the round robin: stages of tables, every triple once.
+def round_robin(roster: Sequence[str], seed: int, *, size: int = 3) -> list[list[Table]]:
+    """One full cycle of the round robin: stages of tables, every group once.
 
-    The cycle's shape depends on the roster's size alone; the seed decides which agent
-    takes which place in it (so two tournaments of the same agents differ by seed).
+    The cycle's shape depends on the roster's size (and the table's) alone; the seed
+    decides which agent takes which place in it (so two tournaments of the same agents
+    differ by seed).
     """
-    order = _seeded_order(_checked_roster(roster), seed)
+    order = _seeded_order(_checked_roster(roster, size), seed)
     return [
         [
-            Table(stage=s, index=i, players=(order[a], order[b], order[c]))
-            for i, (a, b, c) in enumerate(tables, 1)
+            Table(stage=s, index=i, players=tuple(order[agent] for agent in seated))
+            for i, seated in enumerate(tables, 1)
         ]
-        for s, tables in enumerate(_round_robin_by_index(len(order)), 1)
+        for s, tables in enumerate(_round_robin_by_index(len(order), size), 1)
     ]
 
 
-def _round_robin_by_index(n: int) -> tuple[tuple[tuple[int, int, int], ...], ...]:
-    """The first cycle's stages of seated triples of 0..n-1."""
-    return _plan_for(n).cycle(0)
+def _round_robin_by_index(n: int, size: int) -> tuple[tuple[Seated, ...], ...]:
+    """The first cycle's stages of seated groups of 0..n-1."""
+    return _plan_for(n, size).cycle(0)
 
 
 @cache
-def _plan_for(n: int) -> _RoundRobinPlan:
-    """One plan per roster size, grown on demand (it is a function of ``n`` alone)."""
-    return _RoundRobinPlan(n)
+def _plan_for(n: int, size: int) -> _RoundRobinPlan:
+    """One plan per roster and table size, grown on demand (a function of those alone)."""
+    return _RoundRobinPlan(n, size)
 
 
-Seated = tuple[int, int, int]
+Seated = tuple[int, ...]
+"""A group of agents by their index in the plan, in seat order."""
+
+
+@cache
+def _orders(size: int, members: int | None = None) -> tuple[tuple[int, ...], ...]:
+    """Every order of ``size`` seats (``members`` of them: the seats a partial group's
+    members may take), in :func:`itertools.permutations`' order: ties between seat
+    orders go to the first, as they always did for three seats."""
+    return tuple(itertools.permutations(range(size), members))
+
+
+@cache
+def _takers(size: int) -> tuple[Callable[[Sequence[Any]], tuple[Any, ...]], ...]:
+    """For each order of :func:`_orders`, what puts a group in that order (fast: the
+    round robin tries every order of every group it weighs)."""
+    return tuple(itemgetter(*order) for order in _orders(size))
 
 
 class _RoundRobinPlan:
     """Stages of repeated round-robin cycles over 0..n-1, balanced in every prefix.
 
-    Every cycle plays each triple once. Stage by stage, a stage takes the triples left in
-    its cycle one at a time, each the one (sharing no agent with those taken) that adds
-    least imbalance to everything before it, then seats it: first the triple whose pairs
-    have met least (the most any of its pairs has met, then their sum), then whose
-    agents have played least, then whose best seat order adds least to its agents'
-    fullest seats, then the first in a fixed order. Seats go, per table, to the order
-    whose agents have sat there least (sum of counts, then the largest). So a
+    Every cycle plays each group of ``size`` once. Stage by stage, a stage takes the
+    groups left in its cycle one at a time, each the one (sharing no agent with those
+    taken) that adds least imbalance to everything before it, then seats it: first the
+    group whose pairs have met least (the most any of its pairs has met, then their
+    sum), then whose agents have played least, then whose best seat order adds least to
+    its agents' fullest seats, then the first in a fixed order. Seats go, per table, to
+    the order whose agents have sat there least (sum of counts, then the largest). So a
     tournament cut short (``stages`` fewer than a cycle) or run past one cycle plays a
-    balanced prefix, and since the plan depends only on ``n`` (the seed only decides
-    who is which index) a stage's tables never depend on when they are asked.
+    balanced prefix, and since the plan depends only on ``n`` and ``size`` (the seed
+    only decides who is which index) a stage's tables never depend on when they are
+    asked.
     """
 
-    def __init__(self, n: int) -> None:
+    def __init__(self, n: int, size: int = 3) -> None:
         self.n = n
-        self.triples: tuple[Seated, ...] = tuple(itertools.combinations(range(n), 3))
+        self.size = size
+        self.groups: tuple[Seated, ...] = tuple(itertools.combinations(range(n), size))
         self.stages: list[tuple[Seated, ...]] = []
         self.cycle_ends: list[int] = []
         """The number of stages after each finished cycle."""
         self._left: list[Seated] = []
         self._met = [[0] * n for _ in range(n)]
         self._played = [0] * n
-        self._seats = [[0, 0, 0] for _ in range(n)]
+        self._seats = [[0] * size for _ in range(n)]
 
     def stage(self, index: int) -> tuple[Seated, ...]:
         """Stage ``index`` (from 0) of the repeated cycles."""
@@ -203,24 +231,22 @@ class _RoundRobinPlan:
         counts = [self._seats[agent][seat] for seat, agent in enumerate(order)]
         return (sum(counts), max(counts))
 
-    def _best_order(self, trio: Seated) -> Seated:
-        options = [(trio[p[0]], trio[p[1]], trio[p[2]]) for p in _PERMUTATIONS]
+    def _best_order(self, group: Seated) -> Seated:
+        options: list[Seated] = [take(group) for take in _takers(self.size)]
         return min(options, key=self._seat_cost)
 
-    def _key(self, trio: Seated) -> tuple[int, int, int, tuple[int, int]]:
-        a, b, c = trio
-        met = (self._met[a][b], self._met[a][c], self._met[b][c])
-        played = self._played[a] + self._played[b] + self._played[c]
-        return (max(met), sum(met), played, self._seat_cost(self._best_order(trio)))
+    def _key(self, group: Seated) -> tuple[int, int, int, tuple[int, int]]:
+        met = [self._met[a][b] for a, b in itertools.combinations(group, 2)]
+        played = sum(self._played[agent] for agent in group)
+        return (max(met), sum(met), played, self._seat_cost(self._best_order(group)))
 
     def _next_stage(self) -> None:
         if not self._left:
-            self._left = list(self.triples)
+            self._left = list(self.groups)
         firsts = sorted(self._left, key=self._key)[:LOOKAHEAD]
         stage = min((self._fill(first) for first in firsts), key=self._score)
         for seated in stage:
-            a, b, c = sorted(seated)
-            self._left.remove((a, b, c))
+            self._left.remove(tuple(sorted(seated)))
             self._count(seated, 1)
         self.stages.append(stage)
         if not self._left:
@@ -230,14 +256,14 @@ class _RoundRobinPlan:
         """A stage that starts with ``first``, completed greedily by :meth:`_key`."""
         stage: list[Seated] = []
         used: set[int] = set()
-        trio: Seated | None = first
-        while trio is not None:
-            seated = self._best_order(trio)
+        group: Seated | None = first
+        while group is not None:
+            seated = self._best_order(group)
             self._count(seated, 1)
             stage.append(seated)
-            used.update(trio)
-            options = [t for t in self._left if used.isdisjoint(t)]
-            trio = min(options, key=self._key) if options else None
+            used.update(group)
+            options = [g for g in self._left if used.isdisjoint(g)]
+            group = min(options, key=self._key) if options else None
         for seated in stage:
             self._count(seated, -1)
         return tuple(stage)
@@ -272,15 +298,12 @@ class _RoundRobinPlan:
             self._met[y][x] += step
 
 
-_PERMUTATIONS: Final = tuple(itertools.permutations(range(3)))
-
-
-def _round_robin_stage(roster: Sequence[str], stage_no: int, seed: int) -> list[Table]:
+def _round_robin_stage(roster: Sequence[str], stage_no: int, seed: int, size: int) -> list[Table]:
     """Stage ``stage_no`` of repeated round-robin cycles (see :class:`_RoundRobinPlan`)."""
     order = _seeded_order(roster, seed)
     return [
-        Table(stage=stage_no, index=i, players=(order[a], order[b], order[c]))
-        for i, (a, b, c) in enumerate(_plan_for(len(order)).stage(stage_no - 1), 1)
+        Table(stage=stage_no, index=i, players=tuple(order[agent] for agent in seated))
+        for i, seated in enumerate(_plan_for(len(order), size).stage(stage_no - 1), 1)
     ]
 
 
@@ -303,58 +326,63 @@ def meetings(tables: Iterable[FinishedTable | Table]) -> Counter[Pair]:
     return met
 
 
-def seat_counts(tables: Iterable[FinishedTable | Table]) -> dict[str, tuple[int, int, int]]:
-    """Each agent's times in seat 0, 1 and 2."""
+def seat_counts(tables: Iterable[FinishedTable | Table]) -> dict[str, SeatCounts]:
+    """Each agent's times in each seat (seat 0 first), as many seats as its tables."""
     counts: dict[str, list[int]] = {}
     for table in tables:
         for seat, player in enumerate(table.players):
-            counts.setdefault(player, [0, 0, 0])[seat] += 1
-    return {player: (c[0], c[1], c[2]) for player, c in counts.items()}
+            counts.setdefault(player, [0] * len(table.players))[seat] += 1
+    return {player: tuple(c) for player, c in counts.items()}
 
 
 def swiss_stage(
     standings: Sequence[str],
     met: Mapping[Pair, int],
-    seats: Mapping[str, tuple[int, int, int]],
+    seats: Mapping[str, SeatCounts],
     seed: int,
     stage_no: int,
+    *,
+    size: int = 3,
 ) -> list[Table]:
-    """A Swiss stage's tables: neighbours in ``standings`` (best first) grouped by three.
+    """A Swiss stage's tables: neighbours in ``standings`` (best first) grouped by
+    ``size``.
 
     ``met`` counts the meetings so far (:func:`meetings`, pairs in sorted order),
     ``seats`` each agent's seat counts so far (:func:`seat_counts`). Groups avoid pairs
     that have met where they can (fewest repeated meetings first, weighed by
     :func:`_repeat_weight`, then the narrowest spread of ranks: a greedy draw mended by
     swaps between tables, and a few seeded restarts while pairs still repeat); seats go
-    to whoever sat there least. With ``n % 3`` agents too many, those that sat out
+    to whoever sat there least. With ``n % size`` agents too many, those that sat out
     least sit out, those with the fewest opponents still unmet first (sitting out one
     with many would waste meetings it still needs), then the lowest-ranked.
     """
-    names = _checked_roster(standings)
-    played = {name: sum(seats.get(name, (0, 0, 0))) for name in names}
+    names = _checked_roster(standings, size)
+    none: SeatCounts = (0,) * size
+    played = {name: sum(seats.get(name, none)) for name in names}
     rank = {name: place for place, name in enumerate(names)}
     unmet = {
         name: sum(1 for other in names if other != name and not _met(met, name, other))
         for name in names
     }
     out = sorted(names, key=lambda name: (-played[name], unmet[name], -rank[name]))[
-        : len(names) % 3
+        : len(names) % size
     ]
     playing = [name for name in names if name not in out]
-    fit = _seats_allowed(playing, seats)
+    fit = _seats_allowed(playing, seats, size)
     groups = _improve(_greedy_groups(playing, met, rank, fit), met, rank, fit)
     if _repeats(groups, met):  # a local search stuck on repeats: a few seeded restarts
         draw = random.Random(derive_seed(seed, "swiss restarts", stage_no))
         for _ in range(RESTARTS):
             start = list(playing)
             draw.shuffle(start)
-            other = _improve([start[i : i + 3] for i in range(0, len(start), 3)], met, rank, fit)
+            chunks = [start[i : i + size] for i in range(0, len(start), size)]
+            other = _improve(chunks, met, rank, fit)
             if _total(other, met, rank, fit) < _total(groups, met, rank, fit):
                 groups = other
     groups.sort(key=lambda group: min(rank[name] for name in group))
     rng = random.Random(derive_seed(seed, "swiss seats", stage_no))
     return [
-        Table(stage=stage_no, index=i, players=_seat(group, seats, rng))
+        Table(stage=stage_no, index=i, players=_seat(group, seats, rng, size))
         for i, group in enumerate(groups, 1)
     ]
 
@@ -363,28 +391,43 @@ def _met(met: Mapping[Pair, int], a: str, b: str) -> int:
     return met.get((a, b) if a < b else (b, a), 0)
 
 
-Fit = Mapping[str, frozenset[int]]
-"""Each agent's seats that keep its seat counts within 2 of each other."""
+@dataclass(frozen=True, slots=True)
+class Fit:
+    """Each agent's seats that keep its seat counts within 2 of each other, as a bit
+    mask (seat ``s``: bit ``s``), and the table's size."""
+
+    masks: Mapping[str, int]
+    size: int
 
 
-def _seats_allowed(playing: Sequence[str], seats: Mapping[str, tuple[int, int, int]]) -> Fit:
+def _seats_allowed(playing: Sequence[str], seats: Mapping[str, SeatCounts], size: int) -> Fit:
     """The seats each agent may take without its seat spread passing 2."""
     allowed = {}
     for name in playing:
-        counts = seats.get(name, (0, 0, 0))
-        ok = []
-        for seat in range(3):
+        counts = seats.get(name, (0,) * size)
+        mask = 0
+        for seat in range(size):
             after = list(counts)
             after[seat] += 1
             if max(after) - min(after) <= 2:
-                ok.append(seat)
-        allowed[name] = frozenset(ok)
-    return allowed
+                mask |= 1 << seat
+        allowed[name] = mask
+    return Fit(allowed, size)
 
 
 def _unseatable(group: Sequence[str], fit: Fit) -> bool:
-    """Whether no seat order keeps every member's seat spread within 2."""
-    return not any(all(seat in fit[group[p[seat]]] for seat in range(3)) for p in _PERMUTATIONS)
+    """Whether no seat order keeps every member's seat spread within 2 (for a group
+    still being drawn: no distinct seats for its members so far)."""
+    return not _seatable(tuple(sorted(fit.masks[name] for name in group)), fit.size)
+
+
+@cache
+def _seatable(masks: tuple[int, ...], size: int) -> bool:
+    """Whether members with these allowed seats (bit masks) can take distinct seats."""
+    return any(
+        all(mask >> seat & 1 for mask, seat in zip(masks, order, strict=True))
+        for order in _orders(size, len(masks))
+    )
 
 
 def _group_cost(
@@ -418,17 +461,22 @@ def _repeats(groups: Sequence[Sequence[str]], met: Mapping[Pair, int]) -> int:
 def _greedy_groups(
     playing: Sequence[str], met: Mapping[Pair, int], rank: Mapping[str, int], fit: Fit
 ) -> list[list[str]]:
-    """The best-ranked agent left, with the two left that cost it least."""
+    """The best-ranked agent left, with the others left that cost it least, chosen two
+    at a time (three seats: the best pair; more: every pair of a group of six would be
+    too many to try)."""
     left = list(playing)
     groups: list[list[str]] = []
     while left:
-        head, rest = left[0], left[1:]
-        pair = min(
-            itertools.combinations(rest, 2),
-            key=lambda two: _group_cost((head, *two), met, rank, fit),
-        )
-        groups.append([head, *pair])
-        left = [name for name in rest if name not in pair]
+        group, left = [left[0]], left[1:]
+        while len(group) < fit.size:
+            taken = group
+            more = min(
+                itertools.combinations(left, min(2, fit.size - len(group))),
+                key=lambda extra: _group_cost((*taken, *extra), met, rank, fit),
+            )
+            group = [*group, *more]
+            left = [name for name in left if name not in more]
+        groups.append(group)
     return groups
 
 
@@ -441,7 +489,7 @@ def _improve(
     while improved:
         improved = False
         for g, h in itertools.combinations(range(len(groups)), 2):
-            for i, j in itertools.product(range(3), range(3)):
+            for i, j in itertools.product(range(fit.size), range(fit.size)):
                 first, second = list(groups[g]), list(groups[h])
                 first[i], second[j] = second[j], first[i]
                 before = _group_cost(groups[g], met, rank, fit) + _group_cost(
@@ -455,21 +503,22 @@ def _improve(
 
 
 def _seat(
-    group: Sequence[str], seats: Mapping[str, tuple[int, int, int]], rng: random.Random
-) -> Trio:
+    group: Sequence[str], seats: Mapping[str, SeatCounts], rng: random.Random, size: int
+) -> Players:
     """The seat order giving each player a seat they sat in least: first the one
     leaving the narrowest seat spread to any of them (ties: seeded)."""
+    none: SeatCounts = (0,) * size
 
-    def cost(order: Trio) -> tuple[int, int, int]:
-        counts = [seats.get(name, (0, 0, 0))[seat] for seat, name in enumerate(order)]
+    def cost(order: Players) -> tuple[int, int, int]:
+        counts = [seats.get(name, none)[seat] for seat, name in enumerate(order)]
         widest = 0
         for seat, name in enumerate(order):
-            after = list(seats.get(name, (0, 0, 0)))
+            after = list(seats.get(name, none))
             after[seat] += 1
             widest = max(widest, max(after) - min(after))
         return (widest, sum(c * c for c in counts), max(counts))
 
-    options: list[Trio] = [(group[p[0]], group[p[1]], group[p[2]]) for p in _PERMUTATIONS]
+    options: list[Players] = [take(group) for take in _takers(size)]
     rng.shuffle(options)
     return min(options, key=cost)
 
@@ -485,8 +534,10 @@ def plan_stage(
     seed: int,
     *,
     ratings: Mapping[str, float] | None = None,
+    size: int = 3,
 ) -> list[Table]:
-    """Stage ``stage_no``'s tables (from 1), from the tables of earlier stages alone.
+    """Stage ``stage_no``'s tables (from 1) of ``size`` seats, from the tables of
+    earlier stages alone.
 
     Pure: the same roster, history, seed (and ratings) give the same tables, so a
     resumed tournament pairs exactly as an uninterrupted one. ``history`` must hold
@@ -501,9 +552,9 @@ def plan_stage(
         raise ValueError(
             f"stage {stage_no} is planned from earlier stages only; history has stage {late[0]}"
         )
-    names = _checked_roster(roster)
+    names = _checked_roster(roster, size)
     if kind is ScheduleKind.ROUND_ROBIN:
-        return _round_robin_stage(names, stage_no, seed)
+        return _round_robin_stage(names, stage_no, seed, size)
     tiebreak = list(names)
     random.Random(derive_seed(seed, "swiss order")).shuffle(tiebreak)
     points: Counter[str] = Counter()
@@ -513,17 +564,22 @@ def plan_stage(
     score_of: Mapping[str, float] = ratings if ratings is not None else points
     place = {name: index for index, name in enumerate(tiebreak)}
     standings = sorted(names, key=lambda name: (-score_of.get(name, 0), place[name]))
-    return swiss_stage(standings, meetings(history), seat_counts(history), seed, stage_no)
+    return swiss_stage(
+        standings, meetings(history), seat_counts(history), seed, stage_no, size=size
+    )
 
 
-def _check_roster_size(n: int) -> None:
-    if n < 3:
-        raise ValueError(f"a tournament needs at least 3 agents, not {n}")
+def _check_roster_size(n: int, size: int) -> None:
+    """A table needs two seats at least, and a tournament one table's agents."""
+    if size < 2:
+        raise ValueError(f"a table of {size} seat(s) is no match: a game needs two seats or more")
+    if n < size:
+        raise ValueError(f"a tournament needs at least {size} agents, not {n}")
 
 
-def _checked_roster(roster: Sequence[str]) -> tuple[str, ...]:
+def _checked_roster(roster: Sequence[str], size: int) -> tuple[str, ...]:
     names = tuple(roster)
-    _check_roster_size(len(names))
+    _check_roster_size(len(names), size)
     if len(set(names)) != len(names):
         twice = sorted(name for name, count in Counter(names).items() if count > 1)
         raise ValueError(f"agent names must be distinct: {', '.join(twice)} more than once")
