@@ -88,6 +88,7 @@ def test_default_seats_repeat_with_a_number_for_a_bigger_table() -> None:
         sides=lambda result: ((0, 2, 4), (1, 3, 5)),
         turns=lambda table, rules, listing: get_game("ddz").turns(table, rules, listing),
         console=lambda: get_game("ddz").console(),
+        public_state=lambda table, **ids: get_game("ddz").public_state(table, **ids),
     )
     names = [seat.name for seat in default_seats(six, six.seat_count())]
     assert names == ["North", "East", "South", "North 2", "East 2", "South 2"]
@@ -161,3 +162,20 @@ def test_a_dou_dizhu_rounds_sides_are_the_landlord_against_the_farmers() -> None
         assert result.winner_seat in winners
         assert sorted((*winners, *losers)) == [0, 1, 2]
         assert (result.landlord,) == (winners if result.landlord_won else losers)
+
+
+def test_a_feed_folds_each_table_by_its_events_game() -> None:
+    """The public snapshot a late subscriber gets is the game's own, chosen by the
+    events' ``game`` (Dou Dizhu's has its landlord and bottom cards)."""
+    from arena.events import Event
+    from arena.games.ddz.public_state import PublicTableState
+    from arena.sinks.public_state import PublicState, new_table_state
+
+    feed = PublicState("run-1")
+    started = Event("match_started", "t1", 0, 1, data={"players": ["A", "B", "C"]}, game="ddz")
+    state = feed.apply(started)
+    assert isinstance(state, PublicTableState)
+    assert state.snapshot()["seats"][0]["player"] == "A"
+    assert "landlord" in state.snapshot()
+    with pytest.raises(ConfigError, match="no game called 'chess'"):
+        new_table_state("t2", run_id="run-1", game="chess")

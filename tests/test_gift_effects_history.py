@@ -27,9 +27,9 @@ from arena.errors import IllegalActionError
 from arena.events import Event
 from arena.games.ddz.agents.scripted import GreedyAgent
 from arena.games.ddz.engine import Phase, Round
+from arena.games.ddz.public_state import PublicTableState
 from arena.replay import ReplayWriter, RoundMismatch, load_replay, verify_round
 from arena.sinks.base import CollectingSink
-from arena.sinks.public_state import PublicTableState
 from arena.sinks.spectator import SpectatorFeed, SpectatorTable
 from arena.table import SafePointHandle, Table, TableSettings, play_match, tee_recorders
 from protocol.cards import CANONICAL_CARDS

@@ -30,12 +30,12 @@ from arena.cli import main
 from arena.config import MqttSettings, parse_config
 from arena.errors import ConfigError
 from arena.events import Event
+from arena.games.ddz.public_state import PublicTableState
 from arena.logs import EVENT_ATTRIBUTE
 from arena.runner import run_arena
 from arena.sinks.base import CollectingSink
 from arena.sinks.mqtt import MqttSink, broker_from_url
 from arena.sinks.mqtt_packets import connect as mqtt_connect
-from arena.sinks.public_state import PublicTableState
 from protocol.cards import CANONICAL_CARDS
 from protocol.events import EVENT_SCHEMA_VERSION, parse_event
 

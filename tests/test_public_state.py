@@ -24,9 +24,10 @@ from arena.config import parse_config
 from arena.events import Event
 from arena.games.ddz.agents.scripted import HeuristicAgent
 from arena.games.ddz.engine import Rules
+from arena.games.ddz.public_state import PublicTableState
 from arena.runner import run_arena
 from arena.sinks.base import CollectingSink
-from arena.sinks.public_state import STATE_VERSION, PublicState, PublicTableState
+from arena.sinks.public_state import STATE_VERSION, PublicState
 from arena.table import MatchSummary, Table, TableSettings, play_match
 from protocol import BidResponse, DoubleResponse, Emotion, PlayResponse
 

@@ -9,7 +9,7 @@ the contract of docs/overlay.md:
 - ``server``: what the server shows (mode, tables, the featured table, pause, the
   language, the avatars, the sinks degraded: :mod:`arena.sinks.health`); first, and
   again when any of it changes;
-- ``snapshot``: a table's public picture (``PublicTableState``), coalesced: at most one
+- ``snapshot``: a table's public picture (its game's ``TableState``), coalesced: at most one
   per table every :data:`SNAPSHOT_INTERVAL_S` while events keep coming;
 - the public events themselves, exactly as on the MQTT feed (``v`` and ``run`` added);
 - ``leaderboard``: a tournament's standings;
@@ -37,7 +37,7 @@ from arena.events import Event
 from arena.masking import mask
 from arena.safe_json import dumps
 from arena.sinks.health import Degraded
-from arena.sinks.public_state import PublicState, PublicTableState
+from arena.sinks.public_state import PublicState, new_table_state
 from protocol.events import EVENT_SCHEMA_VERSION
 
 __all__ = [
@@ -390,7 +390,7 @@ class OverlayHub:
         message: dict[str, Any] = {
             "type": "snapshot",
             "table": table,
-            "state": (state or PublicTableState(table, run_id=self.run_id)).snapshot(),
+            "state": (state or new_table_state(table, run_id=self.run_id)).snapshot(),
             "figures": extra.figures_json(),
             "gifts": list(extra.gifts),
         }

@@ -52,7 +52,7 @@ from arena.sinks.health import (
     health_of,
 )
 from arena.sinks.mqtt_publisher import KINDS, Message, MqttError, Publisher, broker_url
-from arena.sinks.public_state import PublicTableState
+from arena.sinks.public_state import TableState, new_table_state
 
 __all__ = ["Logger", "MqttFeed", "MqttStats", "status_payload"]
 
@@ -229,7 +229,7 @@ class MqttFeed:
         """The last refusal's reason, of the connections before the current one."""
         self._watch = DeliveryWatch(grace_s=unreachable_grace_s)
         """Whether the feed delivers: what the worker tells the arena's process."""
-        self._states: dict[str, PublicTableState] = {}
+        self._states: dict[str, TableState] = {}
         self._dirty: set[str] = set()
         self._reported: Degraded = []
         """The degraded sinks the arena's process reported last."""
@@ -304,7 +304,9 @@ class MqttFeed:
         table = event.table
         state = self._states.get(table)
         if state is None:
-            state = self._states[table] = PublicTableState(table, run_id=self.run_id)
+            state = self._states[table] = new_table_state(
+                table, run_id=self.run_id, game=event.game
+            )
         if state.apply(event):
             self._dirty.add(table)
         topic = self._event_topics.get(table)

@@ -1,4 +1,4 @@
-"""The public snapshot of a table: what a late subscriber needs to be current at once.
+"""斗地主's public snapshot of a table: what a late subscriber needs to be current at once.
 
 An MQTT subscriber (or the overlay) that joins in the middle of a match has missed the
 events that set the board up: who is landlord, the bottom cards, how many cards each
@@ -32,20 +32,14 @@ nothing shown (``fault``, ``decision``, ``budget_spent``, unknown types) leave i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 from arena.events import Event
+from arena.sinks.public_state import STATE_VERSION, Status
 
-__all__ = ["STATE_VERSION", "PublicState", "PublicTableState", "Status"]
-
-STATE_VERSION: Final = 1
-"""The snapshot's format, as its key ``v`` says (the events' envelopes use the same key
-for theirs, and ``run`` for the run id, as the snapshot does): it grows by new keys, and
-changes this number otherwise."""
-
-Status = Literal["waiting", "live", "ended"]
+__all__ = ["PublicTableState"]
 
 _PHASES: Final = {
     "BID_REQUEST": "bidding",
@@ -457,32 +451,3 @@ def _copy(value: dict[str, Any] | None) -> dict[str, Any] | None:
         key: list(item) if type(item) is list else dict(item) if type(item) is dict else item
         for key, item in value.items()
     }
-
-
-class PublicState:
-    """The snapshots of every table a sink sees, made as their first events come."""
-
-    def __init__(self, run_id: str) -> None:
-        self.run_id = run_id
-        self._tables: dict[str, PublicTableState] = {}
-
-    def apply(self, event: Event) -> PublicTableState | None:
-        """Fold the event into its table's snapshot; that table's state if it changed."""
-        state = self._tables.get(event.table)
-        if state is None:
-            state = self._tables[event.table] = PublicTableState(event.table, run_id=self.run_id)
-        return state if state.apply(event) else None
-
-    def get(self, table: str) -> PublicTableState | None:
-        """A table's state, if any event of it came."""
-        return self._tables.get(table)
-
-    def __iter__(self) -> Iterator[PublicTableState]:
-        return iter(list(self._tables.values()))
-
-    def __len__(self) -> int:
-        return len(self._tables)
-
-    def snapshots(self) -> dict[str, dict[str, Any]]:
-        """Every table's snapshot, by table (what a reconnect republishes)."""
-        return {table: state.snapshot() for table, state in self._tables.items()}
