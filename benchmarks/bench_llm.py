@@ -36,12 +36,12 @@ from typing import Any, Final, TypeAlias
 from arena.agents.llm.extract import extract_reply
 from arena.agents.llm.openai_seat import OpenAIAgent, close_clients, reply_schema
 from arena.agents.llm.prompts import Language, LegalMoves, build_prompt
+from arena.games.ddz.agents.capture import RequestCapture
 from arena.games.ddz.agents.reading import legal_for
 from arena.games.ddz.agents.scripted import HeuristicAgent, RandomAgent
 from arena.games.ddz.engine import DEFAULT_RULES, ComboType
+from arena.games.ddz.judge import judge_reply
 from arena.table import Table, TableSettings, play_match
-from arena.testing import RequestCapture
-from arena.testing.judge import judge_reply
 from protocol import (
     BidRequest,
     BidResponse,

@@ -28,15 +28,10 @@ from arena.cli import main
 from arena.games.ddz.agents.reading import hand_of, trick_of
 from arena.games.ddz.agents.scripted import GreedyAgent, HeuristicAgent, RandomAgent
 from arena.games.ddz.engine import PASS, Combo, cards_of, legal_plays
+from arena.games.ddz.judge import judge_reply
+from arena.games.ddz.positions import MATCH_ID, POSITIONS, position_named
 from arena.table.clock import ManualClock
-from arena.testing import (
-    MATCH_ID,
-    POSITIONS,
-    PositionResult,
-    check_agent,
-    judge_reply,
-    position_named,
-)
+from arena.testing import PositionResult, check_agent
 from protocol import (
     BidRequest,
     BidResponse,

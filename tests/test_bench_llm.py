@@ -11,7 +11,7 @@ import json
 
 from arena.agents.llm.extract import extract_reply
 from arena.agents.llm.prompts import build_prompt
-from arena.testing.judge import judge_reply
+from arena.games.ddz.judge import judge_reply
 from benchmarks.bench_llm import (
     Server,
     captured_requests,

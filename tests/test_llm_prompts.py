@@ -18,11 +18,11 @@ from arena.agents.llm.prompts import (
     retry_text,
 )
 from arena.config import SeatConfig
+from arena.games.ddz.agents.capture import RequestCapture
 from arena.games.ddz.agents.reading import legal_for
 from arena.games.ddz.agents.scripted import HeuristicAgent, RandomAgent
 from arena.games.ddz.engine import DECK, Rules
 from arena.table import Table, TableSettings, play_match
-from arena.testing import RequestCapture
 from protocol import (
     BidRequest,
     DoubleRequest,

@@ -1,5 +1,6 @@
 """``arena agent check CONFIG``: for agent authors, ask each seat's agent a fixed set of
-hard positions (:mod:`arena.testing`) and judge every reply as the table would."""
+hard positions of the config's game (:mod:`arena.testing`, ``Game.check_positions``) and
+judge every reply as the table would."""
 
 from __future__ import annotations
 
@@ -96,10 +97,10 @@ def run_agent_command(args: argparse.Namespace) -> int:
         for (_, seat), agent in zip(seats, agents, strict=True)
     ]
 
-    from arena.testing import POSITIONS
-    from arena.testing.check import column_header, result_line
+    from arena.testing.check import check_positions, column_header, result_line
 
-    width = max(len(position.name) for position in POSITIONS)  # known before any is judged
+    positions = check_positions(config.game_info).positions
+    width = max(len(position.name) for position in positions)  # known before any is judged
     judged: list[PositionResult] = []  # the seat being checked: its verdicts so far
 
     def show(result: PositionResult) -> None:
@@ -122,7 +123,7 @@ def run_agent_command(args: argparse.Namespace) -> int:
                     print("\n".join(report.closing_lines()), flush=True)
         except (asyncio.CancelledError, KeyboardInterrupt):
             # the verdicts already paid for stay on screen (or in the JSON), then it stops
-            _interrupted(args, seats, reports, judged, deadlines[len(reports)])
+            _interrupted(args, seats, reports, judged, deadlines[len(reports)], len(positions))
             raise
         finally:
             await asyncio.gather(*map(_close_quietly, agents, deadlines))
@@ -166,13 +167,15 @@ def _interrupted(
     reports: list[AgentCheckReport],
     judged: list[PositionResult],
     timeout_s: float,
+    total: int,
 ) -> None:
     """Ctrl-C or SIGTERM during a check: say how far the seat being checked got (its
-    verdicts so far are already on screen), or print the JSON of what was judged."""
-    from arena.testing import POSITIONS, AgentCheckReport
+    verdicts so far are already on screen, of ``total`` positions), or print the JSON of
+    what was judged."""
+    from arena.testing import AgentCheckReport
 
     index, seat = seats[len(reports)]
-    so_far = f"interrupted after {len(judged)} of {len(POSITIONS)} positions"
+    so_far = f"interrupted after {len(judged)} of {total} positions"
     if not args.json:
         print(f"{seat.name}: {so_far}", flush=True)
         return
@@ -200,6 +203,7 @@ def _checked_agents(source: Path, config: ArenaConfig, indexes: list[int]) -> li
                 rules=config.rules,
                 options=dict(seat.options),
                 seat_key=f"seats.{index}",
+                game=config.game_info,
             )
         except ConfigError as exc:
             raise ConfigError(f"{source}: {exc}") from exc
@@ -216,7 +220,6 @@ async def _check_seat(
 ) -> AgentCheckReport:
     """Start the agent (as a table does: AgentStartError names the seat), then check it."""
     from arena.agents.lifecycle import open_agent
-    from arena.games.ddz.engine import Rules
     from arena.testing import check_agent, stale_replies_of
 
     before = stale_replies_of(agent)  # lines a program writes as it starts count as extra
@@ -225,7 +228,8 @@ async def _check_seat(
         agent,
         timeout_s=timeout_s,
         notify_timeout_s=config.table.notify_timeout_s,
-        rules=Rules.of(config.rules),  # the positions are Dou Dizhu's (the only game yet)
+        game=config.game_info,
+        rules=config.rules,
         stale_replies_before=before,
         on_result=on_result,
     )

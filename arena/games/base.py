@@ -97,10 +97,6 @@ class Game:
     round's result, Dou Dizhu's ``Settlement``): what results, ratings and leaderboards
     count, rather than a game's roles."""
     turns: Callable[[Any, Any, Sequence[bool]], Turns] = field(repr=False)
-    public_state: Callable[..., Any] = field(repr=False)
-    """A table's public snapshot for late subscribers (MQTT, the overlay):
-    ``public_state(table, run_id=..., match_id=None)``, an
-    ``arena.sinks.public_state.TableState`` that folds the table's events."""
     console: Callable[[], Any] = field(repr=False)
     """The game's part of the terminal: how its events read as lines, its panel on the
     live board (``arena.sinks.game_console.GameConsole``)."""
@@ -114,6 +110,10 @@ class Game:
     of its class, imported when a seat names it (Dou Dizhu: ``random``, ``greedy``,
     ``heuristic``). The arena's transports (``subprocess``, ``http``, ``openai``, ...)
     are every game's (:data:`arena.agents.registry.BUILTIN_AGENTS`)."""
+    check_positions: Callable[[], Any] | None = field(default=None, repr=False)
+    """``arena agent check``'s part of the game, loaded when a check runs: its hard
+    positions and the judge of a reply (an ``arena.testing.CheckPositions``); None for
+    a game without."""
 
     def seat_count(self, rules: GameRules | None = None) -> int:
         """The seats of a table under ``rules`` (the default rules when None)."""

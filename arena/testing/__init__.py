@@ -1,4 +1,5 @@
-"""Checking an agent before a match: hard positions, each reply judged as the table would.
+"""Checking an agent before a match: a game's hard positions, each reply judged as the
+table would.
 
 For agent authors in Python::
 
@@ -6,7 +7,9 @@ For agent authors in Python::
     print(report.as_text())
     assert report.passed
 
-``arena agent check CONFIG`` runs the same check on each seat of a config.
+``arena agent check CONFIG`` runs the same check on each seat of a config. The positions
+and the judge are the game's (``Game.check_positions``, a :class:`CheckPositions`; Dou
+Dizhu's are :mod:`arena.games.ddz.positions`); the runner here knows no game.
 
 What an agent may report: an ``int`` attribute ``stale_replies`` (:data:`STALE_REPLIES`),
 the lines it received that answered no request and threw away (a program's reply to a
@@ -15,41 +18,29 @@ during the check, the report fails with ``extra_lines``: in a match such a line 
 taken as the answer to the next request. ``SubprocessAgent`` keeps this count.
 """
 
-from arena.testing.capture import RequestCapture
+from arena.testing.base import VERDICTS, CheckPositions, Judgement, Position, Situation, Verdict
 from arena.testing.check import (
     LATE_GRACE_MAX_S,
     STALE_REPLIES,
     AgentCheckReport,
     PositionResult,
     check_agent,
+    check_positions,
     stale_replies_of,
-)
-from arena.testing.judge import VERDICTS, Judgement, Verdict, judge_reply
-from arena.testing.positions import (
-    MATCH_ID,
-    POSITIONS,
-    TABLE_ID,
-    Position,
-    Situation,
-    position_named,
 )
 
 __all__ = [
     "LATE_GRACE_MAX_S",
-    "MATCH_ID",
-    "POSITIONS",
     "STALE_REPLIES",
-    "TABLE_ID",
     "VERDICTS",
     "AgentCheckReport",
+    "CheckPositions",
     "Judgement",
     "Position",
     "PositionResult",
-    "RequestCapture",
     "Situation",
     "Verdict",
     "check_agent",
-    "judge_reply",
-    "position_named",
+    "check_positions",
     "stale_replies_of",
 ]

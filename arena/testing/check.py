@@ -1,4 +1,8 @@
-"""Running the hard positions through one agent, timed as the table times it.
+"""Running a game's hard positions through one agent, timed as the table times it.
+
+The positions and the judge are the game's (:class:`~arena.testing.base.CheckPositions`,
+named by ``Game.check_positions``; Dou Dizhu's are :mod:`arena.games.ddz.positions`):
+this runner knows no game.
 
 Each request goes through :func:`~arena.table.calls.run_call` on a real clock, as a
 table calls an agent, with one difference: a table cancels a call at the seat's
@@ -28,23 +32,15 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from arena.agents.base import Agent, lists_legal_moves
-from arena.errors import AgentReplyError, error_text
-from arena.games.ddz.agents.reading import legal_for
-from arena.games.ddz.engine import DEFAULT_RULES, Rules
-from arena.games.ddz.views import with_legal_moves
+from arena.errors import AgentReplyError, ConfigError, error_text
+from arena.games.base import Game, GameRules
+from arena.games.registry import DEFAULT_GAME, get_game
 from arena.logs import get_logger
 from arena.table.calls import CallTiming, Request, run_call
 from arena.table.clock import Clock, MonotonicClock
 from arena.table.settings import TableSettings
-from arena.testing.judge import Judgement, Verdict, judge_reply
-from arena.testing.positions import POSITIONS, Position
-from protocol import (
-    REJECT_REASONS,
-    Message,
-    PlayRequest,
-    RejectReason,
-    ReplyRejected,
-)
+from arena.testing.base import CheckPositions, Judgement, Position, Verdict
+from protocol import REJECT_REASONS, Message, RejectReason, ReplyRejected
 
 __all__ = [
     "LATE_GRACE_MAX_S",
@@ -52,6 +48,7 @@ __all__ = [
     "AgentCheckReport",
     "PositionResult",
     "check_agent",
+    "check_positions",
     "column_header",
     "result_line",
     "stale_replies_of",
@@ -64,9 +61,6 @@ _NOTIFY_TIMEOUT_S: Final = TableSettings().notify_timeout_s
 
 _REPLY_SHOWN = 300
 """Characters of a reply kept in the report: enough to see what came back."""
-
-_METHODS = {"BID_REQUEST": "bid", "DOUBLE_REQUEST": "double", "PLAY_REQUEST": "play"}
-"""The agent method that answers each request."""
 
 LATE_GRACE_MAX_S: Final = 10.0
 """How long past the deadline the check still waits for a reply, at most: it waits the
@@ -210,22 +204,35 @@ def result_line(result: PositionResult, width: int) -> str:
     )
 
 
+def check_positions(game: Game | None = None) -> CheckPositions:
+    """The positions ``arena agent check`` asks at a table of ``game`` (Dou Dizhu when
+    None), with the game's judge; a ConfigError for a game that has none."""
+    played = game if game is not None else get_game(DEFAULT_GAME)
+    if played.check_positions is None:
+        raise ConfigError(f"{played.title} (game = {played.name!r}) has no agent check positions")
+    found: CheckPositions = played.check_positions()
+    return found
+
+
 async def check_agent(
     agent: Agent,
     *,
     timeout_s: float,
     notify_timeout_s: float = _NOTIFY_TIMEOUT_S,
-    rules: Rules = DEFAULT_RULES,
-    positions: Sequence[Position] = POSITIONS,
+    game: Game | None = None,
+    rules: GameRules | None = None,
+    positions: Sequence[Position] | None = None,
     clock: Clock | None = None,
     stale_replies_before: int | None = None,
     on_result: Callable[[PositionResult], None] | None = None,
 ) -> AgentCheckReport:
-    """Ask ``agent`` every position once (the retry position twice) and judge each reply.
+    """Ask ``agent`` every position of ``game`` (Dou Dizhu when None) once (the retry
+    position twice) and judge each reply with the game's judge.
 
     ``timeout_s`` is the seat's deadline, ``notify_timeout_s`` the table's wait for a
-    notification (at most the deadline); ``rules`` decide which plays are legal (the
-    positions themselves are the same under every rule variant). The agent is neither
+    notification (at most the deadline); ``rules`` (the game's default rules when None)
+    decide which plays are legal (Dou Dizhu's positions are the same under every rule
+    variant); ``positions`` are the game's unless given. The agent is neither
     opened nor closed here: the caller owns its lifecycle. ``stale_replies_before`` is
     :func:`stale_replies_of` the agent before it was opened, so that lines a program
     writes as it starts count as extra too (default: the count as the check begins).
@@ -233,24 +240,28 @@ async def check_agent(
     takes seconds a call, so a caller can show each verdict as it comes, and keep those
     already paid for if the check is stopped.
     """
+    played = game if game is not None else get_game(DEFAULT_GAME)
+    kit = check_positions(played)
+    rules = played.default_rules() if rules is None else played.parse_rules(rules)
+    asked = kit.positions if positions is None else positions
     clock = clock or MonotonicClock()
     before = stale_replies_of(agent) if stale_replies_before is None else stale_replies_before
     results = []
     given_up = 0  # calls that got no reply: their replies may still come, and be discarded
     notify_s = min(timeout_s, notify_timeout_s)
     listing = lists_legal_moves(agent)  # its PLAY_REQUESTs list the moves, as a table's do
-    for position in positions:
+    for position in asked:
         situation = position.build(agent.name, max(1, int(timeout_s * 1000)), rules)
         request = situation.request
-        if listing and isinstance(request, PlayRequest):
-            request = with_legal_moves(request, legal_for(request, rules))
+        if listing:
+            request = kit.listed(request, rules)
         for note in situation.notifications:
             await _notify(agent, note, notify_s, clock)
-        result = await _ask(agent, position, request, timeout_s, clock, rules)
+        result = await _ask(agent, position, request, timeout_s, clock, (played, kit, rules))
         given_up += _unanswered(result)
         if position.retry:
             await _notify(agent, _rejection(request, result), notify_s, clock)
-            again = await _ask(agent, position, request, timeout_s, clock, rules)
+            again = await _ask(agent, position, request, timeout_s, clock, (played, kit, rules))
             given_up += _unanswered(again)
             first = f"first answer {result.verdict}, rejected"
             result = _with_detail(again, f"{again.detail} (retry; {first})")
@@ -284,8 +295,8 @@ _VERDICT_OF: Final[dict[str, Verdict]] = {
     "illegal": "illegal",
     "timeout": "late",
 }
-"""The verdict of a fault an agent raises itself, the same as :func:`judge_reply` gives
-the same fault in a reply it reads: an unreadable model answer is ``malformed`` as a
+"""The verdict of a fault an agent raises itself, the same as a game's judge gives the
+same fault in a reply it reads: an unreadable model answer is ``malformed`` as a
 program's unreadable line is. Anything else (``agent_error``) is ``error``."""
 
 _TRUNCATED_HINT: Final = " (raise the seat's options.max_tokens so the answer fits)"
@@ -298,15 +309,17 @@ async def _ask(
     request: Request,
     timeout_s: float,
     clock: Clock,
-    rules: Rules,
+    judging: tuple[Game, CheckPositions, GameRules],
 ) -> PositionResult:
-    """One request, timed and judged as the table would; a call that awaits may run past
-    the deadline (:data:`LATE_GRACE_MAX_S`) so that a late reply is measured."""
+    """One request, timed and judged as the table would (``judging``: the game, its
+    positions' judge and the rules); a call that awaits may run past the deadline
+    (:data:`LATE_GRACE_MAX_S`) so that a late reply is measured."""
+    game, kit, rules = judging
     patience = timeout_s + min(timeout_s, LATE_GRACE_MAX_S)
     started = clock.now()
     reply: object = None
     try:
-        call = getattr(agent, _METHODS[request.type])(request)
+        call = getattr(agent, game.requests[request.type])(request)
         reply = await run_call(call, timeout_s=patience, clock=clock, timing=CallTiming())
     except TimeoutError:
         judgement = Judgement(
@@ -330,7 +343,7 @@ async def _ask(
                 f"{timeout_s:g} s deadline",
             )
         else:
-            judgement = judge_reply(request, reply, rules)
+            judgement = kit.judge(request, reply, rules)
     return PositionResult(
         position=position.name,
         request=request.type,

@@ -11,8 +11,8 @@ from arena.games.ddz.engine.rules import Rules
 
 if TYPE_CHECKING:
     from arena.games.ddz.console import DdzConsole
-    from arena.games.ddz.public_state import PublicTableState
     from arena.games.ddz.turns import DdzTurns
+    from arena.testing.base import CheckPositions
 
 __all__ = ["GAME", "REQUEST_METHODS"]
 
@@ -36,11 +36,11 @@ def _turns(table: Any, rules: Any, listing: Sequence[bool]) -> DdzTurns:
     return DdzTurns(GAME, table, Rules.of(rules), listing=listing)
 
 
-def _public_state(table: str, *, run_id: str, match_id: str | None = None) -> PublicTableState:
-    """Dou Dizhu's public snapshot of a table, imported when a feed first sees one."""
-    from arena.games.ddz.public_state import PublicTableState
+def _check_positions() -> CheckPositions:
+    """``arena agent check``'s positions and judge, imported when a check runs."""
+    from arena.games.ddz.positions import CHECK
 
-    return PublicTableState(table, run_id=run_id, match_id=match_id)
+    return CHECK
 
 
 def _console() -> DdzConsole:
@@ -63,11 +63,11 @@ GAME: Final = Game(
     sides=_sides,
     turns=_turns,
     console=_console,
-    public_state=_public_state,
     agent_methods=("bid", "double", "play"),
     scripted_agents={
         "random": "arena.games.ddz.agents.scripted:RandomAgent",
         "greedy": "arena.games.ddz.agents.scripted:GreedyAgent",
         "heuristic": "arena.games.ddz.agents.scripted:HeuristicAgent",
     },
+    check_positions=_check_positions,
 )

@@ -1,4 +1,5 @@
-"""The hard positions of ``arena agent check``: twelve requests an agent must get right.
+"""Dou Dizhu's hard positions for ``arena agent check``: twelve requests an agent must get
+right (:data:`CHECK`, which the game names: ``Game.check_positions``).
 
 Each position is one request, asked once, built from a prepared deal played up to the
 seat's turn through the rules engine (:class:`~arena.games.ddz.engine.Round`), and written as
@@ -19,9 +20,9 @@ hand's cards are dealt lowest suit first and the rest of the deck fills the othe
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Final, Protocol
+from typing import Final
 
+from arena.games.ddz.agents.reading import legal_for
 from arena.games.ddz.engine import (
     DECK,
     DEFAULT_RULES,
@@ -33,7 +34,9 @@ from arena.games.ddz.engine import (
     Rules,
     resolve_cards,
 )
-from arena.games.ddz.views import SeatViews
+from arena.games.ddz.judge import judge_reply
+from arena.games.ddz.views import SeatViews, with_legal_moves
+from arena.testing.base import CheckPositions, Position, Situation
 from protocol import (
     BidRecord,
     BidRequest,
@@ -43,14 +46,7 @@ from protocol import (
     parse_token,
 )
 
-__all__ = [
-    "MATCH_ID",
-    "POSITIONS",
-    "TABLE_ID",
-    "Position",
-    "Situation",
-    "position_named",
-]
+__all__ = ["CHECK", "MATCH_ID", "POSITIONS", "TABLE_ID", "listed", "position_named"]
 
 MATCH_ID: Final = "agent-check"
 """The ``match_id`` of every message the check sends."""
@@ -61,41 +57,19 @@ TABLE_ID: Final = "check"
 Request = BidRequest | DoubleRequest | PlayRequest
 
 
-@dataclass(frozen=True, slots=True)
-class Situation:
-    """What one position sends: notifications first (DEAL, BOTTOM_CARDS), then the request."""
-
-    notifications: tuple[Message, ...]
-    request: Request
-
-
-class Build(Protocol):
-    """Builds a position's messages for the agent under test, under the check's rules."""
-
-    def __call__(self, me: str, time_limit_ms: int, rules: Rules = ...) -> Situation: ...
-
-
-@dataclass(frozen=True, slots=True)
-class Position:
-    """One hard position: its name, what it checks, and how to build its messages.
-
-    ``build(player_id, time_limit_ms, rules)`` addresses the messages to the agent under
-    test; ``rules`` (default: the competition preset) are the check's, the play variants
-    of which the position is dealt under (its auction and doubling are its own).
-    With ``retry``, the first answer is rejected (REPLY_REJECTED, one retry left) and the
-    same request asked again: the second answer is the one judged.
-    """
-
-    name: str
-    about: str
-    round_no: int
-    build: Build
-    retry: bool = False
-
-
 def position_named(name: str) -> Position:
-    """The position of that name (a KeyError, as from a dict, if there is none)."""
-    return {position.name: position for position in POSITIONS}[name]
+    """The position of that name (a KeyError, as from a dict, if there is none).
+    A position's ``rules`` (default: the competition preset) are the check's, the play
+    variants of which it is dealt under (its auction and doubling are its own)."""
+    return CHECK.named(name)
+
+
+def listed(request: Request, rules: Rules = DEFAULT_RULES) -> Request:
+    """A PLAY_REQUEST with its legal moves, as a table sends it to a seat that asked for
+    them (``legal_moves``); any other request as it is."""
+    if isinstance(request, PlayRequest):
+        return with_legal_moves(request, legal_for(request, rules))
+    return request
 
 
 # --- building a position -------------------------------------------------------------
@@ -486,3 +460,7 @@ POSITIONS: Final[tuple[Position, ...]] = (
     ),
 )
 """Every position, in the order they are asked."""
+
+
+CHECK: Final = CheckPositions(positions=POSITIONS, judge=judge_reply, listed=listed)
+"""What ``arena agent check`` asks of a Dou Dizhu agent, and how it judges the replies."""

@@ -1,4 +1,5 @@
-"""Judging one reply to one request, as the table would, from the request's own state.
+"""Judging one reply to a Dou Dizhu request, as the table would, from the request's own
+state: ``arena agent check``'s judge (:data:`arena.games.ddz.positions.CHECK`).
 
 Pure and synchronous: the reply is read with the table's own :func:`as_reply` and
 :func:`check_addressed` (so a malformed reply gets the table's words), and a play is
@@ -9,13 +10,11 @@ needed, since every request carries the state that decides its legality.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Final, Literal, TypeAlias, get_args
-
 from arena.errors import AgentReplyError, IllegalActionError
 from arena.games.ddz.agents.reading import hand_of, trick_of
 from arena.games.ddz.engine import DEFAULT_RULES, Rules, playable_reading, resolve_cards
 from arena.table.calls import Reply, Request, as_reply, check_addressed
+from arena.testing.base import Judgement
 from protocol import (
     BidRequest,
     BidResponse,
@@ -25,23 +24,7 @@ from protocol import (
     PlayResponse,
 )
 
-__all__ = ["VERDICTS", "Judgement", "Verdict", "judge_reply"]
-
-Verdict: TypeAlias = Literal["legal", "illegal", "malformed", "late", "error"]
-"""``legal``: usable and allowed; ``illegal``: well formed but the rules forbid it;
-``malformed``: not the reply asked for (not JSON, wrong type or field, another player's or
-request's id); ``late``: after the deadline; ``error``: the agent raised, or its program
-or server failed."""
-
-VERDICTS: Final[tuple[Verdict, ...]] = get_args(Verdict)
-
-
-@dataclass(frozen=True, slots=True)
-class Judgement:
-    """A verdict and, in words, why: what was played, or what is wrong with it."""
-
-    verdict: Verdict
-    detail: str
+__all__ = ["judge_reply"]
 
 
 def judge_reply(request: Request, reply: object, rules: Rules = DEFAULT_RULES) -> Judgement:
