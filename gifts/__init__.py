@@ -10,7 +10,7 @@ applied at a table's safe points), :mod:`gifts.settings` (``[gifts]``) and
 :mod:`gifts.targeting` (a gift's seat). docs/gifts.md tells a streamer the whole of it.
 """
 
-from gifts.events import RESULT_CHANGING, STRONG, Effect, GiftEvent, GiftKind
+from gifts.events import RESULT_CHANGING, STRONG, GiftEffect, GiftEvent, GiftKind
 from gifts.text import clean_viewer_text
 
-__all__ = ["RESULT_CHANGING", "STRONG", "Effect", "GiftEvent", "GiftKind", "clean_viewer_text"]
+__all__ = ["RESULT_CHANGING", "STRONG", "GiftEffect", "GiftEvent", "GiftKind", "clean_viewer_text"]

@@ -27,11 +27,11 @@ from pydantic import ValidationError
 from arena.config import MqttSettings, load_config
 from arena.errors import ConfigError
 from arena.logs import add_logging_flags
-from gifts.events import Effect, GiftEvent
+from gifts.events import GiftEffect, GiftEvent
 
 __all__ = ["EFFECTS_TEXT", "add_gift_command", "run_gift_command"]
 
-EFFECTS_TEXT: Final = ", ".join(effect.value for effect in Effect)
+EFFECTS_TEXT: Final = ", ".join(effect.value for effect in GiftEffect)
 _FLAGS: Final = {
     "target_seat": "--seat",
     "table": "--table",
@@ -131,9 +131,9 @@ def run_gift_command(args: argparse.Namespace) -> int:
     return 0
 
 
-def _effect(text: str) -> Effect:
+def _effect(text: str) -> GiftEffect:
     try:
-        return Effect(text.upper())
+        return GiftEffect(text.upper())
     except ValueError:
         shown = text if len(text) <= 40 else text[:39] + "…"
         raise ConfigError(f"EFFECT: {shown!r} is no effect: one of {EFFECTS_TEXT}") from None
@@ -154,7 +154,7 @@ def _settings(config: Path | None, url: str | None) -> MqttSettings:
     return MqttSettings.model_validate({**mqtt.model_dump(), **broker})
 
 
-def _gift(effect: Effect, args: argparse.Namespace) -> GiftEvent:
+def _gift(effect: GiftEffect, args: argparse.Namespace) -> GiftEvent:
     """The test gift the flags describe; a value it refuses is a ConfigError naming
     the flag."""
     from gifts.send import gift_for_test

@@ -24,14 +24,16 @@ from typing import Any, Final
 from arena.games.registry import DEFAULT_GAME
 from arena.table.safe_point import BetweenRoundsHandle, SafePointHandle
 from gifts.director import GiftDirector, PeekOutput
-from gifts.events import Effect, GiftEvent, GiftKind
+from gifts.events import GiftEffect, GiftEvent, GiftKind
 from gifts.queue import GiftQueue, Outcome, Pending
 from gifts.settings import GiftSettings
 from gifts.targeting import named_seat, pick_target, seeded_seat
 
 __all__ = ["TARGETED", "Emit", "GiftDesk", "gift_event_data"]
 
-TARGETED: Final = frozenset({Effect.CHEER, Effect.PEEK, Effect.SWAP, Effect.ADD, Effect.ROLE_SWAP})
+TARGETED: Final = frozenset(
+    {GiftEffect.CHEER, GiftEffect.PEEK, GiftEffect.SWAP, GiftEffect.ADD, GiftEffect.ROLE_SWAP}
+)
 """Effects that need a seat: a gift without one gets one picked. The others (EMOTE,
 DOUBLE, EFFECT, RESHUFFLE) target a seat only when the gift or its message names one."""
 
@@ -58,7 +60,7 @@ class GiftDesk:
         self.settings = settings
         self.game = game
         """The game the table plays: a gift for an effect it does not offer is refused."""
-        self.offered = frozenset(Effect) if offered is None else frozenset(offered)
+        self.offered = frozenset(GiftEffect) if offered is None else frozenset(offered)
         """The effects the game offers (:attr:`arena.games.base.Game.gift_effects`)."""
         self.players = tuple(players)
         self.match_seed = match_seed
@@ -144,7 +146,7 @@ class GiftDesk:
         )
         await self.tell()
 
-    def _target(self, gift: GiftEvent, effect: Effect) -> int | None:
+    def _target(self, gift: GiftEvent, effect: GiftEffect) -> int | None:
         """The gift's seat: its own, else as ``[gifts] pick_target`` says for the
         effects that need one (None for ``reject``), else the one its message names."""
         if gift.target_seat is not None:

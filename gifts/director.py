@@ -36,7 +36,7 @@ from arena.games.ddz.engine import Phase
 from arena.logs import get_logger
 from arena.table import derive_seed
 from arena.table.safe_point import BetweenRoundsHandle, SafePointHandle
-from gifts.events import Effect
+from gifts.events import GiftEffect
 from gifts.queue import GiftQueue, Moment, Pending, others_involved
 from gifts.queue import Phase as MomentPhase
 
@@ -112,26 +112,26 @@ class GiftDirector:
     def _apply(self, pending: Pending, handle: SafePointHandle) -> None:
         effect, target = pending.effect, pending.target
         rng = random.Random(derive_seed(self.match_seed, "effect", pending.id))
-        if effect is Effect.DOUBLE:
+        if effect is GiftEffect.DOUBLE:
             handle.add_gift_double()
-        elif effect in (Effect.SWAP, Effect.ADD):
+        elif effect in (GiftEffect.SWAP, GiftEffect.ADD):
             if target is None:
                 raise IllegalActionError("the gift has no target seat")
             others = others_involved(target, moment_of(handle), self.queue.settings.last_cards)
             if not others:
                 raise IllegalActionError("no other player holds enough cards")
             other = rng.choice(others)
-            if effect is Effect.SWAP:
+            if effect is GiftEffect.SWAP:
                 mine, theirs = rng.choice(handle.hand(target)), rng.choice(handle.hand(other))
                 handle.swap_cards(target, mine, other, theirs)
             else:
                 handle.transfer_card(other, target, rng.choice(handle.hand(other)))
-        elif effect is Effect.PEEK:
+        elif effect is GiftEffect.PEEK:
             if target is None:
                 raise IllegalActionError("the gift has no target seat")
             if self._on_peek is not None:
                 self._on_peek(pending, target, [c.text for c in handle.hand(target)])
-        elif effect is Effect.CHEER and target is not None:
+        elif effect is GiftEffect.CHEER and target is not None:
             handle.cheer(target, audience_line(pending))
         # EMOTE, EFFECT: nothing in the round; ROLE_SWAP, RESHUFFLE never reach here
         # (their window is between rounds)
@@ -151,7 +151,7 @@ def _refusal_of(effect: Callable[[], None], pending: Pending) -> str | None:
 
 
 def _apply_between_rounds(pending: Pending, handle: BetweenRoundsHandle) -> None:
-    if pending.effect is Effect.ROLE_SWAP:
+    if pending.effect is GiftEffect.ROLE_SWAP:
         if pending.target is None:
             raise IllegalActionError("the gift has no target seat")
         handle.make_landlord(pending.target, pending.id)

@@ -34,6 +34,7 @@ from pydantic import (
 from arena.safe_json import json_safe
 from gifts.text import clean_viewer_text
 from protocol import MAX_JSON_INT
+from protocol.events import GiftEffect
 
 __all__ = [
     "MAX_MESSAGE",
@@ -41,7 +42,7 @@ __all__ = [
     "MAX_RAW_BYTES",
     "RESULT_CHANGING",
     "STRONG",
-    "Effect",
+    "GiftEffect",
     "GiftEvent",
     "GiftKind",
 ]
@@ -55,24 +56,10 @@ MAX_RAW_BYTES: Final = 16_384
 payload, and a bound on what one event can make the arena hold."""
 
 
-class Effect(StrEnum):
-    """What a gift does in the match; the comment beside each says when it may apply."""
-
-    CHEER = "CHEER"  # 加油, play phase: a banner, a quoted audience line for the target
-    EMOTE = "EMOTE"  # 表情, play phase: overlay only
-    PEEK = "PEEK"  # 偷看牌, play phase: the target's hand on the delayed spectator feed only
-    SWAP = "SWAP"  # 换牌: a card of the target for one of an opponent, before it leads
-    ADD = "ADD"  # 加牌: the target takes a card from another player, before it leads
-    DOUBLE = "DOUBLE"  # 翻倍, any time: +1 to the round's exponent, capped
-    EFFECT = "EFFECT"  # 全场特效, any time: overlay only
-    ROLE_SWAP = "ROLE_SWAP"  # 角色互换: between rounds, the target is the next landlord
-    RESHUFFLE = "RESHUFFLE"  # 重新洗牌: between rounds, the next deal is dealt afresh
-
-
-STRONG: Final = frozenset({Effect.SWAP, Effect.ADD})
+STRONG: Final = frozenset({GiftEffect.SWAP, GiftEffect.ADD})
 """Strong interventions: refused near the end of a hand, under a global cooldown."""
 RESULT_CHANGING: Final = frozenset(
-    {Effect.SWAP, Effect.ADD, Effect.DOUBLE, Effect.ROLE_SWAP, Effect.RESHUFFLE}
+    {GiftEffect.SWAP, GiftEffect.ADD, GiftEffect.DOUBLE, GiftEffect.ROLE_SWAP, GiftEffect.RESHUFFLE}
 )
 """Effects that can change a result: refused in ``ranked`` mode, marked in the round."""
 
@@ -130,7 +117,7 @@ class GiftEvent(BaseModel):
     target_seat: Annotated[StrictInt, Field(ge=0, le=2)] | None = Field(
         default=None, description="The seat it targets (default: picked by the config's rule)."
     )
-    effect: Effect | None = Field(
+    effect: GiftEffect | None = Field(
         default=None,
         description="The effect, when the source names it (arena gift send); else the "
         "config maps the gift's name to one.",
@@ -150,9 +137,9 @@ class GiftEvent(BaseModel):
     @classmethod
     def _effect_any_case(cls, value: Any) -> Any:
         """``"swap"`` is SWAP, as ``arena gift send swap`` takes it."""
-        if isinstance(value, str) and not isinstance(value, Effect) and len(value) <= 20:
+        if isinstance(value, str) and not isinstance(value, GiftEffect) and len(value) <= 20:
             upper = value.upper()
-            return Effect(upper) if upper in Effect.__members__ else value
+            return GiftEffect(upper) if upper in GiftEffect.__members__ else value
         return value
 
     @field_validator("display_name", "gift_name", mode="after")

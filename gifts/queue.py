@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
-from gifts.events import RESULT_CHANGING, STRONG, Effect, GiftEvent
+from gifts.events import RESULT_CHANGING, STRONG, GiftEffect, GiftEvent
 
 __all__ = [
     "BETWEEN_ROUNDS",
@@ -49,12 +49,12 @@ _PRUNE_VIEWERS_AT: Final = 1024
 """Viewers remembered for their cooldown before those whose cooldown is over are
 forgotten (a long stream meets many viewers)."""
 
-PLAY_PHASE: Final = frozenset({Effect.CHEER, Effect.EMOTE, Effect.PEEK})
+PLAY_PHASE: Final = frozenset({GiftEffect.CHEER, GiftEffect.EMOTE, GiftEffect.PEEK})
 """Effects whose window is the play phase (any turn)."""
-BEFORE_LEAD: Final = frozenset({Effect.SWAP, Effect.ADD})
+BEFORE_LEAD: Final = frozenset({GiftEffect.SWAP, GiftEffect.ADD})
 """Effects whose window opens when the target is about to lead (free play)."""
-ANY_TIME: Final = frozenset({Effect.DOUBLE, Effect.EFFECT})
-BETWEEN_ROUNDS: Final = frozenset({Effect.ROLE_SWAP, Effect.RESHUFFLE})
+ANY_TIME: Final = frozenset({GiftEffect.DOUBLE, GiftEffect.EFFECT})
+BETWEEN_ROUNDS: Final = frozenset({GiftEffect.ROLE_SWAP, GiftEffect.RESHUFFLE})
 
 Phase = Literal["bidding", "doubling", "play", "between_rounds", "over"]
 Status = Literal["applied", "rejected", "expired"]
@@ -68,17 +68,17 @@ class QueueSettings:
     queue_size: int = 200
     ttl_s: float = 60.0
     on_cooldown: Literal["wait", "reject"] = "wait"
-    effect_cooldown_s: dict[Effect, float] = field(
+    effect_cooldown_s: dict[GiftEffect, float] = field(
         default_factory=lambda: {
-            Effect.CHEER: 0.0,
-            Effect.EMOTE: 0.0,
-            Effect.EFFECT: 2.0,
-            Effect.PEEK: 10.0,
-            Effect.SWAP: 20.0,
-            Effect.ADD: 20.0,
-            Effect.DOUBLE: 15.0,
-            Effect.ROLE_SWAP: 0.0,
-            Effect.RESHUFFLE: 0.0,
+            GiftEffect.CHEER: 0.0,
+            GiftEffect.EMOTE: 0.0,
+            GiftEffect.EFFECT: 2.0,
+            GiftEffect.PEEK: 10.0,
+            GiftEffect.SWAP: 20.0,
+            GiftEffect.ADD: 20.0,
+            GiftEffect.DOUBLE: 15.0,
+            GiftEffect.ROLE_SWAP: 0.0,
+            GiftEffect.RESHUFFLE: 0.0,
         }
     )
     viewer_cooldown_s: float = 5.0
@@ -107,7 +107,7 @@ class Pending:
     """One gift (one of a count-N gift's N) waiting for its moment."""
 
     gift: GiftEvent
-    effect: Effect
+    effect: GiftEffect
     target: int | None
     unit: int
     """Which of the gift's ``count`` this is, from 0."""
@@ -125,7 +125,7 @@ class Outcome:
 
     id: str
     gift: GiftEvent
-    effect: Effect | None
+    effect: GiftEffect | None
     status: Status
     reason: str | None = None
     at: float = 0.0
@@ -162,7 +162,7 @@ class GiftQueue:
         """While :meth:`next` walks the queue: the gifts it keeps so far (counted waiting)."""
         self._seen: dict[tuple[str, str], None] = {}
         self._remember = remember
-        self._effect_free_at: dict[Effect, float] = {}
+        self._effect_free_at: dict[GiftEffect, float] = {}
         self._viewer_free_at: dict[str, float] = {}
         self._strong_free_at = 0.0
         self._in_hand: Pending | None = None
@@ -179,7 +179,7 @@ class GiftQueue:
     def submit(
         self,
         gift: GiftEvent,
-        effect: Effect,
+        effect: GiftEffect,
         *,
         target: int | None = None,
         now: float,
@@ -221,7 +221,7 @@ class GiftQueue:
     def refuse(
         self,
         gift: GiftEvent,
-        effect: Effect | None,
+        effect: GiftEffect | None,
         reason: str,
         *,
         now: float,
@@ -238,7 +238,7 @@ class GiftQueue:
         self._settle_units(gift, effect, target, 0, gift.count, reason, now)
 
     def _duplicate(
-        self, gift: GiftEvent, effect: Effect | None, target: int | None, now: float
+        self, gift: GiftEvent, effect: GiftEffect | None, target: int | None, now: float
     ) -> bool:
         """A delivery seen before: rejected ``duplicate`` under an id of its own
         (``...#dup1``, ``#dup2`` ...), so the first delivery's units keep theirs, each
@@ -253,7 +253,7 @@ class GiftQueue:
     def _settle_units(
         self,
         gift: GiftEvent,
-        effect: Effect | None,
+        effect: GiftEffect | None,
         target: int | None,
         first: int,
         end: int,
@@ -390,7 +390,7 @@ class GiftQueue:
             # the other player involved is drawn among those above the limit
             if sizes[target] <= fewest or all(sizes[seat] <= fewest for seat in others):
                 return "last_cards"
-        if effect is Effect.DOUBLE and moment.gift_doubles >= self.settings.max_doubles:
+        if effect is GiftEffect.DOUBLE and moment.gift_doubles >= self.settings.max_doubles:
             return "double_cap"
         return None
 
@@ -417,7 +417,7 @@ class GiftQueue:
         self,
         unit_id: str,
         gift: GiftEvent,
-        effect: Effect | None,
+        effect: GiftEffect | None,
         status: Status,
         reason: str | None,
         now: float,

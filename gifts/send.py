@@ -36,7 +36,7 @@ from arena.config import MqttSettings
 from arena.errors import ArenaError
 from arena.sinks.mqtt import status_topic
 from arena.sinks.mqtt_publisher import broker_url
-from gifts.events import Effect, GiftEvent, GiftKind
+from gifts.events import GiftEffect, GiftEvent, GiftKind
 from gifts.sources.mqtt_in import gift_client, gifts_topic, subscription_refused
 
 __all__ = ["STATUS_WAIT_S", "GiftSendError", "NoArenaError", "gift_for_test", "send_gift"]
@@ -200,7 +200,7 @@ def _speaks_only_311(error: aiomqtt.MqttCodeError) -> bool:
 
 
 def gift_for_test(
-    effect: Effect,
+    effect: GiftEffect,
     *,
     viewer: str | None = None,
     table: str | None = None,

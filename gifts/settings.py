@@ -28,18 +28,18 @@ from pydantic import (
 )
 
 from arena.errors import ConfigError
-from gifts.events import Effect, GiftEvent
+from gifts.events import GiftEffect, GiftEvent
 from gifts.queue import QueueSettings
 
 __all__ = ["DEFAULT_COOLDOWNS", "GiftSettings", "load_gift_settings"]
 
-DEFAULT_COOLDOWNS: dict[Effect, float] = dict(QueueSettings().effect_cooldown_s)
+DEFAULT_COOLDOWNS: dict[GiftEffect, float] = dict(QueueSettings().effect_cooldown_s)
 """Seconds between two gifts of one effect, by default (strong ones also share a global
 cooldown)."""
 
 Seconds = Annotated[float, Field(ge=0, le=3600, allow_inf_nan=False)]
 EffectName = Annotated[
-    Effect,
+    GiftEffect,
     Strict(False),
     BeforeValidator(lambda v: v.upper() if isinstance(v, str) and len(v) <= 20 else v),
 ]
@@ -92,7 +92,7 @@ class GiftSettings(BaseModel):
             max_doubles=max_doubles,
         )
 
-    def effect_for(self, gift: GiftEvent) -> Effect | None:
+    def effect_for(self, gift: GiftEvent) -> GiftEffect | None:
         """The effect a gift has: its own, else its platform's mapping of its name or id,
         else the ``"*"`` mapping; None when nothing maps it."""
         if gift.effect is not None:

@@ -21,7 +21,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from gifts.events import Effect, GiftEvent
+from gifts.events import GiftEffect, GiftEvent
 from gifts.send import gift_for_test
 from gifts.signatures import ReplayGuard, SignatureError, verify_arena_webhook
 from gifts.sources import Inbox
@@ -33,7 +33,7 @@ __all__ = ["WebhookIntake"]
 class WebhookIntake:
     """The arena server's gift intake (:class:`arena.server.app.GiftIntake`)."""
 
-    effects: Sequence[str] = tuple(effect.value for effect in Effect)
+    effects: Sequence[str] = tuple(effect.value for effect in GiftEffect)
 
     def __init__(self, inbox: Inbox, *, secret: str, now: Callable[[], float] = time.time) -> None:
         self._inbox = inbox
@@ -62,7 +62,7 @@ class WebhookIntake:
         ``arena gift send`` makes one."""
         raw_effect = fields.get("effect")
         try:
-            effect = Effect(str(raw_effect).upper())
+            effect = GiftEffect(str(raw_effect).upper())
         except ValueError:
             return 400, {"error": f"effect: {raw_effect!r} is none of {', '.join(self.effects)}"}
         try:

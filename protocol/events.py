@@ -16,6 +16,7 @@ a new optional key does not change it. Consumers see it as the MQTT feed's ``v``
 from __future__ import annotations
 
 from collections.abc import Mapping
+from enum import StrEnum
 from types import MappingProxyType
 from typing import Annotated, Any, Final, Literal, TypeAlias, get_args
 
@@ -287,9 +288,22 @@ class EffectAppliedData(EventData):
 
 
 GiftStatus: TypeAlias = Literal["queued", "applied", "rejected", "expired"]
-GiftEffect: TypeAlias = Literal[
-    "CHEER", "EMOTE", "PEEK", "SWAP", "ADD", "DOUBLE", "EFFECT", "ROLE_SWAP", "RESHUFFLE"
-]
+
+
+class GiftEffect(StrEnum):
+    """What a viewer's gift does in the match; the comment beside each says when it may
+    apply in Dou Dizhu. Each game offers those that mean something in it
+    (``arena.games.base.Game.gift_effects``); docs/gifts.md lists them."""
+
+    CHEER = "CHEER"  # 加油, play phase: a banner, a quoted audience line for the target
+    EMOTE = "EMOTE"  # 表情, play phase: overlay only
+    PEEK = "PEEK"  # 偷看牌, play phase: the target's hand on the delayed spectator feed only
+    SWAP = "SWAP"  # 换牌: a card of the target for one of an opponent, before it leads
+    ADD = "ADD"  # 加牌: the target takes a card from another player, before it leads
+    DOUBLE = "DOUBLE"  # 翻倍, any time: +1 to the round's exponent, capped
+    EFFECT = "EFFECT"  # 全场特效, any time: overlay only
+    ROLE_SWAP = "ROLE_SWAP"  # 角色互换: between rounds, the target is the next landlord
+    RESHUFFLE = "RESHUFFLE"  # 重新洗牌: between rounds, the next deal is dealt afresh
 
 
 class GiftData(EventData):

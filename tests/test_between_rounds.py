@@ -26,7 +26,7 @@ from arena.sinks.base import CollectingSink
 from arena.table import SafePointHandle, Table, play_match
 from arena.table.match import MatchSummary, derive_seed
 from arena.table.safe_point import BetweenRoundsHandle
-from gifts.events import Effect, GiftEvent
+from gifts.events import GiftEffect, GiftEvent
 from gifts.router import GiftRouter, attach_gift_desks
 from gifts.settings import GiftSettings
 from protocol import BidRequest, Deal, Message, PlayRequest
@@ -89,7 +89,7 @@ class Played:
         return event
 
 
-def gift(number: int, effect: Effect, seat: int | None = None) -> GiftEvent:
+def gift(number: int, effect: GiftEffect, seat: int | None = None) -> GiftEvent:
     return GiftEvent(
         event_id=f"g{number}",
         platform="test",
@@ -164,7 +164,7 @@ async def test_a_role_swap_makes_its_target_landlord_without_bidding(tmp_path: P
     first = baseline.round_event("landlord_chosen", 1)
     target = (first.seat or 0) + 1  # not the seat that won round 1's bidding
     target %= 3
-    played = await play(tmp_path, [gift(0, Effect.ROLE_SWAP, target)])
+    played = await play(tmp_path, [gift(0, GiftEffect.ROLE_SWAP, target)])
 
     # round 1 is untouched: the gift waits for the break
     assert played.round_event("landlord_chosen", 1) == first._replace(
@@ -191,7 +191,9 @@ async def test_a_role_swap_makes_its_target_landlord_without_bidding(tmp_path: P
 
 
 async def test_a_second_role_swap_before_the_same_round_is_rejected(tmp_path: Path) -> None:
-    played = await play(tmp_path, [gift(0, Effect.ROLE_SWAP, 2), gift(1, Effect.ROLE_SWAP, 1)])
+    played = await play(
+        tmp_path, [gift(0, GiftEffect.ROLE_SWAP, 2), gift(1, GiftEffect.ROLE_SWAP, 1)]
+    )
     assert played.final(unit(0)).data["status"] == "applied"
     second = played.final(unit(1)).data
     assert second["status"] == "rejected"
@@ -214,10 +216,10 @@ async def test_a_role_swap_in_each_break_applies_once_per_round(tmp_path: Path) 
     async def later(router: GiftRouter, table: Table, handle: SafePointHandle) -> None:
         if table.round_no == 2 and not sent:
             sent.append(True)
-            await router.accept(gift(1, Effect.ROLE_SWAP, 0))
+            await router.accept(gift(1, GiftEffect.ROLE_SWAP, 0))
 
     sent: list[bool] = []
-    played = await play(tmp_path, [gift(0, Effect.ROLE_SWAP, 1)], rounds=3, during=later)
+    played = await play(tmp_path, [gift(0, GiftEffect.ROLE_SWAP, 1)], rounds=3, during=later)
     assert [played.round_event("landlord_chosen", n).seat for n in (2, 3)] == [1, 0]
     assert [r.gifts for r in played.summary.rounds] == [(), ("ROLE_SWAP",), ("ROLE_SWAP",)]
     # the one sent during round 2 waited for the break after it
@@ -231,7 +233,7 @@ async def test_a_role_swap_in_each_break_applies_once_per_round(tmp_path: Path) 
 
 async def test_a_reshuffle_deals_the_next_round_from_a_derived_seed(tmp_path: Path) -> None:
     baseline = await play(tmp_path, [])
-    played = await play(tmp_path, [gift(0, Effect.RESHUFFLE)])
+    played = await play(tmp_path, [gift(0, GiftEffect.RESHUFFLE)])
     prepared = derive_seed(SEED, TABLE, 2)
     reshuffled = derive_seed(SEED, TABLE, 2, "reshuffle", unit(0))
     assert prepared != reshuffled
@@ -256,7 +258,7 @@ async def test_a_reshuffle_deals_the_next_round_from_a_derived_seed(tmp_path: Pa
 
 
 async def test_a_second_reshuffle_before_the_same_round_is_rejected(tmp_path: Path) -> None:
-    played = await play(tmp_path, [gift(0, Effect.RESHUFFLE), gift(1, Effect.RESHUFFLE)])
+    played = await play(tmp_path, [gift(0, GiftEffect.RESHUFFLE), gift(1, GiftEffect.RESHUFFLE)])
     assert played.final(unit(0)).data["status"] == "applied"
     second = played.final(unit(1)).data
     assert second["status"] == "rejected"
@@ -276,13 +278,13 @@ async def test_in_a_one_round_match_between_round_gifts_expire_at_the_end(
     async def mid_round(router: GiftRouter, table: Table, handle: SafePointHandle) -> None:
         if not sent:
             sent.append(True)
-            await router.accept(gift(2, Effect.ROLE_SWAP, 0))
-            await router.accept(gift(3, Effect.RESHUFFLE))
+            await router.accept(gift(2, GiftEffect.ROLE_SWAP, 0))
+            await router.accept(gift(3, GiftEffect.RESHUFFLE))
 
     sent: list[bool] = []
     played = await play(
         tmp_path,
-        [gift(0, Effect.ROLE_SWAP, 1), gift(1, Effect.RESHUFFLE)],
+        [gift(0, GiftEffect.ROLE_SWAP, 1), gift(1, GiftEffect.RESHUFFLE)],
         rounds=1,
         during=mid_round,
     )
@@ -304,7 +306,7 @@ async def test_between_round_gifts_apply_only_in_the_break(tmp_path: Path) -> No
         if table.round_no == 1 and len(sent) < 3:
             sent.append(True)
             number = 10 + len(sent)
-            effect = Effect.RESHUFFLE if len(sent) == 1 else Effect.ROLE_SWAP
+            effect = GiftEffect.RESHUFFLE if len(sent) == 1 else GiftEffect.ROLE_SWAP
             await router.accept(gift(number, effect, 2))
 
     sent: list[bool] = []
@@ -323,7 +325,7 @@ async def test_between_round_gifts_apply_only_in_the_break(tmp_path: Path) -> No
 
 
 async def test_the_break_handle_refuses_every_change_after_it_closed(tmp_path: Path) -> None:
-    played = await play(tmp_path, [gift(0, Effect.ROLE_SWAP, 1)], rounds=3)
+    played = await play(tmp_path, [gift(0, GiftEffect.ROLE_SWAP, 1)], rounds=3)
     assert len(played.handles) == 2  # before rounds 2 and 3
     for handle in played.handles:
         with pytest.raises(IllegalActionError, match="over"):
@@ -355,7 +357,7 @@ async def test_the_record_the_result_event_and_the_replay_say_what_changed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     played = await play(
-        tmp_path, [gift(0, Effect.ROLE_SWAP, 2), gift(1, Effect.RESHUFFLE)], rounds=3
+        tmp_path, [gift(0, GiftEffect.ROLE_SWAP, 2), gift(1, GiftEffect.RESHUFFLE)], rounds=3
     )
     assert [r.gifts for r in played.summary.rounds] == [(), ("ROLE_SWAP", "RESHUFFLE"), ()]
     for number, record in enumerate(played.summary.rounds, start=1):
@@ -394,7 +396,7 @@ async def test_an_effect_that_fails_between_rounds_is_settled_and_the_match_goes
         raise ValueError("a bug")
 
     monkeypatch.setattr(BetweenRoundsHandle, "reshuffle", broken)
-    played = await play(tmp_path, [gift(1, Effect.RESHUFFLE)], rounds=2)
+    played = await play(tmp_path, [gift(1, GiftEffect.RESHUFFLE)], rounds=2)
     assert len(played.summary.rounds) == 2
     ended = [e.data for e in played.events if e.type == "gift" and e.data["status"] != "queued"]
     assert [(d["id"], d["status"], d["reason"]) for d in ended] == [

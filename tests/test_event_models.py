@@ -39,7 +39,7 @@ from arena.replay import ReplayWriter
 from arena.sinks.base import CollectingSink
 from arena.table import SafePointHandle, Table, TableSettings, play_match
 from arena.table.match import match_id_of
-from gifts.events import Effect, GiftEvent
+from gifts.events import GiftEffect, GiftEvent
 from gifts.router import attach_gift_desks
 from gifts.settings import GiftSettings
 from protocol import (
@@ -168,10 +168,10 @@ async def with_a_gift_desk() -> list[Event]:
     gifts = [("ROLE_SWAP", 2), ("RESHUFFLE", None), ("CHEER", 1), ("SWAP", 0), ("SWAP", 1)]
     for number, (effect, seat) in enumerate(gifts):
         gift = GiftEvent(
-            event_id=f"g{number}", platform="test", effect=Effect(effect), target_seat=seat
+            event_id=f"g{number}", platform="test", effect=GiftEffect(effect), target_seat=seat
         )
         await router.accept(gift)
-    await router.accept(GiftEvent(event_id="g0", platform="test", effect=Effect.CHEER))
+    await router.accept(GiftEvent(event_id="g0", platform="test", effect=GiftEffect.CHEER))
     await play_match(table, rounds=2, seed=5)
     await router.close()
     return sink.events

@@ -27,7 +27,7 @@ from arena.sinks.spectator import CollectingSpectatorOutput, SpectatorFeed
 from arena.table import Table, play_match
 from arena.table.match import derive_seed
 from gifts.desk import TARGETED, GiftDesk
-from gifts.events import Effect, GiftEvent, GiftKind
+from gifts.events import GiftEffect, GiftEvent, GiftKind
 from gifts.router import attach_gift_desks
 from gifts.settings import GiftSettings
 from gifts.targeting import seeded_seat
@@ -76,8 +76,12 @@ def gift(event_id: str = "e1", **fields: Any) -> GiftEvent:
 
 MAPPED = GiftSettings(
     map={
-        "bilibili": {"小花花": Effect.CHEER, "31036": Effect.PEEK, "Rocket": Effect.SWAP},
-        "*": {"Rocket": Effect.DOUBLE, "Heart": Effect.EMOTE},
+        "bilibili": {
+            "小花花": GiftEffect.CHEER,
+            "31036": GiftEffect.PEEK,
+            "Rocket": GiftEffect.SWAP,
+        },
+        "*": {"Rocket": GiftEffect.DOUBLE, "Heart": GiftEffect.EMOTE},
     }
 )
 
@@ -90,7 +94,7 @@ MAPPED = GiftSettings(
         ({"gift_name": "Rocket"}, "SWAP"),  # the platform's own map before "*"
         ({"platform": "douyin", "gift_name": "Rocket"}, "DOUBLE"),  # "*" for the others
         ({"platform": "twitch", "gift_name": "Heart"}, "EMOTE"),
-        ({"gift_name": "小花花", "effect": Effect.EFFECT}, "EFFECT"),  # its own effect wins
+        ({"gift_name": "小花花", "effect": GiftEffect.EFFECT}, "EFFECT"),  # its own effect wins
     ],
 )
 async def test_a_gift_maps_by_name_by_id_or_for_every_platform(
@@ -141,16 +145,16 @@ async def test_a_gift_for_an_effect_the_game_does_not_offer_is_rejected_saying_s
 
 def test_a_dou_dizhu_desk_offers_every_effect() -> None:
     made, _ = desk()
-    assert made.offered == frozenset(Effect) == get_game("ddz").gift_effects
+    assert made.offered == frozenset(GiftEffect) == get_game("ddz").gift_effects
     assert made.game == "ddz"
 
 
 # --- targets ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("effect", sorted(Effect))
+@pytest.mark.parametrize("effect", sorted(GiftEffect))
 async def test_targeted_effects_always_get_a_seat_and_the_others_only_a_named_one(
-    effect: Effect,
+    effect: GiftEffect,
 ) -> None:
     made, told = desk()
     plain = gift("plain", effect=effect, message="hello there")
@@ -171,15 +175,21 @@ async def test_targeted_effects_always_get_a_seat_and_the_others_only_a_named_on
 
 
 def test_the_targeted_effects_are_the_documented_ones() -> None:
-    assert {Effect.CHEER, Effect.PEEK, Effect.SWAP, Effect.ADD, Effect.ROLE_SWAP} == TARGETED
-    assert Effect.DOUBLE not in TARGETED
+    assert {
+        GiftEffect.CHEER,
+        GiftEffect.PEEK,
+        GiftEffect.SWAP,
+        GiftEffect.ADD,
+        GiftEffect.ROLE_SWAP,
+    } == TARGETED
+    assert GiftEffect.DOUBLE not in TARGETED
 
 
 async def test_the_seeded_seat_is_the_same_for_the_same_match_and_gift() -> None:
     seats = set()
     for _ in range(3):
         made, told = desk()
-        await made.submit(gift("same", effect=Effect.SWAP))
+        await made.submit(gift("same", effect=GiftEffect.SWAP))
         seats.add(told.gifts[0]["target"])
     assert len(seats) == 1
     spread = {seeded_seat(gift(f"x{n}"), SEED) for n in range(30)}
@@ -191,7 +201,7 @@ async def test_the_seeded_seat_is_the_same_for_the_same_match_and_gift() -> None
 
 async def test_a_gift_of_count_n_is_n_units_each_told() -> None:
     made, told = desk()
-    await made.submit(gift(effect=Effect.CHEER, target_seat=0, count=3, viewer_id="v"))
+    await made.submit(gift(effect=GiftEffect.CHEER, target_seat=0, count=3, viewer_id="v"))
     assert [(d["id"], d["status"], d["waiting"]) for d in told.gifts] == [
         ("bilibili:e1#0", "queued", 1),
         ("bilibili:e1#1", "queued", 2),
@@ -202,10 +212,10 @@ async def test_a_gift_of_count_n_is_n_units_each_told() -> None:
 
 async def test_a_duplicate_delivery_is_one_rejection_and_queues_nothing() -> None:
     made, told = desk()
-    first = gift(effect=Effect.CHEER, count=2)
+    first = gift(effect=GiftEffect.CHEER, count=2)
     await made.submit(first)
     await made.submit(first)
-    await made.submit(gift(effect=Effect.SWAP, count=3))  # same platform and id, other gift
+    await made.submit(gift(effect=GiftEffect.SWAP, count=3))  # same platform and id, other gift
     await made.submit(gift(gift_name="nothing maps me"))  # unmapped, yet a duplicate first
     duplicates = [d for d in told.gifts if d["reason"] == "duplicate"]
     assert len(duplicates) == 3
@@ -214,7 +224,7 @@ async def test_a_duplicate_delivery_is_one_rejection_and_queues_nothing() -> Non
     assert all(d["status"] == "rejected" and d["units"] == 1 for d in duplicates)
     assert made.queue.waiting == 2
     assert made.figures["rejected_by_reason"] == {"duplicate": 3}
-    await made.submit(gift(platform="douyin", effect=Effect.CHEER))  # another platform's e1
+    await made.submit(gift(platform="douyin", effect=GiftEffect.CHEER))  # another platform's e1
     assert told.gifts[-1]["status"] == "queued"
 
 
@@ -234,7 +244,7 @@ async def test_only_channel_points_that_did_not_apply_are_refunded(
     kind: GiftKind, how: str, refund: bool
 ) -> None:
     made, told = desk()
-    effect = None if how == "unmapped" else Effect.ROLE_SWAP
+    effect = None if how == "unmapped" else GiftEffect.ROLE_SWAP
     one = gift(kind=kind, effect=effect, gift_name="Hydrate")
     await made.submit(one)
     if how == "duplicate":
@@ -250,7 +260,7 @@ async def test_a_points_gift_applied_is_not_refunded() -> None:
     table, sink = greedy_table()
     router = attach_gift_desks([table], GiftSettings(), match_seed=SEED)
     await router.accept(
-        GiftEvent(event_id="p1", platform="twitch", kind=GiftKind.POINTS, effect=Effect.EMOTE)
+        GiftEvent(event_id="p1", platform="twitch", kind=GiftKind.POINTS, effect=GiftEffect.EMOTE)
     )
     await play_match(table, rounds=1, seed=SEED)
     await router.close()
@@ -299,9 +309,9 @@ async def test_the_router_sends_each_gift_to_its_table_or_the_default() -> None:
     one.start_match("m1")  # a desk tells its gifts once its table's match has begun
     two.start_match("m2")
     assert router.default_table == "t2"
-    await router.accept(gift("a", effect=Effect.CHEER, table="t1"))
-    await router.accept(gift("b", effect=Effect.CHEER))  # no table: the default
-    await router.accept(gift("c", effect=Effect.CHEER, table="t7", count=2))
+    await router.accept(gift("a", effect=GiftEffect.CHEER, table="t1"))
+    await router.accept(gift("b", effect=GiftEffect.CHEER))  # no table: the default
+    await router.accept(gift("c", effect=GiftEffect.CHEER, table="t7", count=2))
     assert told_ids(sink1) == [("bilibili:a#0", "queued", None)]
     assert told_ids(sink2) == [
         ("bilibili:b#0", "queued", None),
@@ -320,7 +330,7 @@ async def test_without_a_default_table_the_first_table_is_it() -> None:
     (one, sink1), (two, _) = greedy_table("t1"), greedy_table("t2")
     router = attach_gift_desks([one, two], GiftSettings(), match_seed=SEED)
     one.start_match("m1")
-    await router.accept(gift("a", effect=Effect.EMOTE))
+    await router.accept(gift("a", effect=GiftEffect.EMOTE))
     assert router.default_table == "t1"
     assert told_ids(sink1) == [("bilibili:a#0", "queued", None)]
 
@@ -334,14 +344,14 @@ def test_a_default_table_that_does_not_exist_is_a_config_error() -> None:
 async def test_after_the_match_every_waiting_gift_expires_and_new_ones_are_match_over() -> None:
     table, sink = greedy_table()
     router = attach_gift_desks([table], GiftSettings(), match_seed=SEED)
-    await router.accept(gift("wait", effect=Effect.ROLE_SWAP, target_seat=1))
+    await router.accept(gift("wait", effect=GiftEffect.ROLE_SWAP, target_seat=1))
     await play_match(table, rounds=1, seed=SEED)  # its match_end hook closes the desk
     assert told_ids(sink)[-1] == ("bilibili:wait#0", "expired", None)
     assert router.desks["t1"].closed
-    await router.accept(gift("late", effect=Effect.CHEER, count=2))
+    await router.accept(gift("late", effect=GiftEffect.CHEER, count=2))
     await router.close()  # closing again changes nothing
     assert told_ids(sink)[-1] == ("bilibili:late#0-1", "rejected", "match_over")
-    await router.accept(gift("late", effect=Effect.CHEER))  # still a duplicate first
+    await router.accept(gift("late", effect=GiftEffect.CHEER))  # still a duplicate first
     assert told_ids(sink)[-1] == ("bilibili:late#dup1", "rejected", "duplicate")
     figures = router.figures()["t1"]
     assert figures["expired"] == 1
@@ -374,10 +384,10 @@ async def test_a_cheer_is_quoted_in_its_targets_next_play_request_only() -> None
     table, sink = greedy_table(agents=agents)
     router = attach_gift_desks([table], GiftSettings(), match_seed=SEED)
     await router.accept(
-        gift("c1", effect=Effect.CHEER, target_seat=1, display_name="Fan", message="go go go")
+        gift("c1", effect=GiftEffect.CHEER, target_seat=1, display_name="Fan", message="go go go")
     )
     await router.accept(
-        gift("c2", effect=Effect.CHEER, target_seat=2, anonymous=True, viewer_id="w")
+        gift("c2", effect=GiftEffect.CHEER, target_seat=2, anonymous=True, viewer_id="w")
     )
     await play_match(table, rounds=2, seed=SEED)
     await router.close()
@@ -400,7 +410,7 @@ async def test_a_peek_goes_to_the_spectator_feed_only() -> None:
     output = CollectingSpectatorOutput()
     feed = SpectatorFeed([output], delay_s=0)
     router = attach_gift_desks([table], GiftSettings(), match_seed=SEED, spectator=feed)
-    await router.accept(gift("p1", effect=Effect.PEEK, target_seat=0, display_name="Eve"))
+    await router.accept(gift("p1", effect=GiftEffect.PEEK, target_seat=0, display_name="Eve"))
     await play_match(table, rounds=1, seed=SEED)
     await router.close()
     await feed.close()
@@ -426,7 +436,7 @@ async def test_a_peek_goes_to_the_spectator_feed_only() -> None:
 async def test_a_peek_without_a_feed_applies_and_shows_no_cards() -> None:
     table, sink = greedy_table()
     router = attach_gift_desks([table], GiftSettings(), match_seed=SEED)
-    await router.accept(gift("p1", effect=Effect.PEEK, target_seat=2))
+    await router.accept(gift("p1", effect=GiftEffect.PEEK, target_seat=2))
     await play_match(table, rounds=1, seed=SEED)
     await router.close()
     assert told_ids(sink) == [("bilibili:p1#0", "queued", None), ("bilibili:p1#0", "applied", None)]
@@ -441,8 +451,8 @@ async def test_a_gift_applied_is_told_before_its_effect_and_before_the_next_turn
     router = attach_gift_desks(
         [table], GiftSettings(viewer_cooldown_s=0, strong_cooldown_s=0), match_seed=SEED
     )
-    await router.accept(gift("d1", effect=Effect.DOUBLE))
-    await router.accept(gift("s1", effect=Effect.SWAP, target_seat=0))
+    await router.accept(gift("d1", effect=GiftEffect.DOUBLE))
+    await router.accept(gift("s1", effect=GiftEffect.SWAP, target_seat=0))
     await play_match(table, rounds=1, seed=SEED)
     await router.close()
     events = sink.events
@@ -473,7 +483,7 @@ async def test_a_gift_applied_is_told_before_its_effect_and_before_the_next_turn
 async def test_gifts_sent_before_the_match_are_told_once_it_has_started() -> None:
     table, sink = greedy_table()
     router = attach_gift_desks([table], GiftSettings(), match_seed=SEED)
-    await router.accept(gift("early", effect=Effect.CHEER, target_seat=0))
+    await router.accept(gift("early", effect=GiftEffect.CHEER, target_seat=0))
     await router.accept(gift("odd", gift_name="nothing maps me"))
     await router.refuse("not JSON: early junk")
     assert sink.of_type("gift") == []  # nobody watches a match that has not begun
@@ -493,14 +503,16 @@ async def test_gifts_sent_before_the_match_are_told_once_it_has_started() -> Non
 async def test_two_tables_playing_at_once_each_apply_their_own_gifts() -> None:
     (one, sink1), (two, sink2) = greedy_table("t1"), greedy_table("t2")
     quiet = GiftSettings(
-        viewer_cooldown_s=0, strong_cooldown_s=0, cooldowns=dict.fromkeys(Effect, 0.0)
+        viewer_cooldown_s=0, strong_cooldown_s=0, cooldowns=dict.fromkeys(GiftEffect, 0.0)
     )
     router = attach_gift_desks([one, two], quiet, match_seed=SEED)
     for table in ("t1", "t2"):
-        await router.accept(gift(f"d-{table}", effect=Effect.DOUBLE, table=table))
-        await router.accept(gift(f"r-{table}", effect=Effect.ROLE_SWAP, table=table, target_seat=1))
+        await router.accept(gift(f"d-{table}", effect=GiftEffect.DOUBLE, table=table))
+        await router.accept(
+            gift(f"r-{table}", effect=GiftEffect.ROLE_SWAP, table=table, target_seat=1)
+        )
     await router.accept(
-        gift("d-t1", effect=Effect.DOUBLE, table="t2")
+        gift("d-t1", effect=GiftEffect.DOUBLE, table="t2")
     )  # t1's id: t2 is another desk
     summaries = await asyncio.gather(
         play_match(one, rounds=2, seed=SEED), play_match(two, rounds=2, seed=SEED)
@@ -522,7 +534,7 @@ async def test_two_tables_playing_at_once_each_apply_their_own_gifts() -> None:
 async def test_a_table_playing_a_round_without_a_match_still_tells_its_gifts() -> None:
     table, sink = greedy_table()
     router = attach_gift_desks([table], GiftSettings(), match_seed=SEED)
-    await router.accept(gift("d1", effect=Effect.DOUBLE))
+    await router.accept(gift("d1", effect=GiftEffect.DOUBLE))
     record = await table.play_round(1, seed=4)
     await router.close()
     assert record.gifts == ("DOUBLE",)  # the gift applied
@@ -535,7 +547,7 @@ async def test_gifts_of_a_match_that_never_began_are_told_when_the_run_closes() 
     came meanwhile still end, and are told, when the router closes."""
     table, sink = greedy_table()
     router = attach_gift_desks([table], GiftSettings(), match_seed=SEED)
-    await router.accept(gift("early", effect=Effect.CHEER, target_seat=0))
+    await router.accept(gift("early", effect=GiftEffect.CHEER, target_seat=0))
     assert told_ids(sink) == []  # waiting for the match to begin
     await router.close()
     assert told_ids(sink) == [

@@ -16,7 +16,7 @@ from arena.replay import ReplayWriter, load_replay, verify_round
 from arena.sinks.base import CollectingSink
 from arena.table import Table, TableSettings, play_match
 from gifts.director import GiftDirector
-from gifts.events import Effect, GiftEvent
+from gifts.events import GiftEffect, GiftEvent
 from gifts.queue import GiftQueue, Pending, QueueSettings
 
 SEED = 11
@@ -24,24 +24,24 @@ SEED = 11
 
 def no_cooldowns() -> QueueSettings:
     return QueueSettings(
-        effect_cooldown_s=dict.fromkeys(Effect, 0.0),
+        effect_cooldown_s=dict.fromkeys(GiftEffect, 0.0),
         viewer_cooldown_s=0.0,
         strong_cooldown_s=0.0,
         ttl_s=1e9,
     )
 
 
-def gifts() -> list[tuple[GiftEvent, Effect, int]]:
+def gifts() -> list[tuple[GiftEvent, GiftEffect, int]]:
     effects = [
-        Effect.CHEER,
-        Effect.EMOTE,
-        Effect.EFFECT,
-        Effect.PEEK,
-        Effect.SWAP,
-        Effect.ADD,
-        Effect.DOUBLE,
-        Effect.SWAP,
-        Effect.ROLE_SWAP,
+        GiftEffect.CHEER,
+        GiftEffect.EMOTE,
+        GiftEffect.EFFECT,
+        GiftEffect.PEEK,
+        GiftEffect.SWAP,
+        GiftEffect.ADD,
+        GiftEffect.DOUBLE,
+        GiftEffect.SWAP,
+        GiftEffect.ROLE_SWAP,
     ]
     return [
         (GiftEvent(event_id=f"g{n}", platform="test", viewer_id=f"v{n}"), effect, n % 3)
@@ -81,15 +81,22 @@ async def test_every_gift_ends_once_and_the_round_verifies(tmp_path: Path) -> No
     outcomes = {o.id: o for o in queue.outcomes}
     assert len(outcomes) == len(queue.outcomes) == len(gifts())
     by_effect = Counter((o.effect, o.status) for o in queue.outcomes)
-    assert by_effect[(Effect.ROLE_SWAP, "expired")] == 1  # between rounds: not built yet
+    assert by_effect[(GiftEffect.ROLE_SWAP, "expired")] == 1  # between rounds: not built yet
     applied = {o.effect for o in queue.outcomes if o.status == "applied"}
-    assert {Effect.CHEER, Effect.EMOTE, Effect.EFFECT, Effect.PEEK, Effect.DOUBLE} <= applied
-    assert Effect.SWAP in applied or Effect.ADD in applied
+    assert {
+        GiftEffect.CHEER,
+        GiftEffect.EMOTE,
+        GiftEffect.EFFECT,
+        GiftEffect.PEEK,
+        GiftEffect.DOUBLE,
+    } <= applied
+    assert GiftEffect.SWAP in applied or GiftEffect.ADD in applied
     moved = [e for e in sink.events if e.type == "effect_applied"]
     engine_effects = sum(
         1
         for o in queue.outcomes
-        if o.status == "applied" and o.effect in (Effect.SWAP, Effect.ADD, Effect.DOUBLE)
+        if o.status == "applied"
+        and o.effect in (GiftEffect.SWAP, GiftEffect.ADD, GiftEffect.DOUBLE)
     )
     assert len(moved) == engine_effects
     for recorded in load_replay(tmp_path / "gifts.jsonl").rounds:

@@ -15,7 +15,7 @@ import pytest
 from pydantic import ValidationError
 from test_safe_json import deep
 
-from gifts import RESULT_CHANGING, STRONG, Effect, GiftEvent, GiftKind, clean_viewer_text
+from gifts import RESULT_CHANGING, STRONG, GiftEffect, GiftEvent, GiftKind, clean_viewer_text
 from gifts.events import MAX_MESSAGE, MAX_NAME, MAX_RAW_BYTES
 from gifts.sources.parse import validation_reason
 
@@ -42,7 +42,7 @@ def test_a_full_event_survives_a_json_round_trip() -> None:
         test=False,
         table="t2",
         target_seat=1,
-        effect=Effect.CHEER,
+        effect=GiftEffect.CHEER,
         raw={"msg_id": "m-1", "gift_num": 3},
     )
     assert GiftEvent.model_validate_json(event.model_dump_json()) == event
@@ -166,20 +166,22 @@ def test_only_a_streaks_final_event_counts_as_a_gift() -> None:
 
 def test_strong_effects_change_results_and_overlay_effects_do_not() -> None:
     assert STRONG <= RESULT_CHANGING
-    assert {Effect.CHEER, Effect.EMOTE, Effect.PEEK, Effect.EFFECT}.isdisjoint(RESULT_CHANGING)
-    assert set(Effect) == {
+    assert {GiftEffect.CHEER, GiftEffect.EMOTE, GiftEffect.PEEK, GiftEffect.EFFECT}.isdisjoint(
+        RESULT_CHANGING
+    )
+    assert set(GiftEffect) == {
         *RESULT_CHANGING,
-        Effect.CHEER,
-        Effect.EMOTE,
-        Effect.PEEK,
-        Effect.EFFECT,
+        GiftEffect.CHEER,
+        GiftEffect.EMOTE,
+        GiftEffect.PEEK,
+        GiftEffect.EFFECT,
     }
 
 
 def test_an_effect_is_read_in_any_case() -> None:
     """``arena gift send swap`` takes it: so does a payload."""
     data = '{"event_id": "x", "platform": "test", "effect": "swap"}'
-    assert GiftEvent.model_validate_json(data).effect is Effect.SWAP
+    assert GiftEvent.model_validate_json(data).effect is GiftEffect.SWAP
     with pytest.raises(ValidationError, match="effect"):
         GiftEvent.model_validate_json('{"event_id": "x", "platform": "test", "effect": "swop"}')
 

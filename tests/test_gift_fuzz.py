@@ -52,7 +52,7 @@ from test_mqtt import subscribed_as
 
 from arena.config import MqttSettings
 from arena.replay import load_replay, verify_round
-from gifts.events import Effect
+from gifts.events import GiftEffect
 from gifts.send import gift_for_test
 from gifts.signatures import sign_arena_webhook
 
@@ -116,7 +116,7 @@ OTHER: Final = (
     "anonymous",
     "test",
 )
-EFFECTS: Final = tuple(effect.value for effect in Effect)
+EFFECTS: Final = tuple(effect.value for effect in GiftEffect)
 
 
 def fuzzed(rng: random.Random, event_id: str) -> bytes:
@@ -218,7 +218,7 @@ async def test_fuzzed_gifts_over_mqtt_and_the_webhook_are_all_told_and_lose_noth
         async with asyncio.timeout(10):
             await opened.wait()  # the page is on before any gift is sent
         await match_started(watcher)
-        probe = gift_for_test(Effect.EMOTE, event_id="probe")
+        probe = gift_for_test(GiftEffect.EMOTE, event_id="probe")
         await send_until_heard(MqttSettings(port=mosquitto.port), probe, watcher)
 
         async def publish() -> None:

@@ -49,7 +49,7 @@ from arena.sinks.base import CollectingSink
 from arena.table import SafePointHandle, Table, play_match
 from arena.table.match import MatchSummary
 from arena.table.safe_point import BetweenRoundsHandle
-from gifts.events import RESULT_CHANGING, STRONG, Effect, GiftEvent, GiftKind
+from gifts.events import RESULT_CHANGING, STRONG, GiftEffect, GiftEvent, GiftKind
 from gifts.router import GiftRouter, attach_gift_desks
 from gifts.settings import DEFAULT_COOLDOWNS, GiftSettings
 from gifts.sources.parse import claimed_identity, decode_object, parse_gift
@@ -61,12 +61,12 @@ TABLE = "t1"
 NAMES = ("Alpha", "Beta", "Gamma")
 ALL_CARDS = frozenset(CANONICAL_CARDS)
 TERMINAL = ("applied", "rejected", "expired")
-BETWEEN = {Effect.ROLE_SWAP.value, Effect.RESHUFFLE.value}
+BETWEEN = {GiftEffect.ROLE_SWAP.value, GiftEffect.RESHUFFLE.value}
 MOVES_CARDS = {"SWAP": "swap", "ADD": "transfer", "DOUBLE": "double"}
-MAP: dict[str, dict[str, Effect]] = {
-    "*": {"Rose": Effect.CHEER, "Bomb": Effect.DOUBLE, "Confetti": Effect.EFFECT},
-    "test": {"Card": Effect.SWAP, "Shuffle": Effect.RESHUFFLE},
-    "douyin": {"Crown": Effect.ROLE_SWAP, "Eye": Effect.PEEK},
+MAP: dict[str, dict[str, GiftEffect]] = {
+    "*": {"Rose": GiftEffect.CHEER, "Bomb": GiftEffect.DOUBLE, "Confetti": GiftEffect.EFFECT},
+    "test": {"Card": GiftEffect.SWAP, "Shuffle": GiftEffect.RESHUFFLE},
+    "douyin": {"Crown": GiftEffect.ROLE_SWAP, "Eye": GiftEffect.PEEK},
 }
 GIFT_NAMES = ["Rose", "Bomb", "Confetti", "Card", "Shuffle", "Crown", "Eye", "Mystery"]
 """Names the map knows (on some platforms), and one nothing maps."""
@@ -135,7 +135,7 @@ class Sent:
 
     number: int  # the event id: a repeat is a duplicate delivery
     platform: str
-    effect: Effect | None  # None: the map decides by the gift's name (or nothing maps it)
+    effect: GiftEffect | None  # None: the map decides by the gift's name (or nothing maps it)
     name: str
     seat: int | None
     message: str
@@ -166,7 +166,15 @@ sent_gifts = st.builds(
     number=st.integers(0, 24),
     platform=st.sampled_from(["test", "test", "douyin"]),
     effect=st.sampled_from(
-        [None, *Effect, Effect.SWAP, Effect.ADD, Effect.DOUBLE, Effect.ROLE_SWAP, Effect.RESHUFFLE]
+        [
+            None,
+            *GiftEffect,
+            GiftEffect.SWAP,
+            GiftEffect.ADD,
+            GiftEffect.DOUBLE,
+            GiftEffect.ROLE_SWAP,
+            GiftEffect.RESHUFFLE,
+        ]
     ),
     name=st.sampled_from(GIFT_NAMES),
     seat=st.one_of(st.none(), st.none(), st.integers(0, 2)),
@@ -194,7 +202,7 @@ gift_settings = st.builds(
     mode=st.sampled_from(["show", "show", "ranked"]),
     on_cooldown=st.sampled_from(["wait", "reject"]),
     cooldowns=st.fixed_dictionaries(
-        {effect: st.sampled_from([0.0, 0.0, 2.0, 5.0]) for effect in Effect}
+        {effect: st.sampled_from([0.0, 0.0, 2.0, 5.0]) for effect in GiftEffect}
     ),
     viewer=st.sampled_from([0.0, 3.0]),
     strong=st.sampled_from([0.0, 4.0, 10.0]),
@@ -481,7 +489,7 @@ def check_rounds_name_their_gifts(match: Match, rounds: int) -> None:
             for e in segment
             if e.type == "gift"
             and e.data["status"] == "applied"
-            and Effect(e.data["effect"]) in RESULT_CHANGING
+            and GiftEffect(e.data["effect"]) in RESULT_CHANGING
         ]
         assert record.gifts == tuple(applied)
         assert record.gift_touched == bool(applied)
@@ -512,7 +520,7 @@ def check_cooldowns_and_time_to_live(match: Match, chosen: GiftSettings) -> None
             queued_at[data["id"]] = at
         if data["status"] != "applied":
             continue
-        effect = Effect(data["effect"])
+        effect = GiftEffect(data["effect"])
         assert at - queued_at[data["id"]] <= chosen.ttl_s, data
         if effect.value in last_effect:
             assert at >= last_effect[effect.value] + cooldowns[effect], data
@@ -532,7 +540,7 @@ def check_ranked(match: Match) -> None:
     assert not [e for e in match.events if e.type == "effect_applied"]
     for event in match.gifts():
         effect = event.data["effect"]
-        if effect is not None and Effect(effect) in RESULT_CHANGING:
+        if effect is not None and GiftEffect(effect) in RESULT_CHANGING:
             assert event.data["status"] == "rejected", event.data
     for event in match.events:
         if event.type == "round_started":
@@ -624,13 +632,13 @@ def test_a_busy_show_match_applies_every_kind_of_effect() -> None:
     """The property above is not vacuous: with room and no cooldowns, each in-round
     effect applies, and so do both between-round ones."""
     quiet = GiftSettings(
-        cooldowns=dict.fromkeys(Effect, 0.0),
+        cooldowns=dict.fromkeys(GiftEffect, 0.0),
         viewer_cooldown_s=0,
         strong_cooldown_s=0,
         ttl_s=1000,
         map=MAP,
     )
-    effects = [*Effect, Effect.SWAP, Effect.ADD, Effect.SWAP, Effect.ADD]
+    effects = [*GiftEffect, GiftEffect.SWAP, GiftEffect.ADD, GiftEffect.SWAP, GiftEffect.ADD]
     sent = [
         Sent(n, "test", e, "", n % 3, "", 1, None, f"v{n}", GiftKind.GIFT, 0)
         for n, e in enumerate(effects)
@@ -647,7 +655,7 @@ def test_a_busy_show_match_applies_every_kind_of_effect() -> None:
         )
         check_replay(match, 2)
     applied = {e.data["effect"] for e in match.gifts() if e.data["status"] == "applied"}
-    assert applied == {e.value for e in Effect}
+    assert applied == {e.value for e in GiftEffect}
     assert match.problems == []
     check_every_unit_ends_once(match, sent)
     check_no_effect_while_a_seat_decides(match)
@@ -719,14 +727,14 @@ junk_payloads = st.one_of(
 )
 
 VALID_GIFTS = [
-    (0, GiftEvent(event_id="g0", platform="test", effect=Effect.CHEER, target_seat=1)),
-    (0, GiftEvent(event_id="g1", platform="test", effect=Effect.ROLE_SWAP, target_seat=2)),
-    (3, GiftEvent(event_id="g2", platform="test", effect=Effect.DOUBLE, viewer_id="a")),
-    (8, GiftEvent(event_id="g3", platform="test", effect=Effect.SWAP, target_seat=0)),
-    (15, GiftEvent(event_id="g4", platform="test", effect=Effect.ADD, target_seat=1)),
-    (20, GiftEvent(event_id="g5", platform="test", effect=Effect.PEEK, viewer_id="a")),
-    (40, GiftEvent(event_id="g1", platform="test", effect=Effect.CHEER)),  # a duplicate
-    (70, GiftEvent(event_id="g6", platform="test", effect=Effect.RESHUFFLE)),
+    (0, GiftEvent(event_id="g0", platform="test", effect=GiftEffect.CHEER, target_seat=1)),
+    (0, GiftEvent(event_id="g1", platform="test", effect=GiftEffect.ROLE_SWAP, target_seat=2)),
+    (3, GiftEvent(event_id="g2", platform="test", effect=GiftEffect.DOUBLE, viewer_id="a")),
+    (8, GiftEvent(event_id="g3", platform="test", effect=GiftEffect.SWAP, target_seat=0)),
+    (15, GiftEvent(event_id="g4", platform="test", effect=GiftEffect.ADD, target_seat=1)),
+    (20, GiftEvent(event_id="g5", platform="test", effect=GiftEffect.PEEK, viewer_id="a")),
+    (40, GiftEvent(event_id="g1", platform="test", effect=GiftEffect.CHEER)),  # a duplicate
+    (70, GiftEvent(event_id="g6", platform="test", effect=GiftEffect.RESHUFFLE)),
 ]
 
 
@@ -761,7 +769,7 @@ def test_junk_is_refused_with_a_reason_and_changes_nothing(
 ) -> None:
     chosen = GiftSettings(
         mode="ranked" if ranked else "show",
-        cooldowns={Effect.SWAP: 3.0, Effect.DOUBLE: 2.0},
+        cooldowns={GiftEffect.SWAP: 3.0, GiftEffect.DOUBLE: 2.0},
         viewer_cooldown_s=2.0,
         strong_cooldown_s=4.0,
         ttl_s=30.0,

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gifts.events import Effect, GiftEvent
+from gifts.events import GiftEffect, GiftEvent
 from gifts.queue import GiftQueue, Moment, Outcome, QueueSettings, others_involved
 
 PLAY = Moment(phase="play", to_act=0, leading=False, hand_sizes=(15, 17, 17), gift_doubles=0)
@@ -29,7 +29,7 @@ def gift(event_id: str, *, viewer: str = "v1", **fields: Any) -> GiftEvent:
 
 def quiet(**changes: Any) -> QueueSettings:
     """No cooldowns unless asked: each rule tested alone."""
-    cooldowns = dict.fromkeys(Effect, 0.0)
+    cooldowns = dict.fromkeys(GiftEffect, 0.0)
     return QueueSettings(
         **{
             "effect_cooldown_s": cooldowns,
@@ -51,25 +51,25 @@ def apply_all(queue: GiftQueue, moment: Moment, now: float) -> list[str]:
 
 def test_a_duplicate_delivery_is_rejected_before_any_cooldown_is_counted() -> None:
     queue = GiftQueue(quiet(viewer_cooldown_s=100.0))
-    queue.submit(gift("e1"), Effect.CHEER, target=0, now=0)
-    queue.submit(gift("e1"), Effect.CHEER, target=0, now=1)
+    queue.submit(gift("e1"), GiftEffect.CHEER, target=0, now=0)
+    queue.submit(gift("e1"), GiftEffect.CHEER, target=0, now=1)
     assert [(o.status, o.reason) for o in queue.outcomes] == [("rejected", "duplicate")]
     assert apply_all(queue, PLAY, now=2) == ["test:e1#0"]
 
 
 def test_a_gift_of_count_n_is_n_gifts() -> None:
     queue = GiftQueue(quiet())
-    queue.submit(gift("e1", count=3), Effect.EMOTE, target=None, now=0)
+    queue.submit(gift("e1", count=3), GiftEffect.EMOTE, target=None, now=0)
     assert apply_all(queue, PLAY, now=1) == ["test:e1#0", "test:e1#1", "test:e1#2"]
 
 
 def test_a_streaks_running_update_is_no_gift_and_its_last_event_is() -> None:
     queue = GiftQueue(quiet())
     queue.submit(
-        gift("t1", streak_id="s", streak_final=False, count=2), Effect.CHEER, target=0, now=0
+        gift("t1", streak_id="s", streak_final=False, count=2), GiftEffect.CHEER, target=0, now=0
     )
     queue.submit(
-        gift("t2", streak_id="s", streak_final=True, count=3), Effect.CHEER, target=0, now=0
+        gift("t2", streak_id="s", streak_final=True, count=3), GiftEffect.CHEER, target=0, now=0
     )
     assert apply_all(queue, PLAY, now=1) == ["test:t2#0", "test:t2#1", "test:t2#2"]
 
@@ -79,36 +79,42 @@ def test_a_streaks_final_event_sharing_its_updates_id_is_no_duplicate() -> None:
     are not gifts, so they must not make the final one a duplicate."""
     queue = GiftQueue(quiet())
     running = gift("s1", streak_id="s", streak_final=False, count=1)
-    queue.submit(running, Effect.CHEER, target=0, now=0)
-    queue.submit(running, Effect.CHEER, target=0, now=0)
+    queue.submit(running, GiftEffect.CHEER, target=0, now=0)
+    queue.submit(running, GiftEffect.CHEER, target=0, now=0)
     final = gift("s1", streak_id="s", streak_final=True, count=2)
-    queue.submit(final, Effect.CHEER, target=0, now=0)
+    queue.submit(final, GiftEffect.CHEER, target=0, now=0)
     assert apply_all(queue, PLAY, now=1) == ["test:s1#0", "test:s1#1"]
-    queue.submit(final, Effect.CHEER, target=0, now=2)  # the final one again: a duplicate
+    queue.submit(final, GiftEffect.CHEER, target=0, now=2)  # the final one again: a duplicate
     assert [(o.id, o.reason) for o in queue.outcomes][-1] == ("test:s1#dup1", "duplicate")
 
 
 def test_ranked_mode_rejects_what_can_change_a_result_at_once() -> None:
     queue = GiftQueue(quiet(mode="ranked"))
-    for n, effect in enumerate(Effect):
+    for n, effect in enumerate(GiftEffect):
         queue.submit(gift(f"e{n}"), effect, target=0, now=0)
     rejected = {o.effect for o in queue.outcomes if o.reason == "ranked_mode"}
-    assert rejected == {Effect.SWAP, Effect.ADD, Effect.DOUBLE, Effect.ROLE_SWAP, Effect.RESHUFFLE}
+    assert rejected == {
+        GiftEffect.SWAP,
+        GiftEffect.ADD,
+        GiftEffect.DOUBLE,
+        GiftEffect.ROLE_SWAP,
+        GiftEffect.RESHUFFLE,
+    }
     assert queue.waiting == 4  # CHEER, EMOTE, PEEK, EFFECT
 
 
 def test_a_full_queue_rejects_the_newcomer() -> None:
     queue = GiftQueue(quiet(queue_size=2))
     for n in range(3):
-        queue.submit(gift(f"e{n}"), Effect.CHEER, target=0, now=0)
+        queue.submit(gift(f"e{n}"), GiftEffect.CHEER, target=0, now=0)
     assert [(o.id, o.reason) for o in queue.outcomes] == [("test:e2#0", "queue_full")]
 
 
 def test_a_gift_waits_for_its_window_and_does_not_hold_up_the_others() -> None:
     queue = GiftQueue(quiet())
-    queue.submit(gift("swap"), Effect.SWAP, target=0, now=0)
-    queue.submit(gift("cheer"), Effect.CHEER, target=1, now=0)
-    queue.submit(gift("reshuffle"), Effect.RESHUFFLE, target=None, now=0)
+    queue.submit(gift("swap"), GiftEffect.SWAP, target=0, now=0)
+    queue.submit(gift("cheer"), GiftEffect.CHEER, target=1, now=0)
+    queue.submit(gift("reshuffle"), GiftEffect.RESHUFFLE, target=None, now=0)
     assert apply_all(queue, PLAY, now=1) == ["test:cheer#0"]  # seat 0 follows: no swap
     assert apply_all(queue, LEAD_0, now=2) == ["test:swap#0"]
     assert apply_all(queue, BETWEEN, now=3) == ["test:reshuffle#0"]
@@ -116,27 +122,29 @@ def test_a_gift_waits_for_its_window_and_does_not_hold_up_the_others() -> None:
 
 def test_a_gift_past_its_time_to_live_expires() -> None:
     queue = GiftQueue(quiet(ttl_s=10.0))
-    queue.submit(gift("swap"), Effect.SWAP, target=0, now=0)
+    queue.submit(gift("swap"), GiftEffect.SWAP, target=0, now=0)
     assert apply_all(queue, PLAY, now=5) == []
     assert apply_all(queue, LEAD_0, now=11) == []
     assert [(o.status, o.id) for o in queue.outcomes] == [("expired", "test:swap#0")]
 
 
 def test_on_cooldown_a_gift_waits_by_default_or_is_rejected_if_set() -> None:
-    waits = GiftQueue(quiet(effect_cooldown_s={**dict.fromkeys(Effect, 0.0), Effect.PEEK: 10.0}))
+    waits = GiftQueue(
+        quiet(effect_cooldown_s={**dict.fromkeys(GiftEffect, 0.0), GiftEffect.PEEK: 10.0})
+    )
     for n in range(2):
-        waits.submit(gift(f"p{n}", viewer=f"v{n}"), Effect.PEEK, target=1, now=0)
+        waits.submit(gift(f"p{n}", viewer=f"v{n}"), GiftEffect.PEEK, target=1, now=0)
     assert apply_all(waits, PLAY, now=0) == ["test:p0#0"]
     assert apply_all(waits, PLAY, now=9) == []
     assert apply_all(waits, PLAY, now=10) == ["test:p1#0"]
     rejects = GiftQueue(
         quiet(
             on_cooldown="reject",
-            effect_cooldown_s={**dict.fromkeys(Effect, 0.0), Effect.PEEK: 10.0},
+            effect_cooldown_s={**dict.fromkeys(GiftEffect, 0.0), GiftEffect.PEEK: 10.0},
         )
     )
     for n in range(2):
-        rejects.submit(gift(f"p{n}", viewer=f"v{n}"), Effect.PEEK, target=1, now=0)
+        rejects.submit(gift(f"p{n}", viewer=f"v{n}"), GiftEffect.PEEK, target=1, now=0)
     assert apply_all(rejects, PLAY, now=0) == ["test:p0#0"]
     assert [(o.id, o.reason) for o in rejects.outcomes if o.status == "rejected"] == [
         ("test:p1#0", "cooldown")
@@ -145,10 +153,10 @@ def test_on_cooldown_a_gift_waits_by_default_or_is_rejected_if_set() -> None:
 
 def test_a_viewer_cools_down_across_effects_and_strong_ones_share_a_global_cooldown() -> None:
     queue = GiftQueue(quiet(viewer_cooldown_s=5.0, strong_cooldown_s=30.0))
-    queue.submit(gift("a", viewer="ada"), Effect.CHEER, target=0, now=0)
-    queue.submit(gift("b", viewer="ada"), Effect.EMOTE, target=0, now=0)
-    queue.submit(gift("c", viewer="bo"), Effect.SWAP, target=0, now=0)
-    queue.submit(gift("d", viewer="cy"), Effect.ADD, target=0, now=0)
+    queue.submit(gift("a", viewer="ada"), GiftEffect.CHEER, target=0, now=0)
+    queue.submit(gift("b", viewer="ada"), GiftEffect.EMOTE, target=0, now=0)
+    queue.submit(gift("c", viewer="bo"), GiftEffect.SWAP, target=0, now=0)
+    queue.submit(gift("d", viewer="cy"), GiftEffect.ADD, target=0, now=0)
     assert apply_all(queue, LEAD_0, now=0) == ["test:a#0", "test:c#0"]
     assert apply_all(queue, LEAD_0, now=5) == ["test:b#0"]  # ada again; ADD still cooling
     assert apply_all(queue, LEAD_0, now=30) == ["test:d#0"]
@@ -161,11 +169,11 @@ def test_strong_effects_are_refused_near_the_end_of_a_hand() -> None:
         phase="play", to_act=0, leading=True, hand_sizes=(9, 4, 5), gift_doubles=0
     )
     one_other = Moment(phase="play", to_act=0, leading=True, hand_sizes=(9, 4, 6), gift_doubles=0)
-    queue.submit(gift("s1", viewer="a"), Effect.SWAP, target=0, now=0)
+    queue.submit(gift("s1", viewer="a"), GiftEffect.SWAP, target=0, now=0)
     assert apply_all(queue, short, now=0) == []
-    queue.submit(gift("s2", viewer="b"), Effect.ADD, target=0, now=0)
+    queue.submit(gift("s2", viewer="b"), GiftEffect.ADD, target=0, now=0)
     assert apply_all(queue, others_short, now=0) == []
-    queue.submit(gift("s3", viewer="c"), Effect.ADD, target=0, now=0)
+    queue.submit(gift("s3", viewer="c"), GiftEffect.ADD, target=0, now=0)
     assert apply_all(queue, one_other, now=0) == ["test:s3#0"]
     assert others_involved(0, one_other) == [2]
     assert [o.reason for o in queue.outcomes if o.status == "rejected"] == ["last_cards"] * 2
@@ -173,7 +181,7 @@ def test_strong_effects_are_refused_near_the_end_of_a_hand() -> None:
 
 def test_doubles_stop_at_the_cap() -> None:
     queue = GiftQueue(quiet(max_doubles=2))
-    queue.submit(gift("d1", viewer="a"), Effect.DOUBLE, target=None, now=0)
+    queue.submit(gift("d1", viewer="a"), GiftEffect.DOUBLE, target=None, now=0)
     capped = Moment(
         phase="bidding", to_act=1, leading=False, hand_sizes=(17, 17, 17), gift_doubles=2
     )
@@ -183,7 +191,7 @@ def test_doubles_stop_at_the_cap() -> None:
 
 def test_a_gift_the_engine_refuses_is_rejected_with_its_reason() -> None:
     queue = GiftQueue(quiet())
-    queue.submit(gift("s"), Effect.SWAP, target=0, now=0)
+    queue.submit(gift("s"), GiftEffect.SWAP, target=0, now=0)
     pending = queue.next(LEAD_0, now=0)
     assert pending is not None
     outcome = queue.settle(pending, 0, refused="seat 2 would be left with no cards")
@@ -192,7 +200,7 @@ def test_a_gift_the_engine_refuses_is_rejected_with_its_reason() -> None:
 
 def test_at_the_end_every_waiting_gift_expires() -> None:
     queue = GiftQueue(quiet())
-    queue.submit(gift("r"), Effect.ROLE_SWAP, target=1, now=0)
+    queue.submit(gift("r"), GiftEffect.ROLE_SWAP, target=1, now=0)
     queue.close(now=5)
     assert [(o.id, o.status) for o in queue.outcomes] == [("test:r#0", "expired")]
 
@@ -208,7 +216,7 @@ moments = st.builds(
 arrivals = st.lists(
     st.tuples(
         st.integers(0, 30),  # event id: repeats are duplicates
-        st.sampled_from(list(Effect)),
+        st.sampled_from(list(GiftEffect)),
         st.one_of(st.none(), st.integers(0, 2)),  # target
         st.integers(1, 3),  # count
         st.sampled_from(["a", "b", "c"]),  # viewer
@@ -236,7 +244,7 @@ def units_of(outcome: Outcome) -> list[str]:
     reject=st.booleans(),
 )
 def test_every_gift_ends_in_exactly_one_outcome(
-    arrivals: list[tuple[int, Effect, int | None, int, str, bool]],
+    arrivals: list[tuple[int, GiftEffect, int | None, int, str, bool]],
     steps: list[Moment],
     mode: str,
     reject: bool,
@@ -286,18 +294,18 @@ def test_every_gift_ends_in_exactly_one_outcome(
         assert (outcome.status == "rejected") == (outcome.reason is not None)
         if mode == "ranked" and outcome.status == "applied":
             assert outcome.effect not in {
-                Effect.SWAP,
-                Effect.ADD,
-                Effect.DOUBLE,
-                Effect.ROLE_SWAP,
-                Effect.RESHUFFLE,
+                GiftEffect.SWAP,
+                GiftEffect.ADD,
+                GiftEffect.DOUBLE,
+                GiftEffect.ROLE_SWAP,
+                GiftEffect.RESHUFFLE,
             }
 
 
 def test_one_gift_at_a_time_the_next_waits_for_the_last_to_be_settled() -> None:
     queue = GiftQueue(quiet())
-    queue.submit(gift("a", viewer="a"), Effect.CHEER, target=0, now=0)
-    queue.submit(gift("b", viewer="b"), Effect.CHEER, target=0, now=0)
+    queue.submit(gift("a", viewer="a"), GiftEffect.CHEER, target=0, now=0)
+    queue.submit(gift("b", viewer="b"), GiftEffect.CHEER, target=0, now=0)
     first = queue.next(PLAY, now=0)
     assert first is not None
     with pytest.raises(RuntimeError, match="settle the gift in hand"):

@@ -20,21 +20,21 @@ from pydantic import ValidationError
 
 from arena.config import MqttSettings
 from gifts.cli_send import EFFECTS_TEXT, add_gift_command, run_gift_command
-from gifts.events import Effect
+from gifts.events import GiftEffect
 from gifts.send import GiftSendError, NoArenaError, gift_for_test, send_gift
 from gifts.sources import CollectingInbox, listen_for_gifts
 
 
 def test_a_test_gift_names_its_effect_and_is_marked() -> None:
-    gift = gift_for_test(Effect.PEEK)
+    gift = gift_for_test(GiftEffect.PEEK)
     assert gift.platform == "test"
     assert gift.test is True
-    assert gift.effect is Effect.PEEK
+    assert gift.effect is GiftEffect.PEEK
     assert re.fullmatch(r"test-[0-9a-f]{12}", gift.event_id)
-    assert gift_for_test(Effect.PEEK).event_id != gift.event_id
+    assert gift_for_test(GiftEffect.PEEK).event_id != gift.event_id
     assert gift.anonymous  # no viewer named
     named = gift_for_test(
-        Effect.SWAP, viewer="小明", table="t2", event_id="mine", target=2, message="hi"
+        GiftEffect.SWAP, viewer="小明", table="t2", event_id="mine", target=2, message="hi"
     )
     assert (named.display_name, named.table, named.event_id, named.target_seat) == (
         "小明",
@@ -43,13 +43,13 @@ def test_a_test_gift_names_its_effect_and_is_marked() -> None:
         2,
     )
     with pytest.raises(ValidationError, match="target_seat"):
-        gift_for_test(Effect.SWAP, target=3)
+        gift_for_test(GiftEffect.SWAP, target=3)
 
 
 async def test_sending_to_a_broker_that_is_not_there_names_it() -> None:
     port = free_port()
     with pytest.raises(GiftSendError, match=f"127.0.0.1:{port}"):
-        await send_gift(MqttSettings(port=port), gift_for_test(Effect.CHEER))
+        await send_gift(MqttSettings(port=port), gift_for_test(GiftEffect.CHEER))
 
 
 # ---------------------------------------------------------------- arena gift send
@@ -197,7 +197,7 @@ async def test_the_command_sends_the_gift_to_the_listener(
             await inbox.wait_for(1)
     [gift] = inbox.accepted
     assert (gift.effect, gift.event_id, gift.platform, gift.test) == (
-        Effect.SWAP,
+        GiftEffect.SWAP,
         "cli-1",
         "test",
         True,
@@ -248,7 +248,7 @@ async def test_a_gift_reaches_the_embedded_broker_which_speaks_mqtt_3_1_1() -> N
     try:
         settings = MqttSettings(port=broker.port)  # protocol "5", the default
         with pytest.raises(NoArenaError, match="holds no status"):
-            await send_gift(settings, gift_for_test(Effect.CHEER), require_arena=True)
+            await send_gift(settings, gift_for_test(GiftEffect.CHEER), require_arena=True)
         v311 = aiomqtt.ProtocolVersion.V311
         async with aiomqtt.Client("127.0.0.1", broker.port, protocol=v311) as client:
             await client.publish("ddz-arena/status", b"online", qos=1, retain=True)
@@ -257,7 +257,7 @@ async def test_a_gift_reaches_the_embedded_broker_which_speaks_mqtt_3_1_1() -> N
         listener = asyncio.create_task(listen_for_gifts(listening, inbox, ready=ready))
         try:
             await asyncio.wait_for(ready.wait(), 10)
-            gift = gift_for_test(Effect.DOUBLE, event_id="to-embedded")
+            gift = gift_for_test(GiftEffect.DOUBLE, event_id="to-embedded")
             await send_gift(settings, gift, require_arena=True)
             await asyncio.wait_for(inbox.wait_for(1), 10)
         finally:
@@ -293,7 +293,7 @@ async def test_a_gift_the_broker_refuses_is_an_error_naming_the_refusal(
     """Over MQTT 5 Mosquitto acknowledges a publish its ACL forbids with reason code 135:
     the gift is lost, and send_gift says so rather than return as if it were sent."""
     with pytest.raises(GiftSendError) as refused:
-        await send_gift(MqttSettings(port=guarded.port), gift_for_test(Effect.CHEER))
+        await send_gift(MqttSettings(port=guarded.port), gift_for_test(GiftEffect.CHEER))
     text = str(refused.value)
     assert text.startswith("the broker refused the gift: Not authorized (135)")
     assert f"anonymously to ddz-arena/gifts/in at {guarded.url}" in text
@@ -310,7 +310,7 @@ async def test_the_gifts_user_sends_through_the_acl(
     monkeypatch.setenv("ARENA_PW", ACL_USERS["arena"])
     sender = MqttSettings(port=guarded.port, username_env="GIFT_USER", password_env="GIFT_PW")
     async with listening(arena) as inbox:
-        await send_gift(sender, gift_for_test(Effect.PEEK, event_id="allowed"))
+        await send_gift(sender, gift_for_test(GiftEffect.PEEK, event_id="allowed"))
         async with asyncio.timeout(5):
             await inbox.wait_for(1)
     assert [g.event_id for g in inbox.accepted] == ["allowed"]
@@ -320,7 +320,7 @@ async def test_over_mqtt_3_1_1_a_refusal_cannot_be_told(guarded: Mosquitto) -> N
     """MQTT 3.1.1's PUBACK has no reason code and Mosquitto drops a forbidden publish
     silently: the limitation send_gift's docstring states."""
     settings = MqttSettings(port=guarded.port, protocol="3.1.1")
-    await send_gift(settings, gift_for_test(Effect.CHEER))  # returns: nothing to tell
+    await send_gift(settings, gift_for_test(GiftEffect.CHEER))  # returns: nothing to tell
 
 
 def test_the_command_says_the_refusal_in_one_line_and_status_1(
@@ -379,9 +379,9 @@ async def test_an_arena_online_without_gifts_is_said_to_take_none(mosquitto: Mos
     await arena_status(mosquitto.port, '{"status": "online", "run": "r1", "degraded": []}')
     with pytest.raises(NoArenaError, match="is online but takes no gifts: nothing subscribes"):
         await send_gift(
-            MqttSettings(port=mosquitto.port), gift_for_test(Effect.CHEER), require_arena=True
+            MqttSettings(port=mosquitto.port), gift_for_test(GiftEffect.CHEER), require_arena=True
         )
-    await send_gift(MqttSettings(port=mosquitto.port), gift_for_test(Effect.CHEER))  # unchecked
+    await send_gift(MqttSettings(port=mosquitto.port), gift_for_test(GiftEffect.CHEER))  # unchecked
 
 
 async def test_the_gifts_user_may_read_the_status_through_the_acl(
@@ -401,9 +401,11 @@ async def test_the_gifts_user_may_read_the_status_through_the_acl(
         await client.publish("ddz-arena/status", b"online", qos=1, retain=True)
     elsewhere = sender.model_copy(update={"topic_prefix": "other"})  # the ACL hides it
     with pytest.raises(NoArenaError, match=r"ACL must let the user named by \$GIFT_USER read"):
-        await send_gift(elsewhere, gift_for_test(Effect.PEEK), require_arena=True)
+        await send_gift(elsewhere, gift_for_test(GiftEffect.PEEK), require_arena=True)
     async with listening(arena) as inbox:
-        await send_gift(sender, gift_for_test(Effect.PEEK, event_id="checked"), require_arena=True)
+        await send_gift(
+            sender, gift_for_test(GiftEffect.PEEK, event_id="checked"), require_arena=True
+        )
         async with asyncio.timeout(5):
             await inbox.wait_for(1)
     assert [g.event_id for g in inbox.accepted] == ["checked"]

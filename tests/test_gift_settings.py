@@ -10,7 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from gifts.desk import GiftDesk
-from gifts.events import Effect, GiftEvent, GiftKind
+from gifts.events import GiftEffect, GiftEvent, GiftKind
 from gifts.settings import DEFAULT_COOLDOWNS, GiftSettings
 from gifts.targeting import named_seat, pick_target, seeded_seat
 
@@ -42,10 +42,12 @@ SETTINGS = GiftSettings.model_validate(
 
 
 def test_a_gift_maps_by_its_name_then_its_id_then_for_every_platform() -> None:
-    assert SETTINGS.effect_for(gift(gift_name="小花花")) is Effect.CHEER
-    assert SETTINGS.effect_for(gift(gift_name="unknown", gift_id="31036")) is Effect.SWAP
-    assert SETTINGS.effect_for(gift(gift_name="Rose")) is Effect.EMOTE  # "*"
-    assert SETTINGS.effect_for(gift(gift_name="Rose", effect=Effect.DOUBLE)) is Effect.DOUBLE
+    assert SETTINGS.effect_for(gift(gift_name="小花花")) is GiftEffect.CHEER
+    assert SETTINGS.effect_for(gift(gift_name="unknown", gift_id="31036")) is GiftEffect.SWAP
+    assert SETTINGS.effect_for(gift(gift_name="Rose")) is GiftEffect.EMOTE  # "*"
+    assert (
+        SETTINGS.effect_for(gift(gift_name="Rose", effect=GiftEffect.DOUBLE)) is GiftEffect.DOUBLE
+    )
     assert SETTINGS.effect_for(gift(gift_name="nothing")) is None
 
 
@@ -54,8 +56,8 @@ def test_the_queue_gets_the_settings_with_defaults_for_what_is_left_out() -> Non
     assert queue.mode == "ranked"
     assert queue.ttl_s == 30
     assert queue.max_doubles == 3
-    assert queue.effect_cooldown_s[Effect.SWAP] == 40
-    assert queue.effect_cooldown_s[Effect.DOUBLE] == DEFAULT_COOLDOWNS[Effect.DOUBLE]
+    assert queue.effect_cooldown_s[GiftEffect.SWAP] == 40
+    assert queue.effect_cooldown_s[GiftEffect.DOUBLE] == DEFAULT_COOLDOWNS[GiftEffect.DOUBLE]
 
 
 @pytest.mark.parametrize(
@@ -134,7 +136,7 @@ async def test_pick_target_decides_how_a_gift_naming_no_seat_gets_one(
         max_doubles=2,
         keep_outcomes=True,
     )
-    gift = GiftEvent(event_id="e1", platform="test", effect=Effect.CHEER, message=message)
+    gift = GiftEvent(event_id="e1", platform="test", effect=GiftEffect.CHEER, message=message)
     await desk.submit(gift)
     if expected is None:
         (outcome,) = desk.queue.outcomes
@@ -154,10 +156,10 @@ def test_a_gift_no_name_or_id_maps_is_mapped_by_its_kind() -> None:
         {"map": {"douyin": {"comment": "CHEER", "小心心": "emote"}, "*": {"super_chat": "peek"}}}
     )
     comment = GiftEvent(event_id="c1", platform="douyin", kind=GiftKind.COMMENT, message="hi")
-    assert settings.effect_for(comment) is Effect.CHEER
+    assert settings.effect_for(comment) is GiftEffect.CHEER
     named = GiftEvent(event_id="c2", platform="douyin", kind=GiftKind.COMMENT, gift_name="小心心")
-    assert settings.effect_for(named) is Effect.EMOTE  # and a lower-case effect name is read
+    assert settings.effect_for(named) is GiftEffect.EMOTE  # and a lower-case effect name is read
     chat = GiftEvent(event_id="c3", platform="bilibili", kind=GiftKind.SUPER_CHAT)
-    assert settings.effect_for(chat) is Effect.PEEK  # "*" by kind
+    assert settings.effect_for(chat) is GiftEffect.PEEK  # "*" by kind
     gift = GiftEvent(event_id="c4", platform="twitch", kind=GiftKind.CHEER)
     assert settings.effect_for(gift) is None  # nothing maps it

@@ -24,7 +24,7 @@ from mosquitto import Mosquitto, free_port, mosquitto_fixture  # noqa: F401 (the
 from arena.config import MqttSettings
 from arena.errors import ConfigError
 from arena.logs import EVENT_ATTRIBUTE
-from gifts.events import Effect, GiftEvent, GiftKind
+from gifts.events import GiftEffect, GiftEvent, GiftKind
 from gifts.send import gift_for_test, send_gift
 from gifts.sources import (
     MAX_PAYLOAD_BYTES,
@@ -52,7 +52,7 @@ def test_a_valid_payload_is_a_gift_whatever_its_form() -> None:
     for form in (payload(), payload().decode(), dict(GOOD), bytearray(payload())):
         gift = parse_gift(form)
         assert isinstance(gift, GiftEvent), form
-        assert gift.effect is Effect.CHEER
+        assert gift.effect is GiftEffect.CHEER
         assert gift.gift_name == "小花花"
     timed = parse_gift(payload(sent_at="2026-01-02T03:04:05Z", kind="super_chat"))
     assert isinstance(timed, GiftEvent)
@@ -138,7 +138,9 @@ async def listening(
 async def test_a_sent_gift_arrives_at_the_listener(mosquitto: Mosquitto) -> None:
     settings = settings_for(mosquitto)
     inbox = CollectingInbox()
-    gift = gift_for_test(Effect.SWAP, viewer="小明", table="t1", target=1, message="换牌给 Alpha")
+    gift = gift_for_test(
+        GiftEffect.SWAP, viewer="小明", table="t1", target=1, message="换牌给 Alpha"
+    )
     async with listening(settings, inbox):
         await send_gift(settings, gift)
         async with asyncio.timeout(5):
@@ -152,12 +154,12 @@ async def test_the_topic_follows_the_prefix(mosquitto: Mosquitto) -> None:
     assert gifts_topic(settings) == "studio/ddz/gifts/in"
     inbox = CollectingInbox()
     async with listening(settings, inbox):
-        await send_gift(settings_for(mosquitto), gift_for_test(Effect.EMOTE))  # another prefix
-        await send_gift(settings, gift_for_test(Effect.CHEER))
+        await send_gift(settings_for(mosquitto), gift_for_test(GiftEffect.EMOTE))  # another prefix
+        await send_gift(settings, gift_for_test(GiftEffect.CHEER))
         async with asyncio.timeout(5):
             await inbox.wait_for(1)
         await asyncio.sleep(0.1)
-    assert [g.effect for g in inbox.accepted] == [Effect.CHEER]
+    assert [g.effect for g in inbox.accepted] == [GiftEffect.CHEER]
 
 
 async def test_malformed_payloads_are_refused_and_the_listener_goes_on(
@@ -214,7 +216,7 @@ async def test_the_listener_reconnects_after_the_broker_restarts(
         await asyncio.to_thread(mosquitto.start)
         async with asyncio.timeout(5):
             await ready.wait()
-        await send_gift(settings, gift_for_test(Effect.DOUBLE, event_id="after"))
+        await send_gift(settings, gift_for_test(GiftEffect.DOUBLE, event_id="after"))
         async with asyncio.timeout(5):
             await inbox.wait_for(1)
     assert [g.event_id for g in inbox.accepted] == ["after"]
@@ -285,7 +287,7 @@ async def test_credentials_come_from_the_environment_and_are_never_logged(
         monkeypatch.setenv("GIFT_PASSWORD", "s3cret-pw")
         inbox = CollectingInbox()
         async with listening(settings, inbox):
-            await send_gift(settings, gift_for_test(Effect.CHEER, event_id="with-login"))
+            await send_gift(settings, gift_for_test(GiftEffect.CHEER, event_id="with-login"))
             async with asyncio.timeout(5):
                 await inbox.wait_for(1)
         assert [g.event_id for g in inbox.accepted] == ["with-login"]
@@ -329,7 +331,7 @@ async def test_an_inbox_that_fails_does_not_stop_the_listener(
     inbox = Fragile()
     async with listening(settings, inbox) as task:
         for event_id in ("first", "second"):
-            await send_gift(settings, gift_for_test(Effect.EMOTE, event_id=event_id))
+            await send_gift(settings, gift_for_test(GiftEffect.EMOTE, event_id=event_id))
         async with asyncio.timeout(5):
             await inbox.wait_for(2)
         assert not task.done()
@@ -511,12 +513,12 @@ async def test_the_simulated_gifts_are_valid_and_plausible() -> None:
     assert all(g.platform == "simulated" and g.effect is not None for g in gifts)
     assert all(GiftEvent.model_validate_json(g.model_dump_json()) == g for g in gifts)
     effects = [g.effect for g in gifts]
-    harmless = sum(e in (Effect.CHEER, Effect.EMOTE, Effect.EFFECT) for e in effects)
-    rare = sum(e in (Effect.ROLE_SWAP, Effect.RESHUFFLE) for e in effects)
+    harmless = sum(e in (GiftEffect.CHEER, GiftEffect.EMOTE, GiftEffect.EFFECT) for e in effects)
+    rare = sum(e in (GiftEffect.ROLE_SWAP, GiftEffect.RESHUFFLE) for e in effects)
     assert harmless > 0.55 * len(gifts)
     assert 0 < rare < 0.08 * len(gifts)
-    assert set(effects) == set(Effect)
-    cheers = [g.message for g in gifts if g.effect is Effect.CHEER]
+    assert set(effects) == set(GiftEffect)
+    cheers = [g.message for g in gifts if g.effect is GiftEffect.CHEER]
     assert any("加油 " in m and any(p in m for p in PLAYERS) for m in cheers)
     names = {g.display_name for g in gifts}
     assert any(n.isascii() for n in names)

@@ -36,7 +36,7 @@ from test_spectator_feed import hidden_cards_in
 
 from arena.cli import main
 from arena.config import MqttSettings
-from gifts.events import Effect, GiftEvent
+from gifts.events import GiftEffect, GiftEvent
 from gifts.send import gift_for_test, send_gift
 
 REPO = Path(__file__).resolve().parent.parent
@@ -180,7 +180,7 @@ async def test_gifts_from_other_clients_change_the_running_match(
     config = tmp_path / "arena.toml"
     config.write_text("[gifts]\nenabled = true\n\n[gifts.cooldowns]\nDOUBLE = 0.0\n")
     settings = MqttSettings(port=mosquitto.port)
-    lib = gift_for_test(Effect.DOUBLE, viewer="小明", event_id="lib-1")
+    lib = gift_for_test(GiftEffect.DOUBLE, viewer="小明", event_id="lib-1")
     async with (
         subscribed_as(mosquitto, GiftWatcher()) as watcher,
         playing(mosquitto, "--config", str(config), "--rounds", "2", "--pace", "0.05") as arena,
@@ -258,7 +258,7 @@ async def test_a_malformed_payload_is_told_rejected_and_the_match_goes_on(
         playing(mosquitto, "--gifts", "--rounds", "2", "--pace", "0.03") as arena,
     ):
         await match_started(watcher)
-        await send_until_heard(settings, gift_for_test(Effect.EMOTE, event_id="probe"), watcher)
+        await send_until_heard(settings, gift_for_test(GiftEffect.EMOTE, event_id="probe"), watcher)
         async with aiomqtt.Client("127.0.0.1", mosquitto.port) as client:
             for raw in MALFORMED:
                 await client.publish(GIFTS_IN, raw, qos=1)
@@ -296,7 +296,7 @@ async def test_a_malformed_payload_is_told_rejected_and_the_match_goes_on(
 
 async def test_a_peek_shows_the_cards_on_the_spectator_topic_only(mosquitto: Mosquitto) -> None:
     settings = MqttSettings(port=mosquitto.port)
-    peek = gift_for_test(Effect.PEEK, viewer="小明", event_id="peek-1", target=1)
+    peek = gift_for_test(GiftEffect.PEEK, viewer="小明", event_id="peek-1", target=1)
     async with (
         subscribed_as(mosquitto, GiftWatcher()) as watcher,
         playing(
@@ -346,8 +346,8 @@ async def test_ranked_mode_rejects_a_double_sent_over_mqtt(
         playing(mosquitto, "--config", str(config), "--rounds", "2", "--pace", "0.03") as arena,
     ):
         await match_started(watcher)
-        await send_until_heard(settings, gift_for_test(Effect.EMOTE, event_id="probe"), watcher)
-        await send_gift(settings, gift_for_test(Effect.DOUBLE, event_id="rank-1"))
+        await send_until_heard(settings, gift_for_test(GiftEffect.EMOTE, event_id="probe"), watcher)
+        await send_gift(settings, gift_for_test(GiftEffect.DOUBLE, event_id="rank-1"))
         await watcher.wait_for(lambda _: bool(watcher.outcomes("rank-1")), within_s=10)
         err = await finished(arena, watcher)
 

@@ -468,7 +468,7 @@ async def test_the_example_acl_lets_only_the_gifts_and_arena_users_send_gifts(
     refunds) and the arena's status; an anonymous client reads the
     public ``tables/+/gifts`` but cannot send a gift; the arena's user reads ``gifts/in``
     (its gift listener gets what the gifts user sent, and nothing anonymous)."""
-    from gifts.events import Effect
+    from gifts.events import GiftEffect
     from gifts.send import GiftSendError, gift_for_test, send_gift
     from gifts.sources import CollectingInbox, listen_for_gifts
 
@@ -501,7 +501,8 @@ async def test_the_example_acl_lets_only_the_gifts_and_arena_users_send_gifts(
             # anonymous: a gift of its own is refused by the broker (and said so)
             with pytest.raises(GiftSendError, match=r"Not authorized \(135\)"):
                 await send_gift(
-                    MqttSettings(port=broker.port), gift_for_test(Effect.DOUBLE, event_id="anon")
+                    MqttSettings(port=broker.port),
+                    gift_for_test(GiftEffect.DOUBLE, event_id="anon"),
                 )
             # the gifts user: every topic but gifts/in refused, then a gift sent
             async with aiomqtt.Client(
@@ -515,7 +516,7 @@ async def test_the_example_acl_lets_only_the_gifts_and_arena_users_send_gifts(
             sender = MqttSettings(
                 port=broker.port, username_env="GIFT_USER", password_env="GIFT_PW"
             )
-            await send_gift(sender, gift_for_test(Effect.SWAP, event_id="bridged", target=1))
+            await send_gift(sender, gift_for_test(GiftEffect.SWAP, event_id="bridged", target=1))
             async with asyncio.timeout(5):
                 await inbox.wait_for(1)
             # the arena tells the outcome on the public gifts topic: anyone reads it

@@ -22,7 +22,7 @@ from test_mqtt import Subscriber, subscribed_as
 
 from arena.config import MqttSettings
 from arena.sinks.mqtt import MqttSink
-from gifts.events import RESULT_CHANGING, Effect, GiftEvent
+from gifts.events import RESULT_CHANGING, GiftEffect, GiftEvent
 from gifts.send import send_gift
 from gifts.settings import load_gift_settings
 from tournaments.config import TournamentConfig, parse_tournament_config
@@ -152,11 +152,11 @@ async def test_gifts_over_a_real_mosquitto_reach_a_tournament_table(
     config = cup(3, fmt="standard", pace=0.01)  # three agents: one table, s1t1, ~10 s
     gifts = gifts_for(config, GiftSources(mqtt=settings))
     sent = [
-        GiftEvent(event_id="m-swap", platform="test", effect=Effect.SWAP, table="s1t1"),
-        GiftEvent(event_id="m-cheer", platform="test", effect=Effect.CHEER, message="加油"),
-        GiftEvent(event_id="m-add", platform="test", effect=Effect.ADD, target_seat=1),
-        GiftEvent(event_id="m-elsewhere", platform="test", effect=Effect.EMOTE, table="s2t1"),
-        GiftEvent(event_id="m-peek", platform="test", effect=Effect.PEEK, target_seat=2),
+        GiftEvent(event_id="m-swap", platform="test", effect=GiftEffect.SWAP, table="s1t1"),
+        GiftEvent(event_id="m-cheer", platform="test", effect=GiftEffect.CHEER, message="加油"),
+        GiftEvent(event_id="m-add", platform="test", effect=GiftEffect.ADD, target_seat=1),
+        GiftEvent(event_id="m-elsewhere", platform="test", effect=GiftEffect.EMOTE, table="s2t1"),
+        GiftEvent(event_id="m-peek", platform="test", effect=GiftEffect.PEEK, target_seat=2),
     ]
 
     async def send_when_listening() -> None:
@@ -237,8 +237,8 @@ async def test_a_gift_between_stages_waits_for_the_next_table_and_is_told_there(
 
     gifts = gifts_for(cup(), GiftSources())
     gifts.start(seed=1)
-    await gifts.accept(GiftEvent(event_id="early", platform="test", effect=Effect.EMOTE))
-    await gifts.accept(GiftEvent(event_id="gone", platform="test", effect=Effect.SWAP))
+    await gifts.accept(GiftEvent(event_id="early", platform="test", effect=GiftEffect.EMOTE))
+    await gifts.accept(GiftEvent(event_id="gone", platform="test", effect=GiftEffect.SWAP))
     assert not gifts.desks  # no table plays: nothing is told yet, nothing lost
     sink = CollectingSink()
     table = Table([GreedyAgent(n) for n in "ABC"], table_id="s2t1", sinks=[sink])
@@ -247,7 +247,7 @@ async def test_a_gift_between_stages_waits_for_the_next_table_and_is_told_there(
     told = [(e.data["id"], e.data["status"], e.data["reason"]) for e in sink.events]
     assert ("test:gone#0", "rejected", "ranked_mode") in told
     assert ("test:early#0", "expired", None) in told  # queued, then never a safe point
-    await gifts.accept(GiftEvent(event_id="late", platform="test", effect=Effect.EMOTE))
+    await gifts.accept(GiftEvent(event_id="late", platform="test", effect=GiftEffect.EMOTE))
     await gifts.stop()  # no table came after it
     assert gifts.counts()["dropped"] == 1
     assert gifts.summary().endswith(", 1 dropped (no table played after)")

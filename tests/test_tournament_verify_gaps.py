@@ -17,7 +17,7 @@ from rosters import roster
 from test_between_rounds import NAMES, SEED, TABLE, gift, play
 from test_tournament_verify import AGENTS, arena, only_id, verify
 
-from gifts.events import Effect
+from gifts.events import GiftEffect
 
 
 def run(
@@ -87,11 +87,11 @@ def _place(line: dict[str, Any]) -> tuple[Any, Any] | None:
 # --- 1. a gift changed a round ------------------------------------------------------------
 
 
-@pytest.mark.parametrize("effect", [Effect.RESHUFFLE, Effect.ROLE_SWAP])
+@pytest.mark.parametrize("effect", [GiftEffect.RESHUFFLE, GiftEffect.ROLE_SWAP])
 async def test_a_round_a_gift_changed_fails_tournaments_are_ranked(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], effect: Effect
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], effect: GiftEffect
 ) -> None:
-    played = await play(tmp_path, [gift(0, effect, 1 if effect is Effect.ROLE_SWAP else None)])
+    played = await play(tmp_path, [gift(0, effect, 1 if effect is GiftEffect.ROLE_SWAP else None)])
     text = str(SEED)
     header = {
         "kind": "tournament",

@@ -17,35 +17,35 @@ import random
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final
 
-from gifts.events import Effect, GiftEvent, GiftKind
+from gifts.events import GiftEffect, GiftEvent, GiftKind
 from gifts.sources.inbox import Inbox
 
 __all__ = ["EFFECT_WEIGHTS", "simulate_audience", "simulated_gifts"]
 
 PLATFORM: Final = "simulated"
-EFFECT_WEIGHTS: Final[dict[Effect, int]] = {
-    Effect.CHEER: 30,
-    Effect.EMOTE: 22,
-    Effect.EFFECT: 18,
-    Effect.PEEK: 7,
-    Effect.DOUBLE: 7,
-    Effect.SWAP: 6,
-    Effect.ADD: 6,
-    Effect.ROLE_SWAP: 2,
-    Effect.RESHUFFLE: 2,
+EFFECT_WEIGHTS: Final[dict[GiftEffect, int]] = {
+    GiftEffect.CHEER: 30,
+    GiftEffect.EMOTE: 22,
+    GiftEffect.EFFECT: 18,
+    GiftEffect.PEEK: 7,
+    GiftEffect.DOUBLE: 7,
+    GiftEffect.SWAP: 6,
+    GiftEffect.ADD: 6,
+    GiftEffect.ROLE_SWAP: 2,
+    GiftEffect.RESHUFFLE: 2,
 }
 """How often each effect is drawn, relative to the others."""
 
-_GIFTS: Final[dict[Effect, tuple[tuple[str, int], ...]]] = {
-    Effect.CHEER: (("小花花", 1), ("Heart", 1), ("加油棒", 10)),
-    Effect.EMOTE: (("比心", 5), ("Wave", 5), ("666", 6)),
-    Effect.EFFECT: (("烟花", 100), ("Fireworks", 100), ("彩虹", 50)),
-    Effect.PEEK: (("望远镜", 200), ("Spyglass", 200)),
-    Effect.DOUBLE: (("火箭", 500), ("Rocket", 500)),
-    Effect.SWAP: (("魔法棒", 300), ("Magic Wand", 300)),
-    Effect.ADD: (("礼物盒", 300), ("Gift Box", 300)),
-    Effect.ROLE_SWAP: (("皇冠", 1000), ("Crown", 1000)),
-    Effect.RESHUFFLE: (("洗牌机", 800), ("Shuffler", 800)),
+_GIFTS: Final[dict[GiftEffect, tuple[tuple[str, int], ...]]] = {
+    GiftEffect.CHEER: (("小花花", 1), ("Heart", 1), ("加油棒", 10)),
+    GiftEffect.EMOTE: (("比心", 5), ("Wave", 5), ("666", 6)),
+    GiftEffect.EFFECT: (("烟花", 100), ("Fireworks", 100), ("彩虹", 50)),
+    GiftEffect.PEEK: (("望远镜", 200), ("Spyglass", 200)),
+    GiftEffect.DOUBLE: (("火箭", 500), ("Rocket", 500)),
+    GiftEffect.SWAP: (("魔法棒", 300), ("Magic Wand", 300)),
+    GiftEffect.ADD: (("礼物盒", 300), ("Gift Box", 300)),
+    GiftEffect.ROLE_SWAP: (("皇冠", 1000), ("Crown", 1000)),
+    GiftEffect.RESHUFFLE: (("洗牌机", 800), ("Shuffler", 800)),
 }
 """Each effect's gift names, with what one costs in coins."""
 _CHINESE: Final = ("小明", "阿强", "牌神", "老王", "春天的风", "斗地主达人", "小鱼儿", "明月")
@@ -65,12 +65,16 @@ def _viewers(rng: random.Random, count: int) -> list[tuple[str, str]]:
     return viewers
 
 
-def _message(rng: random.Random, effect: Effect, players: Sequence[str]) -> str:
-    if effect is Effect.CHEER:
+def _message(rng: random.Random, effect: GiftEffect, players: Sequence[str]) -> str:
+    if effect is GiftEffect.CHEER:
         if players and rng.random() < 0.6:
             return rng.choice(_CHEERS).format(rng.choice(players))
         return rng.choice(_PLAIN_CHEERS)
-    if effect in (Effect.SWAP, Effect.ADD, Effect.PEEK) and players and rng.random() < 0.4:
+    if (
+        effect in (GiftEffect.SWAP, GiftEffect.ADD, GiftEffect.PEEK)
+        and players
+        and rng.random() < 0.4
+    ):
         return rng.choice(_AIMED).format(rng.choice(players))
     return ""
 
