@@ -97,6 +97,10 @@ class Game:
     round's result, Dou Dizhu's ``Settlement``): what results, ratings and leaderboards
     count, rather than a game's roles."""
     turns: Callable[[Any, Any, Sequence[bool]], Turns] = field(repr=False)
+    public_state: Callable[..., Any] = field(repr=False)
+    """A table's public snapshot for late subscribers (MQTT, the overlay):
+    ``public_state(table, run_id=..., match_id=None)``, an
+    ``arena.sinks.public_state.TableState`` that folds the table's events."""
     console: Callable[[], Any] = field(repr=False)
     """The game's part of the terminal: how its events read as lines, its panel on the
     live board (``arena.sinks.game_console.GameConsole``)."""

@@ -11,6 +11,7 @@ from arena.games.ddz.engine.rules import Rules
 
 if TYPE_CHECKING:
     from arena.games.ddz.console import DdzConsole
+    from arena.games.ddz.public_state import PublicTableState
     from arena.games.ddz.turns import DdzTurns
     from arena.testing.base import CheckPositions
 
@@ -43,6 +44,13 @@ def _check_positions() -> CheckPositions:
     return CHECK
 
 
+def _public_state(table: str, *, run_id: str, match_id: str | None = None) -> PublicTableState:
+    """Dou Dizhu's public snapshot of a table, imported when a feed first sees one."""
+    from arena.games.ddz.public_state import PublicTableState
+
+    return PublicTableState(table, run_id=run_id, match_id=match_id)
+
+
 def _console() -> DdzConsole:
     """Dou Dizhu's part of the terminal, imported when a console first shows a table."""
     from arena.games.ddz.console import DdzConsole
@@ -63,6 +71,7 @@ GAME: Final = Game(
     sides=_sides,
     turns=_turns,
     console=_console,
+    public_state=_public_state,
     agent_methods=("bid", "double", "play"),
     scripted_agents={
         "random": "arena.games.ddz.agents.scripted:RandomAgent",
