@@ -135,8 +135,8 @@ async def measure(decisions: int) -> dict[str, list[float]]:
     process = SubprocessAgent("A", command=[sys.executable, "-c", _STDIO_PROGRAM])
     await process.open()
     try:
-        await _time(process.play, requests[:50])  # warm up
-        results["subprocess"] = await _time(process.play, requests)
+        await _time(process.ask, requests[:50])  # warm up
+        results["subprocess"] = await _time(process.ask, requests)
     finally:
         await process.close()
 
@@ -147,8 +147,8 @@ async def measure(decisions: int) -> dict[str, list[float]]:
         http = HttpAgent("A", url=f"http://127.0.0.1:{port}/")
         await http.open()
         try:
-            await _time(http.play, requests[:50])
-            results["http"] = await _time(http.play, requests)
+            await _time(http.ask, requests[:50])
+            results["http"] = await _time(http.ask, requests)
         finally:
             await http.close()
     finally:

@@ -499,6 +499,7 @@ async def test_human_double_prompt_asks_again_after_a_typo(
 async def test_human_agent_is_built_by_the_registry_with_a_prompt() -> None:
     prompt, asked = scripted_prompt("y")
     human = create_agent("human", "Me", options={"prompt": prompt})
+    assert isinstance(human, HumanAgent)
     reply = await human.double(
         DoubleRequest(
             player_id="Me",

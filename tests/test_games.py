@@ -179,3 +179,45 @@ def test_a_feed_folds_each_table_by_its_events_game() -> None:
     assert "landlord" in state.snapshot()
     with pytest.raises(ConfigError, match="no game called 'chess'"):
         new_table_state("t2", run_id="run-1", game="chess")
+
+
+async def test_a_transport_answers_any_games_request_with_ask() -> None:
+    """A program or an HTTP service carries any game's messages: a request of a game it
+    has no method for goes through ``ask``, sent as JSON, its reply's text unread."""
+    import json
+    from typing import Literal
+
+    from arena.agents.base import answerer
+    from arena.agents.registry import interface_of
+    from arena.agents.remote import RemoteAgent
+    from protocol import Message
+
+    class DeclareRequest(Message):
+        type: Literal["DECLARE_REQUEST"] = "DECLARE_REQUEST"
+        player_id: str
+        request_id: str | None = None
+        table_id: str | None = None
+
+    class Wire(RemoteAgent):
+        def __init__(self, name: str) -> None:
+            super().__init__(name)
+            self.sent: list[tuple[bytes, str | None]] = []
+
+        async def deliver(self, line: bytes) -> None:
+            self.sent.append((line, None))
+
+        async def exchange(self, line: bytes, request_id: str | None) -> bytes | str:
+            self.sent.append((line, request_id))
+            return '{"type": "DECLARE_RESPONSE"}'
+
+    agent = Wire("A")
+    answer = answerer(agent, "declare")
+    assert answer == agent.ask
+    reply = await answer(DeclareRequest(player_id="A", request_id="t1-1-1", table_id="t1"))
+    assert reply == '{"type": "DECLARE_RESPONSE"}'
+    [(line, request_id)] = agent.sent
+    assert json.loads(line)["type"] == "DECLARE_REQUEST"
+    assert request_id == "t1-1-1"
+    assert agent.table_id == "t1"
+    assert interface_of(Wire) == ("notify", "ask", "close")
+    assert interface_of(HeuristicAgent) == ("notify", "bid", "double", "play", "close")

@@ -20,7 +20,7 @@ from importlib.metadata import EntryPoint, entry_points
 from types import ModuleType
 from typing import Any, Final
 
-from arena.agents.base import Agent, BaseAgent, games_played, plays
+from arena.agents.base import Agent, AgentBase, BaseAgent, games_played, plays
 from arena.errors import ConfigError
 from arena.games.base import Game, GameRules
 from arena.games.ddz.engine import DEFAULT_RULES
@@ -41,8 +41,19 @@ ENTRY_POINT_GROUP: Final = "ddz_arena.agents"
 
 log = get_logger(__name__)
 
-AGENT_INTERFACE: Final = ("name", "notify", "bid", "double", "play", "close")
-"""What :class:`~arena.agents.base.Agent` asks of an agent: a name and five methods."""
+AGENT_INTERFACE: Final = ("name", "notify", "close")
+"""What :class:`~arena.agents.base.Agent` asks of every agent; besides, the methods of
+its game's requests, or ``ask`` for an agent of any game (:func:`interface_of`)."""
+
+
+def interface_of(cls: object, game: Game | None = None) -> tuple[str, ...]:
+    """The methods an agent (class) must have to sit at a table of ``game`` (Dou Dizhu's
+    when None): ``notify``, what answers the game's requests (its methods, or ``ask`` for
+    an agent of any game), ``close``."""
+    played = game if game is not None else get_game(DEFAULT_GAME)
+    answers = ("ask",) if getattr(cls, "games", ()) is None else played.agent_methods
+    return ("notify", *answers, "close")
+
 
 BUILTIN_AGENTS: Final[dict[str, str]] = {
     "human": "arena.agents.human:HumanAgent",
@@ -89,7 +100,7 @@ def check_agent_class(type_name: str, game: Game | None = None) -> type[Any]:
     With ``game``, the type names are that game's and the class must play it
     (:func:`~arena.agents.base.plays`); without, Dou Dizhu's names, nothing checked."""
     cls = agent_class(type_name, game)
-    missing = [m for m in AGENT_INTERFACE[1:] if not callable(getattr(cls, m, None))]
+    missing = [m for m in interface_of(cls, game) if not callable(getattr(cls, m, None))]
     if missing:
         raise ConfigError(
             f"agent type {type_name!r}: {cls.__name__} lacks the Agent interface "
@@ -258,8 +269,9 @@ def create_agent(
         raise blame("options", str(exc), own=True) from None
     except Exception as exc:
         raise _construction_failed(exc, blame, name, type_name) from exc
-    if not isinstance(agent, Agent):
-        raise blame("type", f"lacks the Agent interface ({', '.join(AGENT_INTERFACE)})")
+    needed = interface_of(agent, game)
+    if not isinstance(agent, Agent) or not all(callable(getattr(agent, m, None)) for m in needed):
+        raise blame("type", f"lacks the Agent interface (name, {', '.join(needed)})")
     return agent
 
 
@@ -312,7 +324,7 @@ def _raised_by_base_agent(exc: BaseException) -> bool:
     tb = exc.__traceback__
     while tb is not None and tb.tb_next is not None:
         tb = tb.tb_next
-    return tb is not None and tb.tb_frame.f_code is BaseAgent.__init__.__code__
+    return tb is not None and tb.tb_frame.f_code is AgentBase.__init__.__code__
 
 
 def _unknown_options(cls: type[Any], options: Mapping[str, Any]) -> str | None:
@@ -321,7 +333,7 @@ def _unknown_options(cls: type[Any], options: Mapping[str, Any]) -> str | None:
     accepted: list[str] = []
     for klass in cls.__mro__:
         init = klass.__dict__.get("__init__")
-        if klass is BaseAgent or klass is object:
+        if klass in (BaseAgent, AgentBase, object):
             break
         if init is None:
             continue

@@ -18,10 +18,11 @@ from typing import Any, ClassVar, Final
 
 import orjson
 
-from arena.agents.base import BaseAgent
+from arena.agents.base import AgentBase
 from arena.errors import ConfigError
-from arena.games.ddz.engine import DEFAULT_RULES, Rules
-from protocol import BidRequest, DoubleRequest, Message, PlayRequest
+from arena.games.base import GameRules
+from arena.games.ddz.engine import DEFAULT_RULES
+from protocol import Message
 
 __all__ = ["ROUND_OPENERS", "RemoteAgent", "reply_request_id", "wire_bytes"]
 
@@ -55,7 +56,7 @@ def reply_request_id(reply: bytes | str) -> str | None:
     return None
 
 
-class RemoteAgent(BaseAgent):
+class RemoteAgent(AgentBase):
     """Base of the agents that speak JSON to something outside this process.
 
     A subclass only moves bytes: :meth:`deliver` sends a notification, :meth:`exchange`
@@ -73,7 +74,7 @@ class RemoteAgent(BaseAgent):
         name: str,
         *,
         seed: int | None = None,
-        rules: Rules = DEFAULT_RULES,
+        rules: GameRules = DEFAULT_RULES,
         legal_moves: object = False,
         **options: Any,
     ) -> None:
@@ -100,23 +101,12 @@ class RemoteAgent(BaseAgent):
             self.round_messages.append(line)
         await self.deliver(line)
 
-    # A reply comes back as the text the agent sent: the table reads it (the Agent
-    # protocol's return types describe what the table ends up with).
-    async def bid(self, request: BidRequest) -> Any:
-        """Send a BID_REQUEST; the reply's text."""
-        return await self._ask(request)
-
-    async def double(self, request: DoubleRequest) -> Any:
-        """Send a DOUBLE_REQUEST; the reply's text."""
-        return await self._ask(request)
-
-    async def play(self, request: PlayRequest) -> Any:
-        """Send a PLAY_REQUEST; the reply's text."""
-        return await self._ask(request)
-
-    async def _ask(self, request: BidRequest | DoubleRequest | PlayRequest) -> bytes | str:
-        self.table_id = request.table_id or self.table_id
-        return await self.exchange(wire_bytes(request), request.request_id)
+    async def ask(self, request: Message) -> bytes | str:
+        """Send any game's request; the reply's text, unread (the table reads it as the
+        reply its request expects, and checks it like any agent's)."""
+        asked = request.__dict__
+        self.table_id = asked.get("table_id") or self.table_id
+        return await self.exchange(wire_bytes(request), asked.get("request_id"))
 
     @abstractmethod
     async def deliver(self, line: bytes) -> None:

@@ -433,7 +433,8 @@ class Table:
                 recorder.message("to_agent", seat, request, None)
             started = now()
             try:
-                call = getattr(agent, method)(request)
+                answer = getattr(agent, method, None)  # else a transport's ask, any game's
+                call = (answer or agent.ask)(request)  # type: ignore[attr-defined]
                 if until is not None:
                     reply = await self._call(state, agent, call, timeout_s=deadline_s)
                     elapsed = now() - started
