@@ -32,7 +32,9 @@ file for the organiser, never published; no secret the arena knows is in it
 The timing fields ``t_ms``, ``elapsed_ms`` and (at any depth) ``latency_ms`` are the only
 ones that differ between two runs of the same seed with the same scripted agents;
 :func:`compare_replays` (``arena replay A --compare B``) ignores them. Checking a round
-against the engine is :func:`verify_round`, in :mod:`arena.replay_check`.
+against the engine is :func:`verify_round`: the check of the game the round's header
+names (``Game.replay_check``; Dou Dizhu's, :mod:`arena.games.ddz.replay_check`, for a
+header without ``game``, recorded before the arena played a second game).
 """
 
 from __future__ import annotations
@@ -50,17 +52,12 @@ from typing import IO, Any, Final
 import orjson
 from pydantic import BaseModel
 
+from arena.errors import ConfigError
 from arena.events import Event
 from arena.games.ddz.agents.inprocess import ListedPlayRequest, MoveReply
-from arena.games.registry import DEFAULT_GAME
+from arena.games.registry import DEFAULT_GAME, get_game
 from arena.masking import MaskedLines
-from arena.replay_check import (
-    RecordedRound,
-    ReplayError,
-    RoundIncomplete,
-    RoundMismatch,
-    verify_round,
-)
+from arena.replay_round import RecordedRound, ReplayError, RoundIncomplete, RoundMismatch
 from arena.safe_json import dumps, replaced_dumps
 from protocol import MESSAGE_TYPES, Message
 
@@ -89,6 +86,27 @@ TIMING_FIELDS = frozenset({"t_ms", "elapsed_ms", "latency_ms", "deadline_at"})
 """Keys that measure time, not the match: ``t_ms`` and ``elapsed_ms`` of a message line,
 ``latency_ms`` wherever it is (a decision's report, a ``decision`` event, the per-seat
 stats of a round's end), and a ``turn_started`` event's ``deadline_at`` (wall clock)."""
+
+
+def verify_round(recorded: RecordedRound) -> Any:
+    """Replay a recorded round through a fresh engine of its game (the header's ``game``;
+    Dou Dizhu when it names none) and return the finished engine round.
+
+    Raises :class:`RoundMismatch` naming the line and what differs,
+    :class:`RoundIncomplete` for a round the replay ends inside whose lines all check,
+    and :class:`ReplayError` for a game the arena does not know or cannot check.
+    """
+    name = recorded.header.get("game", DEFAULT_GAME)
+    where = f"table {recorded.table} round {recorded.round}"
+    if not isinstance(name, str):
+        raise RoundMismatch(recorded.table, recorded.round, f"the header's game is {name!r}")
+    try:
+        game = get_game(name)
+    except ConfigError as exc:
+        raise ReplayError(f"{where}: {exc}") from None
+    if game.replay_check is None:
+        raise ReplayError(f"{where}: {game.title} (game = {name!r}) has no replay check")
+    return game.replay_check(recorded)
 
 
 class ReplayWriter:

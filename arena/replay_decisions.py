@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from arena.replay_check import RecordedRound
+from arena.replay_round import RecordedRound
 from arena.sinks.model_figures import duration, money
 
 __all__ = ["Attempt", "Decision", "decisions_in", "describe_decisions"]

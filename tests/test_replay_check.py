@@ -20,7 +20,7 @@ import pytest
 from agents_for_tests import FakeAgent
 
 from arena.cli import main
-from arena.replay import ReplayWriter, load_replay, verify_round
+from arena.replay import ReplayError, ReplayWriter, load_replay, verify_round
 from arena.table import Table, TableSettings, play_match
 from arena.table.match import match_id_of
 from protocol import PlayResponse
@@ -595,6 +595,20 @@ def test_a_failure_names_its_table_and_round_once(
     [failure] = [line for line in out.splitlines() if line.startswith("✗")]
     assert failure.count("table t1") == 1, failure
     assert failure.count("round 1") == 1, failure
+
+
+def test_each_round_is_checked_by_the_game_its_header_names(recorded: Path) -> None:
+    """The check is the game's (``Game.replay_check``), picked by the header's ``game``;
+    a header without one (recorded before the arena played a second game) is Dou
+    Dizhu's; a game the arena does not know is one error naming the table and round."""
+    first, second = load_replay(recorded).rounds
+    assert first.header["game"] == "ddz"
+    assert verify_round(first).result is not None
+    del first.header["game"]
+    assert verify_round(first).result is not None
+    second.header["game"] = "chess"
+    with pytest.raises(ReplayError, match=r"^table t1 round 2: no game called 'chess'"):
+        verify_round(second)
 
 
 # ─── a replay cut off, and files that are no replay ─────────────────────────────────────

@@ -13,7 +13,7 @@ The export (:mod:`tournaments.export`) is checked as a third party would:
    the header too), and the stored record's deal, first bidder and seed are the
    engine's;
 4. every line of the round re-checks through the rules engine
-   (:func:`arena.replay_check.verify_round`, what ``arena replay`` runs);
+   (:func:`arena.replay.verify_round`, what ``arena replay`` runs);
 5. each seat's decision figures in the stored record (what a forfeit is judged by,
    :mod:`tournaments.forfeits`) agree with the round's actions: one decision, its own
    agent's or a stand-in's, for each action the table did not make automatically, and
@@ -42,8 +42,7 @@ from typing import Any, Final, TypeVar
 
 from arena.errors import ArenaError
 from arena.games.ddz.engine import DealtCards
-from arena.replay import ReplayError, read_replay
-from arena.replay_check import RecordedRound, RoundIncomplete, verify_round
+from arena.replay import RecordedRound, ReplayError, RoundIncomplete, read_replay, verify_round
 from arena.table.match import derive_seed
 from tournaments.deals import Duplicate, deal_table, seating_count, seating_table_id, seatings
 from tournaments.forfeits import StandinRounds, scored_round

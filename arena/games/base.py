@@ -13,9 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Self
+from typing import TYPE_CHECKING, Any, Protocol, Self
 
 from pydantic import BaseModel, ConfigDict
+
+if TYPE_CHECKING:
+    from arena.replay_round import RecordedRound
 
 __all__ = ["Game", "GameRules", "Sides", "Turns"]
 
@@ -118,6 +121,12 @@ class Game:
     """``arena agent check``'s part of the game, loaded when a check runs: its hard
     positions and the judge of a reply (an ``arena.testing.CheckPositions``); None for
     a game without."""
+    replay_check: Callable[[RecordedRound], Any] | None = field(default=None, repr=False)
+    """Checks one recorded round of the game (``arena replay``, a tournament's verify):
+    walks its lines beside a fresh engine and returns the finished engine round, or
+    raises ``RoundMismatch`` / ``RoundIncomplete`` (:mod:`arena.replay_round`);
+    :func:`arena.replay.verify_round` picks it by the round header's ``game``. None for
+    a game whose replays cannot be checked."""
 
     def seat_count(self, rules: GameRules | None = None) -> int:
         """The seats of a table under ``rules`` (the default rules when None)."""

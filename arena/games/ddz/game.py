@@ -11,8 +11,10 @@ from arena.games.ddz.engine.rules import Rules
 
 if TYPE_CHECKING:
     from arena.games.ddz.console import DdzConsole
+    from arena.games.ddz.engine.round import Round
     from arena.games.ddz.public_state import PublicTableState
     from arena.games.ddz.turns import DdzTurns
+    from arena.replay_round import RecordedRound
     from arena.testing.base import CheckPositions
 
 __all__ = ["GAME", "REQUEST_METHODS"]
@@ -42,6 +44,14 @@ def _check_positions() -> CheckPositions:
     from arena.games.ddz.positions import CHECK
 
     return CHECK
+
+
+def _replay_check(recorded: RecordedRound) -> Round:
+    """A recorded round replayed through a fresh engine, imported when a replay is
+    checked."""
+    from arena.games.ddz.replay_check import verify_round
+
+    return verify_round(recorded)
 
 
 def _public_state(table: str, *, run_id: str, match_id: str | None = None) -> PublicTableState:
@@ -79,4 +89,5 @@ GAME: Final = Game(
         "heuristic": "arena.games.ddz.agents.scripted:HeuristicAgent",
     },
     check_positions=_check_positions,
+    replay_check=_replay_check,
 )

@@ -1,4 +1,6 @@
-"""Checking one recorded round: its messages and events, replayed through a fresh engine.
+"""Checking one recorded Dou Dizhu round: its messages and events, replayed through a fresh
+engine (the game's ``Game.replay_check``; :func:`arena.replay.verify_round` picks it by
+the round header's ``game``, and a header without one is Dou Dizhu's).
 
 A replay is evidence only where it agrees with itself and with the rules. So the check
 walks a round's lines in file order beside a fresh :class:`~arena.games.ddz.engine.Round` and, at
@@ -37,10 +39,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from arena.errors import ArenaError
 from arena.games.ddz.engine import (
     WINNER_SIDES,
     Card,
@@ -52,54 +53,9 @@ from arena.games.ddz.engine import (
     resolve_cards,
 )
 from arena.games.ddz.views import deal_seeds, table_rules
+from arena.replay_round import RecordedRound, RoundIncomplete, RoundMismatch
 
-__all__ = ["RecordedRound", "ReplayError", "RoundIncomplete", "RoundMismatch", "verify_round"]
-
-
-class ReplayError(ArenaError, ValueError):
-    """A replay file that cannot be read, or a recorded round that fails its check."""
-
-
-class RoundMismatch(ReplayError):
-    """A recorded round that disagrees with itself or with the engine; says where and how."""
-
-    def __init__(self, table: str, round_no: int, detail: str) -> None:
-        super().__init__(f"table {table} round {round_no}: {detail}")
-        self.table = table
-        self.round = round_no
-        self.detail = detail
-
-
-class RoundIncomplete(ReplayError):
-    """A round the replay ends inside: what is there checks, but it cannot be verified."""
-
-    def __init__(self, table: str, round_no: int, detail: str) -> None:
-        super().__init__(f"table {table} round {round_no}: incomplete: {detail}")
-        self.table = table
-        self.round = round_no
-        self.detail = detail
-
-
-@dataclass
-class RecordedRound:
-    """One round as read back from a replay file."""
-
-    table: str
-    round: int
-    header: dict[str, Any]
-    events: list[dict[str, Any]] = field(default_factory=list)
-    messages: list[dict[str, Any]] = field(default_factory=list)
-    decisions: list[dict[str, Any]] = field(default_factory=list)
-    """A model seat's attempts (``decision`` lines: prompt, raw reply, reasoning, usage),
-    in file order. The engine check passes over them: they are what a model said, not
-    what the table did."""
-    summary: dict[str, Any] | None = None
-    lines: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
-    """Every line of the round after its round_start, with its line number, in file order."""
-    seq_before: int = 0
-    """The table's last event number before this round (the numbers only increase)."""
-    cut_off: str | None = None
-    """Where the replay ends, when it ends inside this round (for example "at line 412")."""
+__all__ = ["verify_round"]
 
 
 def verify_round(recorded: RecordedRound) -> Round:
