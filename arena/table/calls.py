@@ -22,20 +22,14 @@ import json
 from collections.abc import Coroutine, Generator, Mapping
 from contextlib import nullcontext
 from types import CoroutineType
-from typing import Any, Final, TypeVar
+from typing import Any, TypeVar
 
 from structlog.contextvars import bind_contextvars, reset_contextvars
 
 from arena.errors import AgentReplyError
 from arena.table.clock import Clock
 from protocol import (
-    BidRequest,
-    BidResponse,
-    DoubleRequest,
-    DoubleResponse,
     Message,
-    PlayRequest,
-    PlayResponse,
     ProtocolError,
     parse_message,
 )
@@ -43,23 +37,22 @@ from protocol import (
 __all__ = [
     "CallTiming",
     "LogContext",
-    "Reply",
-    "Request",
     "as_reply",
     "check_addressed",
     "resume_call",
     "run_call",
+    "wire_name",
 ]
 
-R = TypeVar("R", BidResponse, DoubleResponse, PlayResponse)
-Reply = BidResponse | DoubleResponse | PlayResponse
-Request = BidRequest | DoubleRequest | PlayRequest
+R = TypeVar("R", bound=Message)
+"""The reply a request expects (any game's message)."""
 
-_WIRE_NAMES: Final[dict[type[Message], str]] = {
-    BidResponse: "BID_RESPONSE",
-    DoubleResponse: "DOUBLE_RESPONSE",
-    PlayResponse: "PLAY_RESPONSE",
-}
+
+def wire_name(model: type[Message]) -> str:
+    """A message's name on the wire, its ``type`` (``PLAY_RESPONSE``), for errors."""
+    field = model.model_fields.get("type")
+    default = field.default if field is not None else None
+    return default if isinstance(default, str) else model.__name__
 
 
 class CallTiming:
@@ -234,7 +227,7 @@ def check_addressed(reply: Message, request: Message) -> None:
 
 
 def _coerce(reply: object, expected: type[R]) -> R:
-    wanted = _WIRE_NAMES.get(expected, expected.__name__)
+    wanted = wire_name(expected)
     if reply is None:
         raise AgentReplyError("empty", f"expected a {wanted}, got nothing (None)")
     if isinstance(reply, str | bytes) and not reply.strip():

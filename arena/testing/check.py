@@ -31,12 +31,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from arena.agents.base import Agent, lists_legal_moves
+from arena.agents.base import Agent, answerer, lists_legal_moves
 from arena.errors import AgentReplyError, ConfigError, error_text
 from arena.games.base import Game, GameRules
 from arena.games.registry import DEFAULT_GAME, get_game
 from arena.logs import get_logger
-from arena.table.calls import CallTiming, Request, run_call
+from arena.table.calls import CallTiming, run_call
 from arena.table.clock import Clock, MonotonicClock
 from arena.table.settings import TableSettings
 from arena.testing.base import CheckPositions, Judgement, Position, Verdict
@@ -306,7 +306,7 @@ _TRUNCATED_HINT: Final = " (raise the seat's options.max_tokens so the answer fi
 async def _ask(
     agent: Agent,
     position: Position,
-    request: Request,
+    request: Message,
     timeout_s: float,
     clock: Clock,
     judging: tuple[Game, CheckPositions, GameRules],
@@ -319,7 +319,7 @@ async def _ask(
     started = clock.now()
     reply: object = None
     try:
-        call = getattr(agent, game.requests[request.type])(request)
+        call = answerer(agent, game.requests[request.type])(request)
         reply = await run_call(call, timeout_s=patience, clock=clock, timing=CallTiming())
     except TimeoutError:
         judgement = Judgement(
@@ -366,7 +366,7 @@ async def _notify(agent: Agent, message: Message, timeout_s: float, clock: Clock
         )
 
 
-def _rejection(request: Request, first: PositionResult) -> ReplyRejected:
+def _rejection(request: Message, first: PositionResult) -> ReplyRejected:
     """The REPLY_REJECTED for the retry position: the first answer's own fault if it had
     one, else a rejection on purpose, with one retry left."""
     reason: RejectReason = "illegal"
@@ -378,16 +378,17 @@ def _rejection(request: Request, first: PositionResult) -> ReplyRejected:
         elif first.verdict in ("malformed", "error"):
             category = first.detail.partition(":")[0]
             reason = next((r for r in REJECT_REASONS if r == category), "unparsable")
+    asked = request.__dict__  # every game's request names its player, itself and where
     return ReplyRejected(
-        player_id=request.player_id,
+        player_id=asked["player_id"],
         request_type=request.type,
-        request_id=request.request_id,
+        request_id=asked["request_id"],
         reason=reason,
         detail=detail[:500],
         retries_left=1,
-        match_id=request.match_id,
-        table_id=request.table_id,
-        round_no=request.round_no,
+        match_id=asked.get("match_id"),
+        table_id=asked.get("table_id"),
+        round_no=asked.get("round_no"),
     )
 
 

@@ -13,9 +13,11 @@ from __future__ import annotations
 from arena.errors import AgentReplyError, IllegalActionError
 from arena.games.ddz.agents.reading import hand_of, trick_of
 from arena.games.ddz.engine import DEFAULT_RULES, Rules, playable_reading, resolve_cards
-from arena.table.calls import Reply, Request, as_reply, check_addressed
+from arena.table.calls import as_reply, check_addressed
 from arena.testing.base import Judgement
 from protocol import (
+    AnyRequest,
+    AnyResponse,
     BidRequest,
     BidResponse,
     DoubleRequest,
@@ -27,10 +29,10 @@ from protocol import (
 __all__ = ["judge_reply"]
 
 
-def judge_reply(request: Request, reply: object, rules: Rules = DEFAULT_RULES) -> Judgement:
+def judge_reply(request: AnyRequest, reply: object, rules: Rules = DEFAULT_RULES) -> Judgement:
     """Whether ``reply`` (what the agent's method returned: a message, JSON text, a dict,
     anything) is a well-formed, legal answer to ``request``."""
-    response: Reply
+    response: AnyResponse
     try:
         if isinstance(request, BidRequest):
             response = as_reply(reply, BidResponse)

@@ -6,7 +6,7 @@ measured on; wrapping a scripted bot gives them with any seat names.
 
 from __future__ import annotations
 
-from arena.agents.base import Agent
+from arena.agents.base import DdzAgent
 from protocol import (
     BidRequest,
     BidResponse,
@@ -26,7 +26,7 @@ class RequestCapture:
     """Answers as ``inner`` does; appends each BID, DOUBLE and PLAY request to ``requests``
     (a list that several agents may share)."""
 
-    def __init__(self, inner: Agent, requests: list[AskRequest]) -> None:
+    def __init__(self, inner: DdzAgent, requests: list[AskRequest]) -> None:
         self.inner = inner
         self.name = inner.name
         self.requests = requests
