@@ -18,9 +18,9 @@ from arena.games.ddz.engine import Rules
 from arena.table import RoundRecord, Table, play_match
 from tournaments.forfeits import (
     StandinRounds,
+    ddz_stake,
     forfeit_reason,
     scored_round,
-    stake,
     stored_standin_rounds,
 )
 from tournaments.formats import Format, MatchLength
@@ -171,7 +171,7 @@ def test_the_leaderboard_counts_forfeits_per_agent_in_every_figure(
     assert flo["forfeits"] == len(competition) == counted["rounds"]
     assert flo["forfeits_standin"] == reasons.count("standin") > 0
     assert flo["forfeits_fallback"] == reasons.count("fallback") > 0
-    assert flo["points"] == -sum(stake(r.result) for r in competition)
+    assert flo["points"] == -sum(ddz_stake(r.result) for r in competition)
     assert flo["round_wins"] == flo["farmer_wins"] == flo["landlord_wins"] == 0
     assert counted["round_wins"] > 0
     assert counted["forfeits"] == 0
@@ -217,7 +217,7 @@ def test_a_duplicate_deal_compares_the_forfeit_scores(competition: list[RoundRec
         assert agents[name]["deal_points"] == sum(
             scored_round(r, FORFEIT).scores[seat] for r in deal
         )
-    assert agents["Flo"]["deal_points"] == -sum(stake(r.result) for r in deal)
+    assert agents["Flo"]["deal_points"] == -sum(ddz_stake(r.result) for r in deal)
     counted = Leaderboard.from_rounds(deal, seatings=3, standin_rounds=COUNT).to_dict()
     flo_counted = {a["name"]: a for a in counted["agents"]}["Flo"]
     assert flo_counted["deal_points"] > agents["Flo"]["deal_points"]  # a win taken away

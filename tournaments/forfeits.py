@@ -20,8 +20,12 @@ agent's decisions, ``fell_back`` those the table made for it, ``standin_decision
 the stand-in's. A record without figures (one built by hand) falls back to its
 ``standins``: a seat a stand-in held at the round's end forfeited it.
 
-A forfeit scores a loss **at the round's stakes**, or the seat's own result if that
-is worse: the round's stakes are what the landlord's side plays for, both farmers'
+Which seat forfeits is every game's (the figures are the table's). What a forfeit
+scores is the game's, and only Dou Dizhu's is known here (:func:`ddz_stake`): a
+tournament of another game counts its rounds (``count``; the config says so).
+
+A Dou Dizhu forfeit scores a loss **at the round's stakes**, or the seat's own result if
+that is worse: the round's stakes are what the landlord's side plays for, both farmers'
 ``call × 2^exponent`` together (each farmer's own exponent: competition scoring doubles
 per farmer), the most any seat can lose in the round. So a forfeiting seat never scores
 above another seat at its table in that round, whichever side it sat on: an agent that
@@ -39,23 +43,28 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Final, Literal, TypeAlias
 
+from arena.games.base import Game
 from arena.games.ddz.engine import Settlement
+from arena.games.registry import DEFAULT_GAME, get_game
 from arena.table.records import RoundRecord
 
 __all__ = [
+    "FORFEIT_GAMES",
     "FORFEIT_REASONS",
     "ForfeitReason",
     "ScoredRound",
     "StandinRounds",
+    "ddz_stake",
     "forfeit_reason",
     "scored_round",
-    "stake",
     "stored_standin_rounds",
 ]
 
 ForfeitReason: TypeAlias = Literal["standin", "fallback"]
 """What made most of the decisions of a seat that did not play its round itself."""
 FORFEIT_REASONS: Final[tuple[ForfeitReason, ...]] = ("standin", "fallback")
+FORFEIT_GAMES: Final = frozenset({"ddz"})
+"""The games whose forfeit score is known here (:func:`ddz_stake`): Dou Dizhu alone."""
 
 
 class StandinRounds(StrEnum):
@@ -81,13 +90,24 @@ def forfeit_reason(record: RoundRecord, seat: int) -> ForfeitReason | None:
     return "standin" if standin >= fell_back else "fallback"
 
 
-def stake(result: Settlement) -> int:
-    """What the round is played for (see the module): both farmers' ``call ×
+def ddz_stake(result: Settlement) -> int:
+    """What a Dou Dizhu round is played for (see the module): both farmers' ``call ×
     2^exponent`` together, what the landlord pays when it loses, the most any seat can."""
     call, exponents = result.call_score, result.exponents
     return sum(
         int(call * 2 ** exponents[farmer]) for farmer in range(3) if farmer != result.landlord
     )
+
+
+def _forfeit_stake(game: Game, result: Settlement) -> int:
+    """What a forfeit loses: the round's stakes, Dou Dizhu's (:func:`ddz_stake`); another
+    game's are not known here, and its tournament counts its rounds instead."""
+    if game.name not in FORFEIT_GAMES:
+        raise ValueError(
+            f"a forfeit in {game.title} has no known stakes (only Dou Dizhu's are): "
+            'its tournament counts every round (standin_rounds = "count")'
+        )
+    return ddz_stake(result)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,9 +116,9 @@ class ScoredRound:
     a round win, and each seat's forfeit (None: it played the round itself). It has a
     round's ``winners`` and ``scores``, so the format's length rule reads it too."""
 
-    scores: tuple[int, int, int]
+    scores: tuple[int, ...]
     winners: tuple[int, ...]
-    forfeits: tuple[ForfeitReason | None, ForfeitReason | None, ForfeitReason | None]
+    forfeits: tuple[ForfeitReason | None, ...]
 
     @property
     def forfeited(self) -> tuple[int, ...]:
@@ -106,24 +126,23 @@ class ScoredRound:
         return tuple(seat for seat, reason in enumerate(self.forfeits) if reason is not None)
 
 
-_NONE: Final = (None, None, None)
-
-
-def scored_round(record: RoundRecord, rule: StandinRounds) -> ScoredRound:
-    """The round as the tournament counts it under ``rule`` (see the module)."""
+def scored_round(record: RoundRecord, rule: StandinRounds, game: Game | None = None) -> ScoredRound:
+    """The round as the tournament counts it under ``rule`` (see the module); ``game``
+    says what a forfeit loses (the default game when None)."""
     result = record.result
+    nobody: tuple[None, ...] = (None,) * len(record.players)
     if rule == StandinRounds.COUNT:
-        return ScoredRound(result.scores, result.winners, _NONE)
-    forfeits = (forfeit_reason(record, 0), forfeit_reason(record, 1), forfeit_reason(record, 2))
-    if forfeits == _NONE:
-        return ScoredRound(result.scores, result.winners, _NONE)
-    lost = -stake(result)
-    scores = [
+        return ScoredRound(result.scores, result.winners, nobody)
+    forfeits = tuple(forfeit_reason(record, seat) for seat in range(len(record.players)))
+    if forfeits == nobody:
+        return ScoredRound(result.scores, result.winners, nobody)
+    lost = -_forfeit_stake(game or get_game(DEFAULT_GAME), result)
+    scores = tuple(
         result.scores[seat] if reason is None else min(result.scores[seat], lost)
         for seat, reason in enumerate(forfeits)
-    ]
+    )
     winners = tuple(seat for seat in result.winners if forfeits[seat] is None)
-    return ScoredRound((scores[0], scores[1], scores[2]), winners, forfeits)
+    return ScoredRound(scores, winners, forfeits)
 
 
 def stored_standin_rounds(config: Mapping[str, Any]) -> StandinRounds:

@@ -2,8 +2,9 @@
 
 Pure rules, no I/O: :class:`MatchLength` answers "does the match go on?" from the
 rounds played so far (the ``goes_on`` of :func:`arena.table.match.play_match`), and
-:func:`placings` orders a finished match's players. Farmers win together: a round's
-``winners`` holds both farmers' seats, and each is credited a round win.
+:func:`placings` orders a finished match's players. A side wins together: a round's
+``winners`` holds every seat of the winning side (Dou Dizhu's two farmers), and each is
+credited a round win.
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ class Outcome(Protocol):
     def winners(self) -> tuple[int, ...]: ...
 
     @property
-    def scores(self) -> tuple[int, int, int]: ...
+    def scores(self) -> tuple[int, ...]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,16 +76,17 @@ class RoundOutcome:
     """A round's winners and scores on their own (tests, stored results)."""
 
     winners: tuple[int, ...]
-    scores: tuple[int, int, int]
+    scores: tuple[int, ...]
 
 
-def round_wins(outcomes: Sequence[Outcome]) -> tuple[int, int, int]:
-    """Round wins per seat: the landlord's seat, or both farmers' seats, per round."""
-    tally = [0, 0, 0]
+def round_wins(outcomes: Sequence[Outcome]) -> tuple[int, ...]:
+    """Round wins per seat (as many seats as the rounds' scores; none without a round):
+    every seat of the winning side, per round."""
+    tally = [0] * (len(outcomes[0].scores) if outcomes else 0)
     for outcome in outcomes:
         for seat in outcome.winners:
             tally[seat] += 1
-    return (tally[0], tally[1], tally[2])
+    return tuple(tally)
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,7 +134,7 @@ class MatchLength:
         """Whether another round is played after ``outcomes`` (all rounds so far)."""
         if self.rounds is not None and len(outcomes) >= self.rounds:
             return False
-        return self.wins_needed is None or max(round_wins(outcomes)) < self.wins_needed
+        return self.wins_needed is None or max(round_wins(outcomes), default=0) < self.wins_needed
 
     def goes_on_after(self, records: Sequence[RoundRecord]) -> bool:
         """:meth:`goes_on` for ``play_match``'s ``goes_on`` (it passes round records),

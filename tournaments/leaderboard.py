@@ -12,9 +12,15 @@ have played, in roster order. The ratings are rated in a canonical order, not as
 tables committed their rounds (:class:`~tournaments.ratings.TournamentRatings`): call
 :meth:`Leaderboard.settle` at the end of a stage or run for the final ones.
 
-Farmers win together: each farmer of a winning side is credited a round win.
+A side wins together: each agent of the winning side (Dou Dizhu's two farmers) is
+credited a round win. The per-side figures come from the round's sides as the game
+gives them (:attr:`arena.games.base.Game.sides`): ``landlord_rounds`` and
+``landlord_wins`` count the rounds an agent sat on a side smaller than the others,
+``farmer_rounds`` and ``farmer_wins`` those on a larger one. The names are Dou Dizhu's
+(its landlord sits alone against two farmers), kept so its published leaderboard stays
+as it was; a game of equal teams has no smaller side, and leaves them at 0.
 
-In duplicate mode (``seatings`` 3 or 6: ``tournaments.duplicate``) each agent also has a
+In duplicate mode (``seatings`` above 1: ``tournaments.duplicate``) each agent also has a
 duplicate score, compared deal by deal. A deal (a base table's round ``k``) is complete
 when all its seatings have stored that round. For each complete deal an agent's *deal
 total* is its points summed over the seatings; it earns 1 matchpoint for each other
@@ -23,7 +29,9 @@ agent of the table with a lower deal total and ½ for each with the same. ``deal
 ``matchpoints`` and ``matchpoints_per_deal`` (0 to 2) go beside the raw points; the
 ranking stays by points per round.
 
-``bombs_played`` counts the bombs and rockets the agent itself played, from its seat's
+``springs`` and ``bombs_played`` are Dou Dizhu's, read from its result (the round
+record's :class:`~arena.games.ddz.engine.Settlement`). ``bombs_played`` counts the bombs
+and rockets the agent itself played, from its seat's
 entry in the round's :attr:`~arena.games.ddz.engine.Settlement.bombs_by_seat`. A round stored
 before that count existed reads back as none by seat, so it adds no bombs to anyone.
 
@@ -45,6 +53,8 @@ from typing import Any, Final
 
 from rich.table import Table as RichTable
 
+from arena.games.base import Game, Sides
+from arena.games.registry import DEFAULT_GAME, get_game
 from arena.table.faults import FAULT_CATEGORIES
 from arena.table.records import RoundRecord
 from tournaments.deals import deal_table
@@ -66,8 +76,10 @@ class AgentLine:
     rounds: int = 0
     round_wins: int = 0
     landlord_rounds: int = 0
+    """Rounds on a side smaller than the others (Dou Dizhu's landlord: see the module)."""
     landlord_wins: int = 0
     farmer_rounds: int = 0
+    """Rounds on a side larger than the smallest (Dou Dizhu's farmers)."""
     farmer_wins: int = 0
     springs: int = 0
     """Rounds won by a spring (as landlord) or a reverse spring (as a farmer)."""
@@ -142,19 +154,19 @@ class AgentLine:
         """Rounds the agent did not play itself, each counted as a loss."""
         return self.forfeits_standin + self.forfeits_fallback
 
-    def add(self, record: RoundRecord, seat: int, scored: ScoredRound) -> None:
+    def add(self, record: RoundRecord, seat: int, scored: ScoredRound, sides: Sides) -> None:
         """The round's figures of the agent in ``seat``, its points and win as the
-        tournament counts them (``scored``)."""
+        tournament counts them (``scored``), its side among the round's ``sides``."""
         result = record.result
-        landlord = seat == result.landlord
         won = seat in scored.winners
         self.points += scored.scores[seat]
         self.rounds += 1
         self.round_wins += won
-        if landlord:
+        alone = _on_smaller_side(seat, sides)
+        if alone is True:
             self.landlord_rounds += 1
             self.landlord_wins += won
-        else:
+        elif alone is False:
             self.farmer_rounds += 1
             self.farmer_wins += won
         self.springs += won and result.spring is not None
@@ -179,6 +191,15 @@ class AgentLine:
         if cost is not None:
             nanos = round(cost * 1e9)
             self.cost_nanos = nanos if self.cost_nanos is None else self.cost_nanos + nanos
+
+
+def _on_smaller_side(seat: int, sides: Sides) -> bool | None:
+    """Whether ``seat`` sat on the side smaller than every other (Dou Dizhu's landlord)
+    or on another (a farmer); None when no side is smaller than every other."""
+    sizes = sorted(len(side) for side in sides)
+    if len(sizes) < 2 or sizes[0] == sizes[1]:
+        return None
+    return any(seat in side and len(side) == sizes[0] for side in sides)
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,17 +277,20 @@ class Leaderboard:
         names: Iterable[str] = (),
         seatings: int = 1,
         standin_rounds: StandinRounds = StandinRounds.COUNT,
+        game: Game | None = None,
     ) -> None:
         """``ratings``: the starting ratings (the model's parameters); ``names``: the
         roster, so an agent that has not played yet is listed too (after those who
-        have, in roster order); ``seatings``: 3 or 6 in duplicate mode (a deal is
-        complete when that many seatings played it), 1 otherwise; ``standin_rounds``:
-        the tournament's setting (a tournament passes its own; ``count``, the table's
-        scores as they are, when none is given)."""
+        have, in roster order); ``seatings``: in duplicate mode the seatings of each deal
+        (:func:`tournaments.deals.seating_count`: a deal is complete when that many
+        seatings played it), 1 otherwise; ``standin_rounds``: the tournament's setting (a
+        tournament passes its own; ``count``, the table's scores as they are, when none
+        is given); ``game``: whose rounds (their sides), the default game when None."""
         if seatings < 1:
             raise ValueError(f"seatings must be at least 1, not {seatings}")
         self.standin_rounds = standin_rounds
-        self._ratings = TournamentRatings(ratings, standin_rounds=standin_rounds)
+        self.game = game or get_game(DEFAULT_GAME)
+        self._ratings = TournamentRatings(ratings, standin_rounds=standin_rounds, game=self.game)
         self.seatings = seatings
         self._deals: dict[tuple[str, int], list[tuple[RoundRecord, ScoredRound]]] = {}
         """Duplicate mode: the rounds of each deal (base table, round) not yet complete."""
@@ -275,7 +299,7 @@ class Leaderboard:
             self._line(name)
         """Every agent: the roster's first, in its order, then others as they play."""
         self.rounds = 0
-        """Rounds added (each counts once, for all three of its agents)."""
+        """Rounds added (each counts once, for all of its agents)."""
 
     @property
     def ratings(self) -> Ratings:
@@ -289,9 +313,9 @@ class Leaderboard:
         return self._ratings
 
     def add_round(self, record: RoundRecord) -> None:
-        """A finished round into every figure of its three agents and their ratings
+        """A finished round into every figure of its agents and their ratings
         (provisional within its stage until the next stage or :meth:`settle`)."""
-        self._ratings.add_round(record)  # first: it refuses a round without 3 agents
+        self._ratings.add_round(record)  # first: it refuses a round of agents not distinct
         self._add_figures(record)
 
     def settle(self) -> None:
@@ -308,9 +332,10 @@ class Leaderboard:
         return line
 
     def _add_figures(self, record: RoundRecord) -> None:
-        scored = scored_round(record, self.standin_rounds)
+        scored = scored_round(record, self.standin_rounds, self.game)
+        sides = self.game.sides(record.result)
         for seat, name in enumerate(record.players):
-            self._line(name).add(record, seat, scored)
+            self._line(name).add(record, seat, scored, sides)
         self.rounds += 1
         if self.seatings > 1:
             key = (deal_table(record.table), record.round_no)
@@ -323,12 +348,12 @@ class Leaderboard:
     def _score_deal(self, deal: list[tuple[RoundRecord, ScoredRound]]) -> None:
         """A complete deal's matchpoints (see the module), each seating's points as the
         tournament counts them (a forfeit's loss included): a deal whose seatings do not
-        seat the same three agents is no comparison, and is left out."""
+        seat the same agents is no comparison, and is left out."""
         totals: dict[str, int] = {}
         for record, scored in deal:
             for seat, name in enumerate(record.players):
                 totals[name] = totals.get(name, 0) + scored.scores[seat]
-        if len(totals) != 3:
+        if len(totals) != len(deal[0][0].players):
             return
         for name, total in totals.items():
             line = self._line(name)
@@ -349,15 +374,18 @@ class Leaderboard:
         ratings: Ratings | None = None,
         seatings: int = 1,
         standin_rounds: StandinRounds = StandinRounds.COUNT,
+        game: Game | None = None,
     ) -> Leaderboard:
         """A leaderboard of stored rounds, in whatever order given: the rounds are rated
         in canonical order (stage, table, round), so the result is settled and the same
-        as any run's after :meth:`settle`. ``names``, ``seatings`` and
-        ``standin_rounds``: see the class."""
+        as any run's after :meth:`settle`. ``names``, ``seatings``, ``standin_rounds``
+        and ``game``: see the class."""
         records = list(records)
-        board = cls(ratings, names=names, seatings=seatings, standin_rounds=standin_rounds)
+        board = cls(
+            ratings, names=names, seatings=seatings, standin_rounds=standin_rounds, game=game
+        )
         board._ratings = TournamentRatings.from_rounds(
-            records, ratings, standin_rounds=standin_rounds
+            records, ratings, standin_rounds=standin_rounds, game=board.game
         )
         for record in records:
             board._add_figures(record)
@@ -389,13 +417,14 @@ class Leaderboard:
         return standings
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: rounds played, the rating model and its landlord seat (what the
-        landlord's side is worth), and the agents in ranked order."""
+        """JSON-ready: rounds played, the rating model and its side seat (what the
+        smaller side is worth: ``landlord_seat``, Dou Dizhu's name for it), and the
+        agents in ranked order."""
         board = {
             "rounds": self.rounds,
             "standin_rounds": str(self.standin_rounds),
             "rating_model": self.ratings.model,
-            "landlord_seat": self.ratings.landlord_seat.to_dict(),
+            "landlord_seat": self.ratings.side_seat.to_dict(),
             "agents": [s.to_dict() for s in self.standings()],
         }
         if self.seatings > 1:  # duplicate mode: how many seatings play each deal

@@ -1,13 +1,19 @@
-"""Skill ratings for a tournament: one landlord against two farmers, with openskill.
+"""Skill ratings for a tournament: a round's sides against each other, with openskill.
 
 Points per round rank the agents; a rating says how sure that ranking is. Every agent
 keeps a mean skill ``mu`` and an uncertainty ``sigma`` (openskill's Plackett-Luce model);
 the conservative value ``ordinal`` (``mu - 3 sigma``) is what a ranking may break ties on.
 
-Each round is a two-team game, the winning side ranked first:
-``[landlord, landlord seat]`` against ``[farmer, farmer]``. The *landlord seat* is a
-pseudo-player, rated like an agent and in every round, that stands for what sitting
-alone with the bottom cards is worth. Why: openskill sums a team's skills, so plain
+Each round is rated from its sides as the game gives them
+(:attr:`arena.games.base.Game.sides`: seat tuples, the winning side first), each side a
+team, the winning side ranked first. Sides of equal size (Tractor's two teams) are
+rated team against team as they are. A side smaller than the others is joined by the
+*side seat*, a pseudo-player rated like an agent in every such round, that stands for
+what sitting on the smaller side is worth: Dou Dizhu's landlord, alone with the bottom
+cards against two farmers, so ``[landlord, landlord seat]`` against ``[farmer,
+farmer]``. It is stored and published as ``landlord_seat``, the name it was given when
+Dou Dizhu was the only game (:attr:`Ratings.landlord_seat`); what follows is why it
+exists, in Dou Dizhu's terms. Why: openskill sums a team's skills, so plain
 ``[landlord]`` against ``[farmer, farmer]`` expects two equal farmers to beat an equal
 landlord almost always (about 83 % at the start, over 95 % once sigmas shrink), while
 real landlords win nearly half their rounds. Every landlord win then looks like a
@@ -41,12 +47,14 @@ function of the set of rounds played, in a run, a resumed run or ``show``.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from openskill.models import PlackettLuce, PlackettLuceRating
 
+from arena.games.base import Game
+from arena.games.registry import DEFAULT_GAME, get_game
 from arena.table.records import RoundRecord
 from tournaments.forfeits import StandinRounds, scored_round
 
@@ -57,8 +65,10 @@ __all__ = [
     "RatedRound",
     "Rating",
     "Ratings",
+    "SideNames",
     "TournamentRatings",
     "round_order",
+    "side_names",
 ]
 
 DEFAULT_MU: Final = 25.0
@@ -68,7 +78,11 @@ DEFAULT_TAU: Final = 25.0 / 300.0
 ORDINAL_Z: Final = 3.0
 """How many sigmas the conservative value stays below the mean (openskill's default)."""
 MODEL_NAME: Final = "PlackettLuce+landlord_seat"
-"""The model as stored: ratings of another model (say, without the seat) do not mix."""
+"""The model as stored: ratings of another model (say, without the seat) do not mix.
+(``landlord_seat``: the side seat's stored name, see the module.)"""
+
+SideNames = tuple[tuple[str, ...], ...]
+"""A round's sides by the agents' names, the winning side first."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,9 +118,19 @@ class Ratings:
         """The model's parameters: stored with the ratings, as they shape every update."""
         self._model = PlackettLuce(mu=mu, sigma=sigma, beta=beta, tau=tau)
         self._ratings: dict[str, Rating] = {}
-        self.landlord_seat = Rating(mu, sigma)
-        """The pseudo-player on the landlord's side (see the module): ``mu`` above the
-        starting one means the landlord's side wins more than an even game would."""
+        self.side_seat = Rating(mu, sigma)
+        """The pseudo-player on the smaller side (see the module): ``mu`` above the
+        starting one means the smaller side wins more than an even game would."""
+
+    @property
+    def landlord_seat(self) -> Rating:
+        """Dou Dizhu's name for :attr:`side_seat` (the landlord's side is the smaller):
+        what the stored ratings and the published leaderboard call it."""
+        return self.side_seat
+
+    @landlord_seat.setter
+    def landlord_seat(self, rating: Rating) -> None:
+        self.side_seat = rating
 
     def __contains__(self, name: object) -> bool:
         return name in self._ratings
@@ -130,6 +154,38 @@ class Ratings:
         """The model's name and parameters, as :meth:`to_dict` stores them."""
         return {"name": MODEL_NAME, **self.params}
 
+    def rate_sides(
+        self, sides: Sequence[Sequence[str]], *, forfeited: Collection[str] = ()
+    ) -> None:
+        """One round: its sides (agents' names), the winning side first, each a team
+        ranked in that order, the smaller side with the side seat (see the module). An
+        agent ``forfeited`` (:mod:`tournaments.forfeits`) is rated as in the round ranked
+        the other way round, when one of the winning side forfeited; everyone else, and
+        the side seat, as the round went."""
+        names = [name for side in sides for name in side]
+        if len(sides) < 2 or len(set(names)) != len(names):
+            raise ValueError(f"a round needs two sides or more of distinct agents: {sides!r}")
+        before = [self.rating(name) for name in names]
+        seated = _smaller_side(sides)
+        seat = self.side_seat
+        teams = _teams(sides, before, seated, seat)
+        # The winners first and no ranks: the same numbers, bit for bit, as ranks=[1, 2]
+        # (tested), without openskill's rank sorting, whose closures leave reference
+        # cycles behind (8 objects a round for the garbage collector).
+        went = self._model.rate(teams)
+        after = _without_seat(went, seated)
+        if any(name in forfeited for name in sides[0]):  # rated as the losing side
+            turned = len(teams) - 1  # the winners last: the round the other way round
+            lost = _without_seat(self._model.rate([*teams[1:], teams[0]]), seated, turned)
+            after = [lost[i] if name in forfeited else after[i] for i, name in enumerate(names)]
+        for i in _smaller_sides_first(sides):  # the order agents are first listed in
+            self._ratings[names[i]] = Rating(
+                float(after[i].mu), float(after[i].sigma), before[i].rounds + 1
+            )
+        if seated is not None:
+            new_seat = went[seated][-1]
+            self.side_seat = Rating(float(new_seat.mu), float(new_seat.sigma), seat.rounds + 1)
+
     def rate(
         self,
         landlord: str,
@@ -138,75 +194,41 @@ class Ratings:
         landlord_won: bool,
         forfeited: tuple[str, ...] = (),
     ) -> None:
-        """One round: the landlord and the landlord seat against the two farmers, the
-        winners ranked first (see the module for why the seat). An agent ``forfeited``
-        (:mod:`tournaments.forfeits`) on the winning side is rated as if its side had
-        lost; everyone else, and the landlord seat, as the round went."""
-        if len({landlord, *farmers}) != 3:
-            raise ValueError(f"a round needs three distinct agents: {landlord!r}, {farmers!r}")
-        names = (landlord, *farmers)
-        before = [self.rating(n) for n in names]
-        seat = self.landlord_seat
-        teams = [
-            [
-                PlackettLuceRating(before[0].mu, before[0].sigma),
-                PlackettLuceRating(seat.mu, seat.sigma),
-            ],
-            [PlackettLuceRating(r.mu, r.sigma) for r in before[1:]],
-        ]
-        # The winners first and no ranks: the same numbers, bit for bit, as ranks=[1, 2]
-        # (tested), without openskill's rank sorting, whose closures leave reference
-        # cycles behind (8 objects a round for the garbage collector).
-        if landlord_won:
-            (new_landlord, new_seat), new_farmers = self._model.rate(teams)
-        else:
-            new_farmers, (new_landlord, new_seat) = self._model.rate(teams[::-1])
-        after = [new_landlord, *new_farmers]
-        winners = names[:1] if landlord_won else names[1:]
-        if any(name in forfeited for name in winners):  # rated as the losing side
-            if landlord_won:  # the round the other way round: the farmers first
-                lost_farmers, (lost_landlord, _) = self._model.rate(teams[::-1])
-            else:
-                (lost_landlord, _), lost_farmers = self._model.rate(teams)
-            lost = [lost_landlord, *lost_farmers]
-            after = [lost[i] if names[i] in forfeited else after[i] for i in range(3)]
-        for name, old, new in zip(names, before, after, strict=True):
-            self._ratings[name] = Rating(float(new.mu), float(new.sigma), old.rounds + 1)
-        self.landlord_seat = Rating(float(new_seat.mu), float(new_seat.sigma), seat.rounds + 1)
+        """Dou Dizhu's round in its own words: the landlord (and the side seat) against
+        the two farmers, as :meth:`rate_sides` rates it."""
+        sides = ((landlord,), farmers) if landlord_won else (farmers, (landlord,))
+        self.rate_sides(sides, forfeited=forfeited)
 
-    def add_round(self, record: RoundRecord) -> None:
-        """Rate a finished round by its players (by seat) and its result."""
-        result = record.result
-        landlord = result.landlord
-        farmers = [p for seat, p in enumerate(record.players) if seat != landlord]
-        self.rate(
-            record.players[landlord],
-            (farmers[0], farmers[1]),
-            landlord_won=result.landlord_won,
-        )
+    def add_round(self, record: RoundRecord, game: Game | None = None) -> None:
+        """Rate a finished round by its players (by seat) and its sides, as ``game``
+        (the default game when None) gives them."""
+        self.rate_sides(side_names(record, game))
 
     def copy(self) -> Ratings:
         """An independent copy (the ratings are immutable, the dict is not): what a
         stage is rated again from (:class:`TournamentRatings`)."""
         twin = Ratings(**self.params)
         twin._ratings = dict(self._ratings)
-        twin.landlord_seat = self.landlord_seat
+        twin.side_seat = self.side_seat
         return twin
 
     @classmethod
-    def from_rounds(cls, records: Iterable[RoundRecord], **params: float) -> Ratings:
-        """Ratings recomputed from stored rounds, in the order given (order matters:
-        :meth:`TournamentRatings.from_rounds` gives the canonical order's)."""
+    def from_rounds(
+        cls, records: Iterable[RoundRecord], game: Game | None = None, **params: float
+    ) -> Ratings:
+        """Ratings recomputed from stored rounds of ``game``, in the order given (order
+        matters: :meth:`TournamentRatings.from_rounds` gives the canonical order's)."""
         ratings = cls(**params)
         for record in records:
-            ratings.add_round(record)
+            ratings.add_round(record, game)
         return ratings
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: the model, the landlord seat's rating and each agent's, by name."""
+        """JSON-ready: the model, the side seat's rating (as ``landlord_seat``, see the
+        module) and each agent's, by name."""
         return {
             "model": self.model,
-            "landlord_seat": self.landlord_seat.to_dict(),
+            "landlord_seat": self.side_seat.to_dict(),
             "agents": {name: r.to_dict() for name, r in sorted(self._ratings.items())},
         }
 
@@ -218,7 +240,7 @@ class Ratings:
         if name != MODEL_NAME:  # "PlackettLuce" alone: no seat, recompute from the rounds
             raise ValueError(f"ratings of an unknown model: {name!r}")
         ratings = cls(**{k: float(v) for k, v in model.items()})
-        ratings.landlord_seat = _rating(data["landlord_seat"])
+        ratings.side_seat = _rating(data["landlord_seat"])
         for agent, rating in data.get("agents", {}).items():
             ratings._ratings[str(agent)] = _rating(rating)
         return ratings
@@ -226,6 +248,65 @@ class Ratings:
 
 def _rating(data: Mapping[str, Any]) -> Rating:
     return Rating(float(data["mu"]), float(data["sigma"]), int(data.get("rounds", 0)))
+
+
+def side_names(record: RoundRecord, game: Game | None = None) -> SideNames:
+    """The round's sides by the agents' names, the winning side first, as ``game`` (the
+    default game when None) reads its result."""
+    sides = (game or get_game(DEFAULT_GAME)).sides(record.result)
+    return tuple(tuple(record.players[seat] for seat in side) for side in sides)
+
+
+def _smaller_side(sides: Sequence[Sequence[str]]) -> int | None:
+    """The side the side seat joins: the one smaller than every other, if any (Dou
+    Dizhu's landlord; none for equal teams)."""
+    sizes = [len(side) for side in sides]
+    smallest = min(sizes)
+    if sizes.count(smallest) != 1 or smallest == max(sizes):
+        return None
+    return sizes.index(smallest)
+
+
+def _smaller_sides_first(sides: Sequence[Sequence[str]]) -> list[int]:
+    """Where each agent is among the sides' names, the smaller sides' first (Dou
+    Dizhu's landlord before the farmers, whichever side won), else in the sides' order."""
+    starts = [0]
+    for side in sides:
+        starts.append(starts[-1] + len(side))
+    order = sorted(range(len(sides)), key=lambda index: len(sides[index]))
+    return [i for index in order for i in range(starts[index], starts[index + 1])]
+
+
+def _teams(
+    sides: Sequence[Sequence[str]], before: Sequence[Rating], seated: int | None, seat: Rating
+) -> list[list[PlackettLuceRating]]:
+    """The sides as openskill's teams, each agent's rating as ``before`` (in the sides'
+    order) and the side seat last on side ``seated``."""
+    teams: list[list[PlackettLuceRating]] = []
+    start = 0
+    for index, side in enumerate(sides):
+        team = [PlackettLuceRating(r.mu, r.sigma) for r in before[start : start + len(side)]]
+        start += len(side)
+        if index == seated:
+            team.append(PlackettLuceRating(seat.mu, seat.sigma))
+        teams.append(team)
+    return teams
+
+
+def _without_seat(
+    teams: Sequence[Sequence[PlackettLuceRating]], seated: int | None, moved: int | None = None
+) -> list[PlackettLuceRating]:
+    """The agents' new ratings, side after side in the round's order, the side seat
+    left out; ``moved``: where the winning side went when the round was turned round
+    (it is put back first)."""
+    ordered = list(teams)
+    if moved is not None:
+        ordered = [ordered[moved], *ordered[:moved]]
+    return [
+        rating
+        for index, team in enumerate(ordered)
+        for rating in (team[:-1] if index == seated else team)
+    ]
 
 
 TABLE_ID: Final = re.compile(r"s(\d+)t(\d+)(\.\d+)?")
@@ -256,32 +337,41 @@ def _stage_of(key: RoundKey) -> tuple[int, int]:
 @dataclass(frozen=True, slots=True, order=True)
 class RatedRound:
     """What rating a round needs, kept so a stage can be rated again: its key first,
-    then the rest, so equal keys (a round stored twice) still sort the same way."""
+    then the rest, so equal keys (a round stored twice) still sort the same way (for
+    Dou Dizhu as they always did: by landlord, farmers, then whether the landlord won)."""
 
     key: RoundKey
-    landlord: str
-    farmers: tuple[str, str]
-    landlord_won: bool
+    seated: SideNames
+    """The sides, the smaller first (then as :attr:`sides`): an order of the seats
+    that does not depend on who won, for sorting."""
+    won: tuple[bool, ...]
+    """Whether each of :attr:`seated` won."""
+    sides: SideNames = field(compare=False)
+    """The sides, the winning side first: what is rated."""
     forfeited: tuple[str, ...] = ()
     """The agents that forfeited the round (rated as having lost)."""
 
     @classmethod
     def of(
-        cls, record: RoundRecord, standin_rounds: StandinRounds = StandinRounds.COUNT
+        cls,
+        record: RoundRecord,
+        standin_rounds: StandinRounds = StandinRounds.COUNT,
+        game: Game | None = None,
     ) -> RatedRound:
-        """The round's players by role and its forfeits under ``standin_rounds``,
-        refused (ValueError) without three distinct players."""
-        result = record.result
-        landlord = result.landlord
-        farmers = [p for seat, p in enumerate(record.players) if seat != landlord]
-        if len(set(record.players)) != 3:
-            raise ValueError(f"a round needs three distinct agents: {record.players!r}")
+        """The round's sides as ``game`` (the default game when None) gives them and its
+        forfeits under ``standin_rounds``, refused (ValueError) unless its players are
+        distinct."""
+        if len(set(record.players)) != len(record.players):
+            raise ValueError(f"a round needs distinct agents: {record.players!r}")
+        sides = side_names(record, game)
+        seated = tuple(sorted(sides, key=len))
+        forfeited = scored_round(record, standin_rounds, game).forfeited
         return cls(
             round_order(record.table, record.round_no),
-            record.players[landlord],
-            (farmers[0], farmers[1]),
-            result.landlord_won,
-            tuple(record.players[s] for s in scored_round(record, standin_rounds).forfeited),
+            seated,
+            tuple(side == sides[0] for side in seated),
+            sides,
+            tuple(record.players[seat] for seat in forfeited),
         )
 
 
@@ -300,7 +390,8 @@ class TournamentRatings:
     round again.
 
     ``standin_rounds`` says how a round a seat did not play itself is rated
-    (:mod:`tournaments.forfeits`): with ``forfeit`` that seat as having lost.
+    (:mod:`tournaments.forfeits`): with ``forfeit`` that seat as having lost. ``game``
+    gives each round's sides (the default game when None).
     """
 
     def __init__(
@@ -308,8 +399,10 @@ class TournamentRatings:
         start: Ratings | None = None,
         *,
         standin_rounds: StandinRounds = StandinRounds.COUNT,
+        game: Game | None = None,
     ) -> None:
         self.standin_rounds = standin_rounds
+        self.game = game or get_game(DEFAULT_GAME)
         self._start = start if start is not None else Ratings()
         """The ratings before any round (the model's parameters): kept for a rebuild."""
         self._done: list[RatedRound] = []
@@ -339,9 +432,9 @@ class TournamentRatings:
         return len(self._done) + len(self._stage)
 
     def add_round(self, record: RoundRecord) -> None:
-        """Rate a finished round (ValueError without three distinct agents): provisionally
+        """Rate a finished round (ValueError unless its agents are distinct): provisionally
         if it is out of the canonical order within its stage (see the class)."""
-        rated = RatedRound.of(record, self.standin_rounds)
+        rated = RatedRound.of(record, self.standin_rounds, self.game)
         stage = _stage_of(rated.key)
         current = _stage_of(self._stage[-1].key) if self._stage else None
         if current is not None and stage > current:
@@ -373,10 +466,13 @@ class TournamentRatings:
         start: Ratings | None = None,
         *,
         standin_rounds: StandinRounds = StandinRounds.COUNT,
+        game: Game | None = None,
     ) -> TournamentRatings:
-        """The ratings of stored rounds, in whatever order given: each rated once."""
-        ratings = cls(start, standin_rounds=standin_rounds)
-        for rated in sorted(RatedRound.of(record, standin_rounds) for record in records):
+        """The ratings of stored rounds of ``game``, in whatever order given: each rated
+        once."""
+        ratings = cls(start, standin_rounds=standin_rounds, game=game)
+        rounds = (RatedRound.of(record, standin_rounds, ratings.game) for record in records)
+        for rated in sorted(rounds):
             ratings._add_rated(rated)
         return ratings
 
@@ -405,10 +501,5 @@ class TournamentRatings:
             self._add_rated(rated)
 
     def _rate(self, ratings: Ratings, rated: RatedRound) -> None:
-        ratings.rate(
-            rated.landlord,
-            rated.farmers,
-            landlord_won=rated.landlord_won,
-            forfeited=rated.forfeited,
-        )
+        ratings.rate_sides(rated.sides, forfeited=rated.forfeited)
         self.updates += 1
