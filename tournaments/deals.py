@@ -2,17 +2,21 @@
 
 A table match's round ``k`` is dealt from ``derive_seed(seed, deal_table, k)``. In plain
 play ``deal_table`` is the table's own id (``s1t2``). In duplicate mode one table match
-is played in several seatings (the same three agents rotated through the seats), each
+is played in several seatings (the same agents rotated through the seats), each
 its own stored match with id ``<table>.<n>`` (``s1t2.1``, ``s1t2.2`` ...), and all of
 them are dealt from the base id, so round ``k`` of every seating holds the same cards.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from enum import StrEnum
+from math import factorial
+from typing import Final
 
 __all__ = [
+    "MOST_SEATINGS",
     "Duplicate",
     "deal_table",
     "seating_count",
@@ -22,6 +26,9 @@ __all__ = [
 ]
 
 _SEATING_MARK = "."
+MOST_SEATINGS: Final = 24
+"""The most seatings a deal may be played in: ``all`` of a table of four seats (24
+orders); a bigger table plays ``rotations`` (the config says so)."""
 
 
 def seating_table_id(table_id: str, seating: int) -> str:
@@ -43,29 +50,42 @@ class Duplicate(StrEnum):
     OFF = "off"
     """Plain play: one seating, its own deals."""
     ROTATIONS = "rotations"
-    """3 seatings: the three cyclic rotations of the players through the seats."""
+    """One seating per seat: the cyclic rotations of the players through the seats
+    (3 for Dou Dizhu). A rotation keeps who sits next to whom, so partners by seat
+    parity (Tractor's teams) stay partners."""
     ALL = "all"
-    """6 seatings: every order of the players in the seats."""
+    """Every order of the players in the seats (6 for three seats, 24 for four)."""
 
 
-def seatings(players: Sequence[str], mode: Duplicate) -> list[tuple[str, str, str]]:
+def seatings(players: Sequence[str], mode: Duplicate) -> list[tuple[str, ...]]:
     """The players' order at each seating of a table match, seating 1 first (the
     table's own order): with ``rotations`` each player sits once in each seat; with
-    ``all`` each also has each other player once on either side."""
-    if len(players) != 3:
-        raise ValueError(f"a table seats 3 players, not {list(players)}")
-    a, b, c = players
-    rotations = [(a, b, c), (b, c, a), (c, a, b)]
+    ``all`` every order, the rotations of each circular order in turn (the table's
+    first, then the others with its first player first, in
+    :func:`itertools.permutations`' order of the rest): for three seats the rotations,
+    then those of the reversed circle."""
+    if len(players) < 2:
+        raise ValueError(f"a table seats two players or more, not {list(players)}")
+    if len(set(players)) != len(players):
+        raise ValueError(f"a table seats distinct players, not {list(players)}")
     if mode is Duplicate.OFF:
-        return rotations[:1]
+        return [tuple(players)]
     if mode is Duplicate.ROTATIONS:
-        return rotations
-    return [*rotations, (a, c, b), (c, b, a), (b, a, c)]
+        return _rotations(tuple(players))
+    first, rest = players[0], players[1:]
+    return [
+        seated for others in itertools.permutations(rest) for seated in _rotations((first, *others))
+    ]
+
+
+def _rotations(circle: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """The circle's cyclic rotations, itself first: each player once in each seat."""
+    return [circle[i:] + circle[:i] for i in range(len(circle))]
 
 
 def seating_tables(
     table_id: str, players: Sequence[str], mode: Duplicate
-) -> list[tuple[str, tuple[str, str, str]]]:
+) -> list[tuple[str, tuple[str, ...]]]:
     """Each stored table match a scheduled table is played as, with its players in
     their seats: the table itself in plain play, else each seating (``s1t2.1`` ...)."""
     if mode is Duplicate.OFF:
@@ -76,6 +96,9 @@ def seating_tables(
     ]
 
 
-def seating_count(mode: Duplicate) -> int:
-    """How many seatings play each deal: 1, 3 or 6."""
-    return {Duplicate.OFF: 1, Duplicate.ROTATIONS: 3, Duplicate.ALL: 6}[mode]
+def seating_count(mode: Duplicate, seats: int = 3) -> int:
+    """How many seatings play each deal at a table of ``seats`` (3, the default game's,
+    when not given): 1, ``seats`` (rotations) or ``seats!`` (all)."""
+    if mode is Duplicate.OFF:
+        return 1
+    return seats if mode is Duplicate.ROTATIONS else factorial(seats)

@@ -1,7 +1,8 @@
 """Duplicate mode: one table match played in several seatings, deal by deal.
 
-With ``[tournament] duplicate = "rotations"`` (3 seatings) or ``"all"`` (6) a table match
-of three agents (``s1t2``) is played once per seating (:func:`tournaments.deals.seatings`),
+With ``[tournament] duplicate = "rotations"`` (one seating per seat: 3 for Dou Dizhu) or
+``"all"`` (every order: 6 for three seats) a table match (``s1t2``) is played once per
+seating (:func:`tournaments.deals.seatings`),
 each its own stored table match (``s1t2.1``, ``s1t2.2`` ...) with its players in that
 seating's order. Round ``k`` of every seating is dealt from the base table's id
 (:func:`tournaments.deals.deal_table`), with the same first bidder and landlord by seat
@@ -37,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 import structlog
 
 from arena.events import Event
+from arena.games.base import GameRules
 from arena.sinks.health import guard_after_failure
 from arena.table import RoundRecord, Table, tee_recorders
 from arena.table.match import (
@@ -148,7 +150,7 @@ class _SeatingPlay:
     """One seating of a duplicate group: its stored match and, once opened, its table."""
 
     table_id: str
-    players: tuple[str, str, str]
+    players: tuple[str, ...]
     match_id: int
     done: list[RoundRecord]
     finished: bool
@@ -248,6 +250,13 @@ async def _opened(play: _SeatingPlay) -> None:
     await play.table.open()
 
 
+def _ddz_rotating_bidder(rules: GameRules) -> bool:
+    """Dou Dizhu's ``first_bidder = "rotate"``: the round's plan then names the first
+    bidder by seat position, the same in every seating (another game's rules have no
+    first bidder, and its plan none)."""
+    return dict(rules).get("first_bidder") == "rotate"
+
+
 async def _play_deals(
     playing: Playing,
     base: str,
@@ -259,7 +268,7 @@ async def _play_deals(
     """Deal after deal: every seating that has not played it, at once; then what the
     deal held back is released and the leaderboard told; then the matches end."""
     seed, config = playing.deal_seed, playing.config  # the rounds' epoch (one: not daily)
-    rotate_bidder = config.rules.first_bidder == "rotate"
+    rotate_bidder = _ddz_rotating_bidder(config.rules)
     rotate_landlord = config.tournament.landlord_policy == "rotate"
     for deal in range(deals_done + 1, rounds + 1):
         behind = [play for play in going if len(play.done) < deal]

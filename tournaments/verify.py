@@ -44,7 +44,14 @@ from arena.errors import ArenaError
 from arena.games.ddz.engine import DealtCards
 from arena.replay import RecordedRound, ReplayError, RoundIncomplete, read_replay, verify_round
 from arena.table.match import derive_seed
-from tournaments.deals import Duplicate, deal_table, seating_count, seating_table_id, seatings
+from tournaments.deals import (
+    MOST_SEATINGS,
+    Duplicate,
+    deal_table,
+    seating_count,
+    seating_table_id,
+    seatings,
+)
 from tournaments.forfeits import StandinRounds, scored_round
 from tournaments.formats import (
     Format,
@@ -479,7 +486,7 @@ def _outcome(recorded: RecordedRound, standin_rounds: StandinRounds) -> Outcome 
         result = summary["result"]
         scores = result["scores"]
         winners = tuple(int(seat) for seat in result["winners"])
-        return RoundOutcome(winners, (int(scores[0]), int(scores[1]), int(scores[2])))
+        return RoundOutcome(winners, tuple(int(score) for score in scores))
     except (KeyError, TypeError, ValueError, IndexError):
         return None
 
@@ -494,13 +501,15 @@ def _figures_problem(recorded: RecordedRound) -> str | None:
     seat from an earlier round: that split is the record's word."""
     summary = recorded.summary or {}
     players, stats = summary.get("players"), summary.get("stats")
-    if not isinstance(players, list) or not isinstance(stats, dict) or len(players) != 3:
+    if not isinstance(players, list) or not isinstance(stats, dict) or not players:
         return None
-    actions, fallbacks = [0, 0, 0], [0, 0, 0]
+    actions, fallbacks = [0] * len(players), [0] * len(players)
     for event in recorded.events:
         data = event.get("data") or {}
         seat = event.get("seat")
-        if event.get("type") in _ACTIONS and seat in (0, 1, 2) and not data.get("auto"):
+        if not isinstance(seat, int) or not 0 <= seat < len(players):
+            continue  # not a seat's action
+        if event.get("type") in _ACTIONS and not data.get("auto"):
             actions[seat] += 1
             fallbacks[seat] += bool(data.get("fallback"))
     for seat, player in enumerate(players):
@@ -603,7 +612,7 @@ def _length_problem(
         return (
             f"a finished {fmt} match ends when a player has {length.wins_needed} round wins "
             f"or after {most} rounds, but after its {count} round(s) the most round wins is "
-            f"{max(round_wins(outcomes))}: round {count + 1} is missing"
+            f"{max(round_wins(outcomes), default=0)}: round {count + 1} is missing"
         )
     return None
 
@@ -613,8 +622,8 @@ def _seating_problems(mode: Duplicate, tables: dict[str, _Table], partial: bool)
     :func:`~tournaments.deals.seatings` gives, its finished ones the same rounds."""
     groups: dict[str, dict[int, _Table]] = {}
     problems: list[str] = []
-    count = seating_count(mode)
     for table in tables.values():
+        count = seating_count(mode, len(table.players))
         base, mark, suffix = table.table.partition(".")
         if mode is Duplicate.OFF:
             if mark:
@@ -632,6 +641,8 @@ def _seating_problems(mode: Duplicate, tables: dict[str, _Table], partial: bool)
             continue
         groups.setdefault(base, {})[seating] = table
     for base, group in groups.items():
+        seats = len(group.get(1, next(iter(group.values()))).players)
+        count = seating_count(mode, seats)
         absent = [seating_table_id(base, n) for n in range(1, count + 1) if n not in group]
         if absent and not partial:
             problems.append(
@@ -639,8 +650,17 @@ def _seating_problems(mode: Duplicate, tables: dict[str, _Table], partial: bool)
                 f"plays every deal in {count} seatings)"
             )
         first = group.get(1)
-        if first is not None and len(first.players) != 3:
-            problems.append(f"table {first.table} seats {list(first.players)}, not 3 players")
+        odd = [t for t in group.values() if len(t.players) != seats]
+        if first is not None and (seats < 2 or len(set(first.players)) != seats):
+            problems.append(
+                f"table {first.table} seats {list(first.players)}: not two distinct players or more"
+            )
+        elif count > MOST_SEATINGS:  # no tournament plays it (its config refuses it)
+            problems.append(f"group {base}: duplicate {mode} of {seats} seats is {count} seatings")
+        elif odd:
+            problems.extend(
+                f"table {t.table} seats {list(t.players)}, not {seats} players" for t in odd
+            )
         elif first is not None:
             orders = seatings(first.players, mode)
             for number, table in sorted(group.items()):
