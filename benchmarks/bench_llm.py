@@ -33,14 +33,14 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final, TypeAlias
 
-from arena.agents.llm.extract import extract_reply
 from arena.agents.llm.openai_seat import OpenAIAgent, close_clients, reply_schema
-from arena.agents.llm.prompts import Language, LegalMoves, build_prompt
 from arena.games.ddz.agents.capture import RequestCapture
 from arena.games.ddz.agents.reading import legal_for
 from arena.games.ddz.agents.scripted import HeuristicAgent, RandomAgent
 from arena.games.ddz.engine import DEFAULT_RULES, ComboType
 from arena.games.ddz.judge import judge_reply
+from arena.games.ddz.prompts.extract import extract_reply
+from arena.games.ddz.prompts.prompts import Language, LegalMoves, build_prompt
 from arena.table import Table, TableSettings, play_match
 from protocol import (
     BidRequest,
@@ -284,14 +284,16 @@ async def end_to_end(requests: Sequence[AskRequest]) -> dict[str, list[float]]:
 
         payloads: dict[int, Any] = {}
         for request in requests:
-            prompt = build_prompt(request, language=agent.language, legal_moves=agent.legal_moves)
+            prompt = agent.prompts.build_prompt(
+                request, language=agent.language, legal_moves=agent.legal_moves
+            )
             payloads[id(request)] = {
                 "model": MODEL,
                 "messages": [
                     {"role": "system", "content": prompt.system},
                     {"role": "user", "content": prompt.user},
                 ],
-                "response_format": reply_schema(request),
+                "response_format": reply_schema(agent.prompts.decision_schema(request)),
             }
         import openai
 

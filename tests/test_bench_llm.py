@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import json
 
-from arena.agents.llm.extract import extract_reply
-from arena.agents.llm.prompts import build_prompt
 from arena.games.ddz.judge import judge_reply
+from arena.games.ddz.prompts.extract import extract_reply
+from arena.games.ddz.prompts.prompts import build_prompt
 from benchmarks.bench_llm import (
     Server,
     captured_requests,

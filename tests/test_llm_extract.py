@@ -1,4 +1,5 @@
-"""A model's text read as the reply the table expects (arena.agents.llm.extract)."""
+"""A model's text read as the reply the table expects (arena.agents.llm.answers, every
+game's, and Dou Dizhu's reading with its repairs, arena.games.ddz.prompts.extract)."""
 
 from __future__ import annotations
 
@@ -7,14 +8,10 @@ from typing import Any
 
 import pytest
 
-from arena.agents.llm.extract import (
-    Extracted,
-    extract_reply,
-    last_json_object,
-    strip_reasoning,
-)
+from arena.agents.llm.answers import last_json_object, strip_reasoning
 from arena.errors import AgentReplyError
 from arena.games.ddz.agents.inprocess import ListedPlayRequest
+from arena.games.ddz.prompts.extract import Extracted, extract_reply
 from protocol import (
     BidRecord,
     BidRequest,

@@ -8,20 +8,25 @@ from importlib.resources import files
 
 import pytest
 
-from arena.agents.llm.facts import facts_of
-from arena.agents.llm.prompts import (
-    LANGUAGES,
-    MAX_QUOTED_PLAYS,
-    Language,
-    build_prompt,
-    estimate_tokens,
-    retry_text,
-)
+from arena.agents.llm.game_prompts import model_prompts
+from arena.agents.llm.openai_seat import OpenAIAgent
+from arena.agents.llm.texts import estimate_tokens
 from arena.config import SeatConfig
+from arena.errors import ConfigError
 from arena.games.ddz.agents.capture import RequestCapture
 from arena.games.ddz.agents.reading import legal_for
 from arena.games.ddz.agents.scripted import HeuristicAgent, RandomAgent
 from arena.games.ddz.engine import DECK, Rules
+from arena.games.ddz.prompts.facts import facts_of
+from arena.games.ddz.prompts.kit import PROMPTS
+from arena.games.ddz.prompts.prompts import (
+    LANGUAGES,
+    MAX_QUOTED_PLAYS,
+    Language,
+    build_prompt,
+    retry_text,
+)
+from arena.games.registry import get_game
 from arena.table import Table, TableSettings, play_match
 from protocol import (
     BidRequest,
@@ -269,7 +274,7 @@ def test_rule_variants_and_bidding_reach_the_system_text() -> None:
 
 
 def test_templates_are_shipped_and_found_as_package_resources() -> None:
-    root = files("arena.agents.llm").joinpath("templates")
+    root = files("arena.games.ddz.prompts").joinpath("templates")
     for language in LANGUAGES:
         folder = root.joinpath(language)
         for name in ("system.txt", "play.txt", "bid.txt", "double.txt", "retry.txt"):
@@ -278,6 +283,22 @@ def test_templates_are_shipped_and_found_as_package_resources() -> None:
         assert {"fact_unseen", "legal_more", "advice_truncated"} <= set(phrases)
     with pytest.raises(ValueError, match="language"):
         build_prompt(_farmer_play(), language="fr")  # type: ignore[arg-type]
+
+
+def test_a_model_seat_says_and_reads_what_its_game_gives_it() -> None:
+    """The prompts, their languages, the legal-move choices, the decision's schema and
+    the reading of an answer are the game's (``Game.model_prompts``): the seat is a
+    transport, and a seat at a Dou Dizhu table takes Dou Dizhu's."""
+    prompts = model_prompts(get_game("ddz"))
+    assert prompts is PROMPTS
+    assert prompts.languages == LANGUAGES == ("zh", "en")
+    assert prompts.legal_moves == ("none", "summary", "full")
+    assert prompts.build_prompt is build_prompt
+    assert prompts.retry_text is retry_text
+    seat = OpenAIAgent("M", model="m", provider="vllm", base_url="http://127.0.0.1:9")
+    assert seat.prompts is prompts
+    with pytest.raises(ConfigError, match=r"options\.language must be one of zh, en, not 'fr'"):
+        OpenAIAgent("M", model="m", provider="vllm", base_url="http://127.0.0.1:9", language="fr")
 
 
 # ─── sizes ─────────────────────────────────────────────────────────────────────────────

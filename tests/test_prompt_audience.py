@@ -14,18 +14,18 @@ import json
 
 import pytest
 
-from arena.agents.llm.facts import AnyAskRequest
-from arena.agents.llm.prompts import (
+from arena.agents.llm.texts import estimate_tokens
+from arena.config import SeatConfig
+from arena.games.ddz.agents.capture import RequestCapture
+from arena.games.ddz.agents.scripted import RandomAgent
+from arena.games.ddz.prompts.facts import AnyAskRequest
+from arena.games.ddz.prompts.prompts import (
     AUDIENCE_TOKENS,
     LANGUAGES,
     Language,
     build_prompt,
-    estimate_tokens,
     template_text,
 )
-from arena.config import SeatConfig
-from arena.games.ddz.agents.capture import RequestCapture
-from arena.games.ddz.agents.scripted import RandomAgent
 from arena.table import Table, TableSettings, play_match
 from protocol import PlayRequest, parse_message
 

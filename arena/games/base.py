@@ -127,6 +127,11 @@ class Game:
     raises ``RoundMismatch`` / ``RoundIncomplete`` (:mod:`arena.replay_round`);
     :func:`arena.replay.verify_round` picks it by the round header's ``game``. None for
     a game whose replays cannot be checked."""
+    model_prompts: Callable[[], Any] | None = field(default=None, repr=False)
+    """What a language-model seat says and reads at this game's table, loaded when a
+    model seat is built (an ``arena.agents.llm.game_prompts.ModelPrompts``: prompts,
+    their languages, the decision's schema, the reading of an answer); None for a game
+    no model seat plays."""
 
     def seat_count(self, rules: GameRules | None = None) -> int:
         """The seats of a table under ``rules`` (the default rules when None)."""

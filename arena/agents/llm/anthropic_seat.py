@@ -23,9 +23,9 @@ from typing import Any, ClassVar, Final
 import anthropic
 
 from arena.agents.llm.faults import ProviderFault, fault_from_sdk
+from arena.agents.llm.game_prompts import AskRequest
 from arena.agents.llm.options import check_count
 from arena.agents.llm.providers import ApiKind, Structured
-from arena.agents.llm.schema import AskRequest, decision_schema
 from arena.agents.llm.seat import (
     Completion,
     Conversation,
@@ -141,7 +141,7 @@ class AnthropicAgent(ModelSeat):
             arguments["thinking"] = {"type": "enabled", "budget_tokens": self.thinking_budget}
         tool_name = None
         if self.structured == "tools":
-            tool_name, schema = decision_schema(request, strict=False)
+            tool_name, schema = self.prompts.decision_schema(request, strict=False)
             arguments["tools"] = [
                 {"name": tool_name, "description": "Give your decision.", "input_schema": schema}
             ]

@@ -23,9 +23,9 @@ import openai
 
 from arena.agents.llm.clients import close_clients
 from arena.agents.llm.faults import ProviderFault, fault_from_sdk
+from arena.agents.llm.game_prompts import AskRequest
 from arena.agents.llm.options import check_choice
 from arena.agents.llm.providers import ApiKind, Structured
-from arena.agents.llm.schema import AskRequest, decision_schema
 from arena.agents.llm.seat import (
     Completion,
     Conversation,
@@ -45,20 +45,22 @@ __all__ = ["OpenAIAgent", "close_clients", "reply_schema"]
 _REASONING_EFFORTS: Final = ("none", "minimal", "low", "medium", "high", "xhigh")
 
 
-def reply_schema(request: AskRequest) -> dict[str, Any]:
+def reply_schema(decision: tuple[str, dict[str, Any]]) -> dict[str, Any]:
     """The ``response_format`` of ``json_schema`` mode: exactly what the model decides
-    for this kind of request (strict: every key present, the optional ones nullable)."""
-    name, schema = decision_schema(request)
+    for this kind of request (``decision``: the game's strict schema of it, with its
+    name: every key present, the optional ones nullable)."""
+    name, schema = decision
     return {"type": "json_schema", "json_schema": {"name": name, "strict": True, "schema": schema}}
 
 
-def reply_tool(request: AskRequest, *, strict: bool) -> tuple[str, dict[str, Any]]:
-    """The ``tools`` mode's one function tool, the reply schema as its parameters.
+def reply_tool(decision: tuple[str, dict[str, Any]], *, strict: bool) -> tuple[str, dict[str, Any]]:
+    """The ``tools`` mode's one function tool, the reply schema (``decision``, as
+    :func:`reply_schema` takes it) as its parameters.
 
     ``strict`` (constrained decoding of the arguments) only where the provider documents
     strict JSON schemas: elsewhere the field may be refused, and a 400 benches the seat.
     """
-    name, schema = decision_schema(request)
+    name, schema = decision
     function: dict[str, Any] = {
         "name": name,
         "description": "Give your decision.",
@@ -151,9 +153,12 @@ class OpenAIAgent(ModelSeat):
         if self.structured == "json_object":
             arguments["response_format"] = {"type": "json_object"}
         elif self.structured == "json_schema":
-            arguments["response_format"] = reply_schema(request)
+            arguments["response_format"] = reply_schema(self.prompts.decision_schema(request))
         elif self.structured == "tools":
-            name, tool = reply_tool(request, strict="json_schema" in self.provider.structured_modes)
+            name, tool = reply_tool(
+                self.prompts.decision_schema(request),
+                strict="json_schema" in self.provider.structured_modes,
+            )
             arguments["tools"] = [tool]
             arguments["tool_choice"] = {"type": "function", "function": {"name": name}}
         completion = await client.chat.completions.create(**arguments, timeout=timeout_s)

@@ -31,12 +31,12 @@ import json
 import random
 import re
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Final, TypeGuard, cast, get_args
+from typing import Any, ClassVar, Final, TypeGuard
 
 from arena.agents.base import BaseAgent
 from arena.agents.llm import clients
+from arena.agents.llm.answers import quoted
 from arena.agents.llm.budget import Spending
-from arena.agents.llm.extract import extract_reply, quoted
 from arena.agents.llm.faults import (
     GaveUp,
     ProviderFault,
@@ -44,6 +44,7 @@ from arena.agents.llm.faults import (
     describe_gave_up,
     with_retries,
 )
+from arena.agents.llm.game_prompts import AskRequest, ModelPrompts, model_prompts
 from arena.agents.llm.options import (
     Budget,
     Prices,
@@ -58,16 +59,8 @@ from arena.agents.llm.options import (
     seat_preset,
     seat_structured,
 )
-from arena.agents.llm.prompts import (
-    LANGUAGES,
-    Language,
-    LegalMoves,
-    build_prompt,
-    estimate_tokens,
-    retry_text,
-)
 from arena.agents.llm.providers import ApiKind, Structured
-from arena.agents.llm.schema import AskRequest
+from arena.agents.llm.texts import estimate_tokens
 from arena.agents.reports import CallReport, Usage
 from arena.errors import (
     AgentDownError,
@@ -77,6 +70,7 @@ from arena.errors import (
     error_text,
 )
 from arena.games.ddz.engine import DEFAULT_RULES, Rules
+from arena.games.registry import DEFAULT_GAME, get_game
 from arena.logs import get_logger
 from arena.masking import mask_incoming, mask_keys, masked
 from protocol import (
@@ -106,7 +100,6 @@ __all__ = [
 
 log = get_logger(__name__)
 
-_LEGAL_MOVES: Final[tuple[str, ...]] = get_args(LegalMoves)
 _MIN_LEFT_S: Final = 0.1
 _MIN_LEFT_SHARE: Final = 0.05
 _MIN_LEFT_CAP_S: Final = 1.0
@@ -245,9 +238,12 @@ class ModelSeat(BaseAgent):
         self.structured = seat_structured(
             structured, self.provider, self.seat_structured, self.type_name
         )
-        self.language = cast(Language, check_choice(language, "language", LANGUAGES))
+        self.prompts: ModelPrompts = model_prompts(get_game((self.games or (DEFAULT_GAME,))[0]))
+        """What the seat says and reads: the prompts of the game it plays (a model seat
+        answers Dou Dizhu's requests, its ``games``)."""
+        self.language: str = check_choice(language, "language", self.prompts.languages)
         self.persona = check_text(persona, "persona")
-        self.legal_moves = cast(LegalMoves, check_choice(legal_moves, "legal_moves", _LEGAL_MOVES))
+        self.legal_moves: str = check_choice(legal_moves, "legal_moves", self.prompts.legal_moves)
         self.prices: Prices | None = parse_prices(prices)
         self.budget: Budget | None = parse_budget(budget, self.prices, model)
         self.concurrency = check_count(concurrency, "concurrency") or self.provider.concurrency
@@ -332,23 +328,22 @@ class ModelSeat(BaseAgent):
             conversation.rejection = message
 
     async def bid(self, request: BidRequest) -> BidResponse:
-        answer = await self._ask(request)
-        try:
-            return extract_reply(answer.text, request, cut_off=answer.cut_off).reply
-        except AgentReplyError as exc:
-            raise _with_refusal(exc, answer) from None
+        reply: BidResponse = self._reply(await self._ask(request), request)
+        return reply
 
     async def double(self, request: DoubleRequest) -> DoubleResponse:
-        answer = await self._ask(request)
-        try:
-            return extract_reply(answer.text, request, cut_off=answer.cut_off).reply
-        except AgentReplyError as exc:
-            raise _with_refusal(exc, answer) from None
+        reply: DoubleResponse = self._reply(await self._ask(request), request)
+        return reply
 
     async def play(self, request: PlayRequest) -> PlayResponse:
-        answer = await self._ask(request)
+        reply: PlayResponse = self._reply(await self._ask(request), request)
+        return reply
+
+    def _reply(self, answer: Completion, request: AskRequest) -> Any:
+        """The reply ``answer`` holds, read as the game reads a model's text; an
+        AgentReplyError (naming the model's refusal, if it said one) when none."""
         try:
-            return extract_reply(answer.text, request, cut_off=answer.cut_off).reply
+            return self.prompts.extract_reply(answer.text, request, cut_off=answer.cut_off).reply
         except AgentReplyError as exc:
             raise _with_refusal(exc, answer) from None
 
@@ -569,7 +564,7 @@ class ModelSeat(BaseAgent):
             and old.rejection is not None
             and old.answer is not None
         ):
-            text = retry_text(old.rejection, language=self.language)
+            text = self.prompts.retry_text(old.rejection, language=self.language)
             old.messages = [
                 *old.messages,
                 *old.answer.turn,
@@ -577,7 +572,7 @@ class ModelSeat(BaseAgent):
             ]
             old.answer = None
             return old
-        prompt = build_prompt(
+        prompt = self.prompts.build_prompt(
             request,
             language=self.language,
             persona=self.persona,

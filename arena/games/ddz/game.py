@@ -10,6 +10,7 @@ from arena.games.ddz.engine.records import Settlement
 from arena.games.ddz.engine.rules import Rules
 
 if TYPE_CHECKING:
+    from arena.agents.llm.game_prompts import ModelPrompts
     from arena.games.ddz.console import DdzConsole
     from arena.games.ddz.engine.round import Round
     from arena.games.ddz.public_state import PublicTableState
@@ -54,6 +55,13 @@ def _replay_check(recorded: RecordedRound) -> Round:
     return verify_round(recorded)
 
 
+def _model_prompts() -> ModelPrompts:
+    """What a model seat says and reads, imported when a model seat is built."""
+    from arena.games.ddz.prompts.kit import PROMPTS
+
+    return PROMPTS
+
+
 def _public_state(table: str, *, run_id: str, match_id: str | None = None) -> PublicTableState:
     """Dou Dizhu's public snapshot of a table, imported when a feed first sees one."""
     from arena.games.ddz.public_state import PublicTableState
@@ -90,4 +98,5 @@ GAME: Final = Game(
     },
     check_positions=_check_positions,
     replay_check=_replay_check,
+    model_prompts=_model_prompts,
 )

@@ -1,4 +1,4 @@
-"""What a request implies, worked out for a language model that reads it.
+"""What a Dou Dizhu request implies, worked out for a language model that reads it.
 
 A model that must count cards from a long ``play_history`` counts badly; these facts
 (cards played, ranks still unseen, cards left per player, the last play and who made it)

@@ -1,4 +1,4 @@
-"""A language model's text turned into the reply message the table expects.
+"""A language model's text turned into the Dou Dizhu reply message the table expects.
 
 A model is asked only for what it decides (``{"bid": 1}``, ``{"double": true}``,
 ``{"action": "PLAY", "cards": [...], "hand_type": "PAIR"}`` or ``{"action": "PASS"}``,
@@ -8,9 +8,10 @@ values for those never cost it a move.
 
 Reading is lenient where a provider has no structured output: ``<think>`` blocks and code
 fences are stripped and the LAST JSON object in the text wins (a model often writes an
-example first and its answer last). What can be repaired without guessing the model's
-intent is repaired and noted in :attr:`Extracted.repairs`, so a chatty model never loses
-a legal move; anything else is left for the protocol to refuse, with its own words.
+example first and its answer last; :mod:`arena.agents.llm.answers` does this for every
+game). What can be repaired without guessing the model's intent is repaired and noted
+in :attr:`Extracted.repairs`, so a chatty model never loses a legal move; anything else
+is left for the protocol to refuse, with its own words.
 
 Repairs (each one unambiguous):
 
@@ -42,12 +43,12 @@ table's retry shows the model the reason.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Generic, TypeVar, overload
 
+from arena.agents.llm.answers import last_object, quoted, strip_fences, strip_reasoning
 from arena.errors import AgentReplyError
 from protocol import (
     MAX_TEXT,
@@ -65,20 +66,7 @@ from protocol import (
     parse_message,
 )
 
-__all__ = [
-    "MAX_TEXT",
-    "Extracted",
-    "extract_reply",
-    "last_json_object",
-    "quoted",
-    "strip_fences",
-    "strip_reasoning",
-]
-
-#: How many complete ``{...}`` candidates are tried, the latest first: bounds the work on
-#: pathological text (thousands of nested braces) while any real answer is among them.
-_MAX_CANDIDATES: Final = 64
-_QUOTE_LIMIT: Final = 60
+__all__ = ["MAX_TEXT", "Extracted", "extract_reply"]
 
 _REPLY_CLASS: Final[dict[type[Message], type[Message]]] = {
     BidRequest: BidResponse,
@@ -94,10 +82,6 @@ _TEXT_KEYS: Final = ("comment", "strategy_hint")
 _FILLED_KEYS: Final = ("type", "player_id", "request_id")
 _COMMON_KEYS: Final = frozenset({*_TEXT_KEYS, "emotion", *_FILLED_KEYS})
 
-_THINK_BLOCK: Final = re.compile(r"<(think|thinking)>.*?</\1>", re.IGNORECASE | re.DOTALL)
-_THINK_CLOSE: Final = re.compile(r"</(?:think|thinking)>", re.IGNORECASE)
-_THINK_OPEN: Final = re.compile(r"<(?:think|thinking)>", re.IGNORECASE)
-_FENCE_LINE: Final = re.compile(r"^[ \t]*```[\w+-]*[ \t]*$", re.MULTILINE)
 _CARD_WORDS: Final = re.compile(r"(?:small|big|black|red)\s+joker|[^\s,]+", re.IGNORECASE)
 _EMOTIONS: Final = {emotion.value: emotion.value for emotion in Emotion}
 _HAND_TYPES: Final = {kind.value for kind in HandType}
@@ -118,80 +102,6 @@ class Extracted(Generic[R]):
     reply: R
     found: dict[str, Any]
     repairs: tuple[str, ...] = field(default=())
-
-
-def strip_reasoning(text: str) -> str:
-    """The text without its reasoning: ``<think>…</think>`` (or ``<thinking>``) blocks.
-
-    A reasoning model's thoughts often hold JSON-like drafts that are not its answer. A
-    close tag without an open one (some chat templates open the block themselves) drops
-    everything before it; an open tag never closed (a model cut off while thinking) drops
-    everything after it.
-    """
-    text = _THINK_BLOCK.sub("", text)
-    closes = list(_THINK_CLOSE.finditer(text))
-    if closes:
-        text = text[closes[-1].end() :]
-    opened = _THINK_OPEN.search(text)
-    if opened:
-        text = text[: opened.start()]
-    return text
-
-
-def strip_fences(text: str) -> str:
-    """The text without Markdown code-fence lines (```` ```json ```` and ```` ``` ````)."""
-    return _FENCE_LINE.sub("", text)
-
-
-def _scan(text: str) -> tuple[list[tuple[int, int]], int | None]:
-    """Every balanced ``{...}`` span (start, end) in order of its end, and where the last
-    object still open at the end of the text starts (None when all are closed).
-
-    Strings are tracked only inside braces: quotes in prose mean nothing to JSON.
-    """
-    spans: list[tuple[int, int]] = []
-    opened: list[int] = []
-    in_string = False
-    escaped = False
-    for index, char in enumerate(text):
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == "{":
-            opened.append(index)
-        elif not opened:
-            continue
-        elif char == '"':
-            in_string = True
-        elif char == "}":
-            spans.append((opened.pop(), index + 1))
-    return spans, (opened[-1] if opened else None)
-
-
-def _last_object(text: str) -> tuple[dict[str, Any] | None, int, int | None]:
-    """The last complete JSON object, where it ends, and where an unclosed one starts."""
-    spans, unclosed = _scan(text)
-    for start, end in reversed(spans[-_MAX_CANDIDATES:]):
-        try:
-            value = json.loads(text[start:end])
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(value, dict):
-            return value, end, unclosed
-    return None, -1, unclosed
-
-
-def last_json_object(text: str) -> dict[str, Any] | None:
-    """The last JSON object in ``text`` that parses (an outer one over those inside it).
-
-    Braces and quotes inside JSON strings are respected; a ``{...}`` that is not JSON (a
-    set in prose, single quotes) is skipped, so the object before it may win.
-    """
-    return _last_object(text)[0]
 
 
 @overload
@@ -234,18 +144,18 @@ def extract_reply(
     if not text.strip():
         raise AgentReplyError("empty", f"expected a {wanted}, got an empty reply")
     answer = strip_fences(strip_reasoning(text))
-    found, end, unclosed = _last_object(answer)
+    found, end, unclosed = last_object(answer)
     if cut_off and (found is None or (unclosed is not None and unclosed >= end)):
         where = "while reasoning" if not answer.strip() else "before its answer was complete"
         raise AgentReplyError(
             "truncated",
-            f"the model hit its output limit {where}; the text ends {_quoted(text, end=True)}",
+            f"the model hit its output limit {where}; the text ends {quoted(text, end=True)}",
         )
     if found is None:
         if not answer.strip():
             why = "only reasoning (<think>), no answer after it"
         else:
-            why = f"no JSON object in {_quoted(answer)}"
+            why = f"no JSON object in {quoted(answer)}"
         raise AgentReplyError("unparsable", f"expected a {wanted} as a JSON object: {why}")
     repairs: list[str] = []
     fields = _repaired(found, expected, request, repairs)
@@ -320,7 +230,7 @@ def _repair_emotion(fields: dict[str, Any], repairs: list[str]) -> None:
     emotion = _EMOTIONS.get(value.strip().lower()) if isinstance(value, str) else None
     if emotion is None:
         del fields["emotion"]
-        repairs.append(f"dropped unknown emotion {_quoted(str(value))}")
+        repairs.append(f"dropped unknown emotion {quoted(str(value))}")
     elif emotion != value:
         fields["emotion"] = emotion
         repairs.append(f"emotion {value!r} read as {emotion!r}")
@@ -357,7 +267,7 @@ def _repair_play(fields: dict[str, Any], repairs: list[str]) -> None:
                 repairs.append(f"hand_type {hand_type!r} read as {name!r}")
         else:
             del fields["hand_type"]
-            repairs.append(f"dropped unknown hand_type {_quoted(str(hand_type))}")
+            repairs.append(f"dropped unknown hand_type {quoted(str(hand_type))}")
     if "cards" not in fields:
         return
     cards = fields["cards"]
@@ -367,7 +277,7 @@ def _repair_play(fields: dict[str, Any], repairs: list[str]) -> None:
     elif isinstance(cards, str):
         tokens = cards.split(",") if "," in cards else _CARD_WORDS.findall(cards)
         fields["cards"] = [token.strip() for token in tokens if token.strip()]
-        repairs.append(f"cards {_quoted(cards)} read as a list of {len(fields['cards'])}")
+        repairs.append(f"cards {quoted(cards)} read as a list of {len(fields['cards'])}")
     elif isinstance(cards, list) and any(_small_rank(card) for card in cards):
         fields["cards"] = [str(card) if _small_rank(card) else card for card in cards]
         repairs.append("card numbers 3..10 read as ranks")
@@ -376,14 +286,3 @@ def _repair_play(fields: dict[str, Any], repairs: list[str]) -> None:
 def _small_rank(card: object) -> bool:
     """An integer card whose meaning is the same as a rank number and as a face."""
     return isinstance(card, int) and not isinstance(card, bool) and 3 <= card <= 10
-
-
-def quoted(text: str, *, end: bool = False) -> str:
-    """A short quote of ``text`` (its start, or with ``end`` its end) for a detail."""
-    shown = " ".join(text.split())
-    if len(shown) > _QUOTE_LIMIT:
-        shown = "…" + shown[-_QUOTE_LIMIT:] if end else shown[:_QUOTE_LIMIT] + "…"
-    return repr(shown)
-
-
-_quoted = quoted

@@ -1,11 +1,12 @@
-"""Prompts for language-model seats, built from template files shipped with the package.
+"""Dou Dizhu's prompts for language-model seats, built from template files shipped with the
+package (the seat, :mod:`arena.agents.llm.seat`, sends them: ``Game.model_prompts``).
 
 The wording lives in ``templates/<language>/`` (``system.txt``, ``play.txt``, ``bid.txt``,
 ``double.txt``, ``reply_*.txt``, ``retry.txt`` and ``phrases.json``), read with
 ``importlib.resources`` and filled with :class:`string.Template`, so a translation or a
 better phrasing is a text edit, not a code change. A prompt holds a short rules summary,
 the seat and its side, the request message itself as JSON, facts derived from it
-(:mod:`arena.agents.llm.facts`), the legal moves if asked, and the reply format: only
+(:mod:`arena.games.ddz.prompts.facts`), the legal moves if asked, and the reply format: only
 what the model decides (the adapter fills ``player_id`` and ``request_id``).
 
 The quoted request is the wire's message with its nulls left out (and a PASS record's
@@ -31,7 +32,6 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
 from string import Template
@@ -40,10 +40,11 @@ from typing import Any, Literal, TypeAlias
 import orjson
 from pydantic import BaseModel
 
-from arena.agents.llm.facts import AnyAskRequest, Facts, facts_of, rank_counts_text
+from arena.agents.llm.texts import Prompt, char_counts, estimate_tokens
 from arena.errors import ConfigError
 from arena.games.ddz.agents.reading import legal_for
 from arena.games.ddz.engine import CARDS_BY_TEXT, DEFAULT_RULES, Rules
+from arena.games.ddz.prompts.facts import AnyAskRequest, Facts, facts_of, rank_counts_text
 from protocol import BidRequest, DoubleRequest, Emotion, PlayRequest, ReplyRejected
 
 __all__ = [
@@ -56,7 +57,6 @@ __all__ = [
     "LegalMoves",
     "Prompt",
     "build_prompt",
-    "estimate_tokens",
     "retry_text",
     "template_text",
 ]
@@ -77,47 +77,12 @@ PROMPT_TOKENS = 1400
 AUDIENCE_TOKENS = 200
 
 
-def estimate_tokens(text: str) -> int:
-    """A rough token count: one per non-ASCII character, one per four ASCII characters.
-
-    Chinese characters are about one token each in the common tokenizers, suit symbols
-    (♠♥♦♣) one or two; English and JSON run near four characters a token. An estimate
-    for sizing prompts and budgets, not a bill: providers report the real usage.
-    """
-    ascii_chars, other = _char_counts(text)
-    return math.ceil(ascii_chars / 4) + other
-
-
-def _char_counts(text: str) -> tuple[int, int]:
-    """(ASCII characters, other characters) in ``text``."""
-    ascii_chars = len(text.encode("ascii", "ignore"))
-    return ascii_chars, len(text) - ascii_chars
-
-
-@dataclass(frozen=True, slots=True)
-class Prompt:
-    """What a chat API needs: a system text and a user text."""
-
-    system: str
-    user: str
-
-    @property
-    def chars(self) -> int:
-        """Characters in both texts."""
-        return len(self.system) + len(self.user)
-
-    @property
-    def tokens(self) -> int:
-        """Estimated tokens in both texts (:func:`estimate_tokens`)."""
-        return estimate_tokens(self.system) + estimate_tokens(self.user)
-
-
 @cache
 def template_text(language: Language, name: str) -> str:
     """The text of one shipped template file (``templates/<language>/<name>``)."""
     if language not in LANGUAGES:
         raise ConfigError(f"language must be one of {', '.join(LANGUAGES)}, not {language!r}")
-    resource = files("arena.agents.llm").joinpath("templates", language, name)
+    resource = files("arena.games.ddz.prompts").joinpath("templates", language, name)
     return resource.read_text(encoding="utf-8").rstrip("\n")
 
 
@@ -310,14 +275,14 @@ def _fit_history(
     """How many of the latest ``records`` to quote, and the note saying the earlier ones
     are in the facts (empty when all ``total`` are quoted): as many as keep the prompt
     within :data:`PROMPT_TOKENS`, none if even that does not."""
-    counts = [_char_counts(r) for r in records]
+    counts = [char_counts(r) for r in records]
     for shown in range(len(records), -1, -1):
         note = (
             ""
             if shown == total
             else _phrase(language, "history_note", shown=shown, total=total) + "\n"
         )
-        note_ascii, note_other = _char_counts(note)
+        note_ascii, note_other = char_counts(note)
         ascii_chars = fixed[0] + note_ascii + max(shown - 1, 0)
         other = fixed[1] + note_other
         for a, o in counts[len(counts) - shown :]:
@@ -375,7 +340,7 @@ def build_prompt(
         bare = user.replace(_REQUEST_MARK, head + tail).replace(_NOTE_MARK, "")
         shown, note = _fit_history(
             estimate_tokens(system),
-            _char_counts(bare.replace(_LEGAL_MARK, "")),
+            char_counts(bare.replace(_LEGAL_MARK, "")),
             records,
             len(request.play_history),
             language,

@@ -1,4 +1,5 @@
-"""The JSON schema of a model's decision, for structured output and forced tools.
+"""The JSON schema of a model's decision on a Dou Dizhu request, for structured output
+and forced tools (a model seat asks for it through ``Game.model_prompts``).
 
 Only what the model decides is in it (the adapter fills ``player_id`` and
 ``request_id``): ``bid`` (one of the request's ``available_bids``), ``double``, or
