@@ -146,7 +146,7 @@ def test_the_table_sections_are_arena_plays() -> None:
     data["table"] = {"max_retries": 1}
     data["mqtt"] = {"enabled": True, "topic_prefix": "studio/ddz"}
     config = parse_tournament_config(data)
-    assert config.rules.bidding == "grab"
+    assert Rules.of(config.rules).bidding == "grab"
     assert config.table.max_retries == 1
     assert config.mqtt.topic_prefix == "studio/ddz"
     data["rules"] = {"biding": "grab"}
@@ -225,7 +225,7 @@ def test_three_agents_play_one_table_match_and_more_stages_are_refused() -> None
 def test_the_cap_on_viewer_doubles_may_be_given_under_gifts() -> None:
     data = {**minimal(), "gifts": {"enabled": True, "max_doubles_per_round": 0}}
     config = parse_tournament_config(data, source="cup.toml")
-    assert config.rules.max_gift_doubles == 0
+    assert Rules.of(config.rules).max_gift_doubles == 0
     assert "max_doubles_per_round" not in config.gifts
     data["rules"] = {"max_gift_doubles": 2}
     assert "rules.max_gift_doubles = 2 disagree" in problems(data)

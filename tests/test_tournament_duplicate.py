@@ -19,6 +19,7 @@ from agents_for_tests import DUPLICATE_LOG, REPEATED_HANDS, forget_duplicate_run
 
 from arena.errors import ConfigError
 from arena.events import Event
+from arena.games.ddz.engine import Rules
 from arena.sinks.spectator import SpectatorFeed
 from arena.table import RoundRecord, Table, play_match
 from tournaments.config import TournamentConfig, parse_tournament_config
@@ -366,7 +367,7 @@ async def test_a_deal_nobody_bids_on_is_forced_not_redealt_at_every_seating(
         },
         source="test",
     )
-    assert passers.rules.max_redeals == 0
+    assert Rules.of(passers.rules).max_redeals == 0
     with TournamentStore(tmp_path / "t.db") as store:
         run = await run_tournament(store, passers)
         results = [round_record(row).result for row in store.rounds(run.tournament_id)]

@@ -35,7 +35,7 @@ def roster(n: int) -> list[str]:
     return [f"agent{i:02}" for i in range(n)]
 
 
-def spread(counts: tuple[int, int, int]) -> int:
+def spread(counts: tuple[int, ...]) -> int:
     return max(counts) - min(counts)
 
 

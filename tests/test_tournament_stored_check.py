@@ -13,7 +13,7 @@ from arena.agents import Agent
 from arena.games.ddz.agents.scripted import HeuristicAgent, RandomAgent
 from arena.games.ddz.engine import Rules
 from arena.table import RoundRecord, Table, play_match
-from tournaments.stored_check import result_problems
+from tournaments.stored_check import ddz_result_problems
 
 VARIANTS = {
     "competition": Rules.preset("competition"),
@@ -41,7 +41,7 @@ def stored(records: list[RoundRecord]) -> list[tuple[dict[str, Any], RoundRecord
 def test_real_rounds_of_every_variant_check_clean(played: dict[str, list[RoundRecord]]) -> None:
     springs = bombs = 0
     for name, records in played.items():
-        assert result_problems(stored(records), VARIANTS[name]) == [], name
+        assert ddz_result_problems(stored(records), VARIANTS[name]) == [], name
         springs += sum(r.result.spring is not None for r in records)
         bombs += sum(r.result.bombs + r.result.rockets for r in records)
     assert springs  # the checks met springs and bombs, not only plain rounds
@@ -69,12 +69,12 @@ def test_each_kind_of_edit_is_named(played: dict[str, list[RoundRecord]]) -> Non
         "its winner seat 7 is no seat": edited(record, winner_seat=7),
     }
     for said, changed in cases.items():
-        problems = result_problems([(changed.to_dict(), changed)], rules)
+        problems = ddz_result_problems([(changed.to_dict(), changed)], rules)
         assert any(said in problem for problem in problems), (said, problems)
         assert all(problem.startswith("table s1t1 round 5: ") for problem in problems)
     by_player = record.to_dict()
     by_player["scores"] = {**by_player["scores"], record.players[0]: 77}
-    (problem,) = result_problems([(by_player, record)], rules)
+    (problem,) = ddz_result_problems([(by_player, record)], rules)
     assert "its scores by player " in problem
 
 
@@ -83,8 +83,10 @@ def test_a_spring_that_the_plays_do_not_show_is_named(
 ) -> None:
     records = played["competition"]
     plain = next(r for r in records if r.result.spring is None and r.result.landlord_won)
-    problems = result_problems(stored([edited(plain, spring="spring")]), VARIANTS["competition"])
+    problems = ddz_result_problems(
+        stored([edited(plain, spring="spring")]), VARIANTS["competition"]
+    )
     assert any("it says spring, but its plays by seat" in p for p in problems), problems
     reverse = edited(plain, spring="reverse_spring")
-    problems = result_problems(stored([reverse]), VARIANTS["competition"])
+    problems = ddz_result_problems(stored([reverse]), VARIANTS["competition"])
     assert any("it says reverse_spring" in p for p in problems), problems

@@ -1,10 +1,11 @@
-"""Tournaments: many agents, tables of three, a live leaderboard, and nothing lost.
+"""Tournaments: many agents, tables of the game's seats, a live leaderboard, nothing lost.
 
-:mod:`tournaments.config` (the tournament file), :mod:`tournaments.formats` (how long a
-table match runs, and who places first), :mod:`tournaments.schedule` (round robin over
-triples, Swiss by rating, stage by stage), :mod:`tournaments.runner` (playing it, with
-worker processes in :mod:`tournaments.workers`), :mod:`tournaments.ratings` (openskill,
-one landlord against two farmers), :mod:`tournaments.forfeits` (a round a seat did not
+:mod:`tournaments.config` (the tournament file, its game), :mod:`tournaments.formats`
+(how long a table match runs, and who places first), :mod:`tournaments.schedule` (round
+robin over the groups of a table's size, Swiss by rating, stage by stage),
+:mod:`tournaments.runner` (playing it, with worker processes in
+:mod:`tournaments.workers`), :mod:`tournaments.ratings` (openskill, a round's sides as
+the game gives them), :mod:`tournaments.forfeits` (a round a seat did not
 play itself), :mod:`tournaments.leaderboard` (every agent's figures, ranked by points per
 round), :mod:`tournaments.store` (SQLite: one transaction per round),
 :mod:`tournaments.publish` (the retained leaderboard over MQTT) and the ``arena

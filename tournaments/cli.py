@@ -51,7 +51,7 @@ def add_tournament_command(subparsers: argparse._SubParsersAction[Any]) -> None:
     command = subparsers.add_parser(
         "tournament",
         help="run a tournament between any number of agents: arena tournament run FILE",
-        description="Tournaments: many agents, tables of three, a leaderboard, and "
+        description="Tournaments: many agents, tables of the game's seats, a leaderboard, and "
         "nothing lost if the process dies (docs/tournaments.md).",
     )
     actions = command.add_subparsers(dest="tournament_action", required=True, metavar="ACTION")
@@ -687,14 +687,15 @@ def _result_problems(
     """What the stored results say against themselves (tournaments.stored_check)."""
     from pydantic import ValidationError
 
-    from arena.games.ddz.engine import Rules
+    from tournaments.store import stored_game
     from tournaments.stored_check import result_problems
 
+    game = stored_game(row.config)
     try:
-        rules = Rules.model_validate(row.config.get("rules", {}))
+        rules = game.parse_rules(row.config.get("rules", {}))
     except ValidationError as exc:
         return [f"the stored rules do not read back ({exc.errors()[0]['msg']}): not checked"]
-    return result_problems(rounds, rules)
+    return result_problems(rounds, game, rules)
 
 
 def _say_result_problems(problems: list[str], tid: str, args: argparse.Namespace) -> int:
@@ -762,14 +763,16 @@ def _board(row: TournamentRow, records: list[RoundRecord]) -> Leaderboard:
     from tournaments.deals import Duplicate, seating_count
     from tournaments.forfeits import stored_standin_rounds
     from tournaments.leaderboard import Leaderboard
+    from tournaments.store import stored_game, stored_seat_count
 
     roster = [agent["name"] for agent in row.config.get("agents", ())]
     duplicate = Duplicate(row.config.get("tournament", {}).get("duplicate", "off"))
     return Leaderboard.from_rounds(
         records,
         names=roster,
-        seatings=seating_count(duplicate),
+        seatings=seating_count(duplicate, stored_seat_count(row.config)),
         standin_rounds=stored_standin_rounds(row.config),
+        game=stored_game(row.config),
     )
 
 

@@ -106,7 +106,7 @@ def _schedule_problems(store: TournamentStore, row: TournamentRow) -> tuple[list
 
     config = parse_stored_config(row.config, source=f"tournament {row.id}")
     matches = store.table_matches(row.id)
-    points = match_points(store, config.tournament.standin_rounds)  # as the run paired
+    points = match_points(store, config.tournament.standin_rounds, config.game_info)  # as paired
     stored = {(str(m.stage), m.table_id): tuple(m.players) for m in matches}
     played_stages = {int(m.stage) for m in matches}
     last = max(played_stages, default=0)
@@ -117,7 +117,10 @@ def _schedule_problems(store: TournamentStore, row: TournamentRow) -> tuple[list
         if stage > last:
             break
         history = _history(matches, before=stage, points=points)
-        for planned in plan_stage(config.schedule_kind, stage, config.names, history, row.seed):
+        planned_stage = plan_stage(
+            config.schedule_kind, stage, config.names, history, row.seed, size=config.seat_count
+        )
+        for planned in planned_stage:
             for table_id, players in seating_tables(planned.table_id, planned.players, mode):
                 found = stored.get((str(stage), table_id))
                 if found is None and stage < last:

@@ -1,6 +1,11 @@
-"""A tournament file: ``[tournament]``, the ``[[agents]]`` roster, and the table
-sections ``arena play`` knows (``[rules]``, ``[table]``, ``[moderation]``, ``[mqtt]``,
-``[spectator]``, ``[gifts]``).
+"""A tournament file: its ``game``, ``[tournament]``, the ``[[agents]]`` roster, and
+the table sections ``arena play`` knows (``[rules]``, ``[table]``, ``[moderation]``,
+``[mqtt]``, ``[spectator]``, ``[gifts]``).
+
+The game is named as in an arena config (``game = "ddz"`` by default, before any
+section), and ``[rules]`` is read by that game's rules model; the game's table size
+(:attr:`TournamentConfig.seat_count`) is what the schedule seats, the roster must fill
+and duplicate mode reorders.
 
 Validated like ``arena play``'s config (strict, frozen, unknown keys refused with a
 close known one offered), and every mistake is reported at once, naming the file and
@@ -17,6 +22,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    SerializeAsAny,
     Strict,
     ValidationError,
     ValidationInfo,
@@ -35,11 +41,12 @@ from arena.config import (
     read_toml,
 )
 from arena.errors import ConfigError
-from arena.games.ddz.engine import Rules
+from arena.games.base import Game, GameRules
+from arena.games.registry import DEFAULT_GAME, get_game
 from arena.table.moderation import ModerationSettings, load_hook
 from arena.table.settings import TableSettings
-from tournaments.deals import Duplicate
-from tournaments.forfeits import StandinRounds
+from tournaments.deals import MOST_SEATINGS, Duplicate, seating_count
+from tournaments.forfeits import FORFEIT_GAMES, StandinRounds
 from tournaments.formats import Format, LandlordPolicy
 from tournaments.schedule import ScheduleKind, default_kind, default_stages
 from tournaments.seeds import TournamentSeed, parse_seed
@@ -86,9 +93,10 @@ class TournamentSettings(BaseModel):
     its decisions) is a loss at the round's stakes for it, never a win; count: as the
     table scored it (``tournaments.forfeits``)."""
     duplicate: Annotated[Duplicate, Strict(False)] = Duplicate.OFF
-    """off; rotations (each table match played in 3 seatings, the agents rotated
-    through the seats, every seating dealt the same cards); all (6 seatings: every
-    order). Not for quick or daily (see ``_duplicate_needs_fixed_deals``)."""
+    """off; rotations (each table match played in as many seatings as the table has
+    seats, the agents rotated through the seats, every seating dealt the same cards);
+    all (every order: 6 seatings for three seats). Not for quick or daily (see
+    ``_duplicate_needs_fixed_deals``)."""
 
     @field_validator("duplicate")
     @classmethod
@@ -141,9 +149,13 @@ class TournamentConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
+    game: str = DEFAULT_GAME
+    """Which game the tables play (``arena.games``): ``ddz`` unless said."""
     tournament: TournamentSettings
+    rules: SerializeAsAny[GameRules] = Field(default=None, validate_default=True)
+    """The game's rule settings, read by its own model (:attr:`Game.rules`); before the
+    roster, whose size the game's table (under these rules) decides."""
     agents: tuple[AgentEntry, ...]
-    rules: Rules = Field(default_factory=Rules, validate_default=True)
     table: TableSettings = Field(default_factory=TableSettings)
     """Unlike ``arena play``, no pause between actions by default (``pace_s = 0``)."""
     moderation: ModerationSettings = Field(default_factory=ModerationSettings)
@@ -161,29 +173,35 @@ class TournamentConfig(BaseModel):
     effect that could change a result is rejected); writing ``mode = "show"`` is an error,
     leaving it out is the same as ``"ranked"``."""
 
-    @field_validator("rules")
+    @field_validator("game")
     @classmethod
-    def _duplicate_deals_are_never_redealt(cls, rules: Rules, info: ValidationInfo) -> Rules:
-        """In duplicate mode nobody redeals: when all pass, the first bidder takes the
-        deal at 1 (``max_redeals = 0``). A redeal would hand the seatings where everyone
-        passed other cards than the rest, and the comparison would be void."""
-        settings = info.data.get("tournament")
-        if settings is None or settings.duplicate is Duplicate.OFF:
-            return rules
-        if "max_redeals" in rules.model_fields_set and rules.max_redeals != 0:
-            raise ValueError(
-                f"max_redeals = {rules.max_redeals} with tournament.duplicate: every seating "
-                "of a deal must play the same cards, and a redeal after all pass would not; "
-                "in duplicate mode the first bidder takes an unbid deal at 1 (leave "
-                "max_redeals out, or write 0)"
-            )
-        return rules.model_copy(update={"max_redeals": 0})
+    def _known_game(cls, name: str) -> str:
+        try:
+            get_game(name)
+        except ConfigError as exc:
+            raise ValueError(str(exc)) from None
+        return name
+
+    @field_validator("rules", mode="wrap")
+    @classmethod
+    def _game_rules(cls, value: Any, handler: Any, info: ValidationInfo) -> GameRules:
+        """``[rules]`` read by the game's own model (its errors name each key)."""
+        game = _game_of(info)
+        rules = game.default_rules() if value is None else game.parse_rules(value)
+        return _duplicate_deals_are_never_redealt(rules, info)
 
     @field_validator("agents", mode="before")
     @classmethod
-    def _at_least_three(cls, agents: Any) -> Any:
-        if isinstance(agents, list | tuple) and len(agents) < 3:
-            raise ValueError(f"at least 3 agents needed, {len(agents)} given")
+    def _a_table_at_least(cls, agents: Any, info: ValidationInfo) -> Any:
+        """As many agents as one table has seats, at least (the error says how many)."""
+        game = _game_of(info)
+        rules = info.data.get("rules")
+        seats = game.seat_count(rules if isinstance(rules, game.rules) else None)
+        if isinstance(agents, list | tuple) and len(agents) < seats:
+            raise ValueError(
+                f"at least {seats} agents needed, {len(agents)} given "
+                f"({game.title} seats {seats} at a table)"
+            )
         return agents
 
     @field_validator("agents")
@@ -207,20 +225,66 @@ class TournamentConfig(BaseModel):
         return {**gifts, "mode": "ranked"}
 
     @property
+    def game_info(self) -> Game:
+        """The :class:`~arena.games.base.Game` this tournament plays."""
+        return get_game(self.game)
+
+    @property
+    def seat_count(self) -> int:
+        """The seats of each table: the game's, under the file's rules."""
+        return self.game_info.seat_count(self.rules)
+
+    @property
     def names(self) -> tuple[str, ...]:
         """The roster's names, in file order."""
         return tuple(agent.name for agent in self.agents)
 
     @property
     def schedule_kind(self) -> ScheduleKind:
-        """Round robin over the triples while that is at most 20 table matches, else
-        Swiss (three agents: one table match)."""
-        return default_kind(len(self.agents))
+        """Round robin over the groups of a table's size while that is at most 20 table
+        matches, else Swiss (a roster of one table: one table match)."""
+        return default_kind(len(self.agents), size=self.seat_count)
 
     @property
     def stage_count(self) -> int:
         """``[tournament] stages``, or the default for the roster's size."""
-        return self.tournament.stages or default_stages(len(self.agents))
+        return self.tournament.stages or default_stages(len(self.agents), size=self.seat_count)
+
+
+def _game_of(info: ValidationInfo) -> Game:
+    """The game of the file being validated (``game`` is checked first)."""
+    return _game_named(info.data)
+
+
+def _game_named(data: Mapping[str, Any]) -> Game:
+    """The game a file's data names, for reading the rest (an unknown name has its own
+    error from the model, and the rest reads as the default game's)."""
+    name = data.get("game", DEFAULT_GAME)
+    try:
+        return get_game(name if isinstance(name, str) else DEFAULT_GAME)
+    except ConfigError:
+        return get_game(DEFAULT_GAME)
+
+
+def _duplicate_deals_are_never_redealt(rules: GameRules, info: ValidationInfo) -> GameRules:
+    """Dou Dizhu's redeal (``max_redeals``; a game whose rules have none is left as it
+    is): in duplicate mode nobody redeals, and when all pass the first bidder takes the
+    deal at 1 (``max_redeals = 0``). A redeal would hand the seatings where everyone
+    passed other cards than the rest, and the comparison would be void."""
+    settings = info.data.get("tournament")
+    if settings is None or settings.duplicate is Duplicate.OFF:
+        return rules
+    if "max_redeals" not in type(rules).model_fields:
+        return rules
+    given = dict(rules)["max_redeals"]  # the rules are typed for any game
+    if "max_redeals" in rules.model_fields_set and given != 0:
+        raise ValueError(
+            f"max_redeals = {given} with tournament.duplicate: every seating "
+            "of a deal must play the same cards, and a redeal after all pass would not; "
+            "in duplicate mode the first bidder takes an unbid deal at 1 (leave "
+            "max_redeals out, or write 0)"
+        )
+    return rules.model_copy(update={"max_redeals": 0})
 
 
 def load_tournament_config(path: str | Path) -> TournamentConfig:
@@ -233,31 +297,24 @@ def parse_tournament_config(
     data: Mapping[str, Any], *, source: str = "<tournament>"
 ) -> TournamentConfig:
     """Validate already-parsed data; every error names ``source`` and the key."""
-    data = gift_doubles_in_rules(data, source=source)
+    game = _game_named(data)
+    if "max_gift_doubles" in game.rules.model_fields:
+        data = gift_doubles_in_rules(data, source=source)
     try:
         config = TournamentConfig.model_validate(data)
     except ValidationError as exc:
-        problems = config_problems(exc, _SECTIONS, unknown=_UNKNOWN)
+        sections = {**_SECTIONS, ("rules",): game.rules}
+        problems = config_problems(exc, sections, unknown=_UNKNOWN)
         lines = [
             f"{source}: {named_key(key, data, 'agents', 'agent')}: {text}" for key, text in problems
         ]
         raise ConfigError("\n".join(lines)) from exc
+    _check_table_size(config, source)
     _check_agent_types(config, source)
     _check_human_agents(config, source)
     _check_moderation_hook(config, source)
     _check_gifts(config, source)
-    stages = config.tournament.stages
-    if config.tournament.format == "daily" and len(config.agents) > 3:
-        raise ConfigError(  # its tables would never end, so no other stage could begin
-            f"{source}: tournament.format: daily is one open-ended table match, for exactly "
-            f"3 agents (a show that goes on day after day); with {len(config.agents)} "
-            "agents choose quick, standard or championship"
-        )
-    if len(config.agents) == 3 and stages is not None and stages > 1:
-        raise ConfigError(  # more stages would replay the one match, seats turned
-            f"{source}: tournament.stages: {stages} stages with 3 agents; three agents play "
-            "one table match (leave stages out, or choose a longer format)"
-        )
+    _check_one_table(config, source)
     return config
 
 
@@ -274,19 +331,61 @@ _SECTIONS: Final[dict[tuple[str, ...], type[BaseModel]]] = {
     (): TournamentConfig,
     ("tournament",): TournamentSettings,
     ("agents",): SeatConfig,
-    ("rules",): Rules,
     ("table",): TableSettings,
     ("moderation",): ModerationSettings,
     ("mqtt",): MqttSettings,
     ("spectator",): SpectatorSettings,
     ("server",): ServerSettings,
 }
-"""The model behind each place a key can be (agent numbers left out): its known keys."""
+"""The model behind each place a key can be (agent numbers left out): its known keys;
+``[rules]``'s is the game's (:func:`parse_tournament_config` adds it)."""
 
 _UNKNOWN: Final[dict[tuple[Any, ...], str]] = {
     ("seats",): "unknown key; a tournament's roster is [[agents]], not seats",
 }
 """Unknown keys that are a known mistake: an arena config's section in a tournament's."""
+
+
+def _check_table_size(config: TournamentConfig, source: str) -> None:
+    """A game whose table the schedule cannot fill sensibly is refused, saying why: a
+    table of fewer than two seats is no match, and duplicate ``all`` of a big table
+    would play each deal in more orders than anyone could wait for. So is a forfeit in
+    a game whose stakes are not known (:mod:`tournaments.forfeits`)."""
+    game, seats = config.game_info, config.seat_count
+    if seats < 2:
+        raise ConfigError(
+            f"{source}: game: {game.title} seats {seats} at a table; a tournament needs "
+            "tables of two seats or more"
+        )
+    if config.tournament.standin_rounds is StandinRounds.FORFEIT and game.name not in FORFEIT_GAMES:
+        raise ConfigError(
+            f"{source}: tournament.standin_rounds: a forfeit scores a loss at the round's "
+            f"stakes, and only Dou Dizhu's stakes are known, not {game.title}'s; write "
+            'standin_rounds = "count"'
+        )
+    mode = config.tournament.duplicate
+    if seating_count(mode, seats) > MOST_SEATINGS:
+        raise ConfigError(
+            f"{source}: tournament.duplicate: {mode.value!r} plays every order of "
+            f"{game.title}'s {seats} seats, {seating_count(mode, seats)} seatings of each "
+            f"deal (at most {MOST_SEATINGS}); choose rotations ({seats} seatings)"
+        )
+
+
+def _check_one_table(config: TournamentConfig, source: str) -> None:
+    """What a roster of one table cannot do, and a daily needs: one table match."""
+    seats, agents, stages = config.seat_count, len(config.agents), config.tournament.stages
+    if config.tournament.format == "daily" and agents > seats:
+        raise ConfigError(  # its tables would never end, so no other stage could begin
+            f"{source}: tournament.format: daily is one open-ended table match, for exactly "
+            f"{seats} agents (a show that goes on day after day); with {agents} "
+            "agents choose quick, standard or championship"
+        )
+    if agents == seats and stages is not None and stages > 1:
+        raise ConfigError(  # more stages would replay the one match, seats turned
+            f"{source}: tournament.stages: {stages} stages with {seats} agents; {seats} "
+            "agents play one table match (leave stages out, or choose a longer format)"
+        )
 
 
 def _check_agent_types(config: TournamentConfig, source: str) -> None:
@@ -302,7 +401,7 @@ def _check_agent_types(config: TournamentConfig, source: str) -> None:
     problems = []
     for key, type_name in checks:
         try:
-            check_agent_class(type_name)
+            check_agent_class(type_name, config.game_info)
         except ConfigError as exc:
             problems.append(f"{source}: {key}: {exc}")
     if problems:
@@ -310,9 +409,9 @@ def _check_agent_types(config: TournamentConfig, source: str) -> None:
 
 
 def _check_human_agents(config: TournamentConfig, source: str) -> None:
-    """A person at the terminal can sit at one table at a time: with six agents or
-    more a stage may seat several tables at once, so ``tables_at_once`` must be 1; and
-    duplicate mode, which plays a deal's seatings at once, is refused."""
+    """A person at the terminal can sit at one table at a time: with two tables' agents
+    or more a stage may seat several tables at once, so ``tables_at_once`` must be 1;
+    and duplicate mode, which plays a deal's seatings at once, is refused."""
     humans = [agent.name for agent in config.agents if agent.type == "human"]
     at_once = config.tournament.tables_at_once
     if humans and config.tournament.duplicate is not Duplicate.OFF:
@@ -320,7 +419,7 @@ def _check_human_agents(config: TournamentConfig, source: str) -> None:
             f"{source}: tournament.duplicate: agent {humans[0]!r} is human and plays at one "
             "table at a time, but a deal's seatings play at once (leave duplicate out)"
         )
-    if humans and len(config.agents) >= 6 and at_once != 1:
+    if humans and len(config.agents) >= 2 * config.seat_count and at_once != 1:
         raise ConfigError(
             f"{source}: tournament.tables_at_once: agent {humans[0]!r} is human and plays "
             f"at one table at a time; set tables_at_once = 1"

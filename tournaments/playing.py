@@ -89,11 +89,13 @@ def new_table(
                 seed=derive_seed(seed, table_id, "seat", position),
                 rules=config.rules,
                 seat_key=f"agents.{index}",
+                game=config.game_info,
             )
         )
     table = Table(
         agents,
         table_id=table_id,
+        game=config.game_info,
         rules=config.rules,
         settings=config.table,
         recorder=recorder,

@@ -16,9 +16,10 @@ play the same tournament. The seed is committed (``tournaments.epochs``): publis
 its SHA-256 when the tournament starts, revealed when it ends; a ``daily`` one deals each
 session's rounds from a new epoch's seed (pairing and the agents keep the first's).
 
-In duplicate mode (``[tournament] duplicate``) a table match is played in 3 or 6
-seatings by :mod:`tournaments.duplicate`, each stored as its own match (``s1t2.1`` ...)
-and all dealt from the base table's id; pairing sees a group as one meeting.
+In duplicate mode (``[tournament] duplicate``) a table match is played in several
+seatings (one per seat, or every order) by :mod:`tournaments.duplicate`, each stored as
+its own match (``s1t2.1`` ...) and all dealt from the base table's id; pairing sees a
+group as one meeting.
 
 A new tournament whose agents cannot start (an AgentStartError at its first tables)
 before any round is stored is removed from the store again: nothing was played, and a
@@ -47,6 +48,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from arena.errors import AgentStartError, ConfigError
+from arena.games.base import Game
 from arena.gc_policy import collecting_while_playing
 from arena.runner import seat_agent
 from arena.table import RoundRecord, build_moderator
@@ -157,8 +159,9 @@ async def run_tournament(
         leaderboard = Leaderboard.from_rounds(
             (stored_round_record(row, store.path) for row in stored),
             names=config.names,
-            seatings=seating_count(config.tournament.duplicate),
+            seatings=seating_count(config.tournament.duplicate, config.seat_count),
             standin_rounds=config.tournament.standin_rounds,
+            game=config.game_info,
         )
         played = Counter(str(row["table"]) for row in stored)
         tid = tournament_id
@@ -206,10 +209,17 @@ async def run_tournament(
                         workers, store=store, tid=tid, seed=seed, deal_seed=deal_seed, sinks=sinks
                     )
                 )
-            points = match_points(store, config.tournament.standin_rounds)
+            points = match_points(store, config.tournament.standin_rounds, config.game_info)
             for stage_no in range(1, config.stage_count + 1):
                 history = _history(store.table_matches(tid), before=stage_no, points=points)
-                seatings = plan_stage(config.schedule_kind, stage_no, config.names, history, seed)
+                seatings = plan_stage(
+                    config.schedule_kind,
+                    stage_no,
+                    config.names,
+                    history,
+                    seed,
+                    size=config.seat_count,
+                )
                 session.plan_stage([s.table_id for s in seatings], played)
                 await _play_stage(playing, pool, seatings, told)
                 collector.collect()  # a safe moment: no table plays between two stages
@@ -264,26 +274,29 @@ def _session_for(
 def planned_rounds(config: TournamentConfig, seed: int) -> int | None:
     """How many rounds the tournament plays at most (a best-of-five may end sooner);
     None when open-ended (``daily``). A round robin's stages are known at once; a
-    Swiss stage seats all but the agents left over (n % 3). In duplicate mode each
-    table match is played in every seating: 3 or 6 times the rounds."""
+    Swiss stage seats all but the agents left over (n % seats). In duplicate mode each
+    table match is played in every seating: that many times the rounds."""
     length = MatchLength.of(config.tournament.format)
     if length.rounds is None:
         return None
+    seats = config.seat_count
     if config.schedule_kind is ScheduleKind.SWISS:
-        matches = config.stage_count * (len(config.agents) // 3)
+        matches = config.stage_count * (len(config.agents) // seats)
     else:
         matches = sum(
-            len(plan_stage(ScheduleKind.ROUND_ROBIN, stage, config.names, [], seed))
+            len(plan_stage(ScheduleKind.ROUND_ROBIN, stage, config.names, [], seed, size=seats))
             for stage in range(1, config.stage_count + 1)
         )
-    return matches * length.rounds * seating_count(config.tournament.duplicate)
+    return matches * length.rounds * seating_count(config.tournament.duplicate, seats)
 
 
 def check_agents(config: TournamentConfig) -> None:
     """Build every agent once, as its tables will: a ConfigError names the agent's key
     and name before anything is played or stored."""
     for index, entry in enumerate(config.agents):
-        seat_agent(entry, seed=0, rules=config.rules, seat_key=f"agents.{index}")
+        seat_agent(
+            entry, seed=0, rules=config.rules, seat_key=f"agents.{index}", game=config.game_info
+        )
 
 
 def _summary_totals(match: MatchRow) -> Mapping[str, int]:
@@ -294,7 +307,7 @@ def _summary_totals(match: MatchRow) -> Mapping[str, int]:
 
 
 def match_points(
-    store: TournamentStore, standin_rounds: StandinRounds
+    store: TournamentStore, standin_rounds: StandinRounds, game: Game | None = None
 ) -> Callable[[MatchRow], Mapping[str, int]]:
     """Each finished table match's points per player as the tournament counts them
     (what Swiss pairing ranks by): its summary's totals, or with forfeits its stored
@@ -308,7 +321,7 @@ def match_points(
         if found is None:
             found = counted[match.id] = dict.fromkeys(match.players, 0)
             for record in store.round_records(match.id):
-                scored = scored_round(record, standin_rounds)
+                scored = scored_round(record, standin_rounds, game)
                 for seat, player in enumerate(record.players):
                     found[player] += scored.scores[seat]
         return found
@@ -326,7 +339,7 @@ def _history(
     each with its ``points`` (:func:`match_points`).
 
     A duplicate group's seatings (``s1t2.1``, ``s1t2.2`` ...) are one meeting of its
-    three agents: folded into one table (the first seating's order), each agent's
+    agents: folded into one table (the first seating's order), each agent's
     points summed over the seatings, and only once every seating is finished."""
     groups: dict[tuple[int, str], list[MatchRow]] = {}
     for match in matches:
@@ -338,12 +351,8 @@ def _history(
         if any(m.status != "finished" or m.summary is None for m in group):
             continue
         players = group[0].players
-        summed = [0, 0, 0]
-        for match in group:
-            totals = points(match)
-            for index, player in enumerate(players):
-                summed[index] += totals[player]
-        history.append(FinishedTable(stage, players, (summed[0], summed[1], summed[2])))
+        summed = [sum(points(match)[player] for match in group) for player in players]
+        history.append(FinishedTable(stage, players, tuple(summed)))
     return history
 
 

@@ -48,10 +48,12 @@ from typing import Any, Final, Literal
 import orjson
 from pydantic import BaseModel
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, ConfigError
 from arena.events import Event
+from arena.games.base import Game
 from arena.games.ddz.engine import DealtCards, Settlement
 from arena.games.ddz.engine.cards import Card, card
+from arena.games.registry import DEFAULT_GAME, get_game
 from arena.masking import mask, masked
 from arena.safe_json import dumps
 from arena.table.records import RoundRecord
@@ -243,6 +245,30 @@ class TournamentRow:
     created_at: str
     finished_at: str | None
 
+    @property
+    def game(self) -> str:
+        """The game it plays: its config's ``game``, Dou Dizhu (the default game) for a
+        tournament stored before tournaments named their game."""
+        return str(self.config.get("game", DEFAULT_GAME))
+
+
+def stored_game(config: Mapping[str, Any]) -> Game:
+    """The game a stored config plays (:attr:`TournamentRow.game`); a ConfigError for
+    a game this arena does not have."""
+    return get_game(str(config.get("game", DEFAULT_GAME)))
+
+
+def stored_seat_count(config: Mapping[str, Any]) -> int:
+    """The seats of a stored tournament's tables: its game's under its stored rules, or
+    under the game's default rules when those do not read back (a damaged file: what
+    checks the rules says so, the leaderboard is still shown)."""
+    game = stored_game(config)
+    try:
+        rules = game.parse_rules(config.get("rules"))
+    except (ValueError, TypeError):  # pydantic's ValidationError is a ValueError
+        rules = game.default_rules()
+    return game.seat_count(rules)
+
 
 @dataclass(frozen=True, slots=True)
 class MatchRow:
@@ -252,7 +278,7 @@ class MatchRow:
     tournament_id: str
     stage: str
     table_id: str
-    players: tuple[str, str, str]
+    players: tuple[str, ...]
     seed: int
     """The tournament's seed when it fits an INTEGER, else -1 (migration 3)."""
     status: Literal["running", "finished"]
@@ -590,8 +616,9 @@ class TournamentStore:
                     f"not {list(players)} and {seed}"
                 )
             return int(found[0])
-        if len(players) != 3:
-            raise StoreError(f"a table match needs 3 players, got {list(players)}")
+        seats = self._seat_count(tournament_id)
+        if len(players) != seats:
+            raise StoreError(f"a table match needs {seats} players, got {list(players)}")
         with self.transaction() as db:
             cursor = db.execute(
                 "INSERT INTO table_matches"
@@ -601,6 +628,13 @@ class TournamentStore:
             )
         assert cursor.lastrowid is not None
         return cursor.lastrowid
+
+    def _seat_count(self, tournament_id: str) -> int:
+        """The seats of the tournament's tables (:func:`stored_seat_count`)."""
+        try:
+            return stored_seat_count(self.tournament(tournament_id).config)
+        except ConfigError as exc:
+            raise StoreError(f"tournament {tournament_id}: {exc}") from None
 
     def table_matches(self, tournament_id: str) -> list[MatchRow]:
         """The tournament's matches in the order they were opened."""
@@ -988,13 +1022,12 @@ def _tournament_row(row: tuple[Any, ...]) -> TournamentRow:
 
 def _match_row(row: tuple[Any, ...]) -> MatchRow:
     mid, tid, stage, table_id, players, seed, status, summary, started, finished = row
-    names = orjson.loads(players)
     return MatchRow(
         mid,
         tid,
         stage,
         table_id,
-        (names[0], names[1], names[2]),
+        tuple(orjson.loads(players)),
         seed,
         status,
         None if summary is None else orjson.loads(summary),

@@ -1,5 +1,10 @@
 """What ``show`` checks of a stored tournament before it prints its leaderboard.
 
+The checks are Dou Dizhu's (:func:`ddz_result_problems`: its settlement, its landlord and
+farmers, its springs and bombs); :func:`result_problems` runs them for a Dou Dizhu
+tournament and, for another game, has none to run (its records are checked by
+``verify`` alone) until its package brings its own.
+
 A store is a file anyone with access can edit. ``arena tournament verify`` is the full
 check (every move replayed through the rules, every deal against its committed seed),
 but it reads every line of every round; ``show`` and ``export`` read only the rounds'
@@ -23,20 +28,35 @@ not seen here: that is ``verify``'s work, and ``show`` says so.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, Final
 
+from arena.games.base import Game, GameRules
 from arena.games.ddz.engine import Rules
 from arena.games.ddz.engine.scoring import settle
 from arena.table.records import RoundRecord
 
-__all__ = ["result_problems"]
+__all__ = ["CHECKED_GAMES", "ddz_result_problems", "result_problems"]
+
+CHECKED_GAMES: Final = frozenset({"ddz"})
+"""The games whose stored results ``show`` can check against themselves: Dou Dizhu's."""
 
 
 def result_problems(
+    rounds: Iterable[tuple[Mapping[str, Any], RoundRecord]], game: Game, rules: GameRules
+) -> list[str]:
+    """What the stored rounds of ``game`` say against themselves: Dou Dizhu's checks
+    (:func:`ddz_result_problems`) for its rounds; none for another game's (see the
+    module)."""
+    if game.name not in CHECKED_GAMES:
+        return []
+    return ddz_result_problems(rounds, Rules.of(rules))
+
+
+def ddz_result_problems(
     rounds: Iterable[tuple[Mapping[str, Any], RoundRecord]], rules: Rules
 ) -> list[str]:
-    """Every round whose stored result disagrees with itself: ``table s1t1 round 3:
-    what differs``, in the order given (each stored round with its record)."""
+    """Every Dou Dizhu round whose stored result disagrees with itself: ``table s1t1
+    round 3: what differs``, in the order given (each stored round with its record)."""
     problems: list[str] = []
     for stored, record in rounds:
         problems.extend(

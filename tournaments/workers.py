@@ -187,9 +187,9 @@ def plays_in_main(config: TournamentConfig, seating: Seating) -> bool:
 
 
 def any_table_for_workers(config: TournamentConfig) -> bool:
-    """Whether some table may play in a worker: three agents with neither a model nor
-    a human behind them (else a run starts no worker at all)."""
-    return sum(not _main_only(entry.type) for entry in config.agents) >= 3
+    """Whether some table may play in a worker: a table's agents (the game's seats)
+    with neither a model nor a human behind them (else a run starts no worker at all)."""
+    return sum(not _main_only(entry.type) for entry in config.agents) >= config.seat_count
 
 
 def _main_only(type_name: str) -> bool:

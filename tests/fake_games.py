@@ -1,0 +1,95 @@
+"""Games of four and six seats for tournament tests: only what a tournament reads of a
+game (its seats and a finished round's sides), registered as a plugin would be.
+
+A round of these games is a :class:`TeamResult`: each seat's score and the seats that
+won. Its sides are two teams by seat parity (seats 0, 2, ... against 1, 3, ...), the
+winning team first, as Tractor's are.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Final
+
+import pytest
+
+from arena.games import registry
+from arena.games.base import Game, GameRules, Sides
+from arena.games.registry import get_game
+from arena.table.records import RoundRecord
+
+__all__ = ["FOUR", "SIX", "TeamResult", "registered", "team_record"]
+
+
+@dataclass(frozen=True, slots=True)
+class TeamResult:
+    """A finished round of a team game: what the leaderboard reads of a result."""
+
+    scores: tuple[int, ...]
+    winners: tuple[int, ...]
+    spring: str | None = None
+    bombs_by_seat: tuple[int, ...] = ()
+
+
+def _teams(result: TeamResult) -> Sides:
+    """Two teams by seat parity, the winning one first."""
+    seats = range(len(result.scores))
+    even = tuple(seat for seat in seats if seat % 2 == 0)
+    odd = tuple(seat for seat in seats if seat % 2 == 1)
+    return (even, odd) if result.winners[0] % 2 == 0 else (odd, even)
+
+
+def _never_played(table: Any, rules: Any, listing: Sequence[bool]) -> Any:
+    raise NotImplementedError("a tournament test's game is never played at a table")
+
+
+def _game(name: str, seats: int) -> Game:
+    """Dou Dizhu's descriptor with another name, table and sides (whatever else a game
+    must give, a tournament test never reads: its game is never played)."""
+    return dataclasses.replace(
+        get_game("ddz"),
+        name=name,
+        title=f"{seats} seats",
+        rules=GameRules,
+        seats=lambda rules: seats,
+        default_seats=(("North", "random"), ("East", "random")),
+        requests={},
+        gift_effects=frozenset(),
+        sides=_teams,
+        turns=_never_played,
+    )
+
+
+FOUR: Final = _game("four", 4)
+SIX: Final = _game("six", 6)
+
+
+@contextmanager
+def registered(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The fake games found by name (``game = "four"``), as a plugin's would be."""
+    plugins = {**registry._plugins(), "four": f"{__name__}:FOUR", "six": f"{__name__}:SIX"}
+    monkeypatch.setattr(registry, "_plugins", lambda: plugins)
+    yield
+
+
+def team_record(
+    table: str, round_no: int, players: Sequence[str], won_by_even: bool, stake: int = 2
+) -> RoundRecord:
+    """A round of a team game: the even seats' team won (or the odd's) ``stake`` each."""
+    seats = len(players)
+    winners = tuple(s for s in range(seats) if (s % 2 == 0) == won_by_even)
+    scores = tuple(stake if s in winners else -stake for s in range(seats))
+    result = TeamResult(scores, winners, bombs_by_seat=(0,) * seats)
+    return RoundRecord(
+        table=table,
+        round_no=round_no,
+        seed=round_no,
+        players=tuple(players),
+        result=result,  # type: ignore[arg-type]  # a team game's result, not Dou Dizhu's
+        faults=tuple({} for _ in range(seats)),
+        standins=(),
+        stats=tuple({} for _ in range(seats)),
+    )
