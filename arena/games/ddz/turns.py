@@ -11,6 +11,7 @@ directly, and builds every message from the seat's own view
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
@@ -66,7 +67,8 @@ class DdzTurns:
     def __init__(self, game: Game, table: Table, rules: Rules, *, listing: Sequence[bool]) -> None:
         self.game = game
         """Dou Dizhu's descriptor (``arena.games.ddz.game.GAME``), handed in by it."""
-        self.table = table
+        self.table: Table = weakref.proxy(table)
+        """The table, not owned: it owns these turns (no reference cycle to collect)."""
         self.rules = rules
         self.views = SeatViews(table.names, listing=listing)
         """Every message to a seat is built here, from what that seat may see."""
