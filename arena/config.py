@@ -39,11 +39,15 @@ __all__ = [
     "ServerSettings",
     "SpectatorSettings",
     "config_problems",
+    "game_of",
     "gift_doubles_in_rules",
+    "known_game",
     "load_config",
+    "named_game",
     "named_key",
     "parse_config",
     "read_toml",
+    "rules_of_game",
 ]
 
 
@@ -217,27 +221,19 @@ class ArenaConfig(BaseModel):
     @field_validator("game")
     @classmethod
     def _known_game(cls, name: str) -> str:
-        try:
-            get_game(name)
-        except ConfigError as exc:
-            raise ValueError(str(exc)) from None
-        return name
+        return known_game(name)
 
     @field_validator("rules", mode="wrap")
     @classmethod
     def _game_rules(cls, value: Any, handler: Any, info: ValidationInfo) -> GameRules:
-        """``[rules]`` read by the game's own model (its errors name each key)."""
-        game = _game_of(info)
-        if value is None:
-            return game.default_rules()
-        return game.parse_rules(value)
+        return rules_of_game(value, info)
 
     @field_validator("seats", mode="before")
     @classmethod
     def _seat_count(cls, seats: Any, info: ValidationInfo) -> Any:
         """Say how many seats there must be, instead of pydantic's ``seats.2: Field
         required``; none given: the game's default seats."""
-        game = _game_of(info)
+        game = game_of(info)
         rules = info.data.get("rules")
         count = game.seat_count(rules if isinstance(rules, game.rules) else None)
         if seats is None or seats == ():
@@ -260,11 +256,27 @@ class ArenaConfig(BaseModel):
         return get_game(self.game)
 
 
-def _game_of(info: ValidationInfo) -> Game:
-    """The game of the config being validated (``game`` is checked first: an unknown
-    one has its own error, and the rest is read as the default game's)."""
-    name = info.data.get("game", DEFAULT_GAME)
-    return get_game(name if isinstance(name, str) else DEFAULT_GAME)
+def known_game(name: str) -> str:
+    """A file's ``game``, checked: a ValueError (pydantic's way to name the key) lists
+    the games there are."""
+    try:
+        get_game(name)
+    except ConfigError as exc:
+        raise ValueError(str(exc)) from None
+    return name
+
+
+def game_of(info: ValidationInfo) -> Game:
+    """The game of the file being validated (``game`` is a field before the rest, checked
+    first: an unknown one has its own error, and the rest is read as the default game's)."""
+    return named_game(info.data)
+
+
+def rules_of_game(value: Any, info: ValidationInfo) -> GameRules:
+    """``[rules]`` read by the file's game's own model (its errors name each key); the
+    game's defaults when the file has none."""
+    game = game_of(info)
+    return game.default_rules() if value is None else game.parse_rules(value)
 
 
 def default_seats(game: Game, count: int) -> tuple[SeatConfig, ...]:
@@ -325,7 +337,7 @@ def parse_config(
     ``aliases`` names keys the way the user gave them (``{"match.rounds": "--rounds"}``):
     an error in such a key names the alias alone.
     """
-    game = _named_game(data)
+    game = named_game(data)
     if "max_gift_doubles" in game.rules.model_fields:
         data = gift_doubles_in_rules(data, source=source)
     try:
@@ -345,8 +357,8 @@ def parse_config(
     return config
 
 
-def _named_game(data: Mapping[str, Any]) -> Game:
-    """The game a config's data names, for reading the rest; an unknown name (its own
+def named_game(data: Mapping[str, Any]) -> Game:
+    """The game a file's data names, for reading the rest; an unknown name (its own
     error, from the model) reads as the default game."""
     name = data.get("game", DEFAULT_GAME)
     try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from test_config import error_of, write
 
 from arena.agents.base import BaseAgent, plays
 from arena.agents.http import HttpAgent
@@ -17,18 +18,6 @@ from arena.games.ddz.agents.scripted import HeuristicAgent
 from arena.games.ddz.engine import Rules
 from arena.games.registry import get_game, known_games
 from arena.table import Table
-
-
-def write(folder: Path, text: str) -> Path:
-    path = folder / "arena.toml"
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-def error_of(path: Path) -> str:
-    with pytest.raises(ConfigError) as caught:
-        load_config(path)
-    return str(caught.value)
 
 
 def test_dou_dizhu_is_a_game_of_three_seats_with_its_own_rules_and_requests() -> None:

@@ -36,9 +36,13 @@ from arena.config import (
     ServerSettings,
     SpectatorSettings,
     config_problems,
+    game_of,
     gift_doubles_in_rules,
+    known_game,
+    named_game,
     named_key,
     read_toml,
+    rules_of_game,
 )
 from arena.errors import ConfigError
 from arena.games.base import Game, GameRules
@@ -176,25 +180,19 @@ class TournamentConfig(BaseModel):
     @field_validator("game")
     @classmethod
     def _known_game(cls, name: str) -> str:
-        try:
-            get_game(name)
-        except ConfigError as exc:
-            raise ValueError(str(exc)) from None
-        return name
+        return known_game(name)
 
     @field_validator("rules", mode="wrap")
     @classmethod
     def _game_rules(cls, value: Any, handler: Any, info: ValidationInfo) -> GameRules:
         """``[rules]`` read by the game's own model (its errors name each key)."""
-        game = _game_of(info)
-        rules = game.default_rules() if value is None else game.parse_rules(value)
-        return _duplicate_deals_are_never_redealt(rules, info)
+        return _duplicate_deals_are_never_redealt(rules_of_game(value, info), info)
 
     @field_validator("agents", mode="before")
     @classmethod
     def _a_table_at_least(cls, agents: Any, info: ValidationInfo) -> Any:
         """As many agents as one table has seats, at least (the error says how many)."""
-        game = _game_of(info)
+        game = game_of(info)
         rules = info.data.get("rules")
         seats = game.seat_count(rules if isinstance(rules, game.rules) else None)
         if isinstance(agents, list | tuple) and len(agents) < seats:
@@ -251,21 +249,6 @@ class TournamentConfig(BaseModel):
         return self.tournament.stages or default_stages(len(self.agents), size=self.seat_count)
 
 
-def _game_of(info: ValidationInfo) -> Game:
-    """The game of the file being validated (``game`` is checked first)."""
-    return _game_named(info.data)
-
-
-def _game_named(data: Mapping[str, Any]) -> Game:
-    """The game a file's data names, for reading the rest (an unknown name has its own
-    error from the model, and the rest reads as the default game's)."""
-    name = data.get("game", DEFAULT_GAME)
-    try:
-        return get_game(name if isinstance(name, str) else DEFAULT_GAME)
-    except ConfigError:
-        return get_game(DEFAULT_GAME)
-
-
 def _duplicate_deals_are_never_redealt(rules: GameRules, info: ValidationInfo) -> GameRules:
     """Dou Dizhu's redeal (``max_redeals``; a game whose rules have none is left as it
     is): in duplicate mode nobody redeals, and when all pass the first bidder takes the
@@ -297,7 +280,7 @@ def parse_tournament_config(
     data: Mapping[str, Any], *, source: str = "<tournament>"
 ) -> TournamentConfig:
     """Validate already-parsed data; every error names ``source`` and the key."""
-    game = _game_named(data)
+    game = named_game(data)
     if "max_gift_doubles" in game.rules.model_fields:
         data = gift_doubles_in_rules(data, source=source)
     try:
