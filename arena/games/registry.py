@@ -7,6 +7,7 @@ never loads another. Games outside this repository register under the
 
 from __future__ import annotations
 
+import difflib
 import importlib
 from functools import cache
 from importlib.metadata import entry_points
@@ -53,7 +54,9 @@ def get_game(name: str) -> Game:
         game = getattr(module, attribute or "GAME", None)
     else:
         known = ", ".join(repr(g) for g in known_games())
-        raise ConfigError(f"no game called {name!r}: the arena plays {known}")
+        close = difflib.get_close_matches(name.strip().lower(), known_games(), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ConfigError(f"no game called {name!r}{hint}: the arena plays {known}")
     if not isinstance(game, Game) or game.name != name:
         raise ConfigError(f"game {name!r}: its module does not define a Game named {name!r}")
     return game
