@@ -63,6 +63,10 @@ class Turns(Protocol):
         """A new match begins: messages name ``match_id`` from now on."""
         ...
 
+    def public_rules(self) -> dict[str, Any]:
+        """The rules the audience is shown at ``match_started`` (what an overlay needs)."""
+        ...
+
     @property
     def play_round(self) -> Callable[..., Awaitable[Any]]:
         """``play_round(round_no, *, seed, gift_changes=(), **plan)``: play one round to

@@ -11,7 +11,6 @@ from typing import Any, Literal
 import structlog
 
 from arena.errors import SetupError
-from arena.games.ddz.engine import Rules
 from arena.table.records import RoundRecord
 from arena.table.safe_point import NextRound
 from arena.table.table import Table
@@ -87,19 +86,6 @@ class MatchSummary:
             "stats": {p: dict(s) for p, s in self.stats.items()},
             "standings": [s.model_dump() for s in self.standings()],
         }
-
-
-def _public_rules(rules: Rules) -> dict[str, Any]:
-    """The rules an overlay needs to score live (the multiplier per farmer, what counts as
-    a bomb); never the match id, which defaults to the seed that deals the cards."""
-    return {
-        "scoring": rules.scoring,
-        "bidding": rules.bidding,
-        "doubling": rules.has_doubling_phase,
-        "per_defender_doubling": rules.doubles_per_defender,
-        "quadplex_as_bomb": rules.quadplex_as_bomb,
-        "max_gift_doubles": rules.max_gift_doubles,
-    }
 
 
 def _reseeder(seed: int, table_id: str, round_no: int) -> Callable[[str], int]:
@@ -179,7 +165,7 @@ async def _play(
 ) -> MatchSummary:
     await begin_match(table, summary, rounds=rounds, match_id=match_id)
     deals = table.table_id
-    rotate = Rules.of(table.rules).first_bidder == "rotate"  # Dou Dizhu's (the seam goes on)
+    rotate = dict(table.rules).get("first_bidder") == "rotate"  # Dou Dizhu's first bidder
     round_no = len(summary.rounds)
     while (rounds is None or round_no < rounds) and (
         goes_on is None or not summary.rounds or goes_on(summary.rounds)
@@ -226,7 +212,7 @@ async def begin_match(
         data={
             "players": list(players),
             "rounds": rounds,
-            "rules": _public_rules(Rules.of(table.rules)),
+            "rules": table.turns.public_rules(),
             "match_id": match_id,
         },
     )
@@ -281,7 +267,7 @@ async def end_match(table: Table, summary: MatchSummary, match_id: str) -> Match
         match_id=match_id,
         table_id=table.table_id,
     )
-    for seat in range(3):
+    for seat in range(len(table.seats)):
         await table.notify(seat, end)
     await table.emit("match_ended", data=summary.to_dict())
     return summary

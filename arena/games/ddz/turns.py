@@ -81,6 +81,20 @@ class DdzTurns:
         """What every message to an agent names: the match, the table, the round."""
         return self.views.context
 
+    def public_rules(self) -> dict[str, Any]:
+        """The rules an overlay needs to score live (the multiplier per farmer, what counts
+        as a bomb), for ``match_started``; never the match id, which defaults to the seed
+        that deals the cards."""
+        rules = self.rules
+        return {
+            "scoring": rules.scoring,
+            "bidding": rules.bidding,
+            "doubling": rules.has_doubling_phase,
+            "per_defender_doubling": rules.doubles_per_defender,
+            "quadplex_as_bomb": rules.quadplex_as_bomb,
+            "max_gift_doubles": rules.max_gift_doubles,
+        }
+
     def new_match(self, match_id: str | None, table_id: str) -> None:
         """A new match begins: messages name ``match_id`` from now on."""
         self.views.new_match(match_id, table_id)
