@@ -132,7 +132,7 @@ def build_tables(
                 sinks=sinks,
                 recorder=tee_recorders(
                     replay.for_table(table_id) if replay is not None else None,
-                    spectator.for_table(table_id) if spectator is not None else None,
+                    spectator.for_table(table_id, config.game) if spectator is not None else None,
                 ),
                 timeouts=[seat.effective_timeout_s for seat in config.seats],
                 standin_seed=derive_seed(seed, table_id, "standin"),

@@ -107,7 +107,11 @@ def attach_gift_desks(
             game=table.game.name,
             offered=table.game.gift_effects,
             clock=clock,
-            on_peek=_peek_to(spectator, table.table_id) if spectator is not None else None,
+            on_peek=(
+                _peek_to(spectator, table.table_id, table.game.name)
+                if spectator is not None
+                else None
+            ),
         )
         desk.attach(table.emit, ready=_match_started(table))
         table.safe_points.append(desk.at_safe_point)
@@ -124,8 +128,10 @@ def _match_started(table: Table) -> Callable[[], bool]:
     return lambda: table.match_id is not None
 
 
-def _peek_to(spectator: SpectatorFeed, table_id: str) -> Callable[[Pending, int, list[str]], None]:
-    recorder = spectator.for_table(table_id)
+def _peek_to(
+    spectator: SpectatorFeed, table_id: str, game: str
+) -> Callable[[Pending, int, list[str]], None]:
+    recorder = spectator.for_table(table_id, game)
 
     def peek(pending: Pending, seat: int, cards: list[str]) -> None:
         recorder.note(

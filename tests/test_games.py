@@ -77,6 +77,7 @@ def test_default_seats_repeat_with_a_number_for_a_bigger_table() -> None:
         sides=lambda result: ((0, 2, 4), (1, 3, 5)),
         turns=lambda table, rules, listing: get_game("ddz").turns(table, rules, listing),
         console=lambda: get_game("ddz").console(),
+        spectator_table=lambda feed, table: get_game("ddz").spectator_table(feed, table),
         public_state=lambda table, **ids: get_game("ddz").public_state(table, **ids),
     )
     names = [seat.name for seat in default_seats(six, six.seat_count())]

@@ -28,9 +28,10 @@ from arena.events import Event
 from arena.games.ddz.agents.scripted import GreedyAgent
 from arena.games.ddz.engine import Phase, Round
 from arena.games.ddz.public_state import PublicTableState
+from arena.games.ddz.spectator import DdzSpectatorTable
 from arena.replay import ReplayWriter, RoundMismatch, load_replay, verify_round
 from arena.sinks.base import CollectingSink
-from arena.sinks.spectator import SpectatorFeed, SpectatorTable
+from arena.sinks.spectator import SpectatorFeed
 from arena.table import SafePointHandle, Table, TableSettings, play_match, tee_recorders
 from protocol.cards import CANONICAL_CARDS
 from protocol.events import EffectAppliedData, parse_event
@@ -455,7 +456,7 @@ class WatchesTheSpectatorFeed:
     """A safe point that, before the gift script acts, compares the spectator feed's
     hands with the real ones: after a swap or a transfer they must still agree."""
 
-    spectator: SpectatorTable
+    spectator: DdzSpectatorTable
     script: GiftScript
     disagreements: list[str] = field(default_factory=list)
     checked: int = 0
@@ -473,6 +474,7 @@ async def test_the_spectator_feed_follows_the_cards_a_gift_moved(tmp_path: Path)
     sink = FoldingSink()
     feed = SpectatorFeed([], delay_s=0)
     spectator = feed.for_table("t1")
+    assert isinstance(spectator, DdzSpectatorTable)  # a Dou Dizhu table's, by its game
     watcher = WatchesTheSpectatorFeed(spectator, GiftScript(sink))
     writer = ReplayWriter(tmp_path / "spectated.jsonl")
     table = Table(

@@ -36,11 +36,12 @@ from arena.cli import main
 from arena.config import MqttSettings, parse_config
 from arena.errors import ConfigError
 from arena.events import Event
+from arena.games.ddz.spectator import DdzSpectatorTable
 from arena.replay import load_replay
 from arena.runner import build_tables, run_arena
 from arena.sinks.base import CollectingSink
 from arena.sinks.mqtt import MqttSink
-from arena.sinks.spectator import SpectatorFeed, SpectatorTable
+from arena.sinks.spectator import SpectatorFeed
 from arena.table import MatchSummary, TeeRecorder
 from tournaments.publish import LeaderboardPublisher
 
@@ -200,7 +201,7 @@ def test_the_tables_recorder_is_teed_only_when_there_is_a_feed(tmp_path: Path) -
     assert [t.recorder for t in build_tables(config, seed=1)] == [None, None]
     feed = SpectatorFeed([], delay_s=1)
     alone = build_tables(config, seed=1, spectator=feed)
-    assert [type(t.recorder) for t in alone] == [SpectatorTable, SpectatorTable]
+    assert [type(t.recorder) for t in alone] == [DdzSpectatorTable, DdzSpectatorTable]
     assert [t.recorder for t in alone] == [feed.for_table("t1"), feed.for_table("t2")]
     replay = ReplayWriter(tmp_path / "r.jsonl")
     try:

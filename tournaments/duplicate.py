@@ -228,7 +228,8 @@ async def _open(playing: Playing, seating: Seating, going: Sequence[_SeatingPlay
         recorder = playing.store.recorder(play.match_id)
         play.flushes.append(recorder.flush)
         if playing.spectator is not None:
-            play.spectator = HeldRecorder(playing.spectator.for_table(play.table_id))
+            held = playing.spectator.for_table(play.table_id, playing.config.game)
+            play.spectator = HeldRecorder(held)
         play.table = new_table(
             playing,
             play.table_id,

@@ -50,7 +50,9 @@ async def play_table_match(
         seating.players,
         recorder=tee_recorders(
             recorder := store.recorder(match_id),
-            None if playing.spectator is None else playing.spectator.for_table(table_id),
+            None
+            if playing.spectator is None
+            else playing.spectator.for_table(table_id, config.game),
         ),
         sinks=playing.sinks,
     )

@@ -108,6 +108,9 @@ class Game:
     """A table's public snapshot for late subscribers (MQTT, the overlay):
     ``public_state(table, run_id=..., match_id=None)``, an
     ``arena.sinks.public_state.TableState`` that folds the table's events."""
+    spectator_table: Callable[[Any, str], Any] = field(repr=False)
+    """A table's recorder for the delayed spectator feed, which follows what each seat
+    holds: ``spectator_table(feed, table)``, an ``arena.sinks.spectator.SpectatorTable``."""
     console: Callable[[], Any] = field(repr=False)
     """The game's part of the terminal: how its events read as lines, its panel on the
     live board (``arena.sinks.game_console.GameConsole``)."""

@@ -8,11 +8,11 @@ It is never delayed in a browser: that would put live hands on the wire.
 
 The feed is a recorder (:class:`~arena.table.Recorder`), one per table from
 :meth:`SpectatorFeed.for_table`, so the table needs no change: tee it with the replay's
-(:func:`~arena.table.tee_recorders`). It learns each seat's hand from the DEAL message
-sent to that seat, the bottom cards as the rest of the deck (once the three hands are
-dealt), the landlord's full hand from ``landlord_chosen``, and every play from the
-``play`` events. It gives nothing to agents or to the public sinks; it is off unless
-someone builds one.
+(:func:`~arena.table.tee_recorders`). What a seat holds it learns the game's way (Dou
+Dizhu's, ``arena/games/ddz/spectator.py``: each hand from the DEAL sent to its seat, the
+bottom cards as the rest of the deck, the landlord's full hand from
+``landlord_chosen``, every play from the ``play`` events). It gives nothing to agents or
+to the public sinks; it is off unless someone builds one.
 
 Items are JSON-ready dicts, in order per table, each with a ``kind``:
 
@@ -58,11 +58,10 @@ from typing import Any, Protocol, runtime_checkable
 
 from arena.errors import ConfigError
 from arena.events import Event
+from arena.games.registry import DEFAULT_GAME, get_game
 from arena.logs import get_logger
 from arena.sinks.health import guard_after_failure
 from arena.table.clock import Clock, MonotonicClock
-from protocol import Deal
-from protocol.cards import CANONICAL_CARDS
 
 __all__ = [
     "CollectingSpectatorOutput",
@@ -76,8 +75,6 @@ log = get_logger(__name__)
 DEFAULT_MAX_PENDING = 20_000
 """About 100 rounds of one table (~180 items a round): far more than a paced show
 holds in a delay of minutes, small enough to bound the memory of a runaway one."""
-
-_CARD_ORDER = {card: index for index, card in enumerate(CANONICAL_CARDS)}
 
 
 @runtime_checkable
@@ -142,12 +139,14 @@ class SpectatorFeed:
 
     # --- tables put items in --------------------------------------------------------------
 
-    def for_table(self, table: str) -> SpectatorTable:
-        """The recorder of one table, feeding this feed (the same one each time asked, so
-        a table's ``seq`` never starts again)."""
+    def for_table(self, table: str, game: str = DEFAULT_GAME) -> SpectatorTable:
+        """The recorder of one table of ``game``, feeding this feed (the same one each time
+        asked, so a table's ``seq`` never starts again): the game's own
+        (:attr:`~arena.games.base.Game.spectator_table`), which follows its hands."""
         recorder = self._tables.get(table)
         if recorder is None:
-            recorder = self._tables[table] = SpectatorTable(self, table)
+            made: SpectatorTable = get_game(game).spectator_table(self, table)
+            recorder = self._tables[table] = made
         return recorder
 
     def wall_ms(self) -> int:
@@ -250,9 +249,12 @@ class SpectatorFeed:
 
 
 class SpectatorTable:
-    """One table's recorder for the spectator feed: follows the hands, makes the items.
+    """One table's recorder for the spectator feed: the game's subclass follows what its
+    seats hold and makes the items (Dou Dizhu's: ``arena.games.ddz.spectator``); this
+    base keeps the table's count and puts every public event in the feed.
 
-    Cheap when it is not interested: a message that is no DEAL costs one type check.
+    Cheap when it is not interested: a message the game does not follow costs one type
+    check.
     """
 
     def __init__(self, feed: SpectatorFeed, table: str) -> None:
@@ -262,17 +264,13 @@ class SpectatorTable:
         self.seq = 0
         self.last_event_seq = 0
         self.players: list[str] = []
-        self.hands: list[list[str] | None] = [None, None, None]
-        self.bottom: list[str] | None = None
-        self.landlord: int | None = None
 
     # --- the Recorder protocol ------------------------------------------------------------
 
     def round_started(self, header: dict[str, Any]) -> None:
-        """A new round: forget the last one's hands (the seed stays out of the feed)."""
+        """A new round: its players (the seed stays out of the feed)."""
         self.round = int(header["round"])
         self.players = list(header.get("players", ()))
-        self._new_deal()
 
     def message(
         self,
@@ -283,59 +281,18 @@ class SpectatorTable:
         *,
         late: bool = False,
     ) -> None:
-        """A DEAL to a seat is its hand; the third completes the deal (and the bottom)."""
-        if type(message) is not Deal or direction != "to_agent":
-            return
-        hands = self.hands
-        hands[seat] = list(message.hand)
-        if all(h is not None for h in hands):
-            dealt = {c for h in hands if h is not None for c in h}
-            self.bottom = [c for c in CANONICAL_CARDS if c not in dealt]
-            self._hands_item("deal")
+        """A message to or from a seat: the game's subclass reads the hidden ones."""
 
     def event(self, event: Event) -> None:
-        """The public event into the feed, and the hands it changes after it."""
+        """The public event into the feed (the game's subclass then follows the hands)."""
         self.last_event_seq = event.seq
         self._put("event", {"event": event.to_dict()}, round_no=event.round)
-        kind = event.type
-        if kind == "play" and event.seat is not None:
-            hand = self.hands[event.seat]
-            if hand is not None:
-                played = set(event.data.get("cards", ()))
-                self.hands[event.seat] = [c for c in hand if c not in played]
-                self._hands_item("play", seat=event.seat)
-        elif kind == "landlord_chosen" and event.seat is not None:
-            self.landlord = event.seat
-            bottom = list(event.data.get("bottom_cards", ()))
-            self.bottom = bottom
-            hand = self.hands[event.seat]
-            if hand is not None:
-                self.hands[event.seat] = sorted({*hand, *bottom}, key=_CARD_ORDER.__getitem__)
-                self._hands_item("landlord")
-        elif kind == "redeal":
-            self._new_deal()
 
     def round_ended(self, summary: dict[str, Any]) -> None:
-        """Nothing to add: the ``round_result`` event already showed the hands left."""
+        """Nothing to add: the round's result event already showed what it shows."""
 
     def effect(self, record: dict[str, Any]) -> None:
-        """A viewer gift moved cards (it comes just before its public ``effect_applied``
-        event): a swap exchanges one card of each seat, a transfer moves one from the
-        first seat to the second. The hands after it are an item, ``reason`` ``gift``."""
-        kind, seats, cards = record.get("effect"), record.get("seats", ()), record.get("cards", ())
-        hands = self.hands
-        if kind == "swap" and len(seats) == 2 and len(cards) == 2:
-            moves = [(seats[0], seats[1], cards[0]), (seats[1], seats[0], cards[1])]
-        elif kind == "transfer" and len(seats) == 2 and len(cards) == 1:
-            moves = [(seats[0], seats[1], cards[0])]
-        else:
-            return  # a double moves no card
-        if any(hands[seat] is None for seat in seats):
-            return  # joined mid-round: no hands to follow
-        for source, target, card in moves:
-            hands[source] = [c for c in hands[source] or () if c != card]
-            hands[target] = sorted([*(hands[target] or ()), card], key=_CARD_ORDER.__getitem__)
-        self._hands_item("gift", seat=seats[0])
+        """A viewer gift's hidden details (the cards it moved): the game's to follow."""
 
     # --- more hidden information ------------------------------------------------------------
 
@@ -343,25 +300,6 @@ class SpectatorTable:
         """Put any other hidden item in the feed, delayed like the rest (a gift's peek at
         a hand: ``note("peek", {"viewer": ..., "seat": ..., "cards": [...]})``)."""
         self._put(kind, dict(data))
-
-    # --- helpers --------------------------------------------------------------------------
-
-    def _new_deal(self) -> None:
-        self.hands = [None, None, None]
-        self.bottom = None
-        self.landlord = None
-
-    def _hands_item(self, reason: str, *, seat: int | None = None) -> None:
-        data: dict[str, Any] = {
-            "reason": reason,
-            "players": list(self.players),
-            "hands": [list(h) if h is not None else None for h in self.hands],
-            "bottom": list(self.bottom) if self.bottom is not None else None,
-            "landlord": self.landlord,
-        }
-        if seat is not None:
-            data["seat"] = seat
-        self._put("hands", data)
 
     def _put(self, kind: str, data: dict[str, Any], *, round_no: int | None = None) -> None:
         self.seq += 1

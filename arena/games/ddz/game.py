@@ -14,8 +14,10 @@ if TYPE_CHECKING:
     from arena.games.ddz.console import DdzConsole
     from arena.games.ddz.engine.round import Round
     from arena.games.ddz.public_state import PublicTableState
+    from arena.games.ddz.spectator import DdzSpectatorTable
     from arena.games.ddz.turns import DdzTurns
     from arena.replay_round import RecordedRound
+    from arena.sinks.spectator import SpectatorFeed
     from arena.testing.base import CheckPositions
 
 __all__ = ["GAME", "REQUEST_METHODS"]
@@ -69,6 +71,13 @@ def _public_state(table: str, *, run_id: str, match_id: str | None = None) -> Pu
     return PublicTableState(table, run_id=run_id, match_id=match_id)
 
 
+def _spectator_table(feed: SpectatorFeed, table: str) -> DdzSpectatorTable:
+    """Dou Dizhu's table on the spectator feed, imported when a feed first needs one."""
+    from arena.games.ddz.spectator import DdzSpectatorTable
+
+    return DdzSpectatorTable(feed, table)
+
+
 def _console() -> DdzConsole:
     """Dou Dizhu's part of the terminal, imported when a console first shows a table."""
     from arena.games.ddz.console import DdzConsole
@@ -89,6 +98,7 @@ GAME: Final = Game(
     sides=_sides,
     turns=_turns,
     console=_console,
+    spectator_table=_spectator_table,
     public_state=_public_state,
     agent_methods=("bid", "double", "play"),
     scripted_agents={
