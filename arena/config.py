@@ -22,6 +22,7 @@ from pydantic import (
     ValidationInfo,
     field_validator,
 )
+from pydantic_core import PydanticCustomError
 
 from arena.errors import ConfigError
 from arena.games.base import Game, GameRules
@@ -257,12 +258,12 @@ class ArenaConfig(BaseModel):
 
 
 def known_game(name: str) -> str:
-    """A file's ``game``, checked: a ValueError (pydantic's way to name the key) lists
-    the games there are."""
+    """A file's ``game``, checked (a field validator's): pydantic names the key, and the
+    message lists the games there are."""
     try:
         get_game(name)
     except ConfigError as exc:
-        raise ValueError(str(exc)) from None
+        raise PydanticCustomError("unknown_game", "{reason}", {"reason": str(exc)}) from None
     return name
 
 
