@@ -42,7 +42,7 @@ def _teams(result: TeamResult) -> Sides:
     return (even, odd) if result.winners[0] % 2 == 0 else (odd, even)
 
 
-def _never_played(table: Any, rules: Any, listing: Sequence[bool]) -> Any:
+def _never_played(game: Game, table: Any, rules: Any, listing: Sequence[bool]) -> Any:
     raise NotImplementedError("a tournament test's game is never played at a table")
 
 

@@ -75,7 +75,9 @@ def test_default_seats_repeat_with_a_number_for_a_bigger_table() -> None:
         requests={},
         gift_effects=frozenset(),
         sides=lambda result: ((0, 2, 4), (1, 3, 5)),
-        turns=lambda table, rules, listing: get_game("ddz").turns(table, rules, listing),
+        turns=lambda game, table, rules, listing: get_game("ddz").turns(
+            game, table, rules, listing
+        ),
         console=lambda: get_game("ddz").console(),
         spectator_table=lambda feed, table: get_game("ddz").spectator_table(feed, table),
         public_state=lambda table, **ids: get_game("ddz").public_state(table, **ids),
@@ -218,3 +220,27 @@ def test_a_game_named_in_the_wrong_case_is_offered_the_right_name(tmp_path: Path
     assert error_of(path) == (
         f"{path}: game: no game called 'DDZ' (did you mean 'ddz'?): the arena plays 'ddz'"
     )
+
+
+async def test_a_match_ends_by_the_games_own_rule_before_its_count_of_rounds() -> None:
+    """How rounds add up to a match is the game's: Dou Dizhu plays the rounds it is
+    given; a game with a rule of its own (Tractor: a team passes A) ends when it says."""
+    from dataclasses import replace
+
+    from arena.errors import SetupError
+    from arena.games.ddz.agents.scripted import GreedyAgent
+    from arena.table import play_match
+
+    ddz = get_game("ddz")
+    assert not ddz.ends_by_itself
+    short = replace(ddz, match_over=lambda records: len(records) >= 2)
+    assert short.ends_by_itself
+
+    def table(game: Game) -> Table:
+        return Table([GreedyAgent(n) for n in "ABC"], game=game)
+
+    assert len((await play_match(table(short), rounds=5, seed=3)).rounds) == 2
+    assert len((await play_match(table(short), rounds=None, seed=3)).rounds) == 2
+    assert len((await play_match(table(ddz), rounds=3, seed=3)).rounds) == 3
+    with pytest.raises(SetupError, match="needs goes_on"):
+        await play_match(table(ddz), rounds=None, seed=3)

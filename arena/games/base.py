@@ -79,6 +79,14 @@ class Turns(Protocol):
         ...
 
 
+def _never_over(records: Sequence[Any]) -> bool:
+    """A game whose matches end only at their count of rounds (Dou Dizhu)."""
+    return False
+
+
+_NEVER_OVER: Callable[[Sequence[Any]], bool] = _never_over
+
+
 @dataclass(frozen=True, slots=True)
 class Game:
     """One game as the arena sees it (see the module)."""
@@ -103,7 +111,10 @@ class Game:
     """A finished round's sides, the winning side first (``sides(result)`` with the
     round's result, Dou Dizhu's ``Settlement``): what results, ratings and leaderboards
     count, rather than a game's roles."""
-    turns: Callable[[Any, Any, Sequence[bool]], Turns] = field(repr=False)
+    turns: Callable[[Game, Any, Any, Sequence[bool]], Turns] = field(repr=False)
+    """The game's turns for a table: ``turns(game, table, rules, listing)``: ``game`` this
+    descriptor (a variant of it, as tests make, plays as itself), ``listing`` saying
+    per seat whether its requests list the legal moves on the wire."""
     public_state: Callable[..., Any] = field(repr=False)
     """A table's public snapshot for late subscribers (MQTT, the overlay):
     ``public_state(table, run_id=..., match_id=None)``, an
@@ -114,8 +125,11 @@ class Game:
     console: Callable[[], Any] = field(repr=False)
     """The game's part of the terminal: how its events read as lines, its panel on the
     live board (``arena.sinks.game_console.GameConsole``)."""
-    """The game's turns for a table: ``turns(table, rules, listing)``, ``listing`` saying
-    per seat whether its requests list the legal moves on the wire."""
+    match_over: Callable[[Sequence[Any]], bool] = field(default=_never_over, repr=False)
+    """Whether a match is over by the game's own rule after the rounds played so far
+    (their records): Tractor ends when a team passes A. Dou Dizhu has none (never: a
+    match is the rounds it was given). A match also ends at its count of rounds, or by a
+    tournament format's rule, whichever comes first."""
     agent_methods: tuple[str, ...] = field(default=())
     """What an in-process agent must implement to play this game (its ``requests``'
     methods, unless some have defaults in the game's base agent)."""
@@ -139,6 +153,12 @@ class Game:
     model seat is built (an ``arena.agents.llm.game_prompts.ModelPrompts``: prompts,
     their languages, the decision's schema, the reading of an answer); None for a game
     no model seat plays."""
+
+    @property
+    def ends_by_itself(self) -> bool:
+        """Whether the game has a rule of its own that ends a match (:attr:`match_over`
+        other than "never"), so a match of it may be given no count of rounds."""
+        return self.match_over is not _NEVER_OVER
 
     def seat_count(self, rules: GameRules | None = None) -> int:
         """The seats of a table under ``rules`` (the default rules when None)."""

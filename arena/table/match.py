@@ -124,7 +124,7 @@ async def play_match(
     the next round, dealt as it would have been, its totals counting them); and
     ``on_round`` hears every record as its round ends.
     """
-    if rounds is None and goes_on is None:
+    if rounds is None and goes_on is None and not table.game.ends_by_itself:
         raise SetupError("an open-ended match (rounds None) needs goes_on to end it")
     summary = new_summary(table, done)
     # logged by the seed (to repeat the run), unless the caller names the match: a
@@ -167,8 +167,11 @@ async def _play(
     deals = table.table_id
     rotate = dict(table.rules).get("first_bidder") == "rotate"  # Dou Dizhu's first bidder
     round_no = len(summary.rounds)
-    while (rounds is None or round_no < rounds) and (
-        goes_on is None or not summary.rounds or goes_on(summary.rounds)
+    over = table.game.match_over
+    while (
+        (rounds is None or round_no < rounds)
+        and (goes_on is None or not summary.rounds or goes_on(summary.rounds))
+        and not (summary.rounds and over(summary.rounds))
     ):
         round_no += 1
         plan = plan_round(

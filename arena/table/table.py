@@ -204,7 +204,7 @@ class Table:
         self._setup_dump: tuple[GameRules, TableSettings, dict[str, Any], dict[str, Any]] | None = (
             None
         )
-        self.turns: Turns = game.turns(self, rules, [lists_legal_moves(a) for a in agents])
+        self.turns: Turns = game.turns(game, self, rules, [lists_legal_moves(a) for a in agents])
         """The game's turn logic: who is asked what, and what a reply does."""
         self.totals = [0] * count
         """Running scores of the seats in the current match."""

@@ -33,13 +33,13 @@ def _sides(result: Settlement) -> Sides:
     return (landlord, farmers) if result.landlord_won else (farmers, landlord)
 
 
-def _turns(table: Any, rules: Any, listing: Sequence[bool]) -> DdzTurns:
+def _turns(game: Game, table: Any, rules: Any, listing: Sequence[bool]) -> DdzTurns:
     """Dou Dizhu's turns for a table. Imported here, when a table is built: the
     descriptor is read by configs and registries that never play (and the turns import
     the table's parts, which import the registry that finds this module)."""
     from arena.games.ddz.turns import DdzTurns
 
-    return DdzTurns(GAME, table, Rules.of(rules), listing=listing)
+    return DdzTurns(game, table, Rules.of(rules), listing=listing)
 
 
 def _check_positions() -> CheckPositions:
