@@ -1,9 +1,11 @@
-"""The table: runs rounds end to end between three agents through the rules engine.
+"""The table: runs rounds end to end between a game's seats, whichever game it is.
 
-For each decision the table builds the seat's own view (its hand, the public history,
-counts: never another player's cards), asks the agent under a deadline, checks the reply
-with the engine, and asks again or falls back when the reply is late, malformed or
-illegal. Every fact the audience may see goes out as an :class:`Event` to the sinks;
+The game's turns (:attr:`Table.turns`, made by its :class:`~arena.games.base.Game`) say
+who is asked what, from the seat's own view (its hand, the public history, counts: never
+another player's cards), and what a reply does. The table's decision runner
+(:meth:`Table.decide`, :meth:`Table.ask`, :meth:`Table.ask_together`) asks the agent
+under a deadline, has the game check the reply, and asks again or falls back when the
+reply is late, malformed or illegal. Every fact the audience may see goes out as an :class:`Event` to the sinks;
 every message in and out goes to the recorder (the replay). Gifts get their chance at
 safe points: between two turns, never while an agent is deciding.
 
