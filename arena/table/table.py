@@ -5,9 +5,10 @@ who is asked what, from the seat's own view (its hand, the public history, count
 another player's cards), and what a reply does. The table's decision runner
 (:meth:`Table.decide`, :meth:`Table.ask`, :meth:`Table.ask_together`) asks the agent
 under a deadline, has the game check the reply, and asks again or falls back when the
-reply is late, malformed or illegal. Every fact the audience may see goes out as an :class:`Event` to the sinks;
-every message in and out goes to the recorder (the replay). Gifts get their chance at
-safe points: between two turns, never while an agent is deciding.
+reply is late, malformed or illegal. Every fact the audience may see goes out as an
+:class:`Event` to the sinks; every message in and out goes to the recorder (the replay).
+Gifts get their chance at safe points: between two turns, never while an agent is
+deciding.
 
 Every decision is counted per seat (``arena.table.stats``: the round record and
 :meth:`Table.stats`); an agent that reports its calls (a model seat's ``take_report``)
