@@ -244,3 +244,13 @@ async def test_a_match_ends_by_the_games_own_rule_before_its_count_of_rounds() -
     assert len((await play_match(table(ddz), rounds=3, seed=3)).rounds) == 3
     with pytest.raises(SetupError, match="needs goes_on"):
         await play_match(table(ddz), rounds=None, seed=3)
+
+
+def test_an_agent_knows_its_game_by_the_rules_it_is_given() -> None:
+    """A program's seat keeps the notifications its game says a restarted program needs
+    again (Dou Dizhu's DEAL and BOTTOM_CARDS), knowing the game by its rules."""
+    from arena.games.registry import game_of_rules
+
+    assert game_of_rules(Rules(scoring="casual")) is get_game("ddz")
+    assert game_of_rules(object()) is get_game("ddz")  # the default game
+    assert get_game("ddz").replayed_notifications == ("DEAL", "BOTTOM_CARDS")

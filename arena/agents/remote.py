@@ -14,7 +14,7 @@ same path.
 from __future__ import annotations
 
 from abc import abstractmethod
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar
 
 import orjson
 
@@ -22,13 +22,10 @@ from arena.agents.base import AgentBase
 from arena.errors import ConfigError
 from arena.games.base import GameRules
 from arena.games.ddz.engine import DEFAULT_RULES
+from arena.games.registry import game_of_rules
 from protocol import Message
 
-__all__ = ["ROUND_OPENERS", "RemoteAgent", "reply_request_id", "wire_bytes"]
-
-ROUND_OPENERS: Final = frozenset({"DEAL", "BOTTOM_CARDS"})
-"""Notifications that a program started afresh mid-round needs again (its hand, the
-landlord): the requests carry the rest."""
+__all__ = ["RemoteAgent", "reply_request_id", "wire_bytes"]
 
 
 def wire_bytes(message: Message) -> bytes:
@@ -84,19 +81,24 @@ class RemoteAgent(AgentBase):
         self.wants_legal_moves = legal_moves
         """``options.legal_moves``: every PLAY_REQUEST lists the seat's legal moves (the
         table writes them: ``arena.agents.base.lists_legal_moves``)."""
+        replayed = game_of_rules(rules).replayed_notifications
+        self._replayed = frozenset(replayed)
+        self._round_opener = replayed[0] if replayed else None
         self.round_messages: list[bytes] = []
-        """This round's DEAL and BOTTOM_CARDS as sent, for a program restarted mid-round."""
+        """This round's notifications that a program restarted mid-round needs again, as
+        sent (its game's ``replayed_notifications``: Dou Dizhu's DEAL and BOTTOM_CARDS);
+        the requests carry the rest."""
         self.table_id: str | None = None
         """The table of the last message sent (every message names it): for log lines,
         where several tables' seats share a name."""
 
     async def notify(self, message: Message) -> None:
-        """Send a notification (DEAL, BOTTOM_CARDS, REPLY_REJECTED, results); no reply."""
+        """Send a notification (a deal, REPLY_REJECTED, results, ...); no reply."""
         line = wire_bytes(message)
         self.table_id = getattr(message, "table_id", None) or self.table_id
         kind = message.type
-        if kind in ROUND_OPENERS:
-            if kind == "DEAL":
+        if kind in self._replayed:
+            if kind == self._round_opener:
                 self.round_messages = []
             self.round_messages.append(line)
         await self.deliver(line)

@@ -130,6 +130,10 @@ class Game:
     (their records): Tractor ends when a team passes A. Dou Dizhu has none (never: a
     match is the rounds it was given). A match also ends at its count of rounds, or by a
     tournament format's rule, whichever comes first."""
+    replayed_notifications: tuple[str, ...] = ()
+    """The notifications a program started afresh mid-round needs again, the first of
+    them starting a round (Dou Dizhu: DEAL, then BOTTOM_CARDS): a program's seat keeps
+    this round's and writes them to the new process before the next request."""
     agent_methods: tuple[str, ...] = field(default=())
     """What an in-process agent must implement to play this game (its ``requests``'
     methods, unless some have defaults in the game's base agent)."""

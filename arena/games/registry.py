@@ -14,9 +14,9 @@ from importlib.metadata import entry_points
 from typing import Final
 
 from arena.errors import ConfigError
-from arena.games.base import Game
+from arena.games.base import Game, GameRules
 
-__all__ = ["DEFAULT_GAME", "GAME_NAMES", "get_game", "known_games"]
+__all__ = ["DEFAULT_GAME", "GAME_NAMES", "game_of_rules", "get_game", "known_games"]
 
 DEFAULT_GAME: Final = "ddz"
 """The game of a config, a replay or a tournament that names none (all of them, before
@@ -60,3 +60,16 @@ def get_game(name: str) -> Game:
     if not isinstance(game, Game) or game.name != name:
         raise ConfigError(f"game {name!r}: its module does not define a Game named {name!r}")
     return game
+
+
+def game_of_rules(rules: object) -> Game:
+    """The game whose rules these are (an agent is given the rules of the game it plays,
+    and nothing else of it); Dou Dizhu for anything else."""
+    for name in known_games():
+        try:
+            game = get_game(name)
+        except ConfigError:
+            continue  # a plugin that does not load is reported where it is named
+        if isinstance(rules, game.rules) and type(rules) is not GameRules:
+            return game
+    return get_game(DEFAULT_GAME)

@@ -101,6 +101,7 @@ GAME: Final = Game(
     spectator_table=_spectator_table,
     public_state=_public_state,
     agent_methods=("bid", "double", "play"),
+    replayed_notifications=("DEAL", "BOTTOM_CARDS"),
     scripted_agents={
         "random": "arena.games.ddz.agents.scripted:RandomAgent",
         "greedy": "arena.games.ddz.agents.scripted:GreedyAgent",
