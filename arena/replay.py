@@ -54,7 +54,6 @@ from pydantic import BaseModel
 
 from arena.errors import ConfigError
 from arena.events import Event
-from arena.games.ddz.agents.inprocess import ListedPlayRequest, MoveReply
 from arena.games.registry import DEFAULT_GAME, get_game
 from arena.masking import MaskedLines
 from arena.replay_round import RecordedRound, ReplayError, RoundIncomplete, RoundMismatch
@@ -140,9 +139,19 @@ class ReplayWriter:
 # rounding by integer arithmetic (round(x, 3) formats and parses a string).
 _dumps = orjson.dumps
 _NEWLINE = orjson.OPT_APPEND_NEWLINE
-# isinstance on a pydantic model is a Python-level check: the message classes (and the
-# in-process ones) are recognised by a set lookup first.
-_MESSAGE_CLASSES = frozenset([*MESSAGE_TYPES.values(), ListedPlayRequest, MoveReply])
+# isinstance on a pydantic model is a Python-level check: the message classes are
+# recognised by a set lookup first, and so is any subclass (a game's in-process request
+# that lists its moves) once it has been seen (_learned).
+_MESSAGE_CLASSES: set[type] = set(MESSAGE_TYPES.values())
+
+
+def _learned(cls: type) -> bool:
+    """Whether ``cls`` is a protocol message (a subclass of one): remembered, so that its
+    next instance takes the set lookup."""
+    if issubclass(cls, Message):
+        _MESSAGE_CLASSES.add(cls)
+        return True
+    return False
 
 
 class TableRecorder:
@@ -176,7 +185,7 @@ class TableRecorder:
         protocol message is written as its repr and type, so no agent can stop the record.
         """
         # message_body, inlined: this is the replay's busiest line (bench_instructions)
-        if type(message) in _MESSAGE_CLASSES or isinstance(message, Message):
+        if type(message) in _MESSAGE_CLASSES or _learned(type(message)):
             body = message.__dict__
             if "play_history" in body:
                 body = body.copy()
@@ -649,7 +658,7 @@ def _invalid_reply(reply: object) -> dict[str, str]:
 def message_body(message: object) -> dict[str, Any]:
     """A message as a replay holds it: a protocol message's fields, a PLAY_REQUEST's
     history as its length; anything else an agent returned as its repr and type."""
-    if type(message) in _MESSAGE_CLASSES or isinstance(message, Message):
+    if type(message) in _MESSAGE_CLASSES or _learned(type(message)):
         body: dict[str, Any] = message.__dict__
         if "play_history" in body:
             body = body.copy()
