@@ -41,8 +41,11 @@ def alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    stat = Path(f"/proc/{pid}/stat")
-    return not (stat.exists() and stat.read_text().split(") ")[1].startswith("Z"))
+    try:  # it may end between the two looks: then its stat is gone
+        state = Path(f"/proc/{pid}/stat").read_text().split(") ")[1]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return not state.startswith("Z")
 
 
 def wait_for(condition: Callable[[], object], within_s: float, what: str) -> None:
