@@ -84,9 +84,6 @@ def _never_over(records: Sequence[Any]) -> bool:
     return False
 
 
-_NEVER_OVER: Callable[[Sequence[Any]], bool] = _never_over
-
-
 @dataclass(frozen=True, slots=True)
 class Game:
     """One game as the arena sees it (see the module)."""
@@ -134,9 +131,6 @@ class Game:
     """The notifications a program started afresh mid-round needs again, the first of
     them starting a round (Dou Dizhu: DEAL, then BOTTOM_CARDS): a program's seat keeps
     this round's and writes them to the new process before the next request."""
-    agent_methods: tuple[str, ...] = field(default=())
-    """What an in-process agent must implement to play this game (its ``requests``'
-    methods, unless some have defaults in the game's base agent)."""
     scripted_agents: Mapping[str, str] = field(default_factory=dict)
     """The game's own agent types, each name (a seat's ``type``) with the ``module:Class``
     of its class, imported when a seat names it (Dou Dizhu: ``random``, ``greedy``,
@@ -162,7 +156,13 @@ class Game:
     def ends_by_itself(self) -> bool:
         """Whether the game has a rule of its own that ends a match (:attr:`match_over`
         other than "never"), so a match of it may be given no count of rounds."""
-        return self.match_over is not _NEVER_OVER
+        return self.match_over is not _never_over
+
+    @property
+    def agent_methods(self) -> tuple[str, ...]:
+        """What an in-process agent must have to play this game: the methods its
+        ``requests`` name, each once, in order."""
+        return tuple(dict.fromkeys(self.requests.values()))
 
     def seat_count(self, rules: GameRules | None = None) -> int:
         """The seats of a table under ``rules`` (the default rules when None)."""

@@ -14,7 +14,7 @@ from importlib.metadata import entry_points
 from typing import Final
 
 from arena.errors import ConfigError
-from arena.games.base import Game, GameRules
+from arena.games.base import Game
 
 __all__ = ["DEFAULT_GAME", "GAME_NAMES", "game_of_rules", "get_game", "known_games"]
 
@@ -70,6 +70,6 @@ def game_of_rules(rules: object) -> Game:
             game = get_game(name)
         except ConfigError:
             continue  # a plugin that does not load is reported where it is named
-        if isinstance(rules, game.rules) and type(rules) is not GameRules:
+        if type(rules) is game.rules:
             return game
     return get_game(DEFAULT_GAME)

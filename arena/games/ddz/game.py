@@ -100,7 +100,6 @@ GAME: Final = Game(
     console=_console,
     spectator_table=_spectator_table,
     public_state=_public_state,
-    agent_methods=("bid", "double", "play"),
     replayed_notifications=("DEAL", "BOTTOM_CARDS"),
     scripted_agents={
         "random": "arena.games.ddz.agents.scripted:RandomAgent",
