@@ -126,7 +126,8 @@ async def test_one_question_is_asked_under_the_seats_own_deadline() -> None:
     go.set()
     table = Table([Scripted(n, go, [1], []) for n in "XYZ"])
     taken: dict[int, int] = {}
-    reply = await table.ask(questions(table, taken)[1])
+    asked = questions(table, taken)[1]
+    reply = await table.decide(asked.seat, asked.request, asked.expected, asked.method, asked.apply)
     assert reply is not None
     assert reply.bid == 1
     assert taken == {1: 1}

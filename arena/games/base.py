@@ -46,7 +46,7 @@ the two farmers, Tractor's two teams. Results, ratings and leaderboards read the
 class Turns(Protocol):
     """A game's turn logic at one table (Dou Dizhu: ``arena.games.ddz.turns.DdzTurns``):
     it plays each round, asking seats only through the table's decision runner
-    (``Table.ask``, ``Table.ask_together``), and builds every message from what the
+    (``Table.decide``, ``Table.ask_together``), and builds every message from what the
     seat may know."""
 
     @property

@@ -3,7 +3,7 @@
 The game's turns (:attr:`Table.turns`, made by its :class:`~arena.games.base.Game`) say
 who is asked what, from the seat's own view (its hand, the public history, counts: never
 another player's cards), and what a reply does. The table's decision runner
-(:meth:`Table.decide`, :meth:`Table.ask`, :meth:`Table.ask_together`) asks the agent
+(:meth:`Table.decide` for one seat, :meth:`Table.ask_together` for several) asks the agent
 under a deadline, has the game check the reply, and asks again or falls back when the
 reply is late, malformed or illegal. Every fact the audience may see goes out as an
 :class:`Event` to the sinks; every message in and out goes to the recorder (the replay).
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from types import CoroutineType
 from typing import TYPE_CHECKING, Any, Generic
 
-from arena.agents.base import Agent, lists_legal_moves, plays
+from arena.agents.base import Agent, answerer, lists_legal_moves, plays
 from arena.agents.lifecycle import close_agent, open_agent
 from arena.agents.registry import cannot_play, create_agent
 from arena.agents.reports import CallReport
@@ -347,13 +347,6 @@ class Table:
 
     # --- asking an agent ----------------------------------------------------------------
 
-    async def ask(self, question: Question[R]) -> R | None:
-        """Ask one seat (its own deadline, the table's retries); the reply that applied,
-        or None when the table fell back (the game then decides for the seat)."""
-        return await self.decide(
-            question.seat, question.request, question.expected, question.method, question.apply
-        )
-
     async def ask_together(
         self, questions: Sequence[Question[Any]], *, window_s: float
     ) -> list[Any]:
@@ -436,8 +429,7 @@ class Table:
                 recorder.message("to_agent", seat, request, None)
             started = now()
             try:
-                answer = getattr(agent, method, None)  # else a transport's ask, any game's
-                call = (answer or agent.ask)(request)  # type: ignore[attr-defined]
+                call = answerer(agent, method)(request)
                 if until is not None:
                     reply = await self._call(state, agent, call, timeout_s=deadline_s)
                     elapsed = now() - started

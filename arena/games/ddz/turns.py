@@ -4,7 +4,7 @@ a gift's effect).
 
 The table (:class:`arena.table.Table`) owns everything that is not the game's: the
 decision runner (deadlines, retries, faults, stand-ins), events, notifications, the
-replay. This module asks it through :meth:`Table.ask`'s runner, never the agents
+replay. This module asks it through :meth:`Table.decide`, never the agents
 directly, and builds every message from the seat's own view
 (:class:`arena.games.ddz.views.SeatViews`).
 """
