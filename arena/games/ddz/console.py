@@ -2,8 +2,8 @@
 board (each seat's role and cards left; the trick, the bottom cards and the call).
 
 The console (:mod:`arena.sinks.console_lines`, :mod:`arena.sinks.console_board`) is
-every game's; it finds this through :attr:`arena.games.base.Game.console`
-(:func:`console`).
+every game's; it finds this (:class:`DdzConsole`) through
+:attr:`arena.games.base.Game.console`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from arena.events import Event, EventType
 if TYPE_CHECKING:
     from arena.sinks.console_board import SeatView, TableView
 
-__all__ = ["ACTIONS", "PLAY_KINDS", "DdzConsole", "console", "line"]
+__all__ = ["ACTIONS", "PLAY_KINDS", "DdzConsole", "line"]
 
 ACTIONS: Final = frozenset({"bid", "double", "play", "pass"})
 """A Dou Dizhu seat's actions: each ends its turn, and may carry a comment and a mood."""
@@ -199,31 +199,12 @@ class DdzConsole:
     actions: Final = ACTIONS
     play_kinds: Final = PLAY_KINDS
 
-    def line(self, event: Event, tag: str, said: str) -> str | None:
-        return line(event, tag, said)
-
-    def new_table(self) -> DdzTable:
-        return DdzTable()
-
-    def new_seat(self) -> DdzSeat:
-        return DdzSeat()
-
-    def apply(self, view: TableView, seat: int, kind: str, data: Mapping[str, Any]) -> None:
-        apply(view, seat, kind, data)
-
-    def seatless(self, view: TableView, kind: str, data: Mapping[str, Any]) -> None:
-        seatless(view, kind, data)
-
-    def cells(self, seat: SeatView) -> list[RenderableType]:
-        return cells(seat)
-
-    def header(self, view: TableView) -> Text:
-        return header(view)
-
-    def row_cell(self, seat: SeatView) -> str:
-        return row_cell(seat)
-
-
-def console() -> DdzConsole:
-    """Dou Dizhu's terminal part, as :attr:`arena.games.base.Game.console` makes it."""
-    return DdzConsole()
+    # the module's functions, as the console calls them on this object
+    line = staticmethod(line)
+    new_table = DdzTable
+    new_seat = DdzSeat
+    apply = staticmethod(apply)
+    seatless = staticmethod(seatless)
+    cells = staticmethod(cells)
+    header = staticmethod(header)
+    row_cell = staticmethod(row_cell)
