@@ -52,7 +52,7 @@ from arena.sinks.health import (
     health_of,
 )
 from arena.sinks.mqtt_publisher import KINDS, Message, MqttError, Publisher, broker_url
-from arena.sinks.public_state import TableState, new_table_state
+from arena.sinks.public_state import PublicState
 
 __all__ = ["Logger", "MqttFeed", "MqttStats", "status_payload"]
 
@@ -229,7 +229,7 @@ class MqttFeed:
         """The last refusal's reason, of the connections before the current one."""
         self._watch = DeliveryWatch(grace_s=unreachable_grace_s)
         """Whether the feed delivers: what the worker tells the arena's process."""
-        self._states: dict[str, TableState] = {}
+        self._states = PublicState(run_id)
         self._dirty: set[str] = set()
         self._reported: Degraded = []
         """The degraded sinks the arena's process reported last."""
@@ -299,15 +299,10 @@ class MqttFeed:
             fields["seat"],
             fields["player"],
             fields["data"],
-            fields.get("game", "ddz"),
+            fields.get("game", DEFAULT_GAME),
         )
         table = event.table
-        state = self._states.get(table)
-        if state is None:
-            state = self._states[table] = new_table_state(
-                table, run_id=self.run_id, game=event.game
-            )
-        if state.apply(event):
+        if self._states.apply(event) is not None:
             self._dirty.add(table)
         topic = self._event_topics.get(table)
         if topic is None:
@@ -474,7 +469,7 @@ class MqttFeed:
         self._watch.connected(waiting=len(self._events.items), dropped=self._events.dropped)
         self._status_dirty = False
         publisher.send([(self._status_topic, self._status("online"), True, _OTHER, None)])
-        self._dirty.update(self._states)  # retained topics current after a reconnect
+        self._dirty.update(state.table for state in self._states)  # current after a reconnect
         await self._pump(publisher)
         await publisher.wait_room()
         publisher.send([(self._status_topic, self._status("offline"), True, _OTHER, None)])
@@ -534,7 +529,9 @@ class MqttFeed:
         while self._dirty:
             await publisher.wait_room()
             table = self._dirty.pop()  # changed again after this: dirty again
-            payload = orjson.dumps(self._states[table].snapshot())
+            state = self._states.get(table)
+            assert state is not None  # dirty only once it folded an event
+            payload = orjson.dumps(state.snapshot())
             topic = f"{self._tables_prefix}{table}/state".encode()
             publisher.send([(topic, payload, True, _OTHER, None)])
 
