@@ -215,23 +215,27 @@ async def test_the_bench_counts_decisions_failed_in_a_row(oai: FakeOpenAI) -> No
     """Failed to the deadline twice in a row (the option): the seat cannot play on. Any
     answer of the provider, even an error about this call, starts the count afresh."""
     agent = gpt(oai, bench_after_failed_decisions=2)
-    oai.default = Fault(503, "down")
+    # a Retry-After past the deadline: the seat gives the decision up after one call, so
+    # each decision fails at once, however slow the machine (no race with the deadline)
+    oai.default = Fault(503, "down", retry_after="60")
     with pytest.raises(AgentDownError):
-        await play(agent, time_limit_ms=400)
+        await play(agent)
     oai.script(Fault(400, "prompt is too long", param="messages"))
     with pytest.raises(AgentReplyError) as caught:
-        await play(agent, time_limit_ms=400)
+        await play(agent)
     assert type(caught.value) is AgentReplyError  # the provider answered: it is up
+    assert "HTTP 400 prompt is too long" in caught.value.detail
     with pytest.raises(AgentDownError) as caught:
-        await play(agent, time_limit_ms=400)
+        await play(agent)
     assert type(caught.value) is AgentDownError  # one in a row, again
     with pytest.raises(AgentUnavailableError) as caught:
-        await play(agent, time_limit_ms=400)
+        await play(agent)
     assert caught.value.detail.startswith("seat 'GPT': openai model 'gpt-test': HTTP 503 down")
     assert caught.value.detail.endswith("; 2 decisions in a row failed at the provider")
     with pytest.raises(AgentDownError) as caught:  # the next match counts afresh
-        await play(agent, time_limit_ms=400)
+        await play(agent)
     assert type(caught.value) is AgentDownError
+    assert len(oai.requests) == 5  # one call per decision: none was retried
 
 
 async def test_a_status_without_a_message_is_not_repeated(oai: FakeOpenAI) -> None:

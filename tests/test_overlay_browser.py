@@ -145,10 +145,17 @@ async def test_the_overlay_shows_the_match_as_it_is_played(browser: Browser) -> 
             assert call_score in {"1", "2", "3"}
             assert await page.locator(".seat.landlord .badge-landlord").count() == 1
             await page.locator(".seat-pass:not([hidden])").first.wait_for(timeout=20_000)
-            bubble = page.locator('.seat[data-seat="0"] .bubble')
-            await bubble.wait_for(state="visible", timeout=20_000)
-            assert "看我的 <b>牌</b>!" in (await bubble.text_content() or "")
-            assert await bubble.get_attribute("data-emotion") == "confident"
+            # the bubble shows the comment as text; it comes and goes with the plays,
+            # so it is waited for whole rather than read after it was once seen
+            await page.wait_for_function(
+                """() => {
+                    const b = document.querySelector('.seat[data-seat="0"] .bubble');
+                    return b && !b.hidden && b.dataset.emotion === "confident"
+                        && b.textContent.includes("看我的 <b>牌</b>!");
+                }""",
+                timeout=20_000,
+            )
+            assert await page.locator('.seat[data-seat="0"] .bubble b').count() == 0
             await page.locator(".seat.turn .countdown").first.wait_for(timeout=10_000)
             sent = await http.post(
                 "/control/api/gift",
