@@ -8,8 +8,9 @@ may publish any event. The replay, which does hold hidden information, is writte
 recorder, not by a sink.
 
 The types and each one's ``data`` are a documented contract: :mod:`protocol.events` (the
-models, the version), docs/events.md. The table emits plain dicts; the models check them
-in tests only.
+envelope, the models every game shares, the version), each game's own events
+(Dou Dizhu's: ``arena.games.ddz.events``), docs/events.md. The table emits plain dicts;
+the models check them in tests only.
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from protocol.events import EVENT_TYPES, EventType
+__all__ = ["Event", "EventType"]
 
-__all__ = ["EVENT_TYPES", "Event", "EventType"]
+EventType = str
+"""An event's type (``play``, ``round_result``): each game publishes its own set,
+listed with its models (Dou Dizhu's ``arena.games.ddz.events.EVENT_TYPES``)."""
 
 
 _NO_DATA: Mapping[str, Any] = MappingProxyType({})

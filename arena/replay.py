@@ -58,7 +58,7 @@ from arena.games.registry import DEFAULT_GAME, get_game
 from arena.masking import MaskedLines
 from arena.replay_round import RecordedRound, ReplayError, RoundIncomplete, RoundMismatch
 from arena.safe_json import dumps, replaced_dumps
-from protocol import MESSAGE_TYPES, Message
+from protocol import Message
 
 __all__ = [
     "TIMING_FIELDS",
@@ -139,10 +139,10 @@ class ReplayWriter:
 # rounding by integer arithmetic (round(x, 3) formats and parses a string).
 _dumps = orjson.dumps
 _NEWLINE = orjson.OPT_APPEND_NEWLINE
-# isinstance on a pydantic model is a Python-level check: the message classes are
-# recognised by a set lookup first, and so is any subclass (a game's in-process request
-# that lists its moves) once it has been seen (_learned).
-_MESSAGE_CLASSES: set[type] = set(MESSAGE_TYPES.values())
+# isinstance on a pydantic model is a Python-level check: a message class (any game's,
+# and any subclass, such as a game's in-process request that lists its moves) is
+# recognised by a set lookup once it has been seen (_learned).
+_MESSAGE_CLASSES: set[type] = set()
 
 
 def _learned(cls: type) -> bool:

@@ -11,7 +11,7 @@ import asyncio
 from typing import Any
 
 from arena.games.ddz.agents.scripted import RandomAgent
-from protocol import BidRequest, BidResponse, PlayRequest, PlayResponse
+from arena.games.ddz.messages import BidRequest, BidResponse, PlayRequest, PlayResponse
 
 __all__ = ["SlowAgent"]
 

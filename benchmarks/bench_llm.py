@@ -39,10 +39,7 @@ from arena.games.ddz.agents.reading import legal_for
 from arena.games.ddz.agents.scripted import HeuristicAgent, RandomAgent
 from arena.games.ddz.engine import DEFAULT_RULES, ComboType
 from arena.games.ddz.judge import judge_reply
-from arena.games.ddz.prompts.extract import extract_reply
-from arena.games.ddz.prompts.prompts import Language, LegalMoves, build_prompt
-from arena.table import Table, TableSettings, play_match
-from protocol import (
+from arena.games.ddz.messages import (
     BidRequest,
     BidResponse,
     DoubleRequest,
@@ -51,6 +48,9 @@ from protocol import (
     PlayResponse,
     parse_message,
 )
+from arena.games.ddz.prompts.extract import extract_reply
+from arena.games.ddz.prompts.prompts import Language, LegalMoves, build_prompt
+from arena.table import Table, TableSettings, play_match
 
 AskRequest: TypeAlias = BidRequest | DoubleRequest | PlayRequest
 

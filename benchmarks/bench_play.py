@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import ClassVar
 
 from arena.cli import main as arena_main
+from arena.games.ddz.messages import BidRequest, BidResponse, PlayRequest, PlayResponse
 from arena.gc_policy import PAUSES
 from benchmarks.agents import SlowAgent
-from protocol import BidRequest, BidResponse, PlayRequest, PlayResponse
 
 WINDOW_S = 10.0
 

@@ -26,9 +26,9 @@ from typing import Any
 from arena.agents.http import HttpAgent
 from arena.agents.process import SubprocessAgent
 from arena.games.ddz.agents.scripted import HeuristicAgent
+from arena.games.ddz.messages import PlayRequest, PlayResponse
 from arena.table import Table, play_match
 from arena.table.calls import as_reply
-from protocol import PlayRequest, PlayResponse
 
 _ANSWER = (
     "import json, sys\n"

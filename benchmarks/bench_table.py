@@ -27,6 +27,7 @@ from arena.events import Event
 from arena.games.ddz.agents.inprocess import move_of
 from arena.games.ddz.agents.scripted import RandomAgent
 from arena.games.ddz.engine import Phase, PlayAction, Round, resolve_cards
+from arena.games.ddz.messages import PlayRecord as WirePlayRecord
 from arena.games.ddz.turns import DdzTurns
 from arena.games.ddz.views import SeatViews
 from arena.gc_policy import collecting_while_playing
@@ -34,7 +35,6 @@ from arena.replay import ReplayWriter
 from arena.table import Table, TableSettings, play_match
 from benchmarks.agents import SlowAgent
 from benchmarks.bench_engine import ours_round
-from protocol import PlayRecord as WirePlayRecord
 from protocol._trusted import trusted
 
 

@@ -1,13 +1,19 @@
-"""The public events' contract: the envelope, and one strict model per event type's ``data``.
+"""The public events' contract, for every game: the envelope, and the ``data`` models of
+the events every game publishes alike.
 
 A table emits plain dicts (about 120 events a round, on a tight instruction budget), so
 these models never run on the table's path: they document the events (``arena schema``
 writes their JSON Schemas, docs/events.md explains them) and let a test or a consumer
-check one (:func:`parse_event`). Every model forbids unknown keys, so a renamed key fails
-a check instead of vanishing from an overlay.
+check one (:func:`read_event`, given the game's models: Dou Dizhu's are
+``arena.games.ddz.events``). Every model forbids unknown keys, so a renamed key fails a
+check instead of vanishing from an overlay.
 
-An event never carries hidden information: no hand before the round ends (the round's
-result shows the final hands, then public), no prompt, no model's reasoning.
+What is here: the turn (``turn_started``), gifts, faults, model decisions and budgets,
+stand-ins, and the per-seat figures a round's and a match's results carry. A game adds
+its own events (its bids, plays, tricks) and its match, round and result data.
+
+An event never carries hidden information: no hand before the round ends, no prompt, no
+model's reasoning.
 
 ``EVENT_SCHEMA_VERSION`` changes when a key is renamed or removed or its meaning changes;
 a new optional key does not change it. Consumers see it as the MQTT feed's ``v``.
@@ -17,8 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from enum import StrEnum
-from types import MappingProxyType
-from typing import Annotated, Any, Final, Literal, TypeAlias, get_args
+from typing import Annotated, Any, Final, Literal, TypeAlias
 
 from pydantic import (
     BaseModel,
@@ -33,86 +38,49 @@ from pydantic import (
 
 from protocol.messages import (
     MAX_JSON_INT,
-    BidMode,
-    BidValue,
-    CallScore,
-    Card,
-    DoubleKind,
     Emotion,
-    HandType,
     PlayerId,
     ProtocolError,
-    Rank,
     RejectReason,
-    SpringKind,
-    Standing,
+    RequestType,
     TableId,
-    _describe,
-    _load,
+    describe_errors,
+    load_object,
 )
 
 __all__ = [
-    "EVENT_DATA",
     "EVENT_SCHEMA_VERSION",
-    "EVENT_TYPES",
-    "BidData",
+    "MAX_SEATS",
+    "ActionData",
     "BudgetFigures",
     "BudgetSpentData",
+    "Count",
     "DecisionData",
-    "DoubleData",
-    "EffectAppliedData",
     "EventData",
     "EventEnvelope",
-    "EventType",
     "FaultCounts",
     "FaultData",
     "GiftData",
-    "LandlordChosenData",
-    "MatchEndedData",
-    "MatchRules",
-    "MatchStartedData",
-    "PassData",
-    "PlayData",
-    "PublicSettlement",
-    "RedealData",
-    "RoundResultData",
-    "RoundStartedData",
+    "GiftEffect",
+    "GiftStatus",
+    "SaidData",
+    "Seat",
     "SeatReplacedData",
     "SeatStats",
-    "TrickWonData",
     "TurnStartedData",
-    "parse_event",
+    "read_event",
 ]
 
 EVENT_SCHEMA_VERSION: Final = 1
 """The events' contract version (the MQTT feed's ``v``)."""
 
-EventType: TypeAlias = Literal[
-    "match_started",
-    "round_started",
-    "redeal",
-    "turn_started",
-    "bid",
-    "landlord_chosen",
-    "double",
-    "play",
-    "pass",
-    "trick_won",
-    "effect_applied",
-    "gift",
-    "fault",
-    "decision",
-    "budget_spent",
-    "seat_replaced",
-    "round_result",
-    "match_ended",
-]
-EVENT_TYPES: Final[tuple[EventType, ...]] = get_args(EventType)
+MAX_SEATS: Final = 6
+"""The most seats a table of any game has (Tractor's six); a game's own models bound a
+seat by its own count."""
 
-Seat = Annotated[StrictInt, Field(ge=0, le=2)]
+Seat = Annotated[StrictInt, Field(ge=0, lt=MAX_SEATS)]
 #: A count or an amount: at most MAX_JSON_INT, which every JSON reader holds exactly.
 Count = Annotated[StrictInt, Field(ge=0, le=MAX_JSON_INT)]
-Players = Annotated[list[PlayerId], Field(min_length=3, max_length=3)]
 
 
 class EventData(BaseModel):
@@ -121,7 +89,7 @@ class EventData(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class _Said(EventData):
+class SaidData(EventData):
     """What an agent said with its action, as viewers may see it (after the moderator)."""
 
     comment: StrictStr | None = Field(
@@ -133,73 +101,19 @@ class _Said(EventData):
     )
 
 
-class _Action(_Said):
+class ActionData(SaidData):
+    """An action a seat took (or the table took for it), with what it said."""
+
     fallback: StrictBool = Field(
         description="The table decided for the seat (no usable reply in time, after retries)."
     )
 
 
-# ─── the match and its rounds ───────────────────────────────────────────────────────────
-
-
-class MatchRules(EventData):
-    """The rules an overlay needs to score live (docs/rules.md)."""
-
-    scoring: Literal["competition", "casual"] = Field(description="The scoring preset.")
-    bidding: Literal["single_round", "until_settled", "grab"] = Field(
-        description="叫分: one round of bids, or bids until settled; or 抢地主."
-    )
-    doubling: StrictBool = Field(description="Farmers are asked to double (加倍).")
-    per_defender_doubling: StrictBool = Field(
-        description="A farmer's double counts only between that farmer and the landlord."
-    )
-    quadplex_as_bomb: StrictBool = Field(description="A four-with-two counts as a bomb.")
-    max_gift_doubles: Count = Field(description="Viewer gifts that may double one round.")
-
-
-class MatchStartedData(EventData):
-    """A match begins at the table (``round`` is 0 before its first round)."""
-
-    players: Players = Field(description="The three players' names, by seat 0, 1, 2.")
-    rounds: Annotated[StrictInt, Field(ge=1)] | None = Field(
-        description="Rounds the match will play at most; null when open-ended (a tournament's "
-        "daily format: rounds until stopped)."
-    )
-    rules: MatchRules
-    match_id: StrictStr | None = Field(
-        default=None,
-        description="The match's id, as every message to the agents names it (not the seed).",
-    )
-
-
-class RoundStartedData(EventData):
-    """A round begins: the cards are dealt (the hands are never in an event)."""
-
-    players: Players = Field(description="The three players' names, by seat.")
-    landlord: Seat | None = Field(
-        default=None,
-        description="Set when bidding is skipped: a viewer's 角色互换 (ROLE_SWAP) made this "
-        "seat landlord.",
-    )
-    reshuffled: StrictBool = Field(
-        default=False, description="A viewer's 重新洗牌 (RESHUFFLE) threw the prepared deal away."
-    )
-
-
-class RedealData(EventData):
-    """Nobody bid: the cards are dealt again."""
-
-    deal_number: Annotated[StrictInt, Field(ge=2)] = Field(
-        description="Which deal of the round this is (2 for the first redeal)."
-    )
-    first_bidder: Seat = Field(description="The seat that bids first on the new deal.")
-
-
 class TurnStartedData(EventData):
     """A seat is asked to decide; its action's event follows (after any faults)."""
 
-    request: Literal["BID_REQUEST", "DOUBLE_REQUEST", "PLAY_REQUEST"] = Field(
-        description="What the seat is asked for."
+    request: RequestType = Field(
+        description="What the seat is asked for: the request's type (``PLAY_REQUEST``)."
     )
     agent: StrictStr = Field(description="Who decides: the seat's agent, or its stand-in.")
     time_limit_ms: Annotated[StrictInt, Field(gt=0)] = Field(
@@ -208,82 +122,6 @@ class TurnStartedData(EventData):
     deadline_at: StrictInt = Field(
         description="When the first reply is due: Unix time in milliseconds (wall clock), "
         "for a countdown."
-    )
-
-
-# ─── bidding and doubling ───────────────────────────────────────────────────────────────
-
-
-class BidData(_Action):
-    """A seat's bid (叫分), or in grab bidding its call or grab (叫地主 / 抢地主)."""
-
-    bid: BidValue = Field(description="0 is a pass; 1-3 a score (grab bidding: 1 calls or grabs).")
-    mode: BidMode = Field(description="The bidding rules in play.")
-    grab: StrictBool | None = Field(
-        default=None,
-        description="Grab bidding only: true when someone had called already (抢, not 叫).",
-    )
-
-
-class LandlordChosenData(EventData):
-    """Bidding is over: ``seat`` is the landlord and takes the bottom cards, shown to all."""
-
-    call_score: CallScore = Field(description="The winning bid: the round's base score.")
-    bottom_cards: Annotated[list[Card], Field(min_length=3, max_length=3)] = Field(
-        description="The three bottom cards (canonical, e.g. '♠10', '大王')."
-    )
-    forced: StrictBool = Field(description="Made landlord by the rules after too many redeals.")
-    grabs: Count = Field(description="Grabs in grab bidding (each doubles the stakes); else 0.")
-
-
-class DoubleData(_Action):
-    """A farmer's double (加倍) or the landlord's redouble (再加倍), or not."""
-
-    double: StrictBool = Field(description="True when the seat doubled.")
-    kind: DoubleKind = Field(description="``double`` (a farmer) or ``redouble`` (the landlord).")
-
-
-# ─── play ───────────────────────────────────────────────────────────────────────────────
-
-
-class PlayData(_Action):
-    """A seat plays a combination."""
-
-    cards: Annotated[list[Card], Field(min_length=1)] = Field(description="The cards played.")
-    hand_type: HandType = Field(description="The combination (SINGLE, BOMB, ...; never PASS).")
-    main_rank: Rank = Field(description="Its main rank, 3..17 (J=11, A=14, 2=15, jokers 16-17).")
-    length: Annotated[StrictInt, Field(ge=1)] = Field(
-        description="Ranks in a chain (straight, airplane); 1 otherwise."
-    )
-    cards_left: Count = Field(description="Cards the seat still holds (2 or fewer: a warning).")
-
-
-class PassData(_Action):
-    """A seat passes."""
-
-    auto: StrictBool = Field(
-        description="The table passed because nothing in the hand beats the trick (no "
-        "``turn_started`` before it)."
-    )
-
-
-class TrickWonData(EventData):
-    """Two passes closed the trick: ``seat`` won it and leads the next. No data."""
-
-
-class EffectAppliedData(EventData):
-    """A viewer gift's effect changed the round, between two turns (before the next
-    ``turn_started``). Which cards a swap or a transfer moved stays hidden."""
-
-    effect: Literal["swap", "transfer", "double"] = Field(
-        description="``swap`` (换牌: one card each way), ``transfer`` (加牌: one card from "
-        "the first seat to the second) or ``double`` (翻倍: the stakes double)."
-    )
-    seats: Annotated[list[Seat], Field(max_length=2)] = Field(
-        description="A swap's two seats; a transfer's source, then its target; none for a double."
-    )
-    cards_moved: Annotated[StrictInt, Field(ge=0, le=2)] = Field(
-        description="Cards that changed hands: 2 for a swap, 1 for a transfer, 0 for a double."
     )
 
 
@@ -432,99 +270,6 @@ class SeatStats(EventData):
     filtered: Count = Field(description="Comments or hints the moderator changed.")
 
 
-class PublicSettlement(EventData):
-    """How a round was scored (docs/rules.md): the settlement without the seed or the deal."""
-
-    landlord: Seat
-    call_score: CallScore
-    landlord_won: StrictBool
-    winner_side: Literal["landlord", "farmer"]
-    winner_seat: Seat = Field(description="The seat that went out first.")
-    winners: list[Seat]
-    spring: SpringKind | None
-    bombs: Count
-    rockets: Count
-    bombs_by_seat: Annotated[list[Count], Field(min_length=3, max_length=3)] = Field(
-        default_factory=lambda: [0, 0, 0],
-        description="Bombs and rockets each seat played (absent from older records).",
-    )
-    grabs: Count
-    gift_doubles: Count = Field(description="Doubles bought by viewers' gifts.")
-    doubled: dict[str, StrictBool] = Field(description="Each farmer's double, by seat ('1').")
-    redoubled: StrictBool
-    common_exponent: Count = Field(description="Doublings shared by all: the stakes are 2^this.")
-    exponents: dict[str, Count] = Field(description="Each farmer's own exponent, by seat.")
-    scores: Annotated[list[StrictInt], Field(min_length=3, max_length=3)] = Field(
-        description="Score change by seat."
-    )
-    deals: Annotated[StrictInt, Field(ge=1)] = Field(description="Deals it took (redeals + 1).")
-    forced_landlord: StrictBool
-    first_bidder: Seat
-    plays_by_seat: Annotated[list[Count], Field(min_length=3, max_length=3)]
-    effects_applied: Count = Field(description="Gift effects that changed the round.")
-    bottom: Annotated[list[Card], Field(min_length=3, max_length=3)]
-    final_hands: Annotated[list[list[Card]], Field(min_length=3, max_length=3)] = Field(
-        description="Cards left in each hand at the end (public once the round is over)."
-    )
-
-
-class RoundResultData(EventData):
-    """A round ended (``seat``: who went out first); everything keyed by player name."""
-
-    table: TableId
-    round_no: Annotated[StrictInt, Field(ge=1)]
-    players: Players
-    scores: dict[str, StrictInt] = Field(description="Score change by player.")
-    faults: dict[str, FaultCounts] = Field(description="This round's faults by player.")
-    standins: list[PlayerId] = Field(description="Players a stand-in played for this round.")
-    stats: dict[str, SeatStats] = Field(description="This round's decision figures by player.")
-    result: PublicSettlement
-    gifts: list[GiftEffect] = Field(
-        default_factory=list,
-        description="The result-changing gifts that touched the round, in order (between "
-        "rounds ``ROLE_SWAP``, ``RESHUFFLE``; during it ``SWAP``, ``ADD``, ``DOUBLE``).",
-    )
-    totals: dict[str, StrictInt] = Field(description="The match's total scores so far.")
-
-
-class MatchEndedData(EventData):
-    """The match is over: totals and standings."""
-
-    table: TableId
-    players: Players
-    rounds: Count = Field(description="Rounds played.")
-    totals: dict[str, StrictInt] = Field(description="Total score by player.")
-    rounds_won: dict[str, Count]
-    faults: dict[str, FaultCounts] = Field(description="The match's faults by player.")
-    stats: dict[str, SeatStats] = Field(description="The match's decision figures by player.")
-    standings: list[Standing] = Field(description="Players by total score; ties share a rank.")
-
-
-EVENT_DATA: Final[Mapping[str, type[EventData]]] = MappingProxyType(
-    {
-        "match_started": MatchStartedData,
-        "round_started": RoundStartedData,
-        "redeal": RedealData,
-        "turn_started": TurnStartedData,
-        "bid": BidData,
-        "landlord_chosen": LandlordChosenData,
-        "double": DoubleData,
-        "play": PlayData,
-        "pass": PassData,
-        "trick_won": TrickWonData,
-        "effect_applied": EffectAppliedData,
-        "gift": GiftData,
-        "fault": FaultData,
-        "decision": DecisionData,
-        "budget_spent": BudgetSpentData,
-        "seat_replaced": SeatReplacedData,
-        "round_result": RoundResultData,
-        "match_ended": MatchEndedData,
-    }
-)
-"""Each event type's ``data`` model."""
-
-
 class EventEnvelope(BaseModel):
     """One event as published: who, where, in which order, and its ``data``.
 
@@ -534,14 +279,14 @@ class EventEnvelope(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    type: EventType = Field(description="The event type; it says which model ``data`` follows.")
+    type: StrictStr = Field(description="The event type; it says which model ``data`` follows.")
     table: TableId = Field(description="The table's id.")
     round: Count = Field(description="The round (from 1; 0 before the match's first round).")
     seq: Annotated[StrictInt, Field(ge=1)] = Field(
         description="Position in the table's events: 1, 2, 3 ... with no gaps (a duplicate "
         "has a seq already seen)."
     )
-    seat: Seat | None = Field(description="The seat the event is about (0-2), if any.")
+    seat: Seat | None = Field(description="The seat the event is about (from 0), if any.")
     player: PlayerId | None = Field(description="That seat's player name, if any.")
     data: dict[str, JsonValue] = Field(description="The event type's data.")
     game: StrictStr = Field(
@@ -557,20 +302,30 @@ class EventEnvelope(BaseModel):
     )
 
 
-def parse_event(data: str | bytes | Mapping[str, Any]) -> tuple[EventEnvelope, EventData]:
-    """Check one event (JSON text or a decoded object): its envelope, then its ``data``.
+def read_event(
+    data: str | bytes | Mapping[str, Any], event_data: Mapping[str, type[EventData]]
+) -> tuple[EventEnvelope, EventData]:
+    """Check one event (JSON text or a decoded object) of a game whose events' ``data``
+    models are ``event_data`` (by event type): its envelope, then its ``data``.
 
     Raises :class:`ProtocolError` naming the offending path (``play.data.cards[0]: ...``).
     """
-    obj = _load(data)
+    obj = load_object(data)
     tag = obj.get("type")
     name = tag if isinstance(tag, str) else "event"
     try:
         envelope = EventEnvelope.model_validate(obj)
     except ValidationError as exc:
-        raise ProtocolError(_describe(name, exc), message_type=name) from exc
+        raise ProtocolError(describe_errors(name, exc), message_type=name) from exc
+    model = event_data.get(envelope.type)
+    if model is None:
+        known = ", ".join(event_data)
+        raise ProtocolError(
+            f"type: unknown event type {envelope.type!r}; expected one of {known}",
+            message_type=name,
+        )
     try:
-        body = EVENT_DATA[envelope.type].model_validate(obj["data"])
+        body = model.model_validate(obj["data"])
     except ValidationError as exc:
-        raise ProtocolError(_describe(f"{name}.data", exc), message_type=name) from exc
+        raise ProtocolError(describe_errors(f"{name}.data", exc), message_type=name) from exc
     return envelope, body

@@ -1,14 +1,15 @@
-"""Wire messages between the engine and an agent: strict, frozen, tagged by ``type``.
+"""Wire messages between the arena and an agent, for every game: strict, frozen, tagged by
+``type``.
 
-The game itself needs DEAL, BID_REQUEST, PLAY_REQUEST, BID_RESPONSE and PLAY_RESPONSE,
-and the doubling phase DOUBLE_REQUEST / DOUBLE_RESPONSE (docs/protocol.md). A real agent
-also needs to see the bottom cards, learn why a reply was refused, and hear how a round and a match
-ended, so BOTTOM_CARDS, REPLY_REJECTED, ROUND_RESULT and MATCH_END are added here.
+Here is what every game's messages share: the base :class:`Message`, the field types
+(players, requests, matches, tables, canonical cards), the limits, the mood of a comment
+(:class:`Emotion`), and the three messages the arena itself sends whatever the game:
+REPLY_REJECTED (why a reply was refused), MATCH_END (the final standings). A game's own
+messages (Dou Dizhu's DEAL, BID_REQUEST, ...: ``arena.games.ddz.messages``) build on
+these, and :func:`read_message` reads any game's, given its types.
 
-Messages are pure data: they check shape and self-consistency (canonical cards, a PASS
-carries no cards), never the game rules, which the engine owns. Engine→agent card fields
-hold canonical strings only; an agent's PLAY_RESPONSE may use any card token, because the
-engine resolves lenient tokens against the player's hand (``protocol.cards.parse_token``).
+Messages are pure data: they check shape and self-consistency, never the game rules,
+which a game's engine owns.
 
 Errors: :class:`ProtocolError` (also ``ValueError``) is the only error this module raises
 on purpose; its message starts with the offending path, e.g. ``PLAY_RESPONSE.cards[2]: …``.
@@ -19,7 +20,6 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from enum import StrEnum
-from types import MappingProxyType
 from typing import (
     TYPE_CHECKING,
     Annotated,
@@ -29,7 +29,6 @@ from typing import (
     TypeAlias,
     TypeVar,
     get_args,
-    overload,
 )
 
 from pydantic import (
@@ -38,10 +37,8 @@ from pydantic import (
     ConfigDict,
     Field,
     JsonValue,
-    StrictBool,
     StrictInt,
     ValidationError,
-    ValidationInfo,
     field_validator,
 )
 from pydantic_core import PydanticCustomError
@@ -53,41 +50,31 @@ __all__ = [
     "MAX_AGENT_SEED",
     "MAX_JSON_INT",
     "MAX_TEXT",
-    "MESSAGE_TYPES",
+    "NEUTRAL_MESSAGE_TYPES",
     "REJECT_REASONS",
-    "AnyMessage",
-    "AnyRequest",
-    "AnyResponse",
-    "BidMode",
-    "BidRecord",
-    "BidRequest",
-    "BidResponse",
-    "BottomCards",
-    "Deal",
-    "DoubleKind",
-    "DoubleRecord",
-    "DoubleRequest",
-    "DoubleResponse",
+    "AudienceLine",
+    "Card",
     "Emotion",
-    "HandType",
-    "LastPlay",
-    "LegalMove",
     "MatchEnd",
+    "MatchId",
     "Message",
-    "PlayKind",
-    "PlayRecord",
-    "PlayRequest",
-    "PlayResponse",
+    "PlayerId",
     "ProtocolError",
+    "Record",
     "RejectReason",
+    "ReplyCard",
     "ReplyRejected",
-    "Role",
-    "RoundResult",
-    "SpringKind",
+    "RequestId",
+    "RequestType",
+    "RoundNo",
+    "ShortText",
     "Standing",
-    "TableRules",
+    "TableId",
     "cut_to_cap",
-    "parse_message",
+    "describe_errors",
+    "load_object",
+    "no_duplicates",
+    "read_message",
     "to_json",
 ]
 
@@ -104,7 +91,6 @@ MAX_JSON_INT: Final = 2**53 - 1
 
 #: The largest ``seed`` a DEAL carries: the same bound, exact in JavaScript too.
 MAX_AGENT_SEED: Final = MAX_JSON_INT
-_MAX_REPLY_CARDS: Final = 20  # a landlord's full hand, the most anyone can play at once
 
 
 class ProtocolError(ValueError):
@@ -133,46 +119,11 @@ class Emotion(StrEnum):
     TAUNTING = "taunting"
 
 
-class HandType(StrEnum):
-    """Combination type names on the wire (docs/rules.md, Combinations), PASS included."""
-
-    SINGLE = "SINGLE"
-    PAIR = "PAIR"
-    TRIPLE = "TRIPLE"
-    TRIPLE_WITH_SINGLE = "TRIPLE_WITH_SINGLE"
-    TRIPLE_WITH_PAIR = "TRIPLE_WITH_PAIR"
-    STRAIGHT = "STRAIGHT"
-    STRAIGHT_PAIR = "STRAIGHT_PAIR"
-    AIRPLANE = "AIRPLANE"
-    AIRPLANE_WITH_SINGLES = "AIRPLANE_WITH_SINGLES"
-    AIRPLANE_WITH_PAIRS = "AIRPLANE_WITH_PAIRS"
-    FOUR_WITH_TWO_SINGLES = "FOUR_WITH_TWO_SINGLES"
-    FOUR_WITH_TWO_PAIRS = "FOUR_WITH_TWO_PAIRS"
-    BOMB = "BOMB"
-    ROCKET = "ROCKET"
-    PASS = "PASS"
-
-
-Role: TypeAlias = Literal["landlord", "farmer"]
-PlayKind: TypeAlias = Literal["PLAY", "PASS"]
-#: ``call_score``: 叫分 1..3; ``grab``: 叫地主/抢地主, bids 1 (call or grab) / 0 (not);
-#: ``fixed_landlord``: 轮庄, the seat is landlord and only names its call score 1..3.
-BidMode: TypeAlias = Literal["call_score", "grab", "fixed_landlord"]
-#: The rule sets a table may play (docs/rules.md, Scoring and Bidding): the engine's
-#: settings use the same names.
-ScoringPreset: TypeAlias = Literal["competition", "casual"]
-BiddingRule: TypeAlias = Literal["single_round", "until_settled", "grab"]
-FirstBidder: TypeAlias = Literal["random", "rotate"]
-#: ``double``: a farmer's 加倍; ``redouble``: the landlord's 再加倍 (only if a farmer doubled).
-DoubleKind: TypeAlias = Literal["double", "redouble"]
 #: Why a reply was not used (REPLY_REJECTED's ``reason``); the arena counts faults by these.
 RejectReason: TypeAlias = Literal[
     "timeout", "empty", "unparsable", "truncated", "illegal", "agent_error"
 ]
 REJECT_REASONS: Final[tuple[RejectReason, ...]] = get_args(RejectReason)
-#: docs/rules.md, Spring: ``spring`` 春天 (landlord wins, no farmer played a card);
-#: ``reverse_spring`` 反春 (farmers win, the landlord played only the first combination).
-SpringKind: TypeAlias = Literal["spring", "reverse_spring"]
 
 
 def _canonical_card(text: str) -> str:
@@ -198,9 +149,6 @@ RequestId = Annotated[str, Field(min_length=1, max_length=64)]
 MatchId = Annotated[str, Field(min_length=1, max_length=64)]
 TableId = Annotated[str, Field(min_length=1, max_length=64)]
 RoundNo = Annotated[StrictInt, Field(ge=1)]
-Rank = Annotated[StrictInt, Field(ge=3, le=17)]
-BidValue = Annotated[StrictInt, Field(ge=0, le=3)]
-CallScore = Annotated[StrictInt, Field(ge=1, le=3)]
 ShortText = Annotated[str, Field(max_length=MAX_TEXT)]
 
 
@@ -216,7 +164,8 @@ ReplyCard = Annotated[str, Field(min_length=1, max_length=20)]
 AudienceLine = Annotated[str, Field(min_length=1, max_length=100)]
 
 
-def _no_duplicates(items: list[str]) -> None:
+def no_duplicates(items: list[str]) -> None:
+    """Refuse a list naming an item twice (a hand, a seat order), as a field error."""
     seen: set[str] = set()
     for item in items:
         if item in seen:
@@ -224,14 +173,14 @@ def _no_duplicates(items: list[str]) -> None:
         seen.add(item)
 
 
-def _require_type_tag(schema: dict[str, JsonValue]) -> None:
+def require_type_tag(schema: dict[str, JsonValue]) -> None:
     """Make ``type`` required in the JSON Schema: a reader cannot dispatch without it."""
     required = schema.setdefault("required", [])
     if isinstance(required, list) and "type" not in required:
         required.insert(0, "type")
 
 
-class _Record(BaseModel):
+class Record(BaseModel):
     """A nested part of a message: as strict and frozen as the message itself."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -240,7 +189,7 @@ class _Record(BaseModel):
 class Message(BaseModel):
     """Base of every wire message; subclasses add a ``type`` tag with a default."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", json_schema_extra=_require_type_tag)
+    model_config = ConfigDict(frozen=True, extra="forbid", json_schema_extra=require_type_tag)
 
     if TYPE_CHECKING:
         # Every concrete message narrows this to its own Literal tag with a default.
@@ -250,90 +199,7 @@ class Message(BaseModel):
 # ─── nested records ─────────────────────────────────────────────────────────────────────
 
 
-class BidRecord(_Record):
-    """One bid already made this round: 0 is a pass (in grab mode, 1 is a call or a grab)."""
-
-    player: PlayerId
-    bid: BidValue
-
-
-class DoubleRecord(_Record):
-    """One doubling decision already made this round."""
-
-    player: PlayerId
-    double: StrictBool
-
-
-def _not_pass(code: str, message: str) -> AfterValidator:
-    """A check that a hand type names a play, never PASS, refused as ``message``."""
-
-    def check(value: HandType) -> HandType:
-        if value is HandType.PASS:
-            raise PydanticCustomError(code, message)
-        return value
-
-    return AfterValidator(check)
-
-
-class LastPlay(_Record):
-    """The combination to beat: who played it, its type, its cards and its main rank."""
-
-    player: PlayerId
-    type: Annotated[HandType, _not_pass("pass_is_no_play", "a PASS is never the play to beat")]
-    cards: list[Card] = Field(min_length=1)
-    main_rank: Rank
-
-
-class PlayRecord(_Record):
-    """One turn of the round so far: a play with its cards, or a PASS with none."""
-
-    player: PlayerId
-    action: PlayKind
-    type: HandType | None = None
-    cards: list[Card] = Field(default=[], validate_default=True)
-
-    @field_validator("cards")
-    @classmethod
-    def _cards_match_action(cls, value: list[Card], info: ValidationInfo) -> list[Card]:
-        action = info.data.get("action")
-        if action == "PASS" and value:
-            raise PydanticCustomError("pass_with_cards", "a PASS carries no cards")
-        if action == "PLAY" and not value:
-            raise PydanticCustomError("play_without_cards", "a PLAY needs at least one card")
-        return value
-
-
-class LegalMove(_Record):
-    """One play the seat may make now, as it would send it: its cards and hand type.
-
-    A PLAY_REQUEST lists them for a seat that asked (``options.legal_moves``); a PASS is
-    never listed: it is legal exactly when the request is not a free play.
-    """
-
-    cards: list[Card] = Field(min_length=1)
-    hand_type: Annotated[HandType, _not_pass("pass_is_not_listed", "a PASS is never listed")]
-
-
-class TableRules(_Record):
-    """The rules in force at the table, as a DEAL tells them (docs/rules.md, Variants).
-
-    Every setting that decides what is legal or how a round scores, resolved: ``doubling``
-    and ``per_defender_doubling`` say what the preset makes of them, never null.
-    """
-
-    scoring: ScoringPreset
-    bidding: BiddingRule
-    first_bidder: FirstBidder
-    max_redeals: StrictInt = Field(ge=0)
-    doubling: StrictBool
-    per_defender_doubling: StrictBool
-    loose_wings: StrictBool
-    four_with_pair: StrictBool
-    quadplex_as_bomb: StrictBool
-    max_gift_doubles: StrictInt = Field(ge=0)
-
-
-class Standing(_Record):
+class Standing(Record):
     """One player's line in the final table; equal scores share a rank."""
 
     player: PlayerId
@@ -342,175 +208,11 @@ class Standing(_Record):
     rounds_won: StrictInt = Field(ge=0)
 
 
-# ─── engine → agent ─────────────────────────────────────────────────────────────────────
+# ─── what the arena sends in every game ─────────────────────────────────────────────────
 
-
-class Deal(Message):
-    """A new round (or a redeal): the recipient's 17 cards, the seat order, the rules in
-    force and a seed of the recipient's own.
-
-    ``role`` is null at deal time; the landlord is known only after bidding. ``seed`` is
-    the agent's to use for its randomness: the same match played again gives every DEAL
-    the same seed, so an agent that seeds its generator from it plays the same again.
-    ``rules`` and ``seed`` are optional so that DEALs recorded before they existed parse.
-    """
-
-    type: Literal["DEAL"] = "DEAL"
-    player_id: PlayerId
-    role: Role | None = None
-    hand: list[Card]
-    hand_count: StrictInt = Field(ge=0)
-    seat_order: list[PlayerId] = Field(min_length=3, max_length=3)
-    match_id: MatchId | None = None
-    table_id: TableId | None = None
-    round_no: RoundNo | None = None
-    rules: TableRules | None = None
-    seed: Annotated[StrictInt, Field(ge=0, le=MAX_AGENT_SEED)] | None = None
-
-    @field_validator("hand")
-    @classmethod
-    def _hand_unique(cls, value: list[Card]) -> list[Card]:
-        _no_duplicates(value)
-        return value
-
-    @field_validator("hand_count")
-    @classmethod
-    def _count_matches_hand(cls, value: int, info: ValidationInfo) -> int:
-        hand = info.data.get("hand")
-        if hand is not None and value != len(hand):
-            raise PydanticCustomError(
-                "hand_count_mismatch",
-                "does not match hand, which has {size} cards",
-                {"size": len(hand)},
-            )
-        return value
-
-    @field_validator("seat_order")
-    @classmethod
-    def _seats_hold_player(cls, value: list[str], info: ValidationInfo) -> list[str]:
-        _no_duplicates(value)
-        player = info.data.get("player_id")
-        if player is not None and player not in value:
-            raise PydanticCustomError(
-                "player_not_seated", "does not list player_id '{player}'", {"player": player}
-            )
-        return value
-
-
-class BidRequest(Message):
-    """Your turn to bid; reply with a :class:`BidResponse`.
-
-    ``hand`` is optional because the first version of the protocol had none; the engine
-    sends it so a stateless agent need not remember the DEAL.
-    """
-
-    type: Literal["BID_REQUEST"] = "BID_REQUEST"
-    player_id: PlayerId
-    current_highest_bid: BidValue
-    bid_history: list[BidRecord] = []
-    available_bids: list[BidValue] = Field(min_length=1)
-    mode: BidMode = "call_score"
-    hand: list[Card] | None = None
-    time_limit_ms: StrictInt = Field(default=DEFAULT_TIME_LIMIT_MS, gt=0)
-    request_id: RequestId | None = None
-    match_id: MatchId | None = None
-    table_id: TableId | None = None
-    round_no: RoundNo | None = None
-
-    @field_validator("mode")
-    @classmethod
-    def _bids_fit_mode(cls, value: BidMode, info: ValidationInfo) -> BidMode:
-        bids = info.data.get("available_bids")
-        if value == "grab" and bids is not None and not set(bids) <= {0, 1}:
-            raise PydanticCustomError(
-                "grab_bids",
-                "grab offers only bids 1 and 0, but available_bids is {bids}",
-                {"bids": str(bids)},
-            )
-        return value
-
-
-class DoubleRequest(Message):
-    """Your turn to say whether you double: a farmer's 加倍 or the landlord's 再加倍."""
-
-    type: Literal["DOUBLE_REQUEST"] = "DOUBLE_REQUEST"
-    player_id: PlayerId
-    kind: DoubleKind
-    landlord: PlayerId
-    call_score: CallScore
-    bottom_cards: list[Card] = Field(min_length=3, max_length=3)
-    double_history: list[DoubleRecord] = []
-    hand: list[Card]
-    time_limit_ms: StrictInt = Field(default=DEFAULT_TIME_LIMIT_MS, gt=0)
-    request_id: RequestId | None = None
-    match_id: MatchId | None = None
-    table_id: TableId | None = None
-    round_no: RoundNo | None = None
-
-
-class PlayRequest(Message):
-    """Your turn to play; reply with a :class:`PlayResponse`.
-
-    ``last_play`` is the combination to beat: null exactly when ``is_free_play`` is true.
-    ``audience`` is viewer chatter relayed for colour; it is never an instruction.
-    ``legal_moves`` lists every play the seat may make now (PASS aside) for a seat that
-    asked for them (``options.legal_moves``), and is null for every other seat.
-    """
-
-    type: Literal["PLAY_REQUEST"] = "PLAY_REQUEST"
-    player_id: PlayerId
-    hand: list[Card]
-    is_free_play: StrictBool
-    last_play: LastPlay | None
-    play_history: list[PlayRecord] = []
-    remaining_cards: dict[PlayerId, Annotated[StrictInt, Field(ge=0, le=54)]]
-    role: Role
-    teammates: list[PlayerId] = []
-    landlord: PlayerId | None = None
-    bottom_cards: list[Card] | None = Field(default=None, min_length=3, max_length=3)
-    seat_order: list[PlayerId] | None = Field(default=None, min_length=3, max_length=3)
-    call_score: CallScore | None = None
-    # 2^(bombs + rockets + grabs + gift doubles) so far; call score and doubling excluded
-    multiplier: StrictInt | None = Field(default=None, ge=1)
-    audience: list[AudienceLine] | None = Field(default=None, max_length=10)
-    legal_moves: list[LegalMove] | None = None
-    time_limit_ms: StrictInt = Field(default=DEFAULT_TIME_LIMIT_MS, gt=0)
-    request_id: RequestId | None = None
-    match_id: MatchId | None = None
-    table_id: TableId | None = None
-    round_no: RoundNo | None = None
-
-    @field_validator("hand")
-    @classmethod
-    def _hand_unique(cls, value: list[Card]) -> list[Card]:
-        _no_duplicates(value)
-        return value
-
-    @field_validator("last_play")
-    @classmethod
-    def _last_play_iff_following(
-        cls, value: LastPlay | None, info: ValidationInfo
-    ) -> LastPlay | None:
-        free = info.data.get("is_free_play")
-        if free is True and value is not None:
-            raise PydanticCustomError("free_play_with_last_play", "must be null on a free play")
-        if free is False and value is None:
-            raise PydanticCustomError(
-                "follow_without_last_play", "is required when not a free play"
-            )
-        return value
-
-
-class BottomCards(Message):
-    """The landlord is decided: the three bottom cards, shown to everyone."""
-
-    type: Literal["BOTTOM_CARDS"] = "BOTTOM_CARDS"
-    landlord: PlayerId
-    bottom_cards: list[Card] = Field(min_length=3, max_length=3)
-    call_score: CallScore
-    match_id: MatchId | None = None
-    table_id: TableId | None = None
-    round_no: RoundNo | None = None
+#: A request's ``type`` tag, as REPLY_REJECTED names it (``PLAY_REQUEST``): each game has
+#: its own requests.
+RequestType = Annotated[str, Field(pattern="^[A-Z][A-Z0-9_]*_REQUEST$", max_length=64)]
 
 
 class ReplyRejected(Message):
@@ -522,43 +224,11 @@ class ReplyRejected(Message):
 
     type: Literal["REPLY_REJECTED"] = "REPLY_REJECTED"
     player_id: PlayerId
-    request_type: Literal["BID_REQUEST", "DOUBLE_REQUEST", "PLAY_REQUEST"]
+    request_type: RequestType
     request_id: RequestId | None = None
     reason: RejectReason
     detail: str = Field(max_length=500)
     retries_left: StrictInt = Field(ge=0)
-    match_id: MatchId | None = None
-    table_id: TableId | None = None
-    round_no: RoundNo | None = None
-
-
-class RoundResult(Message):
-    """How a round ended and what it scored (docs/rules.md, Scoring).
-
-    ``multiplier`` is 2^(bombs + rockets + spring + grabs + gift_doubles), the part common
-    to both farmers; ``farmer_multipliers`` adds each farmer's doubling, so a farmer's
-    score is ``call_score × farmer_multipliers[farmer] × (+1 if farmers won else −1)`` and
-    the landlord's is minus the sum: every round is zero-sum.
-    """
-
-    type: Literal["ROUND_RESULT"] = "ROUND_RESULT"
-    landlord: PlayerId
-    call_score: CallScore
-    winner_side: Role
-    first_out: PlayerId
-    score_deltas: dict[PlayerId, StrictInt]
-    spring: SpringKind | None = None
-    bombs: StrictInt = Field(ge=0)
-    rockets: StrictInt = Field(ge=0, le=1)  # one deck, one rocket
-    grabs: StrictInt = Field(default=0, ge=0)
-    gift_doubles: StrictInt = Field(default=0, ge=0)
-    doubled: dict[PlayerId, StrictBool] = {}
-    redoubled: StrictBool = False
-    multiplier: StrictInt = Field(ge=1)
-    farmer_multipliers: dict[PlayerId, Annotated[StrictInt, Field(ge=1)]]
-    gift_affected: StrictBool = False
-    final_hands: dict[PlayerId, list[Card]] | None = None
-    total_scores: dict[PlayerId, StrictInt] | None = None
     match_id: MatchId | None = None
     table_id: TableId | None = None
     round_no: RoundNo | None = None
@@ -577,113 +247,15 @@ class MatchEnd(Message):
     @field_validator("standings")
     @classmethod
     def _players_unique(cls, value: list[Standing]) -> list[Standing]:
-        _no_duplicates([standing.player for standing in value])
+        no_duplicates([standing.player for standing in value])
         return value
 
 
-# ─── agent → engine ─────────────────────────────────────────────────────────────────────
+NEUTRAL_MESSAGE_TYPES: Final[tuple[type[Message], ...]] = (ReplyRejected, MatchEnd)
+"""The messages the arena sends whatever the game; a game lists them among its own."""
 
 
-class BidResponse(Message):
-    """A bid: 0 passes, 1..3 calls that score (grab mode: 1 calls/grabs)."""
-
-    type: Literal["BID_RESPONSE"] = "BID_RESPONSE"
-    player_id: PlayerId
-    bid: BidValue
-    comment: ShortText | None = None
-    emotion: Emotion | None = None
-    strategy_hint: ShortText | None = None
-    request_id: RequestId | None = None
-
-
-class DoubleResponse(Message):
-    """Whether to double (farmer) or redouble (landlord)."""
-
-    type: Literal["DOUBLE_RESPONSE"] = "DOUBLE_RESPONSE"
-    player_id: PlayerId
-    double: StrictBool
-    comment: ShortText | None = None
-    emotion: Emotion | None = None
-    strategy_hint: ShortText | None = None
-    request_id: RequestId | None = None
-
-
-class PlayResponse(Message):
-    """A play or a pass.
-
-    ``cards`` may use any card token (``"♠3"``, ``"3s"``, ``"10"``, ``"BJ"``); the engine
-    resolves them against the hand. ``hand_type`` picks the reading of an ambiguous lead.
-    """
-
-    type: Literal["PLAY_RESPONSE"] = "PLAY_RESPONSE"
-    player_id: PlayerId
-    action: PlayKind
-    cards: list[ReplyCard] = Field(default=[], max_length=_MAX_REPLY_CARDS, validate_default=True)
-    hand_type: HandType | None = None
-    comment: ShortText | None = None
-    emotion: Emotion | None = None
-    strategy_hint: ShortText | None = None
-    request_id: RequestId | None = None
-
-    @field_validator("cards")
-    @classmethod
-    def _cards_match_action(cls, value: list[str], info: ValidationInfo) -> list[str]:
-        action = info.data.get("action")
-        if action == "PASS" and value:
-            raise PydanticCustomError("pass_with_cards", "a PASS carries no cards")
-        if action == "PLAY" and not value:
-            raise PydanticCustomError("play_without_cards", "a PLAY needs at least one card")
-        return value
-
-    @field_validator("hand_type")
-    @classmethod
-    def _type_matches_action(cls, value: HandType | None, info: ValidationInfo) -> HandType | None:
-        action = info.data.get("action")
-        if action == "PLAY" and value is HandType.PASS:
-            raise PydanticCustomError("play_typed_pass", "is PASS but action is PLAY")
-        if action == "PASS" and value not in (None, HandType.PASS):
-            raise PydanticCustomError("pass_typed_play", "must be PASS or null when passing")
-        return value
-
-
-# ─── the union and its reader ───────────────────────────────────────────────────────────
-
-AnyMessage: TypeAlias = Annotated[
-    Deal
-    | BidRequest
-    | BidResponse
-    | BottomCards
-    | DoubleRequest
-    | DoubleResponse
-    | PlayRequest
-    | PlayResponse
-    | ReplyRejected
-    | RoundResult
-    | MatchEnd,
-    Field(discriminator="type"),
-]
-AnyRequest: TypeAlias = BidRequest | DoubleRequest | PlayRequest
-AnyResponse: TypeAlias = BidResponse | DoubleResponse | PlayResponse
-
-#: Every message class by its ``type`` tag, in the order of a round.
-MESSAGE_TYPES: Final[Mapping[str, type[Message]]] = MappingProxyType(
-    {
-        model.model_fields["type"].default: model
-        for model in (
-            Deal,
-            BidRequest,
-            BidResponse,
-            BottomCards,
-            DoubleRequest,
-            DoubleResponse,
-            PlayRequest,
-            PlayResponse,
-            ReplyRejected,
-            RoundResult,
-            MatchEnd,
-        )
-    }
-)
+# ─── reading ────────────────────────────────────────────────────────────────────────────
 
 M = TypeVar("M", bound=Message)
 
@@ -697,7 +269,9 @@ def _path(type_name: str, loc: tuple[int | str, ...]) -> str:
     return "".join(parts)
 
 
-def _describe(type_name: str, exc: ValidationError) -> list[str]:
+def describe_errors(type_name: str, exc: ValidationError) -> list[str]:
+    """pydantic's errors as lines, each starting with the field's path from ``type_name``
+    (``PLAY_RESPONSE.cards[2]: ...``), the offending value shown when short."""
     lines = []
     for error in exc.errors(include_url=False):
         message = error["msg"].removeprefix("Value error, ")
@@ -709,7 +283,8 @@ def _describe(type_name: str, exc: ValidationError) -> list[str]:
     return lines
 
 
-def _load(data: str | bytes | Mapping[str, Any]) -> Mapping[str, Any]:
+def load_object(data: str | bytes | Mapping[str, Any]) -> Mapping[str, Any]:
+    """JSON text (or an already decoded object) as an object, or a ProtocolError."""
     if isinstance(data, str | bytes | bytearray):
         try:
             data = json.loads(data)
@@ -724,25 +299,25 @@ def _load(data: str | bytes | Mapping[str, Any]) -> Mapping[str, Any]:
     return data
 
 
-@overload
-def parse_message(data: str | bytes | Mapping[str, Any]) -> AnyMessage: ...
-@overload
-def parse_message(data: str | bytes | Mapping[str, Any], *, expect: type[M]) -> M: ...
-def parse_message(
-    data: str | bytes | Mapping[str, Any], *, expect: type[Message] | None = None
-) -> Message:
-    """Read one message from JSON text or a decoded object, choosing the class by ``type``.
+def read_message(
+    data: str | bytes | Mapping[str, Any],
+    types: Mapping[str, type[M]],
+    *,
+    expect: type[M] | None = None,
+) -> M:
+    """Read one message of a game whose messages are ``types`` (each class by its ``type``
+    tag), from JSON text or a decoded object, choosing the class by ``type``.
 
-    With ``expect``, a valid message of another type is an error too, so the engine can
+    With ``expect``, a valid message of another type is an error too, so the arena can
     ask for exactly the reply it is waiting for. Raises :class:`ProtocolError` naming the
     offending field path; never a bare pydantic ``ValidationError``.
     """
-    obj = _load(data)
-    known = ", ".join(MESSAGE_TYPES)
+    obj = load_object(data)
+    known = ", ".join(types)
     if "type" not in obj:
         raise ProtocolError(f"message has no 'type'; expected one of {known}")
     tag = obj["type"]
-    model = MESSAGE_TYPES.get(tag) if isinstance(tag, str) else None
+    model = types.get(tag) if isinstance(tag, str) else None
     if model is None:
         raise ProtocolError(f"unknown message type {tag!r}; expected one of {known}")
     if expect is not None and model is not expect:
@@ -751,7 +326,7 @@ def parse_message(
     try:
         return model.model_validate(obj)
     except ValidationError as exc:
-        raise ProtocolError(_describe(tag, exc), message_type=tag) from exc
+        raise ProtocolError(describe_errors(tag, exc), message_type=tag) from exc
 
 
 def to_json(message: Message) -> str:

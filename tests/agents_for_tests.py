@@ -29,23 +29,20 @@ from arena.games.ddz.engine import (
     readings,
     resolve_cards,
 )
-from arena.games.ddz.turns import DdzTurns
-from arena.sinks.base import CollectingSink
-from arena.table import Table, TableSettings, play_match
-from protocol import (
+from arena.games.ddz.messages import (
     BidRequest,
     BidResponse,
     DoubleRequest,
     DoubleResponse,
     LastPlay,
-    Message,
     PlayRequest,
     PlayResponse,
-    ProtocolError,
-    ReplyRejected,
     parse_message,
-    to_json,
 )
+from arena.games.ddz.turns import DdzTurns
+from arena.sinks.base import CollectingSink
+from arena.table import Table, TableSettings, play_match
+from protocol import Message, ProtocolError, ReplyRejected, to_json
 
 CARD_PATTERN = re.compile(r"[♠♥♦♣](?:10|[2-9JQKA])|小王|大王")
 

@@ -573,7 +573,7 @@ def request_in(recorded: RecordedRequest) -> JsonObject:
 def legal_answer(request: JsonObject) -> JsonObject:
     """A legal decision: lowest bid, no double, PASS when following, lowest single leading."""
     from arena.games.ddz.engine import CARDS_BY_TEXT
-    from protocol import BidRequest, DoubleRequest, PlayRequest, parse_message
+    from arena.games.ddz.messages import BidRequest, DoubleRequest, PlayRequest, parse_message
 
     message = parse_message(request)
     if isinstance(message, BidRequest):

@@ -29,23 +29,21 @@ from arena.games.ddz.agents.reading import hand_of, trick_of
 from arena.games.ddz.agents.scripted import GreedyAgent, HeuristicAgent, RandomAgent
 from arena.games.ddz.engine import PASS, Combo, cards_of, legal_plays
 from arena.games.ddz.judge import judge_reply
-from arena.games.ddz.positions import MATCH_ID, POSITIONS, position_named
-from arena.table.clock import ManualClock
-from arena.testing import PositionResult, check_agent
-from protocol import (
+from arena.games.ddz.messages import (
     BidRequest,
     BidResponse,
     BottomCards,
     Deal,
     DoubleRequest,
     DoubleResponse,
-    Message,
     PlayRequest,
     PlayResponse,
-    ReplyRejected,
     parse_message,
-    to_json,
 )
+from arena.games.ddz.positions import MATCH_ID, POSITIONS, position_named
+from arena.table.clock import ManualClock
+from arena.testing import PositionResult, check_agent
+from protocol import Message, ReplyRejected, to_json
 
 NAMES = [p.name for p in POSITIONS]
 BY_ROUND = {p.round_no: p.name for p in POSITIONS}

@@ -30,12 +30,13 @@ from arena.agents.process import SubprocessAgent
 from arena.cli import main
 from arena.errors import ConfigError
 from arena.games.ddz.engine import DEFAULT_RULES, Rules
+from arena.games.ddz.messages import Deal, PlayRequest, TableRules, parse_message
 from arena.games.ddz.views import deal_seeds, table_rules
 from arena.replay import ReplayWriter, load_replay, verify_round
 from arena.table import MatchSummary, RoundRecord, Table, play_match
 from arena.table.match import derive_seed, match_id_of
 from arena.testing import check_agent
-from protocol import Deal, PlayRequest, ProtocolError, TableRules, parse_message
+from protocol import ProtocolError
 
 BOT = Path(__file__).resolve().parent / "programs" / "stdio_bot.py"
 NAMES = ("Alpha", "Beta", "Gamma")

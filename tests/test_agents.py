@@ -37,8 +37,8 @@ from arena.agents.registry import agent_types
 from arena.errors import ConfigError
 from arena.games.ddz.agents.scripted import GreedyAgent, HeuristicAgent, RandomAgent
 from arena.games.ddz.engine import Rules, card
+from arena.games.ddz.messages import BidRequest, DoubleRequest, PlayRequest, PlayResponse
 from arena.games.registry import get_game
-from protocol import BidRequest, DoubleRequest, PlayRequest, PlayResponse
 
 SCRIPTED = ("random", "greedy", "heuristic")
 RULE_SETS = {

@@ -33,10 +33,11 @@ from fake_providers import (
 from arena.agents.llm.anthropic_seat import AnthropicAgent
 from arena.agents.registry import create_agent
 from arena.errors import AgentReplyError, AgentUnavailableError, ConfigError
+from arena.games.ddz.messages import PlayRequest, parse_message
 from arena.replay import ReplayWriter, load_replay, verify_round
 from arena.sinks.base import CollectingSink
 from arena.table import Table, play_match
-from protocol import PlayRequest, ReplyRejected, parse_message
+from protocol import ReplyRejected
 
 KEY = "sk-ant-seat-test-0123456789"
 KEY_ENV = "ARENA_TEST_ANTHROPIC_KEY"

@@ -10,10 +10,10 @@ from typing import Any
 
 from arena.agents.base import BaseAgent
 from arena.errors import IllegalActionError
+from arena.games.ddz.messages import BidRequest, BidResponse
 from arena.sinks.base import CollectingSink
 from arena.table import Table
 from arena.table.table import Question
-from protocol import BidRequest, BidResponse
 
 WINDOW_S = 1.0
 ALL_ASKED = asyncio.Event()

@@ -21,6 +21,7 @@ from arena.cli import main
 from arena.errors import IllegalActionError
 from arena.events import Event
 from arena.games.ddz.agents.scripted import GreedyAgent
+from arena.games.ddz.messages import BidRequest, Deal, PlayRequest
 from arena.replay import ReplayWriter, load_replay, verify_round
 from arena.sinks.base import CollectingSink
 from arena.table import SafePointHandle, Table, play_match
@@ -29,7 +30,7 @@ from arena.table.safe_point import BetweenRoundsHandle
 from gifts.events import GiftEffect, GiftEvent
 from gifts.router import GiftRouter, attach_gift_desks
 from gifts.settings import GiftSettings
-from protocol import BidRequest, Deal, Message, PlayRequest
+from protocol import Message
 
 SEED = 5
 TABLE = "t1"

@@ -356,7 +356,7 @@ async def test_a_budget_switch_renames_the_model_on_the_board() -> None:
 # ─── nothing a table sends stops a display ──────────────────────────────────────────────
 
 ODD_EVENTS = [
-    Event("gift_received", "t1", 1, 3, 0, "Alpha", {"gift": "rocket"}),  # type: ignore[arg-type]
+    Event("gift_received", "t1", 1, 3, 0, "Alpha", {"gift": "rocket"}),
     Event("decision", "t1", 1, 4, 1, "Beta", {}),
     Event("decision", "t1", 1, 5, 1, "Beta", {"attempts": "two", "cost": "free", "model": None}),
     Event("budget_spent", "t1", 1, 6, 1, "Beta", {"spent": "a lot"}),

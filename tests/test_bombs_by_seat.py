@@ -13,7 +13,7 @@ from test_round_properties import Setup, play_out, setups
 
 from arena.games.ddz.engine import ComboType, PlayAction, Round, is_bomb_like
 from arena.games.ddz.engine.records import Settlement
-from protocol.events import PublicSettlement
+from arena.games.ddz.events import PublicSettlement
 
 
 def bombs_in_history(r: Round) -> tuple[int, int, int]:

@@ -24,10 +24,10 @@ from rich.console import Console
 from test_console import events_of
 
 from arena.events import Event
+from arena.games.ddz.events import parse_event
 from arena.sinks.console import LiveConsoleSink, PlainConsoleSink
 from arena.sinks.console_gifts import GIFT_BANNERS, QUIET_EVERY_S, gift_text
 from arena.sinks.console_lines import EventLines, describe
-from protocol.events import parse_event
 
 NAMES = ("Ann", "Bob", "Cid")
 CARD = re.compile(r"[♠♥♦♣]|[大小]王")

@@ -11,6 +11,7 @@ import pytest
 
 from arena.errors import AgentReplyError, ReplyFault
 from arena.games.ddz.engine import DECK
+from arena.games.ddz.messages import MESSAGE_TYPES
 from arena.table import FAULT_CATEGORIES, FaultCategory, Faults
 from protocol import (
     ACE,
@@ -28,7 +29,7 @@ from protocol import (
 def test_the_reject_reasons_are_the_literal_and_the_schema_enum() -> None:
     assert get_args(RejectReason) == REJECT_REASONS
     assert len(set(REJECT_REASONS)) == len(REJECT_REASONS) == 6
-    schema = json_schemas()["REPLY_REJECTED"]
+    schema = json_schemas(MESSAGE_TYPES)["REPLY_REJECTED"]
     assert tuple(schema["properties"]["reason"]["enum"]) == REJECT_REASONS
 
 

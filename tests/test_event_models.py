@@ -35,6 +35,16 @@ from arena.errors import IllegalActionError
 from arena.events import Event
 from arena.games.ddz.agents.scripted import GreedyAgent
 from arena.games.ddz.engine import Phase, Rules
+from arena.games.ddz.events import (
+    EVENT_DATA,
+    EVENT_TYPES,
+    BidData,
+    MatchRules,
+    PlayData,
+    PublicSettlement,
+    parse_event,
+)
+from arena.games.ddz.messages import BidRequest, BidResponse, PlayRequest, PlayResponse
 from arena.replay import ReplayWriter
 from arena.sinks.base import CollectingSink
 from arena.table import SafePointHandle, Table, TableSettings, play_match
@@ -42,28 +52,14 @@ from arena.table.match import match_id_of
 from gifts.events import GiftEffect, GiftEvent
 from gifts.router import attach_gift_desks
 from gifts.settings import GiftSettings
-from protocol import (
-    BidRequest,
-    BidResponse,
-    Emotion,
-    PlayRequest,
-    PlayResponse,
-    ProtocolError,
-)
+from protocol import Emotion, ProtocolError
 from protocol.events import (
-    EVENT_DATA,
     EVENT_SCHEMA_VERSION,
-    EVENT_TYPES,
-    BidData,
     EventData,
     EventEnvelope,
-    MatchRules,
-    PlayData,
-    PublicSettlement,
     SeatReplacedData,
     SeatStats,
     TurnStartedData,
-    parse_event,
 )
 from protocol.schema import ENVELOPE_SCHEMA_NAME, VERSION_KEY
 

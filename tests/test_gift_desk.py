@@ -21,6 +21,7 @@ import pytest
 from arena.errors import ConfigError
 from arena.events import Event
 from arena.games.ddz.agents.scripted import GreedyAgent
+from arena.games.ddz.messages import BottomCards, Deal, PlayRequest
 from arena.games.registry import get_game
 from arena.sinks.base import CollectingSink
 from arena.sinks.spectator import CollectingSpectatorOutput, SpectatorFeed
@@ -31,7 +32,7 @@ from gifts.events import GiftEffect, GiftEvent, GiftKind
 from gifts.router import attach_gift_desks
 from gifts.settings import GiftSettings
 from gifts.targeting import seeded_seat
-from protocol import BottomCards, Deal, Message, PlayRequest
+from protocol import Message
 
 NAMES = ("Alpha", "Beta", "Gamma")
 SEED = 21

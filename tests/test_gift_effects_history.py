@@ -27,6 +27,7 @@ from arena.errors import IllegalActionError
 from arena.events import Event
 from arena.games.ddz.agents.scripted import GreedyAgent
 from arena.games.ddz.engine import Phase, Round
+from arena.games.ddz.events import EffectAppliedData, parse_event
 from arena.games.ddz.public_state import PublicTableState
 from arena.games.ddz.spectator import DdzSpectatorTable
 from arena.replay import ReplayWriter, RoundMismatch, load_replay, verify_round
@@ -34,7 +35,6 @@ from arena.sinks.base import CollectingSink
 from arena.sinks.spectator import SpectatorFeed
 from arena.table import SafePointHandle, Table, TableSettings, play_match, tee_recorders
 from protocol.cards import CANONICAL_CARDS
-from protocol.events import EffectAppliedData, parse_event
 
 ROUNDS = 2
 PLAN = {1: "swap", 2: "transfer", 3: "double"}

@@ -44,6 +44,14 @@ from arena.cli import main
 from arena.events import Event
 from arena.games.ddz.agents.scripted import GreedyAgent, HeuristicAgent, RandomAgent
 from arena.games.ddz.engine import Phase
+from arena.games.ddz.events import parse_event
+from arena.games.ddz.messages import (
+    BidRequest,
+    BidResponse,
+    DoubleRequest,
+    DoubleResponse,
+    PlayRequest,
+)
 from arena.replay import ReplayWriter, load_replay, verify_round
 from arena.sinks.base import CollectingSink
 from arena.table import SafePointHandle, Table, play_match
@@ -53,9 +61,8 @@ from gifts.events import RESULT_CHANGING, STRONG, GiftEffect, GiftEvent, GiftKin
 from gifts.router import GiftRouter, attach_gift_desks
 from gifts.settings import DEFAULT_COOLDOWNS, GiftSettings
 from gifts.sources.parse import claimed_identity, decode_object, parse_gift
-from protocol import BidRequest, BidResponse, DoubleRequest, DoubleResponse, PlayRequest
 from protocol.cards import CANONICAL_CARDS
-from protocol.events import EVENT_SCHEMA_VERSION, parse_event
+from protocol.events import EVENT_SCHEMA_VERSION
 
 TABLE = "t1"
 NAMES = ("Alpha", "Beta", "Gamma")

@@ -24,7 +24,7 @@ import pytest
 from arena.agents import HumanAgent
 from arena.agents.human import LEFT, _StdinLines, _terminal_prompt
 from arena.errors import AgentUnavailableError
-from protocol import BidRequest
+from arena.games.ddz.messages import BidRequest
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
 

@@ -28,14 +28,9 @@ from arena.games.ddz.agents.inprocess import (
 from arena.games.ddz.agents.reading import hand_of, legal_for, play_reply, trick_of
 from arena.games.ddz.agents.scripted import GreedyAgent, RandomAgent
 from arena.games.ddz.engine import Combo, ComboType, Phase, Round, Rules, card, legal_moves
+from arena.games.ddz.messages import PlayRecord, PlayRequest, PlayResponse, parse_message
 from arena.table import Table, TableSettings
-from protocol import (
-    PlayRecord,
-    PlayRequest,
-    PlayResponse,
-    parse_message,
-    to_json,
-)
+from protocol import to_json
 from protocol._trusted import trusted, trusted_fields
 
 CASUAL = Rules(scoring="casual")

@@ -25,9 +25,9 @@ from fake_providers import (  # noqa: F401 (an autouse fixture)
 
 from arena.agents.llm.openai_seat import OpenAIAgent
 from arena.errors import AgentUnavailableError, ConfigError
+from arena.games.ddz.messages import PlayRequest, parse_message
 from arena.sinks.base import CollectingSink
 from arena.table import Table, play_match
-from protocol import PlayRequest, parse_message
 
 KEY = "sk-budget-test-0123456789"
 KEY_ENV = "ARENA_TEST_BUDGET_KEY"

@@ -11,8 +11,7 @@ import pytest
 from arena.agents.llm.answers import last_json_object, strip_reasoning
 from arena.errors import AgentReplyError
 from arena.games.ddz.agents.inprocess import ListedPlayRequest
-from arena.games.ddz.prompts.extract import Extracted, extract_reply
-from protocol import (
+from arena.games.ddz.messages import (
     BidRecord,
     BidRequest,
     BidResponse,
@@ -23,8 +22,9 @@ from protocol import (
     PlayRequest,
     PlayResponse,
     parse_message,
-    to_json,
 )
+from arena.games.ddz.prompts.extract import Extracted, extract_reply
+from protocol import to_json
 
 ME = "AI-Alpha"
 

@@ -39,8 +39,8 @@ from arena.agents.llm.faults import (
 from arena.agents.llm.openai_seat import OpenAIAgent
 from arena.agents.llm.seat import ModelSeat
 from arena.errors import AgentDownError, AgentReplyError, AgentUnavailableError
+from arena.games.ddz.messages import PlayRequest, parse_message
 from arena.logs import EVENT_ATTRIBUTE
-from protocol import PlayRequest, parse_message
 
 KEY = "sk-faults-test-0123456789"
 KEY_ENV = "ARENA_TEST_FAULTS_KEY"

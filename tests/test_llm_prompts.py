@@ -17,6 +17,7 @@ from arena.games.ddz.agents.capture import RequestCapture
 from arena.games.ddz.agents.reading import legal_for
 from arena.games.ddz.agents.scripted import HeuristicAgent, RandomAgent
 from arena.games.ddz.engine import DECK, Rules
+from arena.games.ddz.messages import BidRequest, DoubleRequest, PlayRequest, parse_message
 from arena.games.ddz.prompts.facts import facts_of
 from arena.games.ddz.prompts.kit import PROMPTS
 from arena.games.ddz.prompts.prompts import (
@@ -28,13 +29,7 @@ from arena.games.ddz.prompts.prompts import (
 )
 from arena.games.registry import get_game
 from arena.table import Table, TableSettings, play_match
-from protocol import (
-    BidRequest,
-    DoubleRequest,
-    PlayRequest,
-    ReplyRejected,
-    parse_message,
-)
+from protocol import ReplyRejected
 
 AnyAsk = BidRequest | DoubleRequest | PlayRequest
 NAMES = ("DeepSeek-V3", "Claude-Sonnet", "GPT-4o")  # realistic, longish seat names

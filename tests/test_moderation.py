@@ -21,12 +21,12 @@ from agents_for_tests import FakeAgent, make_deal
 from arena.config import parse_config
 from arena.errors import ConfigError
 from arena.games.ddz.engine import Rules
+from arena.games.ddz.messages import PlayRequest, PlayResponse
 from arena.logs import EVENT_ATTRIBUTE
 from arena.runner import build_tables
 from arena.sinks.base import CollectingSink
 from arena.table import ModerationSettings, Moderator, Table, TableSettings, build_moderator
 from arena.table.moderation import default_moderator, default_words
-from protocol import PlayRequest, PlayResponse
 
 CASUAL = Rules(scoring="casual")
 DEAL = make_deal(seat0="♠3 ♠K ♥K 大王", seat1="♥3 ♠A 小王", seat2="♦3")

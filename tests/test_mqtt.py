@@ -30,6 +30,7 @@ from arena.cli import main
 from arena.config import MqttSettings, parse_config
 from arena.errors import ConfigError
 from arena.events import Event
+from arena.games.ddz.events import parse_event
 from arena.games.ddz.public_state import PublicTableState
 from arena.logs import EVENT_ATTRIBUTE
 from arena.runner import run_arena
@@ -37,7 +38,7 @@ from arena.sinks.base import CollectingSink
 from arena.sinks.mqtt import MqttSink, broker_from_url
 from arena.sinks.mqtt_packets import connect as mqtt_connect
 from protocol.cards import CANONICAL_CARDS
-from protocol.events import EVENT_SCHEMA_VERSION, parse_event
+from protocol.events import EVENT_SCHEMA_VERSION
 
 REPO = Path(__file__).resolve().parent.parent
 Message = tuple[str, Any, bool]

@@ -32,20 +32,14 @@ from fake_providers import (
 from arena.agents.llm.openai_seat import OpenAIAgent
 from arena.agents.registry import create_agent
 from arena.errors import AgentDownError, AgentReplyError, AgentUnavailableError, ConfigError
+from arena.games.ddz.messages import BidRequest, PlayRequest, PlayResponse, parse_message
 from arena.logs import EVENT_ATTRIBUTE
 from arena.replay import ReplayWriter, load_replay, verify_round
 from arena.server.hub import OverlayHub
 from arena.sinks.base import CollectingSink
 from arena.table import Table, play_match
 from arena.testing import check_agent
-from protocol import (
-    BidRequest,
-    Message,
-    PlayRequest,
-    PlayResponse,
-    ReplyRejected,
-    parse_message,
-)
+from protocol import Message, ReplyRejected
 
 KEY = "sk-seat-test-0123456789"
 KEY_ENV = "ARENA_TEST_OPENAI_KEY"

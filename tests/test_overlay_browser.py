@@ -25,13 +25,14 @@ from playwright.async_api import Browser, Page, async_playwright
 
 from arena.config import ArenaConfig, ServerSettings, parse_config
 from arena.games.ddz.agents.scripted import HeuristicAgent
+from arena.games.ddz.messages import PlayRequest, PlayResponse
 from arena.runner import build_tables, play_tables
 from arena.server.wiring import ArenaServer
 from arena.sinks.spectator import SpectatorFeed
 from gifts.run import start_gifts
 from gifts.settings import load_gift_settings
 from gifts.webhook import WebhookIntake
-from protocol import Emotion, PlayRequest, PlayResponse
+from protocol import Emotion
 
 EVIL = "<img src=x onerror=alert(1)>"
 TOKEN = "browser-test-token"

@@ -13,11 +13,8 @@ import pytest
 from schema_check import schema_errors
 
 import protocol
-from protocol import (
-    CANONICAL_CARDS,
-    DEFAULT_TIME_LIMIT_MS,
+from arena.games.ddz.messages import (
     MESSAGE_TYPES,
-    UNION_SCHEMA_NAME,
     BidRecord,
     BidRequest,
     BidResponse,
@@ -26,20 +23,25 @@ from protocol import (
     DoubleRecord,
     DoubleRequest,
     DoubleResponse,
-    Emotion,
     HandType,
     LastPlay,
-    MatchEnd,
-    Message,
     PlayRecord,
     PlayRequest,
     PlayResponse,
+    RoundResult,
+    parse_message,
+)
+from protocol import (
+    CANONICAL_CARDS,
+    DEFAULT_TIME_LIMIT_MS,
+    UNION_SCHEMA_NAME,
+    Emotion,
+    MatchEnd,
+    Message,
     ProtocolError,
     ReplyRejected,
-    RoundResult,
     Standing,
     json_schemas,
-    parse_message,
     to_json,
     write_schemas,
 )
@@ -269,7 +271,7 @@ def test_every_message_type_has_a_sample() -> None:
 def test_package_exports_every_name_it_lists() -> None:
     for name in protocol.__all__:
         assert hasattr(protocol, name), name
-    assert {"is_canonical", "parse_token", "CANONICAL_CARDS", "parse_message"} <= set(
+    assert {"is_canonical", "parse_token", "CANONICAL_CARDS", "read_message"} <= set(
         protocol.__all__
     )
     assert len(protocol.__all__) == len(set(protocol.__all__))
@@ -595,7 +597,7 @@ def test_expect_refuses_another_valid_message() -> None:
 
 def test_write_schemas_writes_one_file_per_message_and_the_union(tmp_path: Path) -> None:
     target = tmp_path / "schemas"
-    written = write_schemas(target)
+    written = write_schemas(target, MESSAGE_TYPES, "DouDizhuArena")
     names = sorted(path.name for path in written)
     assert names == sorted([f"{name}.schema.json" for name in MESSAGE_TYPES] + [UNION_SCHEMA_NAME])
     for path in written:
@@ -605,7 +607,7 @@ def test_write_schemas_writes_one_file_per_message_and_the_union(tmp_path: Path)
 
 
 def test_union_schema_dispatches_on_type(tmp_path: Path) -> None:
-    write_schemas(tmp_path)
+    write_schemas(tmp_path, MESSAGE_TYPES, "DouDizhuArena")
     union = json.loads((tmp_path / UNION_SCHEMA_NAME).read_text(encoding="utf-8"))
     assert union["discriminator"]["propertyName"] == "type"
     assert set(union["discriminator"]["mapping"]) == set(MESSAGE_TYPES)
@@ -613,14 +615,14 @@ def test_union_schema_dispatches_on_type(tmp_path: Path) -> None:
 
 
 def test_type_tag_is_required_in_every_schema() -> None:
-    for name, schema in json_schemas().items():
+    for name, schema in json_schemas(MESSAGE_TYPES).items():
         assert schema["required"][0] == "type"
         assert schema["properties"]["type"]["const"] == name
         assert schema["additionalProperties"] is False
 
 
 def test_card_pattern_in_schema_matches_exactly_the_canonical_cards() -> None:
-    pattern = json_schemas()["DEAL"]["properties"]["hand"]["items"]["pattern"]
+    pattern = json_schemas(MESSAGE_TYPES)["DEAL"]["properties"]["hand"]["items"]["pattern"]
     assert all(re.fullmatch(pattern, card) for card in CANONICAL_CARDS)
     for token in ["3", "♠1", "♠11", "S3", "3♠", "BJ", "♠3 "]:
         assert not re.fullmatch(pattern, token), token
@@ -628,14 +630,14 @@ def test_card_pattern_in_schema_matches_exactly_the_canonical_cards() -> None:
 
 @pytest.mark.parametrize("name", list(SAMPLES))
 def test_sample_messages_conform_to_their_schema(name: str) -> None:
-    schema = json_schemas()[name]
+    schema = json_schemas(MESSAGE_TYPES)[name]
     data = json.loads(to_json(SAMPLES[name]))
     assert set(schema["required"]) <= set(data)
     assert schema_errors(data, schema, schema.get("$defs", {}), name) == []
 
 
 def test_schema_check_catches_a_bad_message() -> None:
-    schema = json_schemas()["PLAY_REQUEST"]
+    schema = json_schemas(MESSAGE_TYPES)["PLAY_REQUEST"]
     data = json.loads(to_json(SAMPLES["PLAY_REQUEST"]))
     data["hand"][0] = "S3"
     del data["role"]

@@ -24,12 +24,13 @@ from arena.config import parse_config
 from arena.events import Event
 from arena.games.ddz.agents.scripted import HeuristicAgent
 from arena.games.ddz.engine import Rules
+from arena.games.ddz.messages import BidResponse, DoubleResponse, PlayResponse
 from arena.games.ddz.public_state import PublicTableState
 from arena.runner import run_arena
 from arena.sinks.base import CollectingSink
 from arena.sinks.public_state import STATE_VERSION, PublicState
 from arena.table import MatchSummary, Table, TableSettings, play_match
-from protocol import BidResponse, DoubleResponse, Emotion, PlayResponse
+from protocol import Emotion
 
 RUN = "run-1"
 
@@ -418,7 +419,7 @@ async def test_unknown_events_other_tables_and_duplicates_change_nothing() -> No
     state, _ = fold(match.events[:40])
     before = state.snapshot()
     last = match.events[39]
-    strange = Event("confetti", "t1", last.round, last.seq + 1, data={"x": 1})  # type: ignore[arg-type]
+    strange = Event("confetti", "t1", last.round, last.seq + 1, data={"x": 1})
     other = match.events[40]._replace(table="t2")
     assert state.apply(strange) is False
     assert state.apply(other) is False

@@ -17,19 +17,18 @@ import pytest
 from arena.agents.remote import RemoteAgent, reply_request_id, wire_bytes
 from arena.errors import AgentReplyError
 from arena.games.ddz.agents.scripted import HeuristicAgent
+from arena.games.ddz.messages import (
+    MESSAGE_TYPES,
+    BidRequest,
+    DoubleRequest,
+    PlayRequest,
+    PlayResponse,
+    parse_message,
+)
 from arena.replay import ReplayWriter, load_replay, verify_round
 from arena.table import Table, play_match
 from arena.table.calls import as_reply
-from protocol import (
-    BidRequest,
-    DoubleRequest,
-    Message,
-    PlayRequest,
-    PlayResponse,
-    json_schemas,
-    parse_message,
-    to_json,
-)
+from protocol import Message, json_schemas, to_json
 
 
 class LoopbackAgent(RemoteAgent):
@@ -71,7 +70,7 @@ async def test_every_message_goes_out_whole_and_names_its_match_table_and_round(
     kinds = {m["type"] for m in sent}
     assert {"DEAL", "BID_REQUEST", "BOTTOM_CARDS", "PLAY_REQUEST", "ROUND_RESULT"} <= kinds
     assert sent[-1]["type"] == "MATCH_END"
-    schemas = json_schemas()
+    schemas = json_schemas(MESSAGE_TYPES)
     for message in sent:
         assert message["match_id"] == "m-1"
         assert message["table_id"] == "t9"

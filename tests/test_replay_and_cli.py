@@ -21,11 +21,11 @@ import pytest
 from arena.cli import main
 from arena.config import ArenaConfig, load_config, parse_config
 from arena.errors import ConfigError
+from arena.games.ddz.messages import MESSAGE_TYPES
 from arena.replay import ReplayWriter, load_replay, strip_timing, verify_round
 from arena.runner import run_arena
 from arena.sinks.base import CollectingSink
 from gifts.settings import GiftSettings, load_gift_settings
-from protocol import MESSAGE_TYPES
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_CONFIG = REPO / "config" / "arena.toml"

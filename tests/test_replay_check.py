@@ -20,10 +20,10 @@ import pytest
 from agents_for_tests import FakeAgent
 
 from arena.cli import main
+from arena.games.ddz.messages import PlayResponse
 from arena.replay import ReplayError, ReplayWriter, load_replay, verify_round
 from arena.table import Table, TableSettings, play_match
 from arena.table.match import match_id_of
-from protocol import PlayResponse
 
 OLD_REPLAY = Path(__file__).resolve().parent / "data" / "replay-before-issue-7.jsonl"
 

@@ -26,10 +26,10 @@ from agents_for_tests import FakeAgent
 
 from arena.agents.reports import CallReport, Usage
 from arena.cli import main
+from arena.games.ddz.messages import PlayRequest, PlayResponse
 from arena.replay import ReplayWriter, load_replay, strip_timing, verify_round
 from arena.sinks.console import PlainConsoleSink
 from arena.table import Table, play_match
-from protocol import PlayRequest, PlayResponse
 
 SYSTEM = "You play Dou Dizhu (斗地主). Reply with one JSON object.\nRules: ..."
 

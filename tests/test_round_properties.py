@@ -32,7 +32,7 @@ from arena.games.ddz.engine import (
     beats,
     settle,
 )
-from protocol import Role
+from arena.games.ddz.messages import Role
 
 # Bidding: at most 4 deals (default cap) of at most ~10 bids each. Play: every non-pass play
 # takes at least one card out of the 54 (gift hooks only move cards between hands), and at

@@ -40,6 +40,7 @@ from arena.cli import main
 from arena.errors import ConfigError
 from arena.events import Event
 from arena.games.ddz.agents.scripted import HeuristicAgent
+from arena.games.ddz.messages import PlayRequest, PlayResponse
 from arena.logs import EVENT_ATTRIBUTE, configure_logging, get_logger, say
 from arena.masking import (
     MaskedLines,
@@ -66,7 +67,7 @@ from arena.sinks.console import LiveConsoleSink, PlainConsoleSink, shown_event
 from arena.table import Table, play_match
 from gifts.events import GiftEvent
 from gifts.webhook import WebhookIntake
-from protocol import Message, PlayRequest, PlayResponse, ReplyRejected
+from protocol import Message, ReplyRejected
 from tournaments.round_lines import RoundLines
 
 SECRET = "tok-9f8e7d6c5b4a3f2e1d0c"

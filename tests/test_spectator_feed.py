@@ -52,7 +52,7 @@ def feed_on(clock: ManualClock, *outputs: SpectatorOutput, **options: Any) -> Sp
 
 
 def event(seq: int, kind: str = "pass", round_no: int = 1, **data: Any) -> Event:
-    return Event(kind, "t1", round_no, seq, 0, "A", data)  # type: ignore[arg-type]
+    return Event(kind, "t1", round_no, seq, 0, "A", data)
 
 
 def new_table(

@@ -31,24 +31,22 @@ from arena.events import Event
 from arena.games.ddz.agents.reading import legal_for
 from arena.games.ddz.agents.scripted import GreedyAgent, HeuristicAgent, RandomAgent
 from arena.games.ddz.engine import Phase, Round, Rules, card, classify, legal_moves
-from arena.runner import run_arena
-from arena.sinks.base import CollectingSink
-from arena.sinks.console import LiveConsoleSink, PlainConsoleSink
-from arena.table import Table, TableSettings, play_match
-from arena.table.clock import ManualClock
-from protocol import (
+from arena.games.ddz.messages import (
     BidRequest,
     BidResponse,
     BottomCards,
     Deal,
     DoubleRequest,
-    MatchEnd,
-    Message,
     PlayRequest,
     RoundResult,
     parse_message,
-    to_json,
 )
+from arena.runner import run_arena
+from arena.sinks.base import CollectingSink
+from arena.sinks.console import LiveConsoleSink, PlainConsoleSink
+from arena.table import Table, TableSettings, play_match
+from arena.table.clock import ManualClock
+from protocol import MatchEnd, Message, to_json
 
 CASUAL = Rules(scoring="casual")  # no doubling phase: with a fixed landlord, play starts at once
 ACTIONS = ("bid", "double", "play", "pass")

@@ -23,10 +23,11 @@ from arena.errors import AgentDownError, AgentUnavailableError
 from arena.events import Event
 from arena.games.ddz.agents.scripted import GreedyAgent
 from arena.games.ddz.engine import Rules
+from arena.games.ddz.messages import BidRequest, Deal, PlayRequest, RoundResult
 from arena.logs import EVENT_ATTRIBUTE
 from arena.sinks.base import CollectingSink
 from arena.table import Table, TableSettings, play_match
-from protocol import BidRequest, Deal, PlayRequest, ReplyRejected, RoundResult
+from protocol import ReplyRejected
 
 CASUAL = Rules(scoring="casual")
 DEAL = make_deal(seat0="♠3 ♠K ♥K 大王", seat1="♥3 ♠A 小王", seat2="♦3")
@@ -523,7 +524,7 @@ def test_a_preset_that_is_no_positive_number_is_ignored(odd: Any) -> None:
 
 
 def test_the_new_event_types_are_known() -> None:
-    from arena.events import EVENT_TYPES
+    from arena.games.ddz.events import EVENT_TYPES
 
     assert {"decision", "budget_spent"} <= set(EVENT_TYPES)
 

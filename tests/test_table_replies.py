@@ -27,13 +27,14 @@ from agents_for_tests import FakeAgent, make_deal
 from arena.games.ddz.agents.reading import legal_for, play_reply
 from arena.games.ddz.agents.scripted import GreedyAgent, HeuristicAgent
 from arena.games.ddz.engine import Rules
+from arena.games.ddz.messages import BidResponse, PlayRequest, PlayResponse, RoundResult
 from arena.gc_policy import PAUSES
 from arena.logs import EVENT_ATTRIBUTE, get_logger
 from arena.replay import ReplayWriter, load_replay, verify_round
 from arena.sinks.base import CollectingSink
 from arena.table import Table, TableSettings, play_match
 from arena.table.clock import ManualClock
-from protocol import BidResponse, Message, PlayRequest, PlayResponse, RoundResult, to_json
+from protocol import Message, to_json
 
 CASUAL = Rules(scoring="casual")
 DEAL = make_deal(seat0="♠3 ♠K ♥K 大王", seat1="♥3 ♠A 小王", seat2="♦3")

@@ -15,9 +15,9 @@ from agents_for_tests import FakeAgent
 
 from arena.events import Event
 from arena.games.ddz.agents.scripted import GreedyAgent
+from arena.games.ddz.messages import PlayRequest
 from arena.replay import ReplayWriter, read_replay, strip_timing, verify_round
 from arena.table import Table, play_match
-from protocol import PlayRequest
 from tournaments.round_lines import RoundLines, expand
 from tournaments.store import MIGRATIONS, StoreError, TournamentStore
 

@@ -16,15 +16,15 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from arena.games.base import Game, GameRules
 from arena.games.ddz.engine import DEFAULT_RULES, Rules
-from protocol import (
+from arena.games.ddz.messages import (
     BidRequest,
     BidResponse,
     DoubleRequest,
     DoubleResponse,
-    Message,
     PlayRequest,
     PlayResponse,
 )
+from protocol import Message
 
 __all__ = [
     "Agent",

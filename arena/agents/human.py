@@ -19,16 +19,15 @@ from arena.agents.base import BaseAgent
 from arena.errors import AgentUnavailableError, IllegalActionError
 from arena.games.ddz.agents.reading import hand_of, legal_for, pass_reply, trick_of
 from arena.games.ddz.engine import DEFAULT_RULES, Combo, Rules, playable_reading, resolve_cards
-from protocol import (
+from arena.games.ddz.messages import (
     BidRequest,
     BidResponse,
     DoubleRequest,
     DoubleResponse,
-    Message,
     PlayRequest,
     PlayResponse,
-    ReplyRejected,
 )
+from protocol import Message, ReplyRejected
 
 __all__ = ["HumanAgent", "parse_human_bid", "parse_human_double", "parse_human_move"]
 

@@ -19,8 +19,9 @@ from pydantic import BaseModel, ConfigDict
 
 if TYPE_CHECKING:
     from arena.replay_round import RecordedRound
+    from protocol import EventData, Message
 
-__all__ = ["Game", "GameRules", "Sides", "Turns"]
+__all__ = ["Game", "GameRules", "Sides", "Turns", "Wire"]
 
 
 class GameRules(BaseModel):
@@ -36,6 +37,21 @@ class GameRules(BaseModel):
         if not isinstance(rules, cls):
             raise TypeError(f"{type(rules).__name__} are not {cls.__name__}")
         return rules
+
+
+@dataclass(frozen=True, slots=True)
+class Wire:
+    """A game's messages and events, as models (each by its ``type`` tag): what
+    ``arena schema`` writes, what a replay's lines and an agent's replies are read as."""
+
+    messages: Mapping[str, type[Message]]
+    """Every message of the game, in the order of a round: its requests and replies,
+    its notifications, and the arena's own (REPLY_REJECTED, MATCH_END)."""
+    events: Mapping[str, type[EventData]]
+    """Each public event type's ``data`` model (the shared ones included)."""
+    schema_title: str
+    """The prefix of the union schemas' titles (``DouDizhuArena``: ``...Message``,
+    ``...Event``)."""
 
 
 Sides = tuple[tuple[int, ...], ...]
@@ -151,6 +167,11 @@ class Game:
     model seat is built (an ``arena.agents.llm.game_prompts.ModelPrompts``: prompts,
     their languages, the decision's schema, the reading of an answer); None for a game
     no model seat plays."""
+
+    wire: Callable[[], Wire] | None = field(default=None, repr=False)
+    """The game's messages and events as models (:class:`Wire`), loaded when asked for
+    (``arena schema``, a check of its events); None for a game that publishes no
+    schemas (the tests' fake games)."""
 
     @property
     def ends_by_itself(self) -> bool:

@@ -28,11 +28,7 @@ from structlog.contextvars import bind_contextvars, reset_contextvars
 
 from arena.errors import AgentReplyError
 from arena.table.clock import Clock
-from protocol import (
-    Message,
-    ProtocolError,
-    parse_message,
-)
+from protocol import Message, ProtocolError, read_message
 
 __all__ = [
     "CallTiming",
@@ -253,7 +249,7 @@ def _coerce(reply: object, expected: type[R]) -> R:
         if "type" in reply and reply["type"] != wanted:
             raise AgentReplyError("unparsable", f"expected a {wanted}, got type {reply['type']!r}")
         try:
-            reply = parse_message(reply)
+            reply = read_message(reply, {wanted: expected})
         except ProtocolError as exc:
             raise AgentReplyError("unparsable", f"expected a {wanted}: {exc}") from exc
         if isinstance(reply, expected):

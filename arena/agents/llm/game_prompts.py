@@ -16,8 +16,8 @@ from typing import Any, TypeAlias
 from arena.agents.llm.texts import Prompt
 from arena.errors import ConfigError
 from arena.games.base import Game
+from arena.games.ddz.messages import BidRequest, DoubleRequest, PlayRequest
 from arena.games.registry import DEFAULT_GAME, get_game
-from protocol import BidRequest, DoubleRequest, PlayRequest
 
 __all__ = ["AskRequest", "ModelPrompts", "model_prompts"]
 

@@ -70,20 +70,18 @@ from arena.errors import (
     error_text,
 )
 from arena.games.ddz.engine import DEFAULT_RULES, Rules
-from arena.games.registry import DEFAULT_GAME, get_game
-from arena.logs import get_logger
-from arena.masking import mask_incoming, mask_keys, masked
-from protocol import (
-    MAX_JSON_INT,
+from arena.games.ddz.messages import (
     BidRequest,
     BidResponse,
     DoubleRequest,
     DoubleResponse,
-    Message,
     PlayRequest,
     PlayResponse,
-    ReplyRejected,
 )
+from arena.games.registry import DEFAULT_GAME, get_game
+from arena.logs import get_logger
+from arena.masking import mask_incoming, mask_keys, masked
+from protocol import MAX_JSON_INT, Message, ReplyRejected
 
 __all__ = [
     "DEFAULT_BENCH_AFTER",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from arena.games.base import Game, Sides
+from arena.games.base import Game, Sides, Wire
 from arena.games.ddz.engine.records import Settlement
 from arena.games.ddz.engine.rules import Rules
 
@@ -78,6 +78,14 @@ def _spectator_table(feed: SpectatorFeed, table: str) -> DdzSpectatorTable:
     return DdzSpectatorTable(feed, table)
 
 
+def _wire() -> Wire:
+    """Dou Dizhu's messages and events as models, imported when asked for."""
+    from arena.games.ddz.events import EVENT_DATA
+    from arena.games.ddz.messages import MESSAGE_TYPES
+
+    return Wire(messages=MESSAGE_TYPES, events=EVENT_DATA, schema_title="DouDizhuArena")
+
+
 def _console() -> DdzConsole:
     """Dou Dizhu's part of the terminal, imported when a console first shows a table."""
     from arena.games.ddz.console import DdzConsole
@@ -109,4 +117,5 @@ GAME: Final = Game(
     check_positions=_check_positions,
     replay_check=_replay_check,
     model_prompts=_model_prompts,
+    wire=_wire,
 )

@@ -13,9 +13,7 @@ from __future__ import annotations
 from arena.errors import AgentReplyError, IllegalActionError
 from arena.games.ddz.agents.reading import hand_of, trick_of
 from arena.games.ddz.engine import DEFAULT_RULES, Rules, playable_reading, resolve_cards
-from arena.table.calls import as_reply, check_addressed
-from arena.testing.base import Judgement
-from protocol import (
+from arena.games.ddz.messages import (
     AnyRequest,
     AnyResponse,
     BidRequest,
@@ -25,6 +23,8 @@ from protocol import (
     PlayRequest,
     PlayResponse,
 )
+from arena.table.calls import as_reply, check_addressed
+from arena.testing.base import Judgement
 
 __all__ = ["judge_reply"]
 

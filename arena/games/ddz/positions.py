@@ -35,16 +35,10 @@ from arena.games.ddz.engine import (
     resolve_cards,
 )
 from arena.games.ddz.judge import judge_reply
+from arena.games.ddz.messages import BidRecord, BidRequest, DoubleRequest, PlayRequest
 from arena.games.ddz.views import SeatViews, with_legal_moves
 from arena.testing.base import CheckPositions, Position, Situation
-from protocol import (
-    BidRecord,
-    BidRequest,
-    DoubleRequest,
-    Message,
-    PlayRequest,
-    parse_token,
-)
+from protocol import Message, parse_token
 
 __all__ = ["CHECK", "MATCH_ID", "POSITIONS", "TABLE_ID", "listed", "position_named"]
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 from typing import Any
 
 from arena.events import Event
+from arena.games.ddz.messages import Deal
 from arena.sinks.spectator import SpectatorFeed, SpectatorTable
-from protocol import Deal
 from protocol.cards import CANONICAL_CARDS
 
 __all__ = ["DdzSpectatorTable"]

@@ -34,15 +34,11 @@ from arena.games.ddz.engine import (
     TrickWon,
     resolve_cards,
 )
+from arena.games.ddz.messages import BidResponse, DoubleResponse, PlayResponse
 from arena.games.ddz.views import SeatViews
 from arena.table.records import RoundRecord, public_result
 from arena.table.safe_point import BetweenRoundsHandle, NextRound, SafePointHandle
-from protocol import (
-    EVENT_SCHEMA_VERSION,
-    BidResponse,
-    DoubleResponse,
-    PlayResponse,
-)
+from protocol import EVENT_SCHEMA_VERSION
 
 if TYPE_CHECKING:
     from arena.table.table import Table

@@ -15,7 +15,7 @@ from typing import Any
 
 from arena.games.ddz.agents.inprocess import ListedPlayRequest, attach_moves
 from arena.games.ddz.engine import DEFAULT_RULES, Card, Combo, ComboType, Round, Rules, Settlement
-from protocol import (
+from arena.games.ddz.messages import (
     BidRecord,
     BidRequest,
     BottomCards,

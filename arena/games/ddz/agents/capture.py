@@ -7,15 +7,15 @@ measured on; wrapping a scripted bot gives them with any seat names.
 from __future__ import annotations
 
 from arena.agents.base import DdzAgent
-from protocol import (
+from arena.games.ddz.messages import (
     BidRequest,
     BidResponse,
     DoubleRequest,
     DoubleResponse,
-    Message,
     PlayRequest,
     PlayResponse,
 )
+from protocol import Message
 
 __all__ = ["AskRequest", "RequestCapture"]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from protocol import PlayRequest, PlayResponse
+from arena.games.ddz.messages import PlayRequest, PlayResponse
 
 if TYPE_CHECKING:
     from arena.games.ddz.engine import Combo

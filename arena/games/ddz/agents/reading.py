@@ -19,7 +19,8 @@ from arena.games.ddz.engine import (
     chain_length,
     legal_moves,
 )
-from protocol import Emotion, LastPlay, PlayRequest, PlayResponse
+from arena.games.ddz.messages import LastPlay, PlayRequest, PlayResponse
+from protocol import Emotion
 from protocol._trusted import trusted
 
 __all__ = ["HandMemo", "hand_of", "legal_for", "pass_reply", "play_reply", "trick_of"]

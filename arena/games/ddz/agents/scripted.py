@@ -22,17 +22,16 @@ from arena.games.ddz.agents.reading import (
     trick_of,
 )
 from arena.games.ddz.engine import Combo, ComboType, rank_counts
-from protocol import (
+from arena.games.ddz.messages import (
     BidRequest,
     BidResponse,
     Deal,
     DoubleRequest,
     DoubleResponse,
-    Emotion,
-    Message,
     PlayRequest,
     PlayResponse,
 )
+from protocol import Emotion, Message
 
 __all__ = ["GreedyAgent", "HeuristicAgent", "RandomAgent"]
 

@@ -13,8 +13,8 @@ from typing import Final, NamedTuple
 from arena.errors import IllegalActionError
 from arena.games.ddz.engine.cards import Card, CardLike, cards_of
 from arena.games.ddz.engine.rules import DEFAULT_RULES, Rules
+from arena.games.ddz.messages import HandType
 from protocol.cards import ACE, BIG_JOKER, SMALL_JOKER
-from protocol.messages import HandType
 
 __all__ = [
     "PASS",

@@ -14,7 +14,7 @@ from typing import Any, Literal
 from arena.errors import SetupError
 from arena.games.ddz.engine.cards import DECK, Card, CardLike, card
 from arena.games.ddz.engine.combos import Combo
-from protocol.messages import Role
+from arena.games.ddz.messages import Role
 
 __all__ = [
     "WINNER_SIDES",

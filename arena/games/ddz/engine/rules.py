@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import Field
 
 from arena.games.base import GameRules
-from protocol.messages import BiddingRule, FirstBidder, ScoringPreset
+from arena.games.ddz.messages import BiddingRule, FirstBidder, ScoringPreset
 
 __all__ = ["DEFAULT_RULES", "Rules", "ScoringPreset"]
 

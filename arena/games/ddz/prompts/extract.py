@@ -50,21 +50,17 @@ from typing import Any, Final, Generic, TypeVar, overload
 
 from arena.agents.llm.answers import last_object, quoted, strip_fences, strip_reasoning
 from arena.errors import AgentReplyError
-from protocol import (
-    MAX_TEXT,
+from arena.games.ddz.messages import (
     BidRequest,
     BidResponse,
     DoubleRequest,
     DoubleResponse,
-    Emotion,
     HandType,
-    Message,
     PlayRequest,
     PlayResponse,
-    ProtocolError,
-    cut_to_cap,
     parse_message,
 )
+from protocol import MAX_TEXT, Emotion, Message, ProtocolError, cut_to_cap
 
 __all__ = ["MAX_TEXT", "Extracted", "extract_reply"]
 

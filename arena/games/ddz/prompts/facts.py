@@ -13,7 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from arena.games.ddz.engine import CARDS_BY_TEXT, DECK, Card, sorted_cards
-from protocol import RANK_NAMES, BidRequest, DoubleRequest, PlayRequest, Role
+from arena.games.ddz.messages import BidRequest, DoubleRequest, PlayRequest, Role
+from protocol import RANK_NAMES
 
 __all__ = ["Facts", "LastPlayFacts", "facts_of", "rank_counts_text"]
 

@@ -44,8 +44,9 @@ from arena.agents.llm.texts import Prompt, char_counts, estimate_tokens
 from arena.errors import ConfigError
 from arena.games.ddz.agents.reading import legal_for
 from arena.games.ddz.engine import CARDS_BY_TEXT, DEFAULT_RULES, Rules
+from arena.games.ddz.messages import BidRequest, DoubleRequest, PlayRequest
 from arena.games.ddz.prompts.facts import AnyAskRequest, Facts, facts_of, rank_counts_text
-from protocol import BidRequest, DoubleRequest, Emotion, PlayRequest, ReplyRejected
+from protocol import Emotion, ReplyRejected
 
 __all__ = [
     "AUDIENCE_TOKENS",

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from protocol import BidRequest, DoubleRequest, Emotion, HandType, Message, PlayRequest
+from arena.games.ddz.messages import BidRequest, DoubleRequest, HandType, PlayRequest
+from protocol import Emotion, Message
 
 __all__ = ["AskRequest", "decision_schema"]
 
