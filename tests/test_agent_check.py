@@ -433,7 +433,7 @@ def test_the_judge_reads_lenient_tokens_and_json_text_as_the_table_does() -> Non
 
 BROKEN_MODULE = '''
 from arena.agents import BaseAgent
-from protocol import PlayResponse
+from arena.games.ddz.messages import PlayResponse
 
 CLOSED = []
 

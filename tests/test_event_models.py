@@ -1,5 +1,5 @@
 """The public events are a documented contract: every event a real match emits matches
-its type's model in ``protocol.events``, and ``arena schema`` writes their JSON Schemas.
+its type's model (``protocol.events`` and the game's ``events``), and ``arena schema`` writes their JSON Schemas.
 
 Specification: issue 10, "Events are a documented contract": typed models of each event
 type's ``data``, a schema version, the schemas beside the messages', and ``turn_started``
