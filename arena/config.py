@@ -44,6 +44,7 @@ __all__ = [
     "gift_doubles_in_rules",
     "known_game",
     "load_config",
+    "migrate_config",
     "named_game",
     "named_key",
     "parse_config",
@@ -339,8 +340,7 @@ def parse_config(
     an error in such a key names the alias alone.
     """
     game = named_game(data)
-    if "max_gift_doubles" in game.rules.model_fields:
-        data = gift_doubles_in_rules(data, source=source)
+    data = migrate_config(data, source=source, game=game)
     try:
         config = ArenaConfig.model_validate(data)
     except ValidationError as exc:
@@ -368,31 +368,23 @@ def named_game(data: Mapping[str, Any]) -> Game:
         return get_game(DEFAULT_GAME)
 
 
-GIFT_DOUBLES_KEY: Final = "max_doubles_per_round"
-"""``[gifts]``'s name for the cap on viewer 翻倍 per round, which the rules hold."""
+def migrate_config(
+    data: Mapping[str, Any], *, source: str, game: Game | None = None
+) -> dict[str, Any]:
+    """A file's data with ``game``'s old keys moved to their place before it is
+    validated (:attr:`arena.games.base.Game.migrate_config`; Dou Dizhu: ``[gifts]
+    max_doubles_per_round`` is ``[rules] max_gift_doubles``); ``game`` by default the
+    one the data names. A ConfigError names ``source`` when the old and new disagree."""
+    game = game if game is not None else named_game(data)
+    if game.migrate_config is None:
+        return dict(data)
+    return game.migrate_config(data, source)
 
 
 def gift_doubles_in_rules(data: Mapping[str, Any], *, source: str) -> dict[str, Any]:
-    """``[gifts] max_doubles_per_round`` moved to ``[rules] max_gift_doubles``: the cap
-    on viewer doubles is a rule of the round (the engine applies it), and either name
-    sets it. Both given and different is an error naming both."""
-    gifts = data.get("gifts")
-    if not isinstance(gifts, Mapping) or GIFT_DOUBLES_KEY not in gifts:
-        return dict(data)
-    value = gifts[GIFT_DOUBLES_KEY]
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 20:
-        raise ConfigError(
-            f"{source}: gifts.{GIFT_DOUBLES_KEY}: give a whole number from 0 to 20 (got {value!r})"
-        )
-    rules = data.get("rules")
-    rules = dict(rules) if isinstance(rules, Mapping) else {}
-    if rules.get("max_gift_doubles", value) != value:
-        raise ConfigError(
-            f"{source}: gifts.{GIFT_DOUBLES_KEY} = {value} and rules.max_gift_doubles = "
-            f"{rules['max_gift_doubles']!r} disagree: they are one setting, give one"
-        )
-    rest = {key: item for key, item in gifts.items() if key != GIFT_DOUBLES_KEY}
-    return {**data, "gifts": rest, "rules": {**rules, "max_gift_doubles": value}}
+    """:func:`migrate_config` by its old name (the cap on viewer doubles was the one key
+    a game moved)."""
+    return migrate_config(data, source=source)
 
 
 _SECTIONS: dict[tuple[str, ...], type[BaseModel]] = {

@@ -21,8 +21,10 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Collection, Sequence
 from typing import Any, Final
 
-from arena.games.registry import DEFAULT_GAME
-from arena.table.safe_point import BetweenRoundsHandle, SafePointHandle
+from arena.errors import ConfigError
+from arena.games.base import Game
+from arena.games.registry import DEFAULT_GAME, get_game
+from arena.table.safe_point import BetweenRoundsHandle, GameGifts, SafePointHandle
 from gifts.director import GiftDirector, PeekOutput
 from gifts.events import GiftEffect, GiftEvent, GiftKind
 from gifts.queue import GiftQueue, Outcome, Pending
@@ -50,16 +52,16 @@ class GiftDesk:
         *,
         players: Sequence[str],
         match_seed: int,
-        max_doubles: int,
         clock: Callable[[], float] = time.monotonic,
         on_peek: PeekOutput | None = None,
         keep_outcomes: bool = False,
-        game: str = DEFAULT_GAME,
+        game: str | Game = DEFAULT_GAME,
         offered: Collection[str] | None = None,
     ) -> None:
         self.settings = settings
-        self.game = game
-        """The game the table plays: a gift for an effect it does not offer is refused."""
+        self.game = game if isinstance(game, str) else game.name
+        """The game the table plays (by name): a gift for an effect it does not offer is
+        refused, and the game's own effects are applied by the game."""
         self.offered = frozenset(GiftEffect) if offered is None else frozenset(offered)
         """The effects the game offers (:attr:`arena.games.base.Game.gift_effects`)."""
         self.players = tuple(players)
@@ -67,13 +69,17 @@ class GiftDesk:
         self._clock = clock
         self._told: deque[tuple[str, Pending | Outcome | dict[str, Any], int]] = deque()
         self.queue = GiftQueue(
-            settings.queue_settings(max_doubles=max_doubles),
+            settings.queue_settings(),
             on_outcome=self._outcome,
             on_queued=self._queued,
             keep_outcomes=keep_outcomes,
         )
         self.director = GiftDirector(
-            self.queue, match_seed=match_seed, clock=clock, on_peek=on_peek
+            self.queue,
+            match_seed=match_seed,
+            clock=clock,
+            on_peek=on_peek,
+            game_gifts=_game_gifts(game),
         )
         self._emit: Emit | None = None
         self._ready: Callable[[], bool] | None = None
@@ -156,7 +162,7 @@ class GiftDesk:
             if rule == "message":
                 return pick_target(gift, self.players, match_seed=self.match_seed)
             if rule == "draw":
-                return seeded_seat(gift, self.match_seed)
+                return seeded_seat(gift, self.match_seed, len(self.players))
             return None
         return named_seat(gift.message, self.players)
 
@@ -171,7 +177,8 @@ class GiftDesk:
             await self.tell(now=True)  # the table is playing: its match has begun
 
     async def between_rounds(self, handle: BetweenRoundsHandle) -> None:
-        """The break before a round: ROLE_SWAP and RESHUFFLE apply here."""
+        """The break before a round: RESHUFFLE and the game's between-rounds effects
+        (Dou Dizhu's ROLE_SWAP) apply here."""
         if self.queue.waiting:
             await self.director.between_rounds(handle)
         if self._told:
@@ -224,6 +231,17 @@ class GiftDesk:
             "waiting": self.queue.waiting,
             "invalid": self.invalid,
         }
+
+
+def _game_gifts(game: str | Game) -> GameGifts | None:
+    """The game's own gift operations; none for a game only named, that this install
+    does not know."""
+    if isinstance(game, str):
+        try:
+            game = get_game(game)
+        except ConfigError:
+            return None
+    return game.gifts() if game.gifts is not None else None
 
 
 def gift_event_data(item: Pending | Outcome, status: str, *, waiting: int) -> dict[str, Any]:

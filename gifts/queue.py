@@ -16,10 +16,14 @@ with a reason, or ``expired``; none is dropped silently (:attr:`GiftQueue.outcom
   first gift that may apply, so a waiting SWAP does not hold up a CHEER.
 - Cooldowns: per effect, per viewer, and one global for strong interventions (SWAP,
   ADD). On cooldown a gift waits (default) or is rejected (``on_cooldown = "reject"``).
-- Strong interventions are rejected while the target holds 5 cards or fewer, or both
-  other players do (the other player involved is drawn among those above 5: see
-  :func:`others_involved`); DOUBLE is rejected once the round has its cap of viewer
-  doubles.
+- Strong interventions are rejected while the target holds 5 cards or fewer, or all
+  the other players do (the other player involved is drawn among those above 5: see
+  :func:`others_involved`); an effect the game's rules refuse at this moment is
+  rejected with the game's reason (Dou Dizhu's DOUBLE, ``double_cap``, once the round
+  has its cap of viewer doubles: :attr:`Moment.refused`).
+- Seats are the moment's: as many as it has hand sizes (any table size); phases are
+  the game's names, but for the few every game shares (``play``, ``over``,
+  ``between_rounds``: :mod:`arena.table.safe_point`).
 
 Times are the caller's clock (seconds, monotonic): the queue never reads a clock, so a
 test or a replay drives it exactly.
@@ -28,10 +32,11 @@ test or a replay drives it exactly.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
+from arena.table.safe_point import PHASE_BETWEEN_ROUNDS, PHASE_OVER, PHASE_PLAY
 from gifts.events import RESULT_CHANGING, STRONG, GiftEffect, GiftEvent
 
 __all__ = [
@@ -56,7 +61,10 @@ BEFORE_LEAD: Final = frozenset({GiftEffect.SWAP, GiftEffect.ADD})
 ANY_TIME: Final = frozenset({GiftEffect.DOUBLE, GiftEffect.EFFECT})
 BETWEEN_ROUNDS: Final = frozenset({GiftEffect.ROLE_SWAP, GiftEffect.RESHUFFLE})
 
-Phase = Literal["bidding", "doubling", "play", "between_rounds", "over"]
+Phase = str
+"""A moment's phase: ``play``, ``over``, ``between_rounds``, or a phase of the game's own
+before the play (Dou Dizhu: ``bidding``, ``doubling``), where only the any-time effects
+apply."""
 Status = Literal["applied", "rejected", "expired"]
 
 
@@ -84,7 +92,6 @@ class QueueSettings:
     viewer_cooldown_s: float = 5.0
     strong_cooldown_s: float = 30.0
     last_cards: int = 5
-    max_doubles: int = 2
 
 
 @dataclass(frozen=True)
@@ -97,9 +104,11 @@ class Moment:
     """The seat about to decide (None between rounds)."""
     leading: bool
     """Whether that seat is about to lead (free play), not follow."""
-    hand_sizes: tuple[int, int, int]
-    gift_doubles: int
-    """Viewer doubles the round has had."""
+    hand_sizes: tuple[int, ...]
+    """Cards in each seat's hand: one per seat of the table (none between rounds)."""
+    refused: Mapping[str, str] = field(default_factory=dict)
+    """The effects the game's rules refuse now, each with its reason (Dou Dizhu:
+    ``{"DOUBLE": "double_cap"}`` once the round has its cap of viewer doubles)."""
 
 
 @dataclass(frozen=True)
@@ -386,13 +395,13 @@ class GiftQueue:
             if target is None:
                 return "no_target"
             sizes, fewest = moment.hand_sizes, self.settings.last_cards
-            others = [seat for seat in range(3) if seat != target]
+            if not 0 <= target < len(sizes):
+                return "no_target"
+            others = [seat for seat in range(len(sizes)) if seat != target]
             # the other player involved is drawn among those above the limit
             if sizes[target] <= fewest or all(sizes[seat] <= fewest for seat in others):
                 return "last_cards"
-        if effect is GiftEffect.DOUBLE and moment.gift_doubles >= self.settings.max_doubles:
-            return "double_cap"
-        return None
+        return moment.refused.get(effect)
 
     def _cooling(self, pending: Pending, now: float) -> bool:
         if now < self._effect_free_at.get(pending.effect, 0.0):
@@ -436,19 +445,20 @@ class GiftQueue:
 
 def others_involved(target: int, moment: Moment, last_cards: int = 5) -> list[int]:
     """The seats a strong intervention on ``target`` may draw its other player from:
-    the other two, but not one holding ``last_cards`` cards or fewer."""
-    return [s for s in range(3) if s != target and moment.hand_sizes[s] > last_cards]
+    the others at the table, but not one holding ``last_cards`` cards or fewer."""
+    sizes = moment.hand_sizes
+    return [s for s in range(len(sizes)) if s != target and sizes[s] > last_cards]
 
 
 def _window_open(pending: Pending, moment: Moment) -> bool:
     effect = pending.effect
     if effect in BETWEEN_ROUNDS:
-        return moment.phase == "between_rounds"
-    if moment.phase in ("between_rounds", "over"):
+        return moment.phase == PHASE_BETWEEN_ROUNDS
+    if moment.phase in (PHASE_BETWEEN_ROUNDS, PHASE_OVER):
         return False
     if effect in ANY_TIME:
         return True
-    if moment.phase != "play":
+    if moment.phase != PHASE_PLAY:
         return False
     if effect in BEFORE_LEAD:
         return moment.leading and moment.to_act == pending.target

@@ -102,9 +102,7 @@ def attach_gift_desks(
             settings,
             players=table.names,
             match_seed=match_seed,
-            # the cap on viewer doubles is a rule of the games that offer DOUBLE
-            max_doubles=getattr(table.rules, "max_gift_doubles", 0),
-            game=table.game.name,
+            game=table.game,
             offered=table.game.gift_effects,
             clock=clock,
             on_peek=(

@@ -114,6 +114,7 @@ async def start_gifts(
                     seed=derive_seed(match_seed, table.table_id, "audience"),
                     players=table.names,
                     rate_per_s=simulate_rate,
+                    offered=table.game.gift_effects,
                 )
             )
     run.tasks = [start_logged(source) for source in sources]

@@ -5,9 +5,10 @@ Each platform's gifts are mapped to effects by name or by id (``[gifts.map.<plat
 every platform. A gift whose source already
 names its effect (``arena gift send SWAP``) needs no mapping; a gift that maps to
 nothing is rejected with the reason ``unmapped``. The queue's rules have the documented
-defaults (:class:`gifts.queue.QueueSettings`); the cap on viewer doubles is the rules'
-``max_gift_doubles`` (``[gifts] max_doubles_per_round`` is moved there when the config
-is read: :func:`arena.config.gift_doubles_in_rules`).
+defaults (:class:`gifts.queue.QueueSettings`); what a game's rules limit (Dou Dizhu's cap
+on viewer doubles, ``[rules] max_gift_doubles``) the game's own gift operations refuse
+(:attr:`arena.games.base.Game.gifts`), and a key a game moved out of ``[gifts]`` is moved
+when the config is read (:attr:`arena.games.base.Game.migrate_config`).
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ class GiftSettings(BaseModel):
     strong_cooldown_s: Seconds = 30.0
     """One cooldown shared by the strong interventions (SWAP, ADD)."""
     last_cards: Annotated[StrictInt, Field(ge=0, le=20)] = 5
-    """Strong interventions are refused while the target (or both others) hold this
+    """Strong interventions are refused while the target (or all the others) hold this
     many cards or fewer."""
     pick_target: Literal["message", "draw", "reject"] = "message"
     """How a gift that names no seat gets one, for the effects that need one: ``message``
@@ -78,8 +79,8 @@ class GiftSettings(BaseModel):
     (``comment``, ``super_chat``, ``cheer``, ``points``, ``gift``): Douyin's chat lines
     have no name to map."""
 
-    def queue_settings(self, *, max_doubles: int) -> QueueSettings:
-        """The queue's rules, with the round's cap on viewer doubles from ``[rules]``."""
+    def queue_settings(self) -> QueueSettings:
+        """The queue's rules."""
         return QueueSettings(
             mode=self.mode,
             queue_size=self.queue_size,
@@ -89,7 +90,6 @@ class GiftSettings(BaseModel):
             viewer_cooldown_s=self.viewer_cooldown_s,
             strong_cooldown_s=self.strong_cooldown_s,
             last_cards=self.last_cards,
-            max_doubles=max_doubles,
         )
 
     def effect_for(self, gift: GiftEvent) -> GiftEffect | None:

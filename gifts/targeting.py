@@ -19,11 +19,12 @@ __all__ = ["named_seat", "pick_target", "seeded_seat"]
 
 
 def pick_target(gift: GiftEvent, players: Sequence[str], *, match_seed: int) -> int:
-    """The gift's seat: the one it says, else the one its message names, else a draw."""
+    """The gift's seat: the one it says, else the one its message names, else a draw
+    among the table's seats (one per player)."""
     if gift.target_seat is not None:
         return gift.target_seat
     named = named_seat(gift.message, players)
-    return named if named is not None else seeded_seat(gift, match_seed)
+    return named if named is not None else seeded_seat(gift, match_seed, len(players))
 
 
 def named_seat(message: str, players: Sequence[str]) -> int | None:
@@ -41,10 +42,11 @@ def named_seat(message: str, players: Sequence[str]) -> int | None:
     return found[0][0] if len(found) == 1 else None
 
 
-def seeded_seat(gift: GiftEvent, match_seed: int) -> int:
-    """A seat drawn from the match seed and the gift's platform and id: stable on every
-    machine (the arena's :func:`~arena.table.derive_seed`, as the deals are)."""
-    return derive_seed(match_seed, "target", gift.platform, gift.event_id) % 3
+def seeded_seat(gift: GiftEvent, match_seed: int, seats: int) -> int:
+    """One of ``seats`` seats, drawn from the match seed and the gift's platform and id:
+    stable on every machine (the arena's :func:`~arena.table.derive_seed`, as the deals
+    are)."""
+    return derive_seed(match_seed, "target", gift.platform, gift.event_id) % seats
 
 
 def _fold(text: str) -> str:

@@ -88,7 +88,7 @@ def team_record(
         round_no=round_no,
         seed=round_no,
         players=tuple(players),
-        result=result,  # type: ignore[arg-type]  # a team game's result, not Dou Dizhu's
+        result=result,
         faults=tuple({} for _ in range(seats)),
         standins=(),
         stats=tuple({} for _ in range(seats)),

@@ -21,6 +21,7 @@ from arena.cli import main
 from arena.errors import IllegalActionError
 from arena.events import Event
 from arena.games.ddz.agents.scripted import GreedyAgent
+from arena.games.ddz.gifts import make_landlord
 from arena.games.ddz.messages import BidRequest, Deal, PlayRequest
 from arena.replay import ReplayWriter, load_replay, verify_round
 from arena.sinks.base import CollectingSink
@@ -330,15 +331,17 @@ async def test_the_break_handle_refuses_every_change_after_it_closed(tmp_path: P
     assert len(played.handles) == 2  # before rounds 2 and 3
     for handle in played.handles:
         with pytest.raises(IllegalActionError, match="over"):
-            handle.make_landlord(0, "late")
+            make_landlord(handle, 0, "late")  # Dou Dizhu's own change, through the handle
         with pytest.raises(IllegalActionError, match="over"):
             handle.reshuffle("late")
+        with pytest.raises(IllegalActionError, match="over"):
+            handle.fix({"effect": "ROLE_SWAP", "gift": "late"}, landlord=0)
         with pytest.raises(IllegalActionError):
-            _ = handle.landlord
+            _ = handle.fixed
         with pytest.raises(IllegalActionError):
             _ = handle.reshuffled
         with pytest.raises(IllegalActionError):
-            _ = handle.last_landlord
+            _ = handle.last
     # a late change on a kept handle changed nothing: round 3 bid as usual
     assert [r.gifts for r in played.summary.rounds] == [(), ("ROLE_SWAP",), ()]
     assert any(isinstance(r, BidRequest) for r in requests_in(played.agents[0], 3))

@@ -1,5 +1,5 @@
 """The public events are a documented contract: every event a real match emits matches
-its type's model (``protocol.events`` and the game's ``events``), and ``arena schema`` writes their JSON Schemas.
+its type's model in ``protocol.events``, and ``arena schema`` writes their JSON Schemas.
 
 Specification: issue 10, "Events are a documented contract": typed models of each event
 type's ``data``, a schema version, the schemas beside the messages', and ``turn_started``
@@ -34,7 +34,7 @@ from arena.cli import main
 from arena.errors import IllegalActionError
 from arena.events import Event
 from arena.games.ddz.agents.scripted import GreedyAgent
-from arena.games.ddz.engine import Phase, Rules
+from arena.games.ddz.engine import Rules
 from arena.games.ddz.events import (
     EVENT_DATA,
     EVENT_TYPES,
@@ -49,6 +49,7 @@ from arena.replay import ReplayWriter
 from arena.sinks.base import CollectingSink
 from arena.table import SafePointHandle, Table, TableSettings, play_match
 from arena.table.match import match_id_of
+from arena.table.safe_point import PHASE_PLAY
 from gifts.events import GiftEffect, GiftEvent
 from gifts.router import attach_gift_desks
 from gifts.settings import GiftSettings
@@ -142,8 +143,8 @@ async def faulty_seats() -> list[Event]:
 async def viewer_gifts(handle: SafePointHandle) -> None:
     """A gift whenever a farmer is to act: a swap, a transfer or a double, by the cards
     left (the engine refuses some: the doubles cap reached, a hand too small)."""
-    seat, other = handle.to_act, handle.landlord
-    if handle.phase is not Phase.PLAYING or seat is None or other is None or seat == other:
+    seat, other = handle.to_act, handle.game_part.landlord  # Dou Dizhu's own part
+    if handle.phase != PHASE_PLAY or seat is None or other is None or seat == other:
         return
     with contextlib.suppress(IllegalActionError):
         match sum(handle.hand_sizes) % 3:
@@ -152,7 +153,7 @@ async def viewer_gifts(handle: SafePointHandle) -> None:
             case 1:
                 handle.transfer_card(other, seat, handle.hand(other)[0])
             case _:
-                handle.add_gift_double()
+                handle.game_part.add_gift_double()
 
 
 async def with_a_gift_desk() -> list[Event]:

@@ -62,7 +62,6 @@ def desk(settings: GiftSettings | None = None) -> tuple[GiftDesk, Told]:
         settings or GiftSettings(viewer_cooldown_s=0),
         players=NAMES,
         match_seed=SEED,
-        max_doubles=2,
         clock=lambda: 0.0,
     )
     made.attach(told)
@@ -126,7 +125,6 @@ async def test_a_gift_for_an_effect_the_game_does_not_offer_is_rejected_saying_s
         MAPPED,
         players=NAMES,
         match_seed=SEED,
-        max_doubles=2,
         clock=lambda: 0.0,
         game="cards",
         offered={"CHEER", "EMOTE"},
@@ -167,7 +165,7 @@ async def test_targeted_effects_always_get_a_seat_and_the_others_only_a_named_on
     assert targets["named"] == 1
     assert targets["seat"] == 2  # the platform's seat beats the message
     if effect in TARGETED:
-        assert targets["plain"] == seeded_seat(plain, SEED)
+        assert targets["plain"] == seeded_seat(plain, SEED, 3)
         assert targets["plain"] == derive_seed(SEED, "target", "bilibili", "plain") % 3
         assert targets["two"] in (0, 1, 2)  # two names: nobody named, a seeded draw
     else:
@@ -193,7 +191,7 @@ async def test_the_seeded_seat_is_the_same_for_the_same_match_and_gift() -> None
         await made.submit(gift("same", effect=GiftEffect.SWAP))
         seats.add(told.gifts[0]["target"])
     assert len(seats) == 1
-    spread = {seeded_seat(gift(f"x{n}"), SEED) for n in range(30)}
+    spread = {seeded_seat(gift(f"x{n}"), SEED, 3) for n in range(30)}
     assert spread == {0, 1, 2}  # a draw, not always one seat
 
 

@@ -12,6 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 from arena.games.ddz.agents.scripted import GreedyAgent
+from arena.games.ddz.gifts import DdzGifts
 from arena.replay import ReplayWriter, load_replay, verify_round
 from arena.sinks.base import CollectingSink
 from arena.table import Table, TableSettings, play_match
@@ -58,7 +59,13 @@ async def play(path: Path) -> tuple[GiftQueue, CollectingSink, list[tuple[int, l
     def on_peek(pending: Pending, seat: int, cards: list[str]) -> None:
         peeks.append((seat, cards))
 
-    director = GiftDirector(queue, match_seed=SEED, clock=lambda: 1.0, on_peek=on_peek)
+    director = GiftDirector(
+        queue,
+        match_seed=SEED,
+        clock=lambda: 1.0,
+        on_peek=on_peek,
+        game_gifts=DdzGifts(),  # DOUBLE is Dou Dizhu's own: its gift operations apply it
+    )
     sink = CollectingSink()
     writer = ReplayWriter(path)
     table = Table(

@@ -26,14 +26,16 @@ from arena.cli import main
 from arena.errors import IllegalActionError
 from arena.events import Event
 from arena.games.ddz.agents.scripted import GreedyAgent
-from arena.games.ddz.engine import Phase, Round
+from arena.games.ddz.engine import Round
 from arena.games.ddz.events import EffectAppliedData, parse_event
+from arena.games.ddz.gifts import DdzSafePoint
 from arena.games.ddz.public_state import PublicTableState
 from arena.games.ddz.spectator import DdzSpectatorTable
 from arena.replay import ReplayWriter, RoundMismatch, load_replay, verify_round
 from arena.sinks.base import CollectingSink
 from arena.sinks.spectator import SpectatorFeed
 from arena.table import SafePointHandle, Table, TableSettings, play_match, tee_recorders
+from arena.table.safe_point import PHASE_PLAY
 from protocol.cards import CANONICAL_CARDS
 
 ROUNDS = 2
@@ -79,7 +81,7 @@ class GiftScript:
 
     async def __call__(self, handle: SafePointHandle) -> None:
         self.handles.append(handle)
-        if handle.phase is not Phase.PLAYING:
+        if handle.phase != PHASE_PLAY:
             return
         round_no = self.sink.events[-1].round
         if round_no != self._round:
@@ -123,8 +125,8 @@ def apply_effect(handle: SafePointHandle, kind: str) -> tuple[tuple[int, ...], t
         assert handle.hand_sizes[other] == sizes[other] - 1
         assert handle.hand_sizes[seat] == sizes[seat] + 1
         return (other, seat), (moved.text,)
-    doubles = handle.gift_doubles
-    assert handle.add_gift_double() == doubles + 1
+    doubles = handle.game_part.gift_doubles  # Dou Dizhu's own: its viewer doubles
+    assert handle.game_part.add_gift_double() == doubles + 1
     return (), ()
 
 
@@ -400,17 +402,32 @@ def test_the_handle_gives_no_way_to_the_table_or_the_round(played: Played) -> No
     assert set(public) == {
         "phase",
         "to_act",
-        "landlord",
         "is_leading",
+        "seats",
         "hand_sizes",
-        "gift_doubles",
+        "game_part",
         "hand",
         "swap_cards",
         "transfer_card",
-        "add_gift_double",
         "cheer",
         "close",
     }
+    part = DdzSafePoint(Round(seed=1))  # the game's own part: no way to the round either
+    assert {name for name in dir(part) if not name.startswith("_")} == {
+        "phase",
+        "to_act",
+        "is_leading",
+        "hand_sizes",
+        "hand",
+        "swap_cards",
+        "transfer_card",
+        "landlord",
+        "gift_doubles",
+        "max_gift_doubles",
+        "add_gift_double",
+        "close",
+    }
+    assert not hasattr(part, "__dict__")
     with pytest.raises(AttributeError):
         handle.round = Round()  # type: ignore[attr-defined]
     assert not hasattr(handle, "__dict__")
@@ -420,8 +437,13 @@ def test_a_handle_kept_after_its_safe_point_can_do_nothing(played: Played) -> No
     """The table closes each handle when its safe point ends: later, while an agent
     decides, a kept handle neither reads nor changes the round."""
     handle = played.script.handles[0]
+    part = DdzSafePoint(Round(seed=1))
+    kept = SafePointHandle(part)
+    kept.close()  # what a hook kept of the game's own part closes with the handle
     for use in (
-        lambda: handle.add_gift_double(),
+        lambda: handle.game_part,
+        lambda: part.add_gift_double(),
+        lambda: part.gift_doubles,
         lambda: handle.transfer_card(0, 1, "♠3"),
         lambda: handle.swap_cards(0, "♠3", 1, "♠4"),
         lambda: handle.hand(0),
@@ -462,7 +484,7 @@ class WatchesTheSpectatorFeed:
     checked: int = 0
 
     async def __call__(self, handle: SafePointHandle) -> None:
-        if handle.phase is Phase.PLAYING:
+        if handle.phase == PHASE_PLAY:
             real = [[c.text for c in handle.hand(seat)] for seat in range(3)]
             if self.spectator.hands != real:
                 self.disagreements.append(f"{self.spectator.hands} != {real}")
@@ -509,7 +531,7 @@ def test_an_audience_line_over_the_protocols_cap_is_cut_and_marked() -> None:
     """The protocol holds an audience line to 100 characters: a longer one is cut with
     an ellipsis, as viewer text is cut everywhere else, and ten lines at most wait."""
     waiting: list[list[str]] = [[], [], []]
-    handle = SafePointHandle(Round(seed=3), waiting)
+    handle = SafePointHandle(DdzSafePoint(Round(seed=3)), waiting)
     handle.cheer(1, "加" * 150)
     assert waiting[1] == ["加" * 99 + "…"]
     for n in range(12):

@@ -43,7 +43,6 @@ from arena.agents.base import BaseAgent
 from arena.cli import main
 from arena.events import Event
 from arena.games.ddz.agents.scripted import GreedyAgent, HeuristicAgent, RandomAgent
-from arena.games.ddz.engine import Phase
 from arena.games.ddz.events import parse_event
 from arena.games.ddz.messages import (
     BidRequest,
@@ -56,7 +55,7 @@ from arena.replay import ReplayWriter, load_replay, verify_round
 from arena.sinks.base import CollectingSink
 from arena.table import SafePointHandle, Table, play_match
 from arena.table.match import MatchSummary
-from arena.table.safe_point import BetweenRoundsHandle
+from arena.table.safe_point import PHASE_PLAY, BetweenRoundsHandle
 from gifts.events import RESULT_CHANGING, STRONG, GiftEffect, GiftEvent, GiftKind
 from gifts.router import GiftRouter, attach_gift_desks
 from gifts.settings import DEFAULT_COOLDOWNS, GiftSettings
@@ -300,7 +299,8 @@ async def play(
                 played.extend(event.data["cards"])
         hands = [card.text for seat in range(3) for card in handle.hand(seat)]
         in_play = hands + played
-        expected = 51 if handle.landlord is None else 54
+        landlord = handle.game_part.landlord  # Dou Dizhu's own part of the moment
+        expected = 51 if landlord is None else 54
         if len(in_play) != expected or len(set(in_play)) != expected:
             match.problems.append(f"{len(in_play)} cards in play, not {expected}: {in_play}")
         if not set(in_play) <= ALL_CARDS:
@@ -308,7 +308,7 @@ async def play(
         sizes = handle.hand_sizes
         if min(sizes) < 1:
             match.problems.append(f"an empty hand mid-round: {sizes}")
-        if handle.phase is Phase.PLAYING and handle.landlord is None:
+        if handle.phase == PHASE_PLAY and landlord is None:
             match.problems.append("playing without a landlord")
         check_strong(handle, *before_desk)
         if at_turn is not None:
@@ -330,7 +330,7 @@ async def play(
                 match.problems.append(f"hands {changed} changed without a SWAP or ADD")
             return
         match.strong += 1
-        if handle.phase is not Phase.PLAYING or not handle.is_leading:
+        if handle.phase != PHASE_PLAY or not handle.is_leading:
             match.problems.append(f"{strong} applied while nobody leads")
         if any(data["target"] != handle.to_act for data in strong):
             match.problems.append(f"{strong} applied, but seat {handle.to_act} is to act")

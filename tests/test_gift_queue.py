@@ -16,11 +16,9 @@ from hypothesis import strategies as st
 from gifts.events import GiftEffect, GiftEvent
 from gifts.queue import GiftQueue, Moment, Outcome, QueueSettings, others_involved
 
-PLAY = Moment(phase="play", to_act=0, leading=False, hand_sizes=(15, 17, 17), gift_doubles=0)
-LEAD_0 = Moment(phase="play", to_act=0, leading=True, hand_sizes=(15, 17, 17), gift_doubles=0)
-BETWEEN = Moment(
-    phase="between_rounds", to_act=None, leading=False, hand_sizes=(0, 0, 0), gift_doubles=0
-)
+PLAY = Moment(phase="play", to_act=0, leading=False, hand_sizes=(15, 17, 17))
+LEAD_0 = Moment(phase="play", to_act=0, leading=True, hand_sizes=(15, 17, 17))
+BETWEEN = Moment(phase="between_rounds", to_act=None, leading=False, hand_sizes=(0, 0, 0))
 
 
 def gift(event_id: str, *, viewer: str = "v1", **fields: Any) -> GiftEvent:
@@ -164,11 +162,9 @@ def test_a_viewer_cools_down_across_effects_and_strong_ones_share_a_global_coold
 
 def test_strong_effects_are_refused_near_the_end_of_a_hand() -> None:
     queue = GiftQueue(quiet())
-    short = Moment(phase="play", to_act=0, leading=True, hand_sizes=(5, 17, 17), gift_doubles=0)
-    others_short = Moment(
-        phase="play", to_act=0, leading=True, hand_sizes=(9, 4, 5), gift_doubles=0
-    )
-    one_other = Moment(phase="play", to_act=0, leading=True, hand_sizes=(9, 4, 6), gift_doubles=0)
+    short = Moment(phase="play", to_act=0, leading=True, hand_sizes=(5, 17, 17))
+    others_short = Moment(phase="play", to_act=0, leading=True, hand_sizes=(9, 4, 5))
+    one_other = Moment(phase="play", to_act=0, leading=True, hand_sizes=(9, 4, 6))
     queue.submit(gift("s1", viewer="a"), GiftEffect.SWAP, target=0, now=0)
     assert apply_all(queue, short, now=0) == []
     queue.submit(gift("s2", viewer="b"), GiftEffect.ADD, target=0, now=0)
@@ -180,10 +176,15 @@ def test_strong_effects_are_refused_near_the_end_of_a_hand() -> None:
 
 
 def test_doubles_stop_at_the_cap() -> None:
-    queue = GiftQueue(quiet(max_doubles=2))
+    # the game's rules refuse it (Dou Dizhu's cap: arena.games.ddz.gifts), with its reason
+    queue = GiftQueue(quiet())
     queue.submit(gift("d1", viewer="a"), GiftEffect.DOUBLE, target=None, now=0)
     capped = Moment(
-        phase="bidding", to_act=1, leading=False, hand_sizes=(17, 17, 17), gift_doubles=2
+        phase="bidding",
+        to_act=1,
+        leading=False,
+        hand_sizes=(17, 17, 17),
+        refused={"DOUBLE": "double_cap"},
     )
     assert apply_all(queue, capped, now=0) == []
     assert queue.outcomes[-1].reason == "double_cap"
@@ -211,7 +212,7 @@ moments = st.builds(
     to_act=st.one_of(st.none(), st.integers(0, 2)),
     leading=st.booleans(),
     hand_sizes=st.tuples(st.integers(0, 20), st.integers(0, 20), st.integers(0, 20)),
-    gift_doubles=st.integers(0, 3),
+    refused=st.sampled_from([{}, {"DOUBLE": "double_cap"}]),
 )
 arrivals = st.lists(
     st.tuples(

@@ -52,10 +52,9 @@ def test_a_gift_maps_by_its_name_then_its_id_then_for_every_platform() -> None:
 
 
 def test_the_queue_gets_the_settings_with_defaults_for_what_is_left_out() -> None:
-    queue = SETTINGS.queue_settings(max_doubles=3)
+    queue = SETTINGS.queue_settings()
     assert queue.mode == "ranked"
     assert queue.ttl_s == 30
-    assert queue.max_doubles == 3
     assert queue.effect_cooldown_s[GiftEffect.SWAP] == 40
     assert queue.effect_cooldown_s[GiftEffect.DOUBLE] == DEFAULT_COOLDOWNS[GiftEffect.DOUBLE]
 
@@ -105,16 +104,16 @@ def test_the_target_is_the_gifts_seat_then_the_named_one_then_a_seeded_draw() ->
     assert pick_target(gift(target_seat=2, message="Alpha"), PLAYERS, match_seed=1) == 2
     assert pick_target(gift(message="for Alpha"), PLAYERS, match_seed=1) == 0
     drawn = pick_target(gift(message="anyone"), PLAYERS, match_seed=1)
-    assert drawn == seeded_seat(gift(), 1)
+    assert drawn == seeded_seat(gift(), 1, 3)
 
 
 def test_the_draw_is_the_same_for_the_same_seed_and_gift_and_spread_over_seats() -> None:
-    assert seeded_seat(gift("x"), 7) == seeded_seat(gift("x"), 7)
-    seats = Counter(seeded_seat(gift(f"g{n}"), 7) for n in range(600))
+    assert seeded_seat(gift("x"), 7, 3) == seeded_seat(gift("x"), 7, 3)
+    seats = Counter(seeded_seat(gift(f"g{n}"), 7, 3) for n in range(600))
     assert set(seats) == {0, 1, 2}
     assert min(seats.values()) > 150  # about 200 each
-    assert [seeded_seat(gift(f"g{n}"), 8) for n in range(20)] != [
-        seeded_seat(gift(f"g{n}"), 7) for n in range(20)
+    assert [seeded_seat(gift(f"g{n}"), 8, 3) for n in range(20)] != [
+        seeded_seat(gift(f"g{n}"), 7, 3) for n in range(20)
     ]
 
 
@@ -133,7 +132,6 @@ async def test_pick_target_decides_how_a_gift_naming_no_seat_gets_one(
         GiftSettings(pick_target=rule),  # type: ignore[arg-type]
         players=("Alpha", "Beta", "Gamma"),
         match_seed=11,
-        max_doubles=2,
         keep_outcomes=True,
     )
     gift = GiftEvent(event_id="e1", platform="test", effect=GiftEffect.CHEER, message=message)
@@ -145,7 +143,7 @@ async def test_pick_target_decides_how_a_gift_naming_no_seat_gets_one(
         return
     assert desk.queue.waiting == 1
     (pending,) = desk.queue._waiting
-    wanted = seeded_seat(gift, 11) if expected == "drawn" else expected
+    wanted = seeded_seat(gift, 11, 3) if expected == "drawn" else expected
     assert pending.target == wanted
 
 

@@ -90,3 +90,56 @@ def test_the_command_line_loads_gifts_and_tournaments_only_for_their_commands() 
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     assert done.stdout.strip() == "[]"
+
+
+GIFT_SEAM: tuple[str, ...] = (
+    "arena/table/safe_point.py",
+    "arena/table/match.py",
+    "arena/table/records.py",
+    *sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "gifts").rglob("*.py")),
+)
+"""Modules that serve every game's gifts, rounds and records (issue 26)."""
+GAME_WORDS = ("landlord", "farmer", "bidder", "call_score", "spring", "rocket", "bomb")
+OLD_NAMES = frozenset({"landlord_policy", "rotate_landlord", "rotate_bidder"})
+"""Dou Dizhu's options by the names callers used before the seam: accepted, passed on."""
+
+
+def names_in(tree: ast.Module) -> Iterator[tuple[int, str]]:
+    """Each name the code gives or reads (not its docs): variables, attributes,
+    arguments, functions and classes."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            yield node.lineno, node.id
+        elif isinstance(node, ast.Attribute):
+            yield node.lineno, node.attr
+        elif isinstance(node, ast.arg):
+            yield node.lineno, node.arg
+        elif isinstance(node, ast.keyword) and node.arg is not None:
+            yield node.value.lineno, node.arg
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            yield node.lineno, node.name
+
+
+def test_the_gift_seam_names_no_game_and_counts_no_seats() -> None:
+    """Gifts, safe points, match plans and records serve any game: they import no game
+    by name, assume no three seats and name no Dou Dizhu term in their code."""
+    offenders = []
+    for relative in GIFT_SEAM:
+        text = (ROOT / relative).read_text(encoding="utf-8")
+        tree = ast.parse(text, filename=relative)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                for module in imported(node):
+                    if module.startswith("arena.games.") and module.split(".")[2] not in (
+                        "base",
+                        "registry",
+                    ):
+                        offenders.append(f"{relative}:{node.lineno}: imports {module}")
+        for number, line in enumerate(text.splitlines(), 1):
+            if "range(3)" in line or "% 3" in line or "(0, 0, 0)" in line:
+                offenders.append(f"{relative}:{number}: three seats: {line.strip()}")
+        for number, name in names_in(tree):
+            lowered = name.lower()
+            if name not in OLD_NAMES and any(word in lowered for word in GAME_WORDS):
+                offenders.append(f"{relative}:{number}: a Dou Dizhu name: {name}")
+    assert offenders == []

@@ -100,6 +100,11 @@ def _never_over(records: Sequence[Any]) -> bool:
     return False
 
 
+def _nothing_fixed(round_no: int, rules: Any, options: Mapping[str, Any]) -> dict[str, Any]:
+    """A game whose rounds are drawn whole from their seeds."""
+    return {}
+
+
 @dataclass(frozen=True, slots=True)
 class Game:
     """One game as the arena sees it (see the module)."""
@@ -162,6 +167,29 @@ class Game:
     raises ``RoundMismatch`` / ``RoundIncomplete`` (:mod:`arena.replay_round`);
     :func:`arena.replay.verify_round` picks it by the round header's ``game``. None for
     a game whose replays cannot be checked."""
+    gifts: Callable[[], Any] | None = field(default=None, repr=False)
+    """The game's own gift operations, loaded when a table takes gifts (an
+    ``arena.table.safe_point.GameGifts``): the effects of :attr:`gift_effects` only its
+    rules give a meaning to (Dou Dizhu: DOUBLE, ROLE_SWAP) and the refusals its rules
+    make (Dou Dizhu's ``double_cap``); None for a game whose effects are all the
+    gifts layer's own (cheers, emotes, peeks, moved cards, a reshuffle)."""
+    round_plan: Callable[[int, Any, Mapping[str, Any]], dict[str, Any]] = field(
+        default=_nothing_fixed, repr=False
+    )
+    """What a match fixes of a round before it is dealt, rather than drawing it from the
+    seed: ``round_plan(round_no, rules, options)``, the ``play_round`` keywords
+    (:attr:`arena.table.safe_point.NextRound.fixed`; gifts between rounds may add to
+    them). ``options`` are the match's for the game, opaque to the arena (Dou Dizhu:
+    ``landlord_policy``, a tournament's 轮庄). Dou Dizhu: the rotating first bidder and
+    landlord; what carries over from one round to the next by the result (Tractor's
+    banker) the game's turns keep."""
+    migrate_config: Callable[[Mapping[str, Any], str], dict[str, Any]] | None = field(
+        default=None, repr=False
+    )
+    """A config's or tournament file's data with the game's old keys moved to their
+    place (``migrate_config(data, source)``, a ConfigError naming ``source`` when they
+    disagree), before it is validated; None for a game without old keys. Dou Dizhu:
+    ``[gifts] max_doubles_per_round`` is ``[rules] max_gift_doubles``."""
     model_prompts: Callable[[], Any] | None = field(default=None, repr=False)
     """What a language-model seat says and reads at this game's table, loaded when a
     model seat is built (an ``arena.agents.llm.game_prompts.ModelPrompts``: prompts,

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import structlog
 
 from arena.errors import SetupError
+from arena.games.base import Game, GameRules
+from arena.games.registry import DEFAULT_GAME, get_game
 from arena.table.records import RoundRecord
 from arena.table.safe_point import NextRound
 from arena.table.table import Table
@@ -107,7 +109,8 @@ async def play_match(
     seed: int,
     match_id: str | None = None,
     goes_on: GoesOn | None = None,
-    landlord_policy: Literal["bid", "rotate"] = "bid",
+    options: Mapping[str, Any] | None = None,
+    landlord_policy: str | None = None,
     done: Sequence[RoundRecord] = (),
     on_round: OnRound | None = None,
 ) -> MatchSummary:
@@ -118,15 +121,20 @@ async def play_match(
     agents the seed).
 
     For tournaments: ``goes_on`` may end the match earlier (best of five), or, with
-    ``rounds`` None, decides alone (open-ended); ``landlord_policy`` ``rotate`` makes
-    seat 0, 1, 2 ... landlord in turn, asked only for its call score (轮庄); ``done``
-    are the rounds a match that was cut off already played (resumed, it goes on with
-    the next round, dealt as it would have been, its totals counting them); and
-    ``on_round`` hears every record as its round ends.
+    ``rounds`` None, decides alone (open-ended); ``options`` are the match's options for
+    the game's plan of each round (:attr:`arena.games.base.Game.round_plan`; Dou Dizhu's
+    ``{"landlord_policy": "rotate"}`` makes seat 0, 1, 2 ... landlord in turn, asked
+    only for its call score: 轮庄), and ``landlord_policy`` is the same option given by
+    its old name; ``done`` are the rounds a match that was cut off already played
+    (resumed, it goes on with the next round, dealt as it would have been, its totals
+    counting them); and ``on_round`` hears every record as its round ends.
     """
     if rounds is None and goes_on is None and not table.game.ends_by_itself:
         raise SetupError("an open-ended match (rounds None) needs goes_on to end it")
     summary = new_summary(table, done)
+    given = dict(options or {})
+    if landlord_policy is not None:
+        given["landlord_policy"] = landlord_policy
     # logged by the seed (to repeat the run), unless the caller names the match: a
     # tournament's seed is committed and secret until it ends, so its logs never hold it
     logged = seed if match_id is None else match_id
@@ -138,13 +146,13 @@ async def play_match(
             seed=seed,
             match_id=match_id or match_id_of(seed),
             goes_on=goes_on,
-            rotate_landlord=landlord_policy == "rotate",
+            options=given,
             on_round=on_round,
         )
 
 
 def _count(summary: MatchSummary, record: RoundRecord) -> None:
-    """A round's record into the match's totals and round wins (farmers win together)."""
+    """A round's record into the match's totals and round wins (a side wins together)."""
     summary.rounds.append(record)
     for seat, player in enumerate(summary.players):
         summary.totals[player] += record.result.scores[seat]
@@ -160,12 +168,11 @@ async def _play(
     seed: int,
     match_id: str,
     goes_on: GoesOn | None,
-    rotate_landlord: bool,
+    options: Mapping[str, Any],
     on_round: OnRound | None,
 ) -> MatchSummary:
     await begin_match(table, summary, rounds=rounds, match_id=match_id)
     deals = table.table_id
-    rotate = dict(table.rules).get("first_bidder") == "rotate"  # Dou Dizhu's first bidder
     round_no = len(summary.rounds)
     over = table.game.match_over
     while (
@@ -175,7 +182,7 @@ async def _play(
     ):
         round_no += 1
         plan = plan_round(
-            seed, deals, round_no, rotate_bidder=rotate, rotate_landlord=rotate_landlord
+            seed, deals, round_no, game=table.game, rules=table.rules, options=options
         )
         record = await play_planned_round(table, summary, plan, seed=seed, deals=deals)
         if on_round is not None:
@@ -222,17 +229,35 @@ async def begin_match(
 
 
 def plan_round(
-    seed: int, deals: str, round_no: int, *, rotate_bidder: bool, rotate_landlord: bool
+    seed: int,
+    deals: str,
+    round_no: int,
+    *,
+    game: Game | None = None,
+    rules: GameRules | None = None,
+    options: Mapping[str, Any] | None = None,
+    rotate_bidder: bool | None = None,
+    rotate_landlord: bool | None = None,
 ) -> NextRound:
     """Round ``round_no``'s plan: dealt from ``derive_seed(seed, deals, round_no)``
-    (``deals``: the table's id, or the one its seatings share in duplicate mode), the
-    first bidder (``rules.first_bidder == "rotate"``) and the landlord by seat position
-    when they rotate."""
+    (``deals``: the table's id, or the one its seatings share in duplicate mode), and
+    what ``game``'s plan fixes of it under ``rules`` and the match's ``options``
+    (:attr:`arena.games.base.Game.round_plan`; Dou Dizhu: the first bidder and the
+    landlord when they rotate).
+
+    ``rotate_bidder`` and ``rotate_landlord``: Dou Dizhu's options by their old names
+    (a caller that names no game plans a round of the default game)."""
+    if game is None:
+        game = get_game(DEFAULT_GAME)
+    given = dict(options or {})
+    if rotate_bidder is not None:
+        given["rotate_bidder"] = rotate_bidder
+    if rotate_landlord is not None:
+        given["landlord_policy"] = "rotate" if rotate_landlord else "bid"
     return NextRound(
         round_no,
         seed=derive_seed(seed, deals, round_no),
-        first_bidder=(round_no - 1) % 3 if rotate_bidder else None,
-        landlord=(round_no - 1) % 3 if rotate_landlord else None,
+        fixed=game.round_plan(round_no, rules if rules is not None else game.rules(), given),
     )
 
 
@@ -245,12 +270,7 @@ async def play_planned_round(
     if round_no > 1 and table.between_rounds:
         await table.prepare_round(plan, reseed=_reseeder(seed, deals, round_no))
     record = await table.play_round(
-        round_no,
-        seed=plan.seed,
-        first_bidder=plan.first_bidder,
-        landlord=plan.landlord,
-        call_score=plan.call_score,
-        gift_changes=plan.changes,
+        round_no, seed=plan.seed, gift_changes=plan.changes, **plan.fixed
     )
     _count(summary, record)
     return record

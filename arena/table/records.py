@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from arena.events import Event
-from arena.games.ddz.engine import Settlement
 
 __all__ = [
     "DecisionRecorder",
     "EffectRecorder",
     "Recorder",
     "RoundRecord",
+    "RoundResult",
     "TeeRecorder",
     "public_result",
     "tee_recorders",
@@ -69,8 +70,9 @@ class EffectRecorder(Recorder, Protocol):
 
     def effect(self, record: dict[str, Any]) -> None:
         """An effect applied at a safe point, just before its ``effect_applied`` event:
-        ``{"effect"`` (``"swap"``, ``"transfer"`` or ``"double"``)``, "seats"`` (a swap's
-        two seats; a transfer's source, then target; none for a double)``, "cards"``
+        ``{"effect"`` (``"swap"``, ``"transfer"``, or a game's own: Dou Dizhu's
+        ``"double"``)``, "seats"`` (a swap's two seats; a transfer's source, then target;
+        none for a double)``, "cards"``
         (the cards moved, as the seats are listed: hidden, unlike the event)``}``."""
 
 
@@ -147,6 +149,26 @@ def tee_recorders(*recorders: Recorder | None) -> Recorder | None:
     return TeeRecorder(*present)
 
 
+class RoundResult(Protocol):
+    """What shared code reads of a finished round's result, whatever the game (Dou
+    Dizhu's is its ``Settlement``; the game's own fields are its own to read, and
+    :attr:`arena.games.base.Game.sides` turns it into sides)."""
+
+    @property
+    def scores(self) -> Sequence[int]:
+        """Each seat's score change, by seat."""
+        ...
+
+    @property
+    def winners(self) -> Collection[int]:
+        """The seats that won the round."""
+        ...
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready, as replays, stores and the round's summary keep it."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class RoundRecord:
     """A finished round as a tournament stores it: result, names, faults, stand-ins, and
@@ -156,16 +178,23 @@ class RoundRecord:
     round_no: int
     seed: int
     players: tuple[str, ...]
-    result: Settlement
+    result: Any
+    """The game's result of the round (a :class:`RoundResult`; Dou Dizhu: its
+    ``Settlement``). Typed Any so that a game's code reads its own fields unchecked."""
     faults: tuple[dict[str, int], ...]
     standins: tuple[int, ...]
-    stats: tuple[dict[str, Any], ...] = (_NO_STATS, _NO_STATS, _NO_STATS)
+    stats: tuple[dict[str, Any], ...] = ()
     """Each seat's decision figures; a record made without them (tests, old stores)
-    has none for three seats."""
+    has none for each seat."""
     gifts: tuple[str, ...] = ()
-    """The result-changing gifts that touched the round, in order (``ROLE_SWAP`` and
-    ``RESHUFFLE`` before it, ``SWAP``, ``ADD``, ``DOUBLE`` during it): a tournament may
-    set such a round apart. Empty for an untouched round."""
+    """The result-changing gifts that touched the round, in order (between rounds, as a
+    ``RESHUFFLE``, or during it, as a ``SWAP`` or ``ADD``, and the game's own: Dou
+    Dizhu's ``ROLE_SWAP`` and ``DOUBLE``): a tournament may set such a round apart.
+    Empty for an untouched round."""
+
+    def __post_init__(self) -> None:
+        if not self.stats:
+            object.__setattr__(self, "stats", (_NO_STATS,) * len(self.players))
 
     @property
     def gift_touched(self) -> bool:
@@ -174,7 +203,7 @@ class RoundRecord:
 
     def score_of(self, player: str) -> int:
         """The round's score change of a player."""
-        return self.result.scores[self.players.index(player)]
+        return int(self.result.scores[self.players.index(player)])
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready data, with scores, faults and stats keyed by player name."""

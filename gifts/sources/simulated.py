@@ -6,7 +6,9 @@ each. Most gifts are harmless (cheers, emotes, effects), fewer touch the cards o
 stake (PEEK, DOUBLE, SWAP, ADD), and the between-rounds ones are rare. A cheer often
 names a player, as real chat does ("加油 Alpha!"), which is what the targeting reads.
 Everything is drawn from ``random.Random(seed)``: the same seed gives the same gifts,
-gaps included, so a demo can be repeated exactly.
+gaps included, so a demo can be repeated exactly. The audience sends only the effects
+the table's game offers (``offered``: :attr:`arena.games.base.Game.gift_effects`), in
+the weights below (Dou Dizhu offers them all).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import math
 import random
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from typing import Any, Final
 
 from gifts.events import GiftEffect, GiftEvent, GiftKind
@@ -80,12 +82,20 @@ def _message(rng: random.Random, effect: GiftEffect, players: Sequence[str]) -> 
 
 
 def simulated_gifts(
-    seed: int, players: Sequence[str], *, viewers: int = 24
+    seed: int,
+    players: Sequence[str],
+    *,
+    viewers: int = 24,
+    offered: Collection[str] | None = None,
 ) -> Callable[[], GiftEvent]:
-    """A function giving the audience's next gift each call, from ``seed`` alone."""
+    """A function giving the audience's next gift each call, from ``seed`` alone: an
+    effect among those ``offered`` (None: all)."""
     rng = random.Random(seed)
     audience = _viewers(rng, viewers)
-    effects, weights = list(EFFECT_WEIGHTS), list(EFFECT_WEIGHTS.values())
+    drawn = {e: w for e, w in EFFECT_WEIGHTS.items() if offered is None or e in offered}
+    if not drawn:
+        raise ValueError("the game offers none of the effects a simulated audience sends")
+    effects, weights = list(drawn), list(drawn.values())
     sent = 0
 
     def next_gift() -> GiftEvent:
@@ -121,13 +131,15 @@ async def simulate_audience(
     rate_per_s: float = 0.5,
     limit: int | None = None,
     sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+    offered: Collection[str] | None = None,
 ) -> int:
     """Send ``limit`` gifts (forever when None) to ``inbox``, each after its random gap,
-    and return how many were sent. ``players`` are the names cheers may call out."""
+    and return how many were sent. ``players`` are the names cheers may call out;
+    ``offered`` the effects the table's game offers (None: all)."""
     if not (rate_per_s > 0 and math.isfinite(rate_per_s)):
         raise ValueError(f"rate_per_s must be a positive number, not {rate_per_s!r}")
     gaps = random.Random(f"gaps-{seed}")  # apart from the gifts': a rate changes no gift
-    next_gift = simulated_gifts(seed, players)
+    next_gift = simulated_gifts(seed, players, offered=offered)
     sent = 0
     while limit is None or sent < limit:
         await sleep(gaps.expovariate(rate_per_s))

@@ -6,13 +6,16 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 from arena.games.base import Game, Sides, Wire
+from arena.games.ddz.config_migration import migrate_config
 from arena.games.ddz.engine.records import Settlement
 from arena.games.ddz.engine.rules import Rules
+from arena.games.ddz.round_plan import round_plan
 
 if TYPE_CHECKING:
     from arena.agents.llm.game_prompts import ModelPrompts
     from arena.games.ddz.console import DdzConsole
     from arena.games.ddz.engine.round import Round
+    from arena.games.ddz.gifts import DdzGifts
     from arena.games.ddz.public_state import PublicTableState
     from arena.games.ddz.spectator import DdzSpectatorTable
     from arena.games.ddz.turns import DdzTurns
@@ -62,6 +65,13 @@ def _model_prompts() -> ModelPrompts:
     from arena.games.ddz.prompts.kit import PROMPTS
 
     return PROMPTS
+
+
+def _gifts() -> DdzGifts:
+    """Dou Dizhu's own gift operations, imported when a table takes gifts."""
+    from arena.games.ddz.gifts import GIFTS
+
+    return GIFTS
 
 
 def _public_state(table: str, *, run_id: str, match_id: str | None = None) -> PublicTableState:
@@ -118,4 +128,7 @@ GAME: Final = Game(
     replay_check=_replay_check,
     model_prompts=_model_prompts,
     wire=_wire,
+    gifts=_gifts,
+    round_plan=round_plan,
+    migrate_config=migrate_config,
 )

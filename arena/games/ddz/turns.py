@@ -34,6 +34,7 @@ from arena.games.ddz.engine import (
     TrickWon,
     resolve_cards,
 )
+from arena.games.ddz.gifts import DdzSafePoint
 from arena.games.ddz.messages import BidResponse, DoubleResponse, PlayResponse
 from arena.games.ddz.views import SeatViews
 from arena.table.records import RoundRecord, public_result
@@ -172,7 +173,10 @@ class DdzTurns:
         change the next round's ``plan`` through a handle valid for this break only."""
         last_landlord, last_score = self._last_deal
         handle = BetweenRoundsHandle(
-            plan, reseed=reseed, last_landlord=last_landlord, last_call_score=last_score
+            plan,
+            reseed=reseed,
+            seats=len(self.table.seats),
+            last={"landlord": last_landlord, "call_score": last_score},
         )
         try:
             for hook in self.table.between_rounds:
@@ -183,7 +187,7 @@ class DdzTurns:
     async def _at_safe_point(self, rnd: Round, handled: int) -> int:
         """Between two turns: each safe point gets a handle for this moment only, and
         whatever effects they applied are announced now, before the next turn starts."""
-        handle = SafePointHandle(rnd, self.table.audience)
+        handle = SafePointHandle(DdzSafePoint(rnd), self.table.audience)
         try:
             for hook in self.table.safe_points:
                 await hook(handle)
