@@ -82,7 +82,7 @@ def add_gift_command(subparsers: argparse._SubParsersAction[Any]) -> None:
         "--seat",
         type=int,
         metavar="N",
-        help="the seat it targets, 0-2 (default: the player the message names, else drawn)",
+        help="the seat it targets, from 0 (default: the player the message names, else drawn)",
     )
     send.add_argument("--message", metavar="TEXT", default="", help="what the viewer wrote")
     send.add_argument(

@@ -101,7 +101,13 @@ class GiftDesk:
         now = self._clock()
         effect = self.settings.effect_for(gift)
         named = gift.target_seat
-        if effect is None:
+        seats = len(self.players)
+        if named is not None and named >= seats:
+            reason = (
+                f"invalid: target_seat: the table has {seats} seats (0-{seats - 1}), not {named}"
+            )
+            self.queue.refuse(gift, effect, reason, now=now)
+        elif effect is None:
             self.queue.refuse(gift, None, "unmapped", now=now, target=named)
         elif effect not in self.offered:
             reason = f"not_offered: {self.game}"

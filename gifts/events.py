@@ -34,7 +34,7 @@ from pydantic import (
 from arena.safe_json import json_safe
 from gifts.text import clean_viewer_text
 from protocol import MAX_JSON_INT
-from protocol.events import GiftEffect
+from protocol.events import MAX_SEATS, GiftEffect
 
 __all__ = [
     "MAX_MESSAGE",
@@ -114,8 +114,10 @@ class GiftEvent(BaseModel):
     table: Annotated[StrictStr, Field(pattern=r"^[A-Za-z0-9_-]{1,32}$")] | None = Field(
         default=None, description="The table it is for (default: the first)."
     )
-    target_seat: Annotated[StrictInt, Field(ge=0, le=2)] | None = Field(
-        default=None, description="The seat it targets (default: picked by the config's rule)."
+    target_seat: Annotated[StrictInt, Field(ge=0, le=MAX_SEATS - 1)] | None = Field(
+        default=None,
+        description="The seat it targets (default: picked by the config's rule); a seat "
+        "its table does not have is refused when the gift reaches the table.",
     )
     effect: GiftEffect | None = Field(
         default=None,

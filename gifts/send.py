@@ -210,7 +210,7 @@ def gift_for_test(
 ) -> GiftEvent:
     """A streamer's test gift naming its effect (platform ``test``, marked ``test``);
     the event id is ``test-`` and 12 random hex digits unless given. A value the gift
-    event refuses (a seat out of 0-2, a bad table name) is its ValidationError."""
+    event refuses (a seat out of 0-5, a bad table name) is its ValidationError."""
     return GiftEvent(
         event_id=event_id if event_id is not None else f"test-{uuid.uuid4().hex[:12]}",
         platform="test",

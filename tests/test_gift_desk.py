@@ -120,6 +120,28 @@ async def test_a_gift_nothing_maps_is_rejected_unmapped_its_units_at_once() -> N
     assert made.figures["rejected_by_reason"] == {"unmapped": 3}
 
 
+async def test_a_seat_the_table_does_not_have_is_refused_naming_its_seats() -> None:
+    """A gift may name any seat a game can have (0-5); at a three-seat table, seat 3 is
+    refused, told and counted, and a six-seat table takes seat 5."""
+    made, told = desk(MAPPED)
+    await made.submit(gift(gift_name="小花花", target_seat=3))
+    [refused] = told.gifts
+    assert refused["status"] == "rejected"
+    assert refused["reason"] == "invalid: target_seat: the table has 3 seats (0-2), not 3"
+    assert made.queue.waiting == 0
+    six = GiftDesk(
+        MAPPED,
+        players=("A", "B", "C", "D", "E", "F"),
+        match_seed=SEED,
+        clock=lambda: 0.0,
+    )
+    six_told = Told()
+    six.attach(six_told)
+    await six.submit(gift(gift_name="小花花", target_seat=5))
+    [queued] = six_told.gifts
+    assert (queued["status"], queued["target"]) == ("queued", 5)
+
+
 async def test_a_gift_for_an_effect_the_game_does_not_offer_is_rejected_saying_so() -> None:
     made = GiftDesk(
         MAPPED,

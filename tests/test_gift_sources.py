@@ -76,7 +76,7 @@ HUGE = "x" * 5000
         (b"null", "not a JSON object: null"),
         (payload(count="3"), "count: Input should be a valid integer"),
         (payload(event_id=7), "event_id: Input should be a valid string"),
-        (payload(target_seat=3), "target_seat: Input should be less than or equal to 2"),
+        (payload(target_seat=6), "target_seat: Input should be less than or equal to 5"),
         (payload(effect="TELEPORT"), "effect: Input should be 'CHEER'"),
         (payload(color="red"), "color: Extra inputs are not permitted"),
         (payload(message=HUGE), "message: 5000 characters: far more than any viewer text"),
