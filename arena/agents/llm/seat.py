@@ -201,9 +201,9 @@ class ModelSeat(AgentBase):
         temperature: object = None,
         max_tokens: object = None,
         structured: object = None,
-        language: object = "zh",
+        language: object = None,
         persona: object = None,
-        legal_moves: object = "none",
+        legal_moves: object = None,
         prices: object = None,
         budget: object = None,
         concurrency: object = None,
@@ -239,9 +239,12 @@ class ModelSeat(AgentBase):
         """The game the seat plays: the one whose rules it was given."""
         self.prompts: ModelPrompts = model_prompts(self.game)
         """What the seat says and reads: the prompts of the game it plays."""
-        self.language: str = check_choice(language, "language", self.prompts.languages)
+        self.language: str = _choose(language, "language", self.prompts.languages)
+        """The prompts' language (the game's first when not given)."""
         self.persona = check_text(persona, "persona")
-        self.legal_moves: str = check_choice(legal_moves, "legal_moves", self.prompts.legal_moves)
+        self.legal_moves: str = _choose(legal_moves, "legal_moves", self.prompts.legal_moves)
+        """How much of the legal moves a prompt lists (the game's first choice when not
+        given)."""
         self.prices: Prices | None = parse_prices(prices)
         self.budget: Budget | None = parse_budget(budget, self.prices, model)
         self.concurrency = check_count(concurrency, "concurrency") or self.provider.concurrency
@@ -582,6 +585,11 @@ class ModelSeat(AgentBase):
         )
         self._conversation = conversation
         return conversation
+
+
+def _choose(value: object, option: str, choices: tuple[str, ...]) -> str:
+    """An option naming one of the game's ``choices``, the first when not given."""
+    return check_choice(choices[0] if value is None else value, option, choices)
 
 
 def _no_answer(waited_s: float) -> str:
