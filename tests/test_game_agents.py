@@ -240,8 +240,16 @@ def test_the_registry_offers_each_game_its_own_agents(games: None) -> None:
     assert {"subprocess", "http", "openai", "anthropic"} <= set(agent_types(QUAD))
     assert agent_class("lead", QUAD) is LeadAgent
     assert agent_class("human", get_game("ddz")) is HumanAgent
-    assert get_game("ddz").stand_in == "heuristic"
-    assert QUAD.stand_in in QUAD.scripted_agents
+
+
+def test_dou_dizhus_stand_in_is_the_tables_default_one() -> None:
+    """The table's ``standin`` default is still written in its settings (replay headers
+    and stored configs dump it); it is Dou Dizhu's own stand-in."""
+    from arena.table.settings import TableSettings
+
+    ddz = get_game("ddz")
+    assert ddz.stand_in == TableSettings().standin == "heuristic"
+    assert ddz.stand_in in ddz.scripted_agents
 
 
 def test_human_at_a_game_without_a_human_seat_is_an_error_naming_the_seat(games: None) -> None:
@@ -314,3 +322,51 @@ def test_the_agents_interface_loads_no_game() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     assert done.stdout.split("\n")[:2] == ["[]", "arena.games.ddz.agents.base"]
+
+
+# ─── a model seat's decisions in a replay of another game ──────────────────────────────
+
+
+def test_a_replays_decisions_pair_with_the_requests_of_the_headers_game(games: None) -> None:
+    """``arena replay --decisions`` pairs an attempt with the request it answered: a
+    request of the game the round's header names (``Game.requests``)."""
+    from arena.replay_decisions import decisions_in
+    from arena.replay_round import RecordedRound
+
+    def decision(request_id: str) -> dict[str, Any]:
+        return {
+            "kind": "decision",
+            "seat": 1,
+            "request_id": request_id,
+            "attempt": 0,
+            "outcome": "accepted",
+            "detail": None,
+            "report": {},
+        }
+
+    def request(type_: str, request_id: str) -> dict[str, Any]:
+        message = {"type": type_, "player_id": "E", "request_id": request_id}
+        return {"kind": "message", "dir": "to_agent", "seat": 1, "message": message}
+
+    lines = [
+        request("LEAD_REQUEST", "r1"),
+        decision("r1"),
+        request("PLAY_REQUEST", "r2"),  # not a request of this game
+        decision("r2"),
+    ]
+    players = ["N", "E", "S", "W"]
+
+    def recorded(game: str) -> RecordedRound:
+        return RecordedRound(
+            "t1",
+            1,
+            {"game": game, "players": players},
+            decisions=[line for line in lines if line["kind"] == "decision"],
+            lines=list(enumerate(lines, start=2)),
+        )
+
+    quad = decisions_in([recorded("quad")])
+    assert [(d.request_type, d.request_id) for d in quad] == [("LEAD_REQUEST", "r1"), (None, "r2")]
+    assert quad[0].player == "E"
+    unknown = decisions_in([recorded("some-game-not-installed")])  # named as requests are
+    assert [d.request_type for d in unknown] == ["LEAD_REQUEST", "PLAY_REQUEST"]
