@@ -262,7 +262,7 @@ def test_builtin_agent_names() -> None:
     assert set(BUILTIN_AGENTS) == {"subprocess", "http", "openai", "anthropic"}
     ddz = get_game("ddz")
     assert set(ddz.scripted_agents) == {"random", "greedy", "heuristic"}
-    assert list(agent_types(ddz)) == [*SCRIPTED, *BUILTIN_AGENTS, "human"]
+    assert list(agent_types(ddz)) == [*SCRIPTED, "human", *BUILTIN_AGENTS]
     assert agent_types() == agent_types(ddz)
     assert agent_class("random", ddz) is RandomAgent
     assert agent_class("random") is RandomAgent

@@ -78,11 +78,11 @@ HTTP client imported by a table of scripted bots cost it 0.1 M instructions a ro
 def agent_types(game: Game | None = None) -> dict[str, str]:
     """Every agent type a config of ``game`` (the default game when None) names without
     a ``module:Class``, each the ``module:Class`` of its class: the game's scripted
-    agents first, then the arena's own (:data:`BUILTIN_AGENTS`, which win a clash of
-    names), then ``human`` for a game with a seat for a person."""
+    agents first, ``human`` for a game with a seat for a person, then the arena's own
+    (:data:`BUILTIN_AGENTS`, which win a clash of names)."""
     played = game if game is not None else get_game(DEFAULT_GAME)
     human = {HUMAN: played.human_seat} if played.human_seat is not None else {}
-    return {**played.scripted_agents, **BUILTIN_AGENTS, **human}
+    return {**played.scripted_agents, **human, **BUILTIN_AGENTS}
 
 
 def agent_class(type_name: str, game: Game | None = None) -> type[Any]:
