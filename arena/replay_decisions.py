@@ -15,16 +15,17 @@ each call cost.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from arena.errors import ConfigError
+from arena.games.registry import DEFAULT_GAME, get_game
 from arena.replay_round import RecordedRound
 from arena.sinks.model_figures import duration, money
 
 __all__ = ["Attempt", "Decision", "decisions_in", "describe_decisions"]
 
-_REQUESTS: Final = frozenset({"BID_REQUEST", "DOUBLE_REQUEST", "PLAY_REQUEST"})
 _FILLED: Final = frozenset({"type", "player_id", "request_id"})
 
 
@@ -95,11 +96,22 @@ def decisions_in(rounds: Iterable[RecordedRound]) -> list[Decision]:
     return found
 
 
+def _request_test(game: object) -> Callable[[object], bool]:
+    """Whether a message type is a request of the game a round's header names
+    (``Game.requests``); for a game the arena does not know, whether it is named as the
+    protocol names requests (``..._REQUEST``)."""
+    try:
+        return frozenset(get_game(str(game)).requests).__contains__
+    except ConfigError:
+        return lambda kind: isinstance(kind, str) and kind.endswith("_REQUEST")
+
+
 def _round_decisions(recorded: RecordedRound) -> list[Decision]:
     """Walk the round's lines in order: a request opens a seat's attempt, a reply is
     what the table read, a decision line closes the attempt (a new request id, or an
     attempt number that does not go up, starts a new decision)."""
     players = list(recorded.header.get("players", ()))
+    is_request = _request_test(recorded.header.get("game", DEFAULT_GAME))
     requests: dict[int, dict[str, Any]] = {}
     replies: dict[int, tuple[dict[str, Any], bool]] = {}
     latest: dict[int, Decision] = {}
@@ -110,7 +122,7 @@ def _round_decisions(recorded: RecordedRound) -> list[Decision]:
             message = line["message"]
             if line["dir"] == "from_agent":
                 replies[seat] = (message, bool(line.get("late")))
-            elif message.get("type") in _REQUESTS:
+            elif is_request(message.get("type")):
                 requests[seat] = message
                 replies.pop(seat, None)
         elif kind == "decision":

@@ -41,16 +41,14 @@ from arena.games.ddz.engine import DEFAULT_RULES, ComboType
 from arena.games.ddz.judge import judge_reply
 from arena.games.ddz.messages import (
     BidRequest,
-    BidResponse,
     DoubleRequest,
-    DoubleResponse,
     PlayRequest,
-    PlayResponse,
     parse_message,
 )
 from arena.games.ddz.prompts.extract import extract_reply
 from arena.games.ddz.prompts.prompts import Language, LegalMoves, build_prompt
 from arena.table import Table, TableSettings, play_match
+from protocol import Message
 
 AskRequest: TypeAlias = BidRequest | DoubleRequest | PlayRequest
 
@@ -248,11 +246,7 @@ def time_arena_work(
 
 
 async def _ask(agent: OpenAIAgent, request: AskRequest) -> object:
-    if isinstance(request, BidRequest):
-        return await agent.bid(request)
-    if isinstance(request, DoubleRequest):
-        return await agent.double(request)
-    return await agent.play(request)
+    return await agent.ask(request)
 
 
 async def _timed(
@@ -327,18 +321,8 @@ class _Counted(OpenAIAgent):
 
     answered = 0
 
-    async def bid(self, request: BidRequest) -> BidResponse:
-        reply = await super().bid(request)
-        _Counted.answered += 1
-        return reply
-
-    async def double(self, request: DoubleRequest) -> DoubleResponse:
-        reply = await super().double(request)
-        _Counted.answered += 1
-        return reply
-
-    async def play(self, request: PlayRequest) -> PlayResponse:
-        reply = await super().play(request)
+    async def ask(self, request: Message) -> Any:
+        reply = await super().ask(request)
         _Counted.answered += 1
         return reply
 

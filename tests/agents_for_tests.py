@@ -15,8 +15,8 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from arena.agents.base import BaseAgent
 from arena.errors import IllegalActionError
+from arena.games.ddz.agents.base import BaseAgent
 from arena.games.ddz.agents.reading import hand_of, legal_for, trick_of
 from arena.games.ddz.agents.scripted import GreedyAgent
 from arena.games.ddz.engine import (

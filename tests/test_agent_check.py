@@ -22,9 +22,9 @@ from typing import Any
 
 import pytest
 
-from arena.agents import BaseAgent
 from arena.agents.remote import RemoteAgent
 from arena.cli import main
+from arena.games.ddz.agents.base import BaseAgent
 from arena.games.ddz.agents.reading import hand_of, trick_of
 from arena.games.ddz.agents.scripted import GreedyAgent, HeuristicAgent, RandomAgent
 from arena.games.ddz.engine import PASS, Combo, cards_of, legal_plays

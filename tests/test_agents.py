@@ -28,13 +28,13 @@ from arena.agents import (
     BUILTIN_AGENTS,
     ENTRY_POINT_GROUP,
     Agent,
-    BaseAgent,
-    HumanAgent,
     agent_class,
     create_agent,
 )
 from arena.agents.registry import agent_types
 from arena.errors import ConfigError
+from arena.games.ddz.agents.base import BaseAgent
+from arena.games.ddz.agents.human import HumanAgent
 from arena.games.ddz.agents.scripted import GreedyAgent, HeuristicAgent, RandomAgent
 from arena.games.ddz.engine import Rules, card
 from arena.games.ddz.messages import BidRequest, DoubleRequest, PlayRequest, PlayResponse
@@ -257,11 +257,12 @@ def test_a_seat_types_dependencies_load_only_when_a_seat_uses_it() -> None:
 
 
 def test_builtin_agent_names() -> None:
-    """The transports are the arena's, for every game; the scripted agents the game's."""
-    assert set(BUILTIN_AGENTS) == {"human", "subprocess", "http", "openai", "anthropic"}
+    """The transports are the arena's, for every game; the scripted agents and the human
+    seat the game's."""
+    assert set(BUILTIN_AGENTS) == {"subprocess", "http", "openai", "anthropic"}
     ddz = get_game("ddz")
     assert set(ddz.scripted_agents) == {"random", "greedy", "heuristic"}
-    assert list(agent_types(ddz)) == [*SCRIPTED, *BUILTIN_AGENTS]
+    assert list(agent_types(ddz)) == [*SCRIPTED, "human", *BUILTIN_AGENTS]
     assert agent_types() == agent_types(ddz)
     assert agent_class("random", ddz) is RandomAgent
     assert agent_class("random") is RandomAgent

@@ -130,7 +130,7 @@ async def test_an_illegal_tool_answer_is_rejected_with_a_tool_result(
     agent = seat(server, language="en")
     request = play_request()
     server.script(Reply(tool_call=ToolCall("play_reply", {"action": "PLAY", "cards": ["J"]})))
-    first = await agent.play(request)
+    first = await agent.ask(request)
     assert first.cards == ["J"]
     detail = "card 'J': no card of that rank left in the hand"
     await agent.notify(
@@ -143,7 +143,7 @@ async def test_an_illegal_tool_answer_is_rejected_with_a_tool_result(
             retries_left=2,
         )
     )
-    second = await agent.play(request)
+    second = await agent.ask(request)
     assert second.cards == ["♠3"]
     messages = server.requests[1].body["messages"]
     assert messages[0] == server.requests[0].body["messages"][0]
@@ -173,7 +173,7 @@ async def test_thinking_offers_the_tool_without_forcing_it_and_keeps_thoughts_ap
         Reply(reasoning="again", text='I pass. {"action": "PASS"}'),
     )
     request = play_request(is_free_play=False, last_play=LAST_PLAY)
-    reply = await agent.play(request)
+    reply = await agent.ask(request)
     assert reply.action == "PASS"
     assert "rocket" not in reply.model_dump_json()
     report = agent.take_report()
@@ -186,7 +186,7 @@ async def test_thinking_offers_the_tool_without_forcing_it_and_keeps_thoughts_ap
     assert body["max_tokens"] == 2048 + 1024
     assert "temperature" not in body
     # with tool_choice auto a model may answer in text: the JSON in it is read
-    assert (await agent.play(request)).action == "PASS"
+    assert (await agent.ask(request)).action == "PASS"
 
 
 async def test_plain_text_mode_reads_json_after_think_and_refuses_garbage(
@@ -197,13 +197,13 @@ async def test_plain_text_mode_reads_json_after_think_and_refuses_garbage(
         Reply(text='<think>{"action": "PASS"}?</think> {"action": "PLAY", "cards": ["♠3"]}'),
         Reply(text="I would rather not say."),
     )
-    reply = await agent.play(play_request())
+    reply = await agent.ask(play_request())
     assert reply.cards == ["♠3"]
     body = server.requests[0].body
     assert "tools" not in body
     assert (body["temperature"], body["max_tokens"]) == (0.3, 300)
     with pytest.raises(AgentReplyError) as caught:
-        await agent.play(play_request())
+        await agent.ask(play_request())
     assert caught.value.category == "unparsable"
 
 
@@ -213,7 +213,7 @@ async def test_a_reply_stopped_at_max_tokens_is_truncated(
     agent = seat(server, structured="none")
     server.script(Reply(text='{"action": "PLAY", "cards": ["♠3", "♥', finish="max_tokens"))
     with pytest.raises(AgentReplyError) as caught:
-        await agent.play(play_request())
+        await agent.ask(play_request())
     assert caught.value.category == "truncated"
 
 
@@ -223,7 +223,7 @@ async def test_thinking_cut_off_at_max_tokens_is_truncated_not_empty(
     agent = seat(server, thinking_budget=1024)
     server.script(Reply(reasoning="Let me count the cards...", finish="max_tokens"))
     with pytest.raises(AgentReplyError) as caught:
-        await agent.play(play_request())
+        await agent.ask(play_request())
     assert caught.value.category == "truncated"
 
 
@@ -235,11 +235,11 @@ async def test_a_forced_tool_cut_at_max_tokens_is_truncated_not_unparsable(
     agent = seat(server)
     server.script(Reply(tool_call=ToolCall("play_reply", cut), finish="max_tokens"))
     with pytest.raises(AgentReplyError) as caught:
-        await agent.play(play_request())
+        await agent.ask(play_request())
     assert caught.value.category == "truncated"
     server.script(Reply(tool_call=ToolCall("play_reply", cut)))  # not cut: its own fault
     with pytest.raises(AgentReplyError) as caught:
-        await agent.play(play_request(request_id="t1-1-10"))
+        await agent.ask(play_request(request_id="t1-1-10"))
     assert caught.value.category == "unparsable"
 
 
@@ -247,7 +247,7 @@ async def test_a_refusal_is_named_in_the_rejection(server: FakeAnthropic, key_en
     agent = seat(server)
     server.script(Reply(finish="refusal"))
     with pytest.raises(AgentReplyError) as caught:
-        await agent.play(play_request())
+        await agent.ask(play_request())
     assert caught.value.category == "empty"
     assert "refused (stop_reason refusal)" in caught.value.detail
 
@@ -256,7 +256,7 @@ async def test_a_full_context_window_is_truncated(server: FakeAnthropic, key_env
     agent = seat(server, structured="none")
     server.script(Reply(text='{"action": "PL', finish="model_context_window_exceeded"))
     with pytest.raises(AgentReplyError) as caught:
-        await agent.play(play_request())
+        await agent.ask(play_request())
     assert caught.value.category == "truncated"
 
 
@@ -271,7 +271,7 @@ async def test_usage_and_cost_come_from_the_usage_fields(
             completion_tokens=40,
         )
     )
-    await agent.play(play_request(is_free_play=False, last_play=LAST_PLAY))
+    await agent.ask(play_request(is_free_play=False, last_play=LAST_PLAY))
     report = agent.take_report()
     assert report is not None
     assert (report.usage.input_tokens, report.usage.output_tokens) == (900, 40)
@@ -285,7 +285,7 @@ async def test_a_usage_block_without_counts_is_estimated(
 ) -> None:
     agent = seat(server, prices={"input": 3, "output": 15})
     server.script(Reply(tool_call=ToolCall("play_reply", {"action": "PASS"}), usage={}))
-    await agent.play(play_request(is_free_play=False, last_play=LAST_PLAY))
+    await agent.ask(play_request(is_free_play=False, last_play=LAST_PLAY))
     report = agent.take_report()
     assert report is not None
     assert report.usage.estimated is True
@@ -336,7 +336,7 @@ async def test_an_unknown_model_is_unavailable(server: FakeAnthropic, key_env: s
     agent = seat(server)
     server.script(Fault(404, "model: claude-test"))
     with pytest.raises(AgentUnavailableError) as caught:
-        await agent.play(play_request())
+        await agent.ask(play_request())
     assert caught.value.detail.startswith(
         f"seat 'Claude': anthropic model 'claude-test': HTTP 404 model: claude-test "
         f"at {server.base_url} (is base_url right?"

@@ -8,8 +8,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from arena.agents.base import BaseAgent
 from arena.errors import IllegalActionError
+from arena.games.ddz.agents.base import BaseAgent
 from arena.games.ddz.messages import BidRequest, BidResponse
 from arena.sinks.base import CollectingSink
 from arena.table import Table

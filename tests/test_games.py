@@ -8,12 +8,13 @@ from pathlib import Path
 import pytest
 from test_config import error_of, write
 
-from arena.agents.base import BaseAgent, plays
+from arena.agents.base import plays
 from arena.agents.http import HttpAgent
 from arena.agents.process import SubprocessAgent
 from arena.config import ArenaConfig, default_seats, load_config
 from arena.errors import ConfigError
 from arena.games.base import Game, GameRules
+from arena.games.ddz.agents.base import BaseAgent
 from arena.games.ddz.agents.scripted import HeuristicAgent
 from arena.games.ddz.engine import Rules
 from arena.games.registry import get_game, known_games

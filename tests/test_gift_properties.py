@@ -39,9 +39,9 @@ from hypothesis import Phase as Stage
 from hypothesis import event as note
 from hypothesis import strategies as st
 
-from arena.agents.base import BaseAgent
 from arena.cli import main
 from arena.events import Event
+from arena.games.ddz.agents.base import BaseAgent
 from arena.games.ddz.agents.scripted import GreedyAgent, HeuristicAgent, RandomAgent
 from arena.games.ddz.events import parse_event
 from arena.games.ddz.messages import (

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.agents import HumanAgent
 from arena.agents.human import LEFT, _StdinLines, _terminal_prompt
 from arena.errors import AgentUnavailableError
+from arena.games.ddz.agents.human import HumanAgent
 from arena.games.ddz.messages import BidRequest
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")

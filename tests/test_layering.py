@@ -11,6 +11,7 @@ TYPE_CHECKING:`` for a type. No other module of ``arena`` imports them at all.
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -92,6 +93,90 @@ def test_the_command_line_loads_gifts_and_tournaments_only_for_their_commands() 
     assert done.stdout.strip() == "[]"
 
 
+# ─── the agents serve any game (issue 26) ──────────────────────────────────────────────
+
+NEUTRAL_AGENT_CODE = (
+    "arena/agents",
+    "arena/testing",
+    "arena/replay_decisions.py",
+    "arena/commands/agent.py",
+    "arena/gc_policy.py",
+)
+"""Code that serves every game's agents: it reaches a game through the registry only."""
+
+GAME_WORDS = re.compile(
+    r"landlord|farmer|call_?score|spring|bottom|\bbids?\b|doubl|ddz|dou ?dizhu", re.IGNORECASE
+)
+"""Dou Dizhu's terms, which code serving every game must not name."""
+
+PACKAGE_NAMES = frozenset({"ddz_arena.agents", "ddz-arena", "ddz-arena/"})
+"""The arena's own distribution and entry-point group, named for Dou Dizhu but not of it."""
+
+
+def neutral_agent_files() -> list[Path]:
+    found: list[Path] = []
+    for name in NEUTRAL_AGENT_CODE:
+        path = ROOT / name
+        found += sorted(path.rglob("*.py")) if path.is_dir() else [path]
+    return found
+
+
+def code_words(tree: ast.Module) -> Iterator[tuple[int, str]]:
+    """Every name and string a module's code uses (its docstrings are prose, left out)."""
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            yield node.lineno, node.id
+        elif isinstance(node, ast.Attribute):
+            yield node.lineno, node.attr
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            yield node.lineno, node.name
+        elif isinstance(node, ast.arg):
+            yield node.lineno, node.arg
+        elif isinstance(node, ast.alias):
+            yield node.lineno, node.name
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            yield node.lineno, node.module
+        elif (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and id(node) not in docstrings
+            and node.value not in PACKAGE_NAMES
+        ):
+            yield node.lineno, node.value
+
+
+def test_the_agents_code_imports_no_game_and_names_no_dou_dizhu_term() -> None:
+    """The agents' interface, transports, model seats, registry and check serve any game:
+    they import a game only through the registry, and their code (not their prose)
+    names none of Dou Dizhu's terms; a game's own agents live in its package."""
+    offenders = []
+    for path in neutral_agent_files():
+        relative = path.relative_to(ROOT).as_posix()
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=relative)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                for name in imported(node):
+                    if name.startswith("arena.games.") and name not in (
+                        "arena.games.base",
+                        "arena.games.registry",
+                    ):
+                        offenders.append(f"{relative}:{node.lineno}: imports {name}")
+        for line, word in code_words(tree):
+            if GAME_WORDS.search(word):
+                offenders.append(f"{relative}:{line}: {word[:60]!r}")
+    assert offenders == []
+
+
+# ─── gifts, safe points, match plans and records serve any game (issue 26) ───────────────
+
 GIFT_SEAM: tuple[str, ...] = (
     "arena/table/safe_point.py",
     "arena/table/match.py",
@@ -99,7 +184,7 @@ GIFT_SEAM: tuple[str, ...] = (
     *sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "gifts").rglob("*.py")),
 )
 """Modules that serve every game's gifts, rounds and records (issue 26)."""
-GAME_WORDS = ("landlord", "farmer", "bidder", "call_score", "spring", "rocket", "bomb")
+GIFT_SEAM_WORDS = ("landlord", "farmer", "bidder", "call_score", "spring", "rocket", "bomb")
 OLD_NAMES = frozenset({"landlord_policy", "rotate_landlord", "rotate_bidder"})
 """Dou Dizhu's options by the names callers used before the seam: accepted, passed on."""
 
@@ -140,6 +225,6 @@ def test_the_gift_seam_names_no_game_and_counts_no_seats() -> None:
                 offenders.append(f"{relative}:{number}: three seats: {line.strip()}")
         for number, name in names_in(tree):
             lowered = name.lower()
-            if name not in OLD_NAMES and any(word in lowered for word in GAME_WORDS):
+            if name not in OLD_NAMES and any(word in lowered for word in GIFT_SEAM_WORDS):
                 offenders.append(f"{relative}:{number}: a Dou Dizhu name: {name}")
     assert offenders == []

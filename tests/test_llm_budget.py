@@ -87,7 +87,7 @@ async def test_a_spent_token_budget_switches_to_the_cheaper_model_once(
     agent = seat(server, budget={"tokens": 200, "then": "gpt-small"})
     notices = []
     for n in range(4):
-        await agent.play(following("m1", n))
+        await agent.ask(following("m1", n))
         report = agent.take_report()
         assert report is not None
         notices.append(report.notice)
@@ -101,17 +101,17 @@ async def test_a_spent_token_budget_switches_to_the_cheaper_model_once(
     }
     assert notices[3] is None
     # a new match: a fresh budget, the configured model again
-    await agent.play(following("m2", 9))
+    await agent.ask(following("m2", 9))
     assert server.requests[-1].model == "gpt-big"
 
 
 async def test_a_spent_cost_budget_hands_the_seat_to_its_stand_in(server: FakeOpenAI) -> None:
     prices = {"input": 1000.0, "output": 5000.0}  # 0.1 + 0.05 per call
     agent = seat(server, prices=prices, budget={"cost": 0.2})
-    await agent.play(following("m1", 1))
-    await agent.play(following("m1", 2))
+    await agent.ask(following("m1", 1))
+    await agent.ask(following("m1", 2))
     with pytest.raises(AgentUnavailableError) as caught:
-        await agent.play(following("m1", 3))
+        await agent.ask(following("m1", 3))
     assert len(server.requests) == 2  # no call once spent
     assert caught.value.detail == (
         "seat 'GPT': budget spent: 220 tokens, cost 0.3 USD (the budget: cost 0.2 USD)"
@@ -126,7 +126,7 @@ async def test_a_spent_cost_budget_hands_the_seat_to_its_stand_in(server: FakeOp
         "limit": {"cost": 0.2},
     }
     with pytest.raises(AgentUnavailableError):  # said once: no second notice
-        await agent.play(following("m1", 4))
+        await agent.ask(following("m1", 4))
     report = agent.take_report()
     assert report is not None
     assert report.notice is None
@@ -136,7 +136,7 @@ async def _costs(agent: OpenAIAgent, calls: int) -> list[tuple[float | None, obj
     """(cost, notice) of each of ``calls`` decisions in one match."""
     found: list[tuple[float | None, object]] = []
     for n in range(calls):
-        await agent.play(following("m1", n))
+        await agent.ask(following("m1", n))
         report = agent.take_report()
         assert report is not None
         found.append((report.usage.cost, report.notice))
@@ -202,9 +202,9 @@ async def test_a_call_cut_off_by_the_deadline_spends_its_estimate(server: FakeOp
     server.script(Reply(text='{"action": "PASS"}', delay_s=3.0))
     with pytest.raises(TimeoutError):
         async with asyncio.timeout(0.3):
-            await agent.play(following("m1", 1))
+            await agent.ask(following("m1", 1))
     with pytest.raises(AgentUnavailableError) as caught:
-        await agent.play(following("m1", 2))
+        await agent.ask(following("m1", 2))
     assert re.fullmatch(
         r"seat 'GPT': budget spent: \d+ tokens \(the budget: 50 tokens\)", caught.value.detail
     )

@@ -99,7 +99,7 @@ def following(player: str, time_limit_ms: int = 10_000) -> PlayRequest:
 
 
 async def play(agent: ModelSeat, time_limit_ms: int = 10_000) -> Any:
-    return await agent.play(following(agent.name, time_limit_ms))
+    return await agent.ask(following(agent.name, time_limit_ms))
 
 
 def retry_waits(caplog: pytest.LogCaptureFixture) -> list[float]:

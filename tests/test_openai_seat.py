@@ -154,7 +154,7 @@ async def test_an_illegal_play_then_a_legal_one_after_the_rejection(
     request = play_request()
     bad = '{"action": "PLAY", "cards": ["J"], "hand_type": "SINGLE"}'
     server.script(Reply(text=bad), Reply(text='{"action": "PLAY", "cards": ["3", "3"]}'))
-    first = await agent.play(request)
+    first = await agent.ask(request)
     assert (first.action, first.cards, first.request_id) == ("PLAY", ["J"], "t1-1-9")
     detail = "card 'J': no card of that rank left in the hand"
     await agent.notify(
@@ -167,7 +167,7 @@ async def test_an_illegal_play_then_a_legal_one_after_the_rejection(
             retries_left=2,
         )
     )
-    second = await agent.play(request)
+    second = await agent.ask(request)
     assert second.cards == ["3", "3"]
     messages = server.requests[1].body["messages"]
     assert messages[:2] == server.requests[0].body["messages"]
@@ -187,7 +187,7 @@ async def test_an_illegal_play_then_a_legal_one_after_the_rejection(
             retries_left=1,
         )
     )
-    await agent.play(request)
+    await agent.ask(request)
     assert len(server.requests[2].body["messages"]) == 2
 
 
@@ -195,7 +195,7 @@ async def test_garbage_text_is_unparsable(server: FakeOpenAI, key_env: str) -> N
     agent = seat(server)
     server.script(Reply(text="I think I will play my threes, they look good."))
     with pytest.raises(AgentReplyError) as caught:
-        await agent.play(play_request())
+        await agent.ask(play_request())
     assert caught.value.category == "unparsable"
     assert "no JSON object" in caught.value.detail
 
@@ -208,7 +208,7 @@ async def test_an_answer_after_think_is_accepted(server: FakeOpenAI, key_env: st
             '{"action": "PLAY", "cards": ["♠3"]}'
         )
     )
-    reply = await agent.play(play_request())
+    reply = await agent.ask(play_request())
     assert (reply.action, reply.cards) == ("PLAY", ["♠3"])
 
 
@@ -218,7 +218,7 @@ async def test_a_reply_cut_off_at_the_token_limit_is_truncated(
     agent = seat(server, max_tokens=20)
     server.script(Reply(text='{"action": "PLAY", "cards": ["♠3", "♥3"], "comm', finish="length"))
     with pytest.raises(AgentReplyError) as caught:
-        await agent.play(play_request())
+        await agent.ask(play_request())
     assert caught.value.category == "truncated"
     assert server.requests[0].body["max_completion_tokens"] == 20  # OpenAI's own name
     other = OpenAIAgent(
@@ -231,7 +231,7 @@ async def test_a_reply_cut_off_at_the_token_limit_is_truncated(
         max_tokens=20,
     )
     server.script(Reply(text='{"action": "PASS"}'))
-    await other.play(play_request(player_id="Q", is_free_play=False, last_play=LAST_PLAY))
+    await other.ask(play_request(player_id="Q", is_free_play=False, last_play=LAST_PLAY))
     assert server.requests[1].body["max_tokens"] == 20  # the compatible servers' name
 
 
@@ -243,12 +243,12 @@ async def test_an_answer_cut_off_while_reasoning_is_truncated_not_empty(
     agent = seat(server, max_tokens=300)
     server.script(Reply(text="", finish="length", completion_tokens=300, reasoning_tokens=300))
     with pytest.raises(AgentReplyError) as caught:
-        await agent.play(play_request())
+        await agent.ask(play_request())
     assert caught.value.category == "truncated"
     assert "output limit" in caught.value.detail
     server.script(Reply(text=""))  # the same without the limit: nothing said at all
     with pytest.raises(AgentReplyError) as caught:
-        await agent.play(play_request(request_id="t1-1-10"))
+        await agent.ask(play_request(request_id="t1-1-10"))
     assert caught.value.category == "empty"
 
 
@@ -259,13 +259,13 @@ async def test_a_refusal_or_content_filter_is_named_in_the_rejection(
     sorry = "I'm sorry, I cannot help with gambling games. " * 5
     server.script(Reply(text=None, refusal=sorry), Reply(text="", finish="content_filter"))
     with pytest.raises(AgentReplyError) as caught:
-        await agent.play(play_request())
+        await agent.ask(play_request())
     assert caught.value.category == "empty"
     assert "refused" in caught.value.detail
     assert "I'm sorry, I cannot help" in caught.value.detail
     assert len(caught.value.detail) < 200  # the refusal is trimmed
     with pytest.raises(AgentReplyError) as caught:
-        await agent.play(play_request(request_id="t1-1-10"))
+        await agent.ask(play_request(request_id="t1-1-10"))
     assert "content filter" in caught.value.detail
     assert "content_filter" in caught.value.detail
 
@@ -275,7 +275,7 @@ async def test_reasoning_text_is_kept_on_the_agent_not_in_the_reply(
 ) -> None:
     agent = seat(server)
     server.script(Reply(text='{"action": "PASS"}', reasoning="they hold the rocket"))
-    reply = await agent.play(play_request(is_free_play=False, last_play=LAST_PLAY))
+    reply = await agent.ask(play_request(is_free_play=False, last_play=LAST_PLAY))
     assert reply.action == "PASS"
     assert agent.last_reasoning == "they hold the rocket"
     assert "rocket" not in reply.model_dump_json()
@@ -289,7 +289,7 @@ async def test_a_bad_key_is_an_agent_error_and_the_key_leaks_nowhere(
         agent = seat(server)
         server.script(Fault(401, f"Incorrect API key provided: {KEY}.", code="invalid_api_key"))
         with pytest.raises(AgentUnavailableError) as caught:
-            await agent.play(play_request())
+            await agent.ask(play_request())
         agents = [seat(server, n) for n in ("A", "B", "C")]
         writer = ReplayWriter(tmp_path / "r.jsonl")
         sink = CollectingSink()
@@ -334,7 +334,7 @@ async def test_a_400_for_an_unsupported_parameter_makes_the_seat_unavailable(
     with FakeOpenAI(api_key=KEY, unsupported={"temperature"}) as server:
         agent = seat(server, temperature=0.7)
         with pytest.raises(AgentUnavailableError) as caught:
-            await agent.play(play_request())
+            await agent.ask(play_request())
         report = agent.take_report()
     assert len(server.requests) == 1  # never retried: it would fail the same way
     assert caught.value.category == "agent_error"
@@ -352,7 +352,7 @@ async def test_an_unreachable_server_is_an_agent_error(key_env: str) -> None:
         url = server.base_url
     agent = OpenAIAgent("GPT", model="m", base_url=url, api_key_env=KEY_ENV)
     with pytest.raises(AgentReplyError) as caught:
-        await agent.play(play_request())
+        await agent.ask(play_request())
     # the server may come back: not asked again this decision, but not benched either
     assert type(caught.value) is AgentDownError
     assert caught.value.category == "agent_error"
@@ -372,8 +372,8 @@ async def test_the_deadline_cancels_the_call_and_the_next_one_works(
     request = play_request(is_free_play=False, last_play=LAST_PLAY)
     with pytest.raises(TimeoutError):
         async with asyncio.timeout(0.3):
-            await agent.play(request)
-    reply = await agent.play(request)
+            await agent.ask(request)
+    reply = await agent.ask(request)
     assert reply.action == "PASS"
     # the cancelled call left no answer behind to continue from (the last request is the
     # second call's: under load the cancelled one may never have reached the server)
@@ -594,8 +594,8 @@ async def test_structured_output_is_asked_for(
         }
     )
     assert isinstance(bid, BidRequest)
-    assert (await agent.bid(bid)).bid == 0
-    await agent.play(play_request())
+    assert (await agent.ask(bid)).bid == 0
+    await agent.ask(play_request())
     bid_body, play_body = (r.body for r in server.requests)
     assert bid_body["temperature"] == 0.2
     assert bid_body["reasoning_effort"] == "low"
@@ -637,7 +637,7 @@ async def test_the_bid_schema_offers_exactly_the_available_bids(
         }
     )
     assert isinstance(bid, BidRequest)
-    assert (await agent.bid(bid)).bid in (2, 3, 0)
+    assert (await agent.ask(bid)).bid in (2, 3, 0)
     body = server.requests[0].body
     if structured == "json_schema":
         schema = body["response_format"]["json_schema"]["schema"]
@@ -664,7 +664,7 @@ async def test_a_strict_schema_answer_with_nulls_plays(server: FakeOpenAI, key_e
             )
         )
     )
-    reply = await agent.play(play_request())
+    reply = await agent.ask(play_request())
     assert isinstance(reply, PlayResponse)
     assert (reply.cards, reply.hand_type, reply.comment) == (["♠3", "♥3"], "PAIR", None)
 
@@ -694,7 +694,7 @@ async def test_tools_mode_forces_one_function_tool_and_reads_its_arguments(
     server: FakeOpenAI, key_env: str
 ) -> None:
     agent = seat(server, structured="tools")
-    reply = await agent.play(play_request())
+    reply = await agent.ask(play_request())
     assert (reply.action, reply.cards) == ("PLAY", ["♠3"])
     body = server.requests[0].body
     [tool] = body["tools"]
@@ -720,7 +720,7 @@ async def test_broken_tool_arguments_are_unparsable_and_the_retry_answers_the_to
     broken = ToolCall("play_reply", {}, raw_arguments='{"action": "PLAY", "cards": [')
     server.script(Reply(tool_call=broken))
     with pytest.raises(AgentReplyError) as caught:
-        await agent.play(request)
+        await agent.ask(request)
     assert caught.value.category == "unparsable"
     await agent.notify(
         ReplyRejected(
@@ -732,7 +732,7 @@ async def test_broken_tool_arguments_are_unparsable_and_the_retry_answers_the_to
             retries_left=1,
         )
     )
-    reply = await agent.play(request)
+    reply = await agent.ask(request)
     assert reply.action == "PLAY"
     first, second = (r.body["messages"] for r in server.requests)
     assert second[:2] == first
@@ -756,7 +756,7 @@ async def test_each_call_leaves_a_report_with_usage_cost_prompt_and_text(
     assert agent.take_report() is None
     text = '<think>lead low</think>{"action": "PASS"}'
     server.script(Reply(text=text, prompt_tokens=1000, completion_tokens=250, reasoning_tokens=200))
-    reply = await agent.play(play_request(is_free_play=False, last_play=LAST_PLAY))
+    reply = await agent.ask(play_request(is_free_play=False, last_play=LAST_PLAY))
     assert reply.action == "PASS"
     report = agent.take_report()
     assert report is not None
@@ -785,7 +785,7 @@ async def test_a_partial_usage_block_is_estimated_so_cost_and_budget_still_run(
 ) -> None:
     agent = seat(server, prices={"input": 2.0, "output": 8.0}, budget={"tokens": 50})
     server.script(Reply(text='{"action": "PASS"}', usage=usage))
-    await agent.play(play_request(is_free_play=False, last_play=LAST_PLAY))
+    await agent.ask(play_request(is_free_play=False, last_play=LAST_PLAY))
     report = agent.take_report()
     assert report is not None
     assert report.usage.estimated is True
@@ -795,10 +795,10 @@ async def test_a_partial_usage_block_is_estimated_so_cost_and_budget_still_run(
     assert report.usage.cost > 0
     assert agent.spending.tokens > 50  # so the budget is spent: the next call is refused
     with pytest.raises(AgentUnavailableError, match="budget spent"):
-        await agent.play(play_request(request_id="t1-1-10"))
+        await agent.ask(play_request(request_id="t1-1-10"))
     server.script(Reply(text='{"action": "PASS"}', usage={"prompt_tokens": 900}))
     fresh = seat(server, name="Other")
-    await fresh.play(play_request(player_id="Other", is_free_play=False, last_play=LAST_PLAY))
+    await fresh.ask(play_request(player_id="Other", is_free_play=False, last_play=LAST_PLAY))
     report = fresh.take_report()
     assert report is not None
     assert report.usage.input_tokens == 900  # what was sent is kept
@@ -854,7 +854,7 @@ async def test_a_call_cut_off_by_the_deadline_reports_estimated_usage(
     server.script(Reply(text='{"action": "PASS"}', delay_s=3.0))
     with pytest.raises(TimeoutError):
         async with asyncio.timeout(0.3):
-            await agent.play(play_request(is_free_play=False, last_play=LAST_PLAY))
+            await agent.ask(play_request(is_free_play=False, last_play=LAST_PLAY))
     report = agent.take_report()
     assert report is not None
     assert report.usage.estimated is True
@@ -875,7 +875,7 @@ async def test_the_key_is_in_no_report_error_or_log_line(
             Fault(401, f"Incorrect API key provided: {KEY}.", code="invalid_api_key"),
         )
         with pytest.raises(AgentUnavailableError) as caught:
-            await agent.play(play_request())
+            await agent.ask(play_request())
         report = agent.take_report()
     assert report is not None
     assert report.error == caught.value.detail

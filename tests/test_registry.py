@@ -22,7 +22,7 @@ from arena.errors import ConfigError
 from arena.logs import EVENT_ATTRIBUTE
 
 LOWEST_FIRST = """
-from arena.agents import BaseAgent
+from arena.games.ddz.agents.base import BaseAgent
 from arena.games.ddz.agents.reading import legal_for, pass_reply, play_reply
 
 

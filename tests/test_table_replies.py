@@ -530,7 +530,7 @@ async def test_a_cancel_while_an_agent_blocks_stops_the_table_at_once() -> None:
 
 
 async def test_seating_base_agent_itself_names_what_is_missing() -> None:
-    from arena.agents import BaseAgent
+    from arena.games.ddz.agents.base import BaseAgent
 
     agent = BaseAgent("A")
     table = Table(

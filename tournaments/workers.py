@@ -113,7 +113,7 @@ log = get_logger(__name__)
 WRITES: Final = frozenset({"_write_round", "_write_match_end", "mark_match_finished"})
 """The store's writer seam: what a worker sends one way, for the main process to apply."""
 
-_MAIN_ONLY: Final = (("arena.agents.llm.seat", "ModelSeat"), ("arena.agents.human", "HumanAgent"))
+_MAIN_ONLY: Final = (("arena.agents.llm.seat", "ModelSeat"), ("arena.agents.human", "HumanSeat"))
 """Agent classes (module, name) whose tables play in the main process, subclasses too."""
 
 PLAY_HERE_WHILE_STARTING = True

@@ -3,35 +3,30 @@
 The table owns deadlines, retries and fallbacks: an agent only answers requests. It is
 told of the deal and of public results through :meth:`Agent.notify`, and answers the
 requests of the game it plays: each game names the method that answers each of its
-requests (Dou Dizhu: ``bid``, ``double``, ``play``), and an agent that carries any
-game's messages (a program, an HTTP service) answers them all with ``ask``. Everything
+requests (``Game.requests``), and an agent that carries any game's messages (a program,
+an HTTP service, a language model) answers them all with ``ask``. A game's own base
+agent, the one its Python bots subclass, is in its package
+(``arena/games/<name>/agents/``); the default game's is still found here by the name
+bots imported it by (:func:`default_game_export`). Everything
 crosses this seam as protocol messages, so a scripted bot, a language model and a
 program in another language look the same here.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Awaitable, Callable
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from arena.games.base import Game, GameRules
-from arena.games.ddz.engine import DEFAULT_RULES, Rules
-from arena.games.ddz.messages import (
-    BidRequest,
-    BidResponse,
-    DoubleRequest,
-    DoubleResponse,
-    PlayRequest,
-    PlayResponse,
-)
+from arena.games.registry import DEFAULT_GAME, get_game, known_games
 from protocol import Message
 
 __all__ = [
     "Agent",
     "AgentBase",
-    "BaseAgent",
-    "DdzAgent",
     "answerer",
+    "default_game_export",
     "games_played",
     "lists_legal_moves",
     "plays",
@@ -41,7 +36,7 @@ __all__ = [
 @runtime_checkable
 class Agent(Protocol):
     """What the table needs from a player of any game: a name, to hear notifications, to
-    close; and the methods of its game's requests (Dou Dizhu's: :class:`BaseAgent`), or
+    close; and the methods of its game's requests (``Game.requests`` names them), or
     ``ask`` for every request. Implement it, or subclass :class:`AgentBase` or a game's
     base agent."""
 
@@ -56,29 +51,10 @@ class Agent(Protocol):
         ...
 
 
-@runtime_checkable
-class DdzAgent(Agent, Protocol):
-    """A Dou Dizhu player: the methods answering its three requests (:class:`BaseAgent`
-    has them). Here beside :class:`BaseAgent`, where every Dou Dizhu bot found them
-    before the game seam."""
-
-    async def bid(self, request: BidRequest) -> BidResponse:
-        """Answer a BID_REQUEST with one of ``request.available_bids``."""
-        ...
-
-    async def double(self, request: DoubleRequest) -> DoubleResponse:
-        """Answer a DOUBLE_REQUEST: double (or redouble) or not."""
-        ...
-
-    async def play(self, request: PlayRequest) -> PlayResponse:
-        """Answer a PLAY_REQUEST with a play or a pass."""
-        ...
-
-
 def lists_legal_moves(agent: object) -> bool:
     """Whether the agent asked for its legal moves in every PLAY_REQUEST on the wire
     (``wants_legal_moves``, a remote seat's ``options.legal_moves``). An agent in this
-    process has them already (``arena.games.ddz.agents.reading.legal_for``), at no cost."""
+    process reads them from the request at no cost."""
     return getattr(agent, "wants_legal_moves", False) is True
 
 
@@ -86,9 +62,14 @@ _UNSAID: Any = object()
 
 
 def plays(agent: object, game: Game) -> bool:
-    """Whether an agent (or its class) plays ``game``: the games its ``games`` names
-    (None: any game, as a program or a service whose transport carries any game's
-    messages); an agent that says nothing plays a game whose methods it all has."""
+    """Whether an agent (or its class) plays ``game``: by its ``plays_game(game)`` when
+    it has one (a rule rather than a list: a model seat plays every game with model
+    prompts); else the games its ``games`` names (None: any game, as a program or a
+    service whose transport carries any game's messages); an agent that says nothing
+    plays a game whose methods it all has."""
+    rule = getattr(agent, "plays_game", None)
+    if callable(rule):
+        return bool(rule(game))
     games = getattr(agent, "games", _UNSAID)
     if games is _UNSAID:
         return all(callable(getattr(agent, m, None)) for m in game.agent_methods)
@@ -106,11 +87,42 @@ def answerer(agent: object, method: str) -> Callable[[Message], Awaitable[Any]]:
 
 
 def games_played(agent: object) -> str:
-    """The games an agent says it plays, for an error message: ``ddz``, ``any game``."""
+    """The games an agent says it plays, for an error message: ``tractor``, ``any
+    game``; for an agent with ``plays_game``, the known games it accepts."""
+    rule = getattr(agent, "plays_game", None)
+    if callable(rule):
+        return ", ".join(name for name in known_games() if _accepts(rule, name)) or "no game"
     games = getattr(agent, "games", _UNSAID)
     if games is _UNSAID:
         return "no game it names"
     return "any game" if games is None else ", ".join(games) or "no game"
+
+
+def _accepts(rule: Callable[[Game], object], name: str) -> bool:
+    """Whether ``plays_game`` accepts the game called ``name`` (one that does not load
+    is accepted by none)."""
+    try:
+        game = get_game(name)
+    except Exception:  # a plugin that does not load is reported where it is named
+        return False
+    return bool(rule(game))
+
+
+def default_game_export(module: str, name: str) -> Any:
+    """What ``module`` (``arena.agents``, ...) still gives under ``name`` for the default
+    game: its ``agent_exports`` (the base agent its bots subclass, ...), imported now;
+    AttributeError, as for any missing attribute, for a name it does not export."""
+    exported = None if name.startswith("_") else get_game(DEFAULT_GAME).agent_exports.get(name)
+    if exported is None:
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+    module_name, _, attribute = exported.partition(":")
+    return getattr(importlib.import_module(module_name), attribute)
+
+
+def __getattr__(name: str) -> Any:
+    """The default game's base agents, where its bots imported them before the game
+    seam (:func:`default_game_export`)."""
+    return default_game_export(__name__, name)
 
 
 class AgentBase:
@@ -138,7 +150,7 @@ class AgentBase:
         name: str,
         *,
         seed: int | None = None,
-        rules: GameRules = DEFAULT_RULES,
+        rules: GameRules | None = None,
         **options: Any,
     ) -> None:
         if options:
@@ -146,7 +158,10 @@ class AgentBase:
             raise TypeError(f"{type(self).__name__} got unknown options: {unknown}")
         self.name = name
         self.seed = seed
-        self.rules = rules
+        self.rules: GameRules = (
+            rules if rules is not None else get_game(DEFAULT_GAME).default_rules()
+        )
+        """The rules of the table (the default game's default rules when built alone)."""
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
@@ -163,34 +178,3 @@ class AgentBase:
 
     async def close(self) -> None:
         """Nothing to release by default."""
-
-
-class BaseAgent(AgentBase):
-    """A Dou Dizhu agent with defaults for everything but :meth:`play`: pass when
-    bidding, never double, ignore notifications, nothing to close. Subclass it, as every
-    Dou Dizhu bot before the game seam did."""
-
-    games: ClassVar[tuple[str, ...] | None] = ("ddz",)
-    rules: Rules
-
-    def __init__(
-        self, name: str, *, seed: int | None = None, rules: Rules = DEFAULT_RULES, **options: Any
-    ) -> None:
-        super().__init__(name, seed=seed, rules=rules, **options)
-
-    async def bid(self, request: BidRequest) -> BidResponse:
-        """Pass by default; where passing is not offered (a fixed landlord names its call
-        score), the lowest bid offered."""
-        offered = request.available_bids
-        bid = 0 if 0 in offered or not offered else min(offered)
-        return BidResponse(player_id=request.player_id, bid=bid, request_id=request.request_id)
-
-    async def double(self, request: DoubleRequest) -> DoubleResponse:
-        """Never double by default."""
-        return DoubleResponse(
-            player_id=request.player_id, double=False, request_id=request.request_id
-        )
-
-    async def play(self, request: PlayRequest) -> PlayResponse:
-        """Subclasses decide how to play."""
-        raise NotImplementedError(f"{type(self).__name__} does not implement play()")

@@ -1,10 +1,11 @@
-"""A person at the terminal takes a seat: the streamer against two AIs.
+"""A person at the terminal takes a seat: the streamer against the AIs.
 
-The hand is shown, moves are typed in the lenient card syntax (``3 3 3 4``, ``♠10 J Q K A``,
-``pass``), and a mistake is explained and asked again here, before it ever reaches the
-table, so a typo costs the player nothing. The terminal is read through the event loop,
-so Ctrl-C at a prompt stops the match at once; Ctrl-D (the end of input) means the player
-left, and the seat goes to a stand-in for the rest of the match.
+What every game's human seat shares (:class:`HumanSeat`): the terminal, read through
+the event loop, so Ctrl-C at a prompt stops the match at once; Ctrl-D (the end of input)
+means the player left, and the seat goes to a stand-in for the rest of the match; and a
+mistake explained and asked again here, before it ever reaches the table, so a typo
+costs the player nothing. What is shown and how a typed answer reads are the game's
+(``Game.human_seat`` names its seat, the type ``human`` at its tables).
 """
 
 from __future__ import annotations
@@ -12,24 +13,16 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Final
+from collections.abc import Awaitable, Callable
+from typing import Any, Final, TypeVar
 
-from arena.agents.base import BaseAgent
+from arena.agents.base import AgentBase, default_game_export
 from arena.errors import AgentUnavailableError, IllegalActionError
-from arena.games.ddz.agents.reading import hand_of, legal_for, pass_reply, trick_of
-from arena.games.ddz.engine import DEFAULT_RULES, Combo, Rules, playable_reading, resolve_cards
-from arena.games.ddz.messages import (
-    BidRequest,
-    BidResponse,
-    DoubleRequest,
-    DoubleResponse,
-    PlayRequest,
-    PlayResponse,
-)
 from protocol import Message, ReplyRejected
 
-__all__ = ["HumanAgent", "parse_human_bid", "parse_human_double", "parse_human_move"]
+__all__ = ["LEFT", "HumanSeat", "Prompt"]
+
+T = TypeVar("T")
 
 Prompt = Callable[[str], Awaitable[str]]
 
@@ -103,61 +96,10 @@ async def _terminal_prompt(text: str) -> str:
     return line
 
 
-PASS_WORDS: Final = frozenset({"pass", "p", "不出", "过", "要不起"})
-"""A pass at the move prompt."""
-BID_PASS_WORDS: Final = PASS_WORDS | {"no", "n", "不叫", "不要"}
-"""A bid of 0: the move prompt's pass words work here too, so a player need not switch."""
-YES_WORDS: Final = frozenset({"y", "yes", "1", "加倍", "double", "redouble"})
-NO_WORDS: Final = BID_PASS_WORDS | {"", "0", "不加倍"}
-"""Not doubling; Enter alone too (the prompt's default)."""
-
-
-def parse_human_bid(line: str, allowed: Sequence[int]) -> int:
-    """Read a typed bid: a number, or a pass word (or Enter) for 0. Raises
-    IllegalActionError explaining the problem, so the player is asked again."""
-    text = line.strip().lower()
-    if not text or text in BID_PASS_WORDS:
-        value = 0
-    else:
-        try:
-            value = int(text)
-        except ValueError:
-            raise IllegalActionError(
-                f"{line.strip()!r} is not a bid: type a number or 'pass'"
-            ) from None
-    if value not in allowed:
-        shown = "/".join(str(b) for b in allowed)
-        raise IllegalActionError(f"{value} is not allowed now; allowed: {shown}")
-    return value
-
-
-def parse_human_double(line: str) -> bool:
-    """Read a yes or no to doubling. Raises IllegalActionError for anything else: a typo
-    is asked again rather than read as no."""
-    text = line.strip().lower()
-    if text in YES_WORDS:
-        return True
-    if text in NO_WORDS:
-        return False
-    raise IllegalActionError(f"{line.strip()!r}: answer y (yes) or n (no, also 'pass')")
-
-
-def parse_human_move(line: str, request: PlayRequest, rules: Rules = DEFAULT_RULES) -> Combo | None:
-    """Read a typed move; None means pass. Raises IllegalActionError explaining the problem."""
-    text = line.strip()
-    if text.lower() in PASS_WORDS:
-        if request.is_free_play:
-            raise IllegalActionError("you lead this trick: you must play something")
-        return None
-    tokens = text.replace(",", " ").split()
-    if not tokens:
-        raise IllegalActionError("type some cards, or 'pass'")
-    cards = resolve_cards(tokens, hand_of(request))
-    return playable_reading(cards, trick_of(request), rules)
-
-
-class HumanAgent(BaseAgent):
-    """Asks a person at the terminal (or any async ``prompt`` function, for tests)."""
+class HumanSeat(AgentBase):
+    """Asks a person at the terminal (or any async ``prompt`` function, for tests); a
+    game's human seat subclasses it with the methods of its requests, each showing what
+    the player needs and reading the answer with :meth:`ask_person`."""
 
     def __init__(
         self,
@@ -171,65 +113,22 @@ class HumanAgent(BaseAgent):
         self._prompt: Prompt = prompt or _terminal_prompt
 
     async def notify(self, message: Message) -> None:
-        """Show why a reply was refused (rare: moves are checked before sending)."""
+        """Show why a reply was refused (rare: answers are checked before sending)."""
         if isinstance(message, ReplyRejected):
             print(f"  ✗ {message.detail}")
 
-    async def bid(self, request: BidRequest) -> BidResponse:
-        """Ask for a bid among the allowed ones."""
-        hand = " ".join(request.hand or [])
-        allowed = "/".join(str(b) for b in request.available_bids)
+    async def ask_person(self, text: str, read: Callable[[str], T]) -> T:
+        """Show ``text`` and read the answer with ``read`` until it reads: each
+        IllegalActionError it raises is shown, and the question asked again."""
         while True:
-            answer = await self._prompt(
-                f"\n[{self.name}] hand: {hand}\n  bid ({allowed}, 0 = pass)? "
-            )
+            answer = await self._prompt(text)
             try:
-                value = parse_human_bid(answer, request.available_bids)
+                return read(answer)
             except IllegalActionError as exc:
                 print(f"  ✗ {exc}")
-                continue
-            return BidResponse(
-                player_id=request.player_id, bid=value, request_id=request.request_id
-            )
 
-    async def double(self, request: DoubleRequest) -> DoubleResponse:
-        """Ask whether to double (or redouble) until the answer is a yes or a no."""
-        word = "redouble" if request.kind == "redouble" else "double"
-        while True:
-            answer = await self._prompt(f"\n[{self.name}] {word}? (y/N) ")
-            try:
-                double = parse_human_double(answer)
-            except IllegalActionError as exc:
-                print(f"  ✗ {exc}")
-                continue
-            return DoubleResponse(
-                player_id=request.player_id, double=double, request_id=request.request_id
-            )
 
-    async def play(self, request: PlayRequest) -> PlayResponse:
-        """Show the hand and the trick; read moves until one is legal."""
-        hand = " ".join(request.hand)
-        if request.last_play and not request.is_free_play:
-            last = request.last_play
-            trick = f"{last.player} played {' '.join(last.cards)} ({last.type.value})"
-        else:
-            trick = "you lead"
-        hint = len(legal_for(request, self.rules))
-        while True:
-            line = await self._prompt(
-                f"\n[{self.name}] {trick}\n  hand: {hand}\n  your move ({hint} legal; 'pass')? "
-            )
-            try:
-                move = parse_human_move(line, request, self.rules)
-            except IllegalActionError as exc:
-                print(f"  ✗ {exc}")
-                continue
-            if move is None:
-                return pass_reply(request)
-            return PlayResponse(
-                player_id=request.player_id,
-                action="PLAY",
-                cards=[c.text for c in move.cards],
-                hand_type=move.type,
-                request_id=request.request_id,
-            )
+def __getattr__(name: str) -> Any:
+    """The default game's human seat and its readers, where they were before the game
+    seam (:func:`arena.agents.base.default_game_export`)."""
+    return default_game_export(__name__, name)

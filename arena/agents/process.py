@@ -26,9 +26,10 @@ it as unparsable: it answers another request).
 
 A crash is a fault of the request waiting, seen when the program's stdout ends or its
 own process exits (a child it started may hold stdout open: the program's process group
-is then killed); the next message starts the program again (this round's DEAL and
-BOTTOM_CARDS first), at most ``max_restarts`` times. Every program's process group is
-killed when the arena exits, whatever way it exits.
+is then killed); the next message starts the program again (this round's notifications
+that the game replays to a fresh program first, ``Game.replayed_notifications``), at
+most ``max_restarts`` times. Every program's process group is killed when the arena
+exits, whatever way it exits.
 """
 
 from __future__ import annotations
@@ -285,9 +286,9 @@ class SubprocessAgent(RemoteAgent):
                 future.exception()  # retrieved: no "never retrieved" noise after a cancel
 
     async def _ready(self, line: bytes) -> _Run:
-        """The running program; started (again) if need be, with this round's DEAL and
-        BOTTOM_CARDS written first unless ``line`` is one of them. AgentReplyError
-        (``agent_error``) when it cannot run."""
+        """The running program; started (again) if need be, with this round's replayed
+        notifications (the game's) written first unless ``line`` is one of them.
+        AgentReplyError (``agent_error``) when it cannot run."""
         run = self._run
         if run is not None and not run.dead:
             return run

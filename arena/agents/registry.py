@@ -2,9 +2,10 @@
 
 Config names an agent by a type name: one of the arena's transports (``subprocess``,
 ``http``, ``openai``, ...), one of the scripted agents of the game being played
-(Dou Dizhu's ``heuristic``: :attr:`~arena.games.base.Game.scripted_agents`), a name a
-third-party package registered under the ``ddz_arena.agents`` entry-point group, or
-``module:Class``. Each function takes the game (Dou Dizhu's when None).
+(:attr:`~arena.games.base.Game.scripted_agents`), ``human`` (the game's seat for a person
+at the terminal, :attr:`~arena.games.base.Game.human_seat`), a name a third-party
+package registered under the arena's agents entry-point group, or ``module:Class``.
+Each function takes the game (the default game's when None).
 """
 
 from __future__ import annotations
@@ -20,10 +21,9 @@ from importlib.metadata import EntryPoint, entry_points
 from types import ModuleType
 from typing import Any, Final
 
-from arena.agents.base import Agent, AgentBase, BaseAgent, games_played, plays
+from arena.agents.base import Agent, AgentBase, games_played, plays
 from arena.errors import ConfigError
 from arena.games.base import Game, GameRules
-from arena.games.ddz.engine import DEFAULT_RULES
 from arena.games.registry import DEFAULT_GAME, get_game
 from arena.logs import get_logger
 
@@ -31,6 +31,7 @@ __all__ = [
     "AGENT_INTERFACE",
     "BUILTIN_AGENTS",
     "ENTRY_POINT_GROUP",
+    "HUMAN",
     "agent_class",
     "agent_types",
     "check_agent_class",
@@ -47,23 +48,27 @@ its game's requests, or ``ask`` for an agent of any game (:func:`interface_of`).
 
 
 def interface_of(cls: object, game: Game | None = None) -> tuple[str, ...]:
-    """The methods an agent (class) must have to sit at a table of ``game`` (Dou Dizhu's
-    when None): ``notify``, what answers the game's requests (its methods, or ``ask`` for
-    an agent of any game), ``close``."""
+    """The methods an agent (class) must have to sit at a table of ``game`` (the default
+    game's when None): ``notify``, what answers the game's requests (its methods, or
+    ``ask`` for an agent that answers any game's requests with it), ``close``."""
     played = game if game is not None else get_game(DEFAULT_GAME)
-    answers = ("ask",) if getattr(cls, "games", ()) is None else played.agent_methods
+    asks = getattr(cls, "games", ()) is None or callable(getattr(cls, "ask", None))
+    answers = ("ask",) if asks else played.agent_methods
     return ("notify", *answers, "close")
 
 
+HUMAN: Final = "human"
+"""The seat type of a person at the terminal: the game's own seat for one
+(:attr:`~arena.games.base.Game.human_seat`)."""
+
 BUILTIN_AGENTS: Final[dict[str, str]] = {
-    "human": "arena.agents.human:HumanAgent",
     "subprocess": "arena.agents.process:SubprocessAgent",
     "http": "arena.agents.http:HttpAgent",
     "openai": "arena.agents.llm.openai_seat:OpenAIAgent",
     "anthropic": "arena.agents.llm.anthropic_seat:AnthropicAgent",
 }
-"""The arena's own agent types, for every game (a game's scripted agents are the
-game's: :func:`agent_types`), each the ``module:Class`` of its class. A class is
+"""The arena's own agent types, for every game (a game's scripted agents and its
+human seat are the game's: :func:`agent_types`), each the ``module:Class`` of its class. A class is
 imported when a seat first names its type: a seat type's dependencies (an HTTP client, a
 model SDK) load only for a config that uses it. Besides start-up time, every object a
 module leaves behind makes each of the garbage collector's full passes longer, and an
@@ -71,20 +76,29 @@ HTTP client imported by a table of scripted bots cost it 0.1 M instructions a ro
 
 
 def agent_types(game: Game | None = None) -> dict[str, str]:
-    """Every agent type a config of ``game`` (Dou Dizhu when None) names without a
-    ``module:Class``, each the ``module:Class`` of its class: the game's scripted agents
-    first, then the arena's own (:data:`BUILTIN_AGENTS`, which win a clash of names)."""
+    """Every agent type a config of ``game`` (the default game when None) names without
+    a ``module:Class``, each the ``module:Class`` of its class: the game's scripted
+    agents first, ``human`` for a game with a seat for a person, then the arena's own
+    (:data:`BUILTIN_AGENTS`, which win a clash of names)."""
     played = game if game is not None else get_game(DEFAULT_GAME)
-    return {**played.scripted_agents, **BUILTIN_AGENTS}
+    human = {HUMAN: played.human_seat} if played.human_seat is not None else {}
+    return {**played.scripted_agents, **human, **BUILTIN_AGENTS}
 
 
 def agent_class(type_name: str, game: Game | None = None) -> type[Any]:
-    """The class behind a configured agent type at a table of ``game`` (Dou Dizhu when
-    None); ConfigError says what was tried.
+    """The class behind a configured agent type at a table of ``game`` (the default game
+    when None); ConfigError says what was tried.
 
     Anything but a class is refused: the table builds agents by calling their class.
     """
-    found = _find(type_name, agent_types(game))
+    types = agent_types(game)
+    if type_name == HUMAN and HUMAN not in types:
+        played = game if game is not None else get_game(DEFAULT_GAME)
+        raise ConfigError(
+            f"agent type {HUMAN!r}: {played.title} (game = {played.name!r}) has no seat "
+            "for a person at the terminal"
+        )
+    found = _find(type_name, types)
     if not inspect.isclass(found):
         kind = "a function" if inspect.isroutine(found) else f"a {type(found).__name__}"
         raise ConfigError(
@@ -98,7 +112,8 @@ def check_agent_class(type_name: str, game: Game | None = None) -> type[Any]:
     """The class behind an agent type, checked for the Agent methods without building
     an agent (building one may open connections or start programs): the config check.
     With ``game``, the type names are that game's and the class must play it
-    (:func:`~arena.agents.base.plays`); without, Dou Dizhu's names, nothing checked."""
+    (:func:`~arena.agents.base.plays`); without, the default game's names, nothing
+    checked."""
     cls = agent_class(type_name, game)
     missing = [m for m in interface_of(cls, game) if not callable(getattr(cls, m, None))]
     if missing:
@@ -217,7 +232,7 @@ def create_agent(
     name: str,
     *,
     seed: int | None = None,
-    rules: GameRules = DEFAULT_RULES,
+    rules: GameRules | None = None,
     options: dict[str, Any] | None = None,
     seat_key: str | None = None,
     game: Game | None = None,
@@ -230,8 +245,8 @@ def create_agent(
     ``seat_key`` (``"seats.1"``) is where a config set this agent up: errors then name
     that key and the seat, ``seats.1.options (seat 'Beta'): heuristic got ...``, so that
     the user looks at the right seat, instead of ``agent 'Beta' (heuristic): got ...``.
-    With ``game``, the type names are that game's (Dou Dizhu's without), and an agent
-    that does not play it is such an error too.
+    With ``game``, the type names are that game's (the default game's without), and an
+    agent that does not play it is such an error too. ``rules`` default to the game's.
     """
 
     def blame(part: str, problem: str, *, own: bool = False) -> ConfigError:
@@ -255,6 +270,8 @@ def create_agent(
             "type",
             f"does not play {game.title} (game = {game.name!r}): it plays {games_played(cls)}",
         )
+    if rules is None:
+        rules = (game if game is not None else get_game(DEFAULT_GAME)).default_rules()
     given = dict(options or {})
     problem = _signature_problem(cls, given)
     if problem is not None:
@@ -262,7 +279,7 @@ def create_agent(
     try:
         agent = cls(name=name, seed=seed, rules=rules, **given)
     except TypeError as exc:
-        if given and _raised_by_base_agent(exc):  # BaseAgent refusing what reached it
+        if given and _raised_by_base_agent(exc):  # AgentBase refusing what reached it
             raise blame("options", _unknown_options(cls, given) or f"refused: {exc}") from None
         raise _construction_failed(exc, blame, name, type_name) from exc
     except ConfigError as exc:  # a built-in agent naming what is wrong with its options
@@ -307,7 +324,7 @@ def _signature_problem(cls: type[Any], options: Mapping[str, Any]) -> tuple[str,
     except (TypeError, ValueError):  # some classes written in C have none
         return None
     try:
-        signature.bind(name="", seed=None, rules=DEFAULT_RULES, **options)
+        signature.bind(name="", seed=None, rules=None, **options)
     except TypeError as exc:
         takes_any = any(p.kind is p.VAR_KEYWORD for p in signature.parameters.values())
         unknown = not takes_any and any(key not in signature.parameters for key in options)
@@ -319,7 +336,7 @@ def _signature_problem(cls: type[Any], options: Mapping[str, Any]) -> tuple[str,
 
 
 def _raised_by_base_agent(exc: BaseException) -> bool:
-    """Whether the exception came from :class:`BaseAgent`'s own ``__init__``, which
+    """Whether the exception came from :class:`AgentBase`'s own ``__init__``, which
     refuses options no subclass took (and raises nothing else)."""
     tb = exc.__traceback__
     while tb is not None and tb.tb_next is not None:
@@ -333,7 +350,7 @@ def _unknown_options(cls: type[Any], options: Mapping[str, Any]) -> str | None:
     accepted: list[str] = []
     for klass in cls.__mro__:
         init = klass.__dict__.get("__init__")
-        if klass in (BaseAgent, AgentBase, object):
+        if klass in (AgentBase, object):
             break
         if init is None:
             continue

@@ -21,7 +21,6 @@ import orjson
 from arena.agents.base import AgentBase
 from arena.errors import ConfigError
 from arena.games.base import GameRules
-from arena.games.ddz.engine import DEFAULT_RULES
 from arena.games.registry import game_of_rules
 from protocol import Message
 
@@ -71,7 +70,7 @@ class RemoteAgent(AgentBase):
         name: str,
         *,
         seed: int | None = None,
-        rules: GameRules = DEFAULT_RULES,
+        rules: GameRules | None = None,
         legal_moves: object = False,
         **options: Any,
     ) -> None:
@@ -81,12 +80,12 @@ class RemoteAgent(AgentBase):
         self.wants_legal_moves = legal_moves
         """``options.legal_moves``: every PLAY_REQUEST lists the seat's legal moves (the
         table writes them: ``arena.agents.base.lists_legal_moves``)."""
-        replayed = game_of_rules(rules).replayed_notifications
+        replayed = game_of_rules(self.rules).replayed_notifications
         self._replayed = frozenset(replayed)
         self._round_opener = replayed[0] if replayed else None
         self.round_messages: list[bytes] = []
         """This round's notifications that a program restarted mid-round needs again, as
-        sent (its game's ``replayed_notifications``: Dou Dizhu's DEAL and BOTTOM_CARDS);
+        sent (its game's ``replayed_notifications``, the first of them opening a round);
         the requests carry the rest."""
         self.table_id: str | None = None
         """The table of the last message sent (every message names it): for log lines,

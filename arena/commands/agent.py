@@ -42,8 +42,9 @@ replies to one request, a line before any request) fails with "extra lines: ..."
 
 Each position's line is printed as soon as it is judged (a model takes seconds a
 call). Ctrl-C or SIGTERM stops the check: the lines so far stay, followed by
-"interrupted after N of 12 positions" (Dou Dizhu has 12; with --json, the document of
-what was judged, its "interrupted" saying the same); exit status 130 or 143.
+"interrupted after N of M positions" (M: the game's count of positions; with --json,
+the document of what was judged, its "interrupted" saying the same); exit status 130
+or 143.
 
 Exit status: 0 when every position of every seat checked is legal and on time and no
 line came extra; 1 when not; 2 for a usage or config error, or an agent that cannot
@@ -60,9 +61,8 @@ def add_agent_command(commands: argparse._SubParsersAction[Any], summary: str) -
         "check",
         help="ask each seat's agent a fixed set of hard positions and judge every reply",
         description="Build each seat's agent as 'arena play' does, ask it the config's "
-        "game's fixed set of hard positions (one request each; Dou Dizhu's: bids, a "
-        "double, bombs, airplanes, forced passes, a rejection and retry) under the seat's "
-        "deadline, and judge each reply as the table would.",
+        "game's fixed set of hard positions (one request each, and a rejection and "
+        "retry) under the seat's deadline, and judge each reply as the table would.",
         epilog=_CHECK_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -200,6 +200,20 @@ class Game:
     """The game's messages and events as models (:class:`Wire`), loaded when asked for
     (``arena schema``, a check of its events); None for a game that publishes no
     schemas (the tests' fake games)."""
+    human_seat: str | None = None
+    """The ``module:Class`` of the game's seat for a person at the terminal, the seat
+    type ``human`` at its tables (Dou Dizhu's: ``arena.games.ddz.agents.human``,
+    asking for bids, doubles and moves); None for a game a person cannot sit at: a
+    ``human`` seat is then a config error naming the seat."""
+    stand_in: str | None = None
+    """The agent type that takes a seat whose agent keeps failing (one of its
+    :attr:`scripted_agents`; Dou Dizhu's ``heuristic``), unless the config names
+    another; None for a game without a scripted agent to stand in."""
+    agent_exports: Mapping[str, str] = field(default_factory=dict, repr=False)
+    """Names of the game's agent classes and helpers, each with its ``module:Class``,
+    that ``arena.agents``, ``arena.agents.base`` and ``arena.agents.human`` still give
+    for the default game, where bots imported them before the game seam (Dou Dizhu's
+    ``BaseAgent``, ``HumanAgent``, ...): imported when first asked for."""
 
     @property
     def ends_by_itself(self) -> bool:

@@ -84,7 +84,7 @@ class PositionResult:
 
     position: str
     request: str
-    """The request's type: BID_REQUEST, DOUBLE_REQUEST or PLAY_REQUEST."""
+    """The request's type, one of its game's (``Game.requests``): ``PLAY_REQUEST``."""
     verdict: Verdict
     detail: str
     elapsed_s: float
@@ -205,8 +205,8 @@ def result_line(result: PositionResult, width: int) -> str:
 
 
 def check_positions(game: Game | None = None) -> CheckPositions:
-    """The positions ``arena agent check`` asks at a table of ``game`` (Dou Dizhu when
-    None), with the game's judge; a ConfigError for a game that has none."""
+    """The positions ``arena agent check`` asks at a table of ``game`` (the default
+    game when None), with the game's judge; a ConfigError for a game that has none."""
     played = game if game is not None else get_game(DEFAULT_GAME)
     if played.check_positions is None:
         raise ConfigError(f"{played.title} (game = {played.name!r}) has no agent check positions")
@@ -226,12 +226,12 @@ async def check_agent(
     stale_replies_before: int | None = None,
     on_result: Callable[[PositionResult], None] | None = None,
 ) -> AgentCheckReport:
-    """Ask ``agent`` every position of ``game`` (Dou Dizhu when None) once (the retry
+    """Ask ``agent`` every position of ``game`` (the default game when None) once (the retry
     position twice) and judge each reply with the game's judge.
 
     ``timeout_s`` is the seat's deadline, ``notify_timeout_s`` the table's wait for a
     notification (at most the deadline); ``rules`` (the game's default rules when None)
-    decide which plays are legal (Dou Dizhu's positions are the same under every rule
+    decide which moves are legal (a game's positions may be the same under every rule
     variant); ``positions`` are the game's unless given. The agent is neither
     opened nor closed here: the caller owns its lifecycle. ``stale_replies_before`` is
     :func:`stale_replies_of` the agent before it was opened, so that lines a program
@@ -249,7 +249,7 @@ async def check_agent(
     results = []
     given_up = 0  # calls that got no reply: their replies may still come, and be discarded
     notify_s = min(timeout_s, notify_timeout_s)
-    listing = lists_legal_moves(agent)  # its PLAY_REQUESTs list the moves, as a table's do
+    listing = lists_legal_moves(agent)  # its requests list the moves, as a table's do
     for position in asked:
         situation = position.build(agent.name, max(1, int(timeout_s * 1000)), rules)
         request = situation.request

@@ -39,7 +39,7 @@ from arena.agents.llm.seat import (
 )
 from arena.agents.reports import Usage
 from arena.errors import ConfigError
-from arena.games.ddz.engine import DEFAULT_RULES, Rules
+from arena.games.base import GameRules
 
 __all__ = ["DEFAULT_MAX_TOKENS", "MIN_THINKING_BUDGET", "AnthropicAgent"]
 
@@ -78,7 +78,7 @@ class AnthropicAgent(ModelSeat):
         name: str,
         *,
         seed: int | None = None,
-        rules: Rules = DEFAULT_RULES,
+        rules: GameRules | None = None,
         thinking_budget: object = None,
         **options: Any,
     ) -> None:

@@ -3,27 +3,37 @@ of a model's answer as the game's reply.
 
 A model seat (:mod:`arena.agents.llm.seat`) is a transport: options, the key, the
 conversation, provider retries, budgets. What it says to a model and how it reads the
-answer belong to the game (``Game.model_prompts``, a loader: Dou Dizhu's is
-:data:`arena.games.ddz.prompts.kit.PROMPTS`, with its templates, facts and repairs).
+answer belong to the game (``Game.model_prompts``, a loader of the game's
+:class:`ModelPrompts`, in its package's ``prompts``, with its templates and repairs).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeAlias
+from typing import Any, Protocol
 
 from arena.agents.llm.texts import Prompt
 from arena.errors import ConfigError
 from arena.games.base import Game
-from arena.games.ddz.messages import BidRequest, DoubleRequest, PlayRequest
 from arena.games.registry import DEFAULT_GAME, get_game
 
 __all__ = ["AskRequest", "ModelPrompts", "model_prompts"]
 
-AskRequest: TypeAlias = BidRequest | DoubleRequest | PlayRequest
-"""A request a model seat answers: the protocol's requests (Dou Dizhu's wire messages,
-``protocol/messages.py``, the one game's yet)."""
+
+class AskRequest(Protocol):
+    """What a model seat reads of any game's request itself: its id (a retry continues
+    the conversation), its deadline and its match (the budget's); the rest is the
+    game's prompts' to read."""
+
+    @property
+    def request_id(self) -> str | None: ...
+
+    @property
+    def time_limit_ms(self) -> int: ...
+
+    @property
+    def match_id(self) -> str | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +60,7 @@ class ModelPrompts:
 
 
 def model_prompts(game: Game | None = None) -> ModelPrompts:
-    """The prompts of ``game`` (Dou Dizhu when None); a ConfigError for a game that has
+    """The prompts of ``game`` (the default game's when None); a ConfigError for a game that has
     none (no model seat can play it)."""
     played = game if game is not None else get_game(DEFAULT_GAME)
     if played.model_prompts is None:

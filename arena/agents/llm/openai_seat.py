@@ -38,7 +38,7 @@ from arena.agents.llm.seat import (
 )
 from arena.agents.reports import Usage
 from arena.errors import ConfigError
-from arena.games.ddz.engine import DEFAULT_RULES, Rules
+from arena.games.base import GameRules
 
 __all__ = ["OpenAIAgent", "close_clients", "reply_schema"]
 
@@ -100,7 +100,7 @@ class OpenAIAgent(ModelSeat):
         name: str,
         *,
         seed: int | None = None,
-        rules: Rules = DEFAULT_RULES,
+        rules: GameRules | None = None,
         reasoning_effort: object = None,
         **options: Any,
     ) -> None:

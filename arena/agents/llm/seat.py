@@ -33,7 +33,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, TypeGuard
 
-from arena.agents.base import BaseAgent
+from arena.agents.base import AgentBase
 from arena.agents.llm import clients
 from arena.agents.llm.answers import quoted
 from arena.agents.llm.budget import Spending
@@ -69,16 +69,8 @@ from arena.errors import (
     ConfigError,
     error_text,
 )
-from arena.games.ddz.engine import DEFAULT_RULES, Rules
-from arena.games.ddz.messages import (
-    BidRequest,
-    BidResponse,
-    DoubleRequest,
-    DoubleResponse,
-    PlayRequest,
-    PlayResponse,
-)
-from arena.games.registry import DEFAULT_GAME, get_game
+from arena.games.base import Game, GameRules
+from arena.games.registry import game_of_rules
 from arena.logs import get_logger
 from arena.masking import mask_incoming, mask_keys, masked
 from protocol import MAX_JSON_INT, Message, ReplyRejected
@@ -175,10 +167,17 @@ _KEY_OPTIONS: Final = frozenset({"api_key", "key", "token", "apikey"})
 """Options that would hold the key itself: refused with where a key goes instead."""
 
 
-class ModelSeat(BaseAgent):
+class ModelSeat(AgentBase):
     """A seat played by a language model; see the module docstring. Subclasses set the
     class attributes and implement :meth:`_make_client`, :meth:`_complete`,
-    :meth:`_fault` and :meth:`_rejection_turn`."""
+    :meth:`_fault` and :meth:`_rejection_turn`.
+
+    It answers every request with :meth:`ask`, whatever the game; what it says to the
+    model and how it reads the answer are the game's (``Game.model_prompts``), chosen by
+    the rules it is given. It plays every game that has them (:meth:`plays_game`)."""
+
+    games: ClassVar[tuple[str, ...] | None] = None
+    """Any game's requests reach :meth:`ask`; :meth:`plays_game` says which games."""
 
     api: ClassVar[ApiKind]
     type_name: ClassVar[str]
@@ -194,7 +193,7 @@ class ModelSeat(BaseAgent):
         name: str,
         *,
         seed: int | None = None,
-        rules: Rules = DEFAULT_RULES,
+        rules: GameRules | None = None,
         model: object = None,
         provider: object = None,
         base_url: object = None,
@@ -202,9 +201,9 @@ class ModelSeat(BaseAgent):
         temperature: object = None,
         max_tokens: object = None,
         structured: object = None,
-        language: object = "zh",
+        language: object = None,
         persona: object = None,
-        legal_moves: object = "none",
+        legal_moves: object = None,
         prices: object = None,
         budget: object = None,
         concurrency: object = None,
@@ -236,12 +235,16 @@ class ModelSeat(BaseAgent):
         self.structured = seat_structured(
             structured, self.provider, self.seat_structured, self.type_name
         )
-        self.prompts: ModelPrompts = model_prompts(get_game((self.games or (DEFAULT_GAME,))[0]))
-        """What the seat says and reads: the prompts of the game it plays (a model seat
-        answers Dou Dizhu's requests, its ``games``)."""
-        self.language: str = check_choice(language, "language", self.prompts.languages)
+        self.game: Game = game_of_rules(self.rules)
+        """The game the seat plays: the one whose rules it was given."""
+        self.prompts: ModelPrompts = model_prompts(self.game)
+        """What the seat says and reads: the prompts of the game it plays."""
+        self.language: str = _choose(language, "language", self.prompts.languages)
+        """The prompts' language (the game's first when not given)."""
         self.persona = check_text(persona, "persona")
-        self.legal_moves: str = check_choice(legal_moves, "legal_moves", self.prompts.legal_moves)
+        self.legal_moves: str = _choose(legal_moves, "legal_moves", self.prompts.legal_moves)
+        """How much of the legal moves a prompt lists (the game's first choice when not
+        given)."""
         self.prices: Prices | None = parse_prices(prices)
         self.budget: Budget | None = parse_budget(budget, self.prices, model)
         self.concurrency = check_count(concurrency, "concurrency") or self.provider.concurrency
@@ -325,17 +328,17 @@ class ModelSeat(BaseAgent):
         ):
             conversation.rejection = message
 
-    async def bid(self, request: BidRequest) -> BidResponse:
-        reply: BidResponse = self._reply(await self._ask(request), request)
-        return reply
+    @classmethod
+    def plays_game(cls, game: Game) -> bool:
+        """Whether a model seat can play ``game``: whether the game gives model seats
+        their prompts and reading (``Game.model_prompts``)."""
+        return game.model_prompts is not None
 
-    async def double(self, request: DoubleRequest) -> DoubleResponse:
-        reply: DoubleResponse = self._reply(await self._ask(request), request)
-        return reply
-
-    async def play(self, request: PlayRequest) -> PlayResponse:
-        reply: PlayResponse = self._reply(await self._ask(request), request)
-        return reply
+    async def ask(self, request: Message) -> Any:
+        """Answer any request of the game the seat plays: the model's answer, read as
+        the game reads one into the reply the request expects."""
+        asked: AskRequest = request  # type: ignore[assignment]  # the game's to read
+        return self._reply(await self._ask(asked), asked)
 
     def _reply(self, answer: Completion, request: AskRequest) -> Any:
         """The reply ``answer`` holds, read as the game reads a model's text; an
@@ -582,6 +585,11 @@ class ModelSeat(BaseAgent):
         )
         self._conversation = conversation
         return conversation
+
+
+def _choose(value: object, option: str, choices: tuple[str, ...]) -> str:
+    """An option naming one of the game's ``choices``, the first when not given."""
+    return check_choice(choices[0] if value is None else value, option, choices)
 
 
 def _no_answer(waited_s: float) -> str:

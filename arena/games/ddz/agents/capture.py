@@ -6,7 +6,7 @@ measured on; wrapping a scripted bot gives them with any seat names.
 
 from __future__ import annotations
 
-from arena.agents.base import DdzAgent
+from arena.games.ddz.agents.base import DdzAgent
 from arena.games.ddz.messages import (
     BidRequest,
     BidResponse,

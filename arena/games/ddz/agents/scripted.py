@@ -11,7 +11,7 @@ import random
 import zlib
 from typing import Any
 
-from arena.agents.base import BaseAgent
+from arena.games.ddz.agents.base import BaseAgent
 from arena.games.ddz.agents.hand_eval import bid_strength, plays_needed
 from arena.games.ddz.agents.reading import (
     HandMemo,
