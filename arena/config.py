@@ -500,7 +500,9 @@ def _check_agent_types(config: ArenaConfig, source: str) -> None:
     checks = [
         (f"seats.{i}.type (seat {seat.name!r})", seat.type) for i, seat in enumerate(config.seats)
     ]
-    checks.append(("table.standin", config.table.standin))
+    standin = config.table.standin or config.game_info.stand_in
+    if standin is not None:
+        checks.append(("table.standin", standin))
     for key, type_name in checks:
         try:
             check_agent_class(type_name, config.game_info)

@@ -242,14 +242,29 @@ def test_the_registry_offers_each_game_its_own_agents(games: None) -> None:
     assert agent_class("human", get_game("ddz")) is HumanAgent
 
 
-def test_dou_dizhus_stand_in_is_the_tables_default_one() -> None:
-    """The table's ``standin`` default is still written in its settings (replay headers
-    and stored configs dump it); it is Dou Dizhu's own stand-in."""
+def test_a_table_stands_in_with_its_games_own_agent_unless_the_settings_name_one() -> None:
+    """``[table] standin`` unset: the game's stand-in, written into the table's settings
+    (the replay header dumps them: Dou Dizhu's still say ``heuristic``); set: that one."""
+    from arena.games.ddz.agents.scripted import GreedyAgent
+    from arena.table import Table
     from arena.table.settings import TableSettings
 
     ddz = get_game("ddz")
-    assert ddz.stand_in == TableSettings().standin == "heuristic"
+    assert ddz.stand_in == "heuristic"
     assert ddz.stand_in in ddz.scripted_agents
+    assert TableSettings().standin is None
+
+    def seated(game: Game, settings: TableSettings | None = None) -> Table:
+        agents = [GreedyAgent(name) for name in ("A", "B", "C")]
+        return Table(agents, game=game, settings=settings)
+
+    assert seated(ddz).settings.standin == "heuristic"
+    assert seated(dataclasses.replace(ddz, stand_in="random")).settings.standin == "random"
+    named = seated(ddz, TableSettings(standin="greedy"))
+    assert named.settings.standin == "greedy"
+    named.settings = TableSettings()  # settings given later take the game's too
+    assert named.settings.standin == "heuristic"
+    assert seated(dataclasses.replace(ddz, stand_in=None)).settings.standin is None
 
 
 def test_human_at_a_game_without_a_human_seat_is_an_error_naming_the_seat(games: None) -> None:

@@ -31,8 +31,9 @@ class TableSettings(BaseModel):
     max_failed_decisions: int = Field(default=3, ge=1, le=100)
     """Failed decisions in a row after which a scripted stand-in takes the seat."""
 
-    standin: str = "heuristic"
-    """Agent type of the stand-in."""
+    standin: str | None = Field(default=None, min_length=1)
+    """Agent type of the stand-in; None (the default): the game's own
+    (``Game.stand_in``: Dou Dizhu's ``heuristic``), which the table puts here."""
 
     standin_for: Literal["round", "match"] = "round"
     """How long a stand-in seated after ``max_failed_decisions`` keeps the seat: to the

@@ -167,7 +167,8 @@ class Table:
         PAUSES.install()  # a collection's pause is never blamed on an agent (_held)
         self.table_id = table_id
         self.rules = rules
-        self.settings = settings or TableSettings()  # the setter also keeps the turn's copies
+        self._settings = _with_stand_in(settings or TableSettings(), game)
+        self.per_turn = _TurnSettings(self._settings)
         self.sinks = list(sinks)
         self.recorder = recorder
         self._record_decision: Callable[[int, dict[str, Any]], None] | None = getattr(
@@ -228,7 +229,7 @@ class Table:
 
     @settings.setter
     def settings(self, settings: TableSettings) -> None:
-        self._settings = settings
+        self._settings = settings = _with_stand_in(settings, self.game)
         self.per_turn = _TurnSettings(settings)
 
     def faults(self, seat_or_name: int | str) -> Faults:
@@ -784,6 +785,9 @@ class Table:
             until = "match_end" if self.settings.standin_for == "match" else "round_end"
         else:
             return
+        if self.settings.standin is None:  # a game without a stand-in: the table decides
+            log.warning("seat_not_replaced", seat=seat, agent=state.name, reason=reason)
+            return
         standin = create_agent(
             self.settings.standin,
             state.name,
@@ -950,3 +954,11 @@ class Table:
 
 def _late(elapsed: float, timeout: float) -> str:
     return f"the reply came after {elapsed:.2f} s, past the {timeout:g} s deadline"
+
+
+def _with_stand_in(settings: TableSettings, game: Game) -> TableSettings:
+    """The settings with their stand-in named: the config's, else the game's own (what
+    the replay header then records: Dou Dizhu's ``heuristic``, as before)."""
+    if settings.standin is not None or game.stand_in is None:
+        return settings
+    return settings.model_copy(update={"standin": game.stand_in})
