@@ -11,7 +11,7 @@ logic stay in its package, behind the names listed.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, Self
 
@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict
 if TYPE_CHECKING:
     from arena.replay_round import RecordedRound
 
-__all__ = ["Game", "GameRules", "Sides", "Turns"]
+__all__ = ["Game", "GameRules", "LeaderboardStats", "Sides", "Turns"]
 
 
 class GameRules(BaseModel):
@@ -76,6 +76,33 @@ class Turns(Protocol):
 
     async def prepare_round(self, plan: Any, *, reseed: Callable[[str], int]) -> None:
         """Between two rounds: the between-rounds hooks may change the next round."""
+        ...
+
+
+class LeaderboardStats(Protocol):
+    """A game's own figures on a tournament's leaderboard, beside what every game has
+    (points, round wins, faults, stand-ins, forfeits): Dou Dizhu's landlord and farmer
+    rounds, springs and bombs; Tractor's could be the levels gained. Each is a count
+    per agent, summed over the rounds it played."""
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """The figures' keys, in the order the leaderboard's JSON and CSV list them
+        (after ``round_wins``)."""
+        ...
+
+    @property
+    def headers(self) -> tuple[str, ...]:
+        """The terminal table's column headers of these figures."""
+        ...
+
+    def count(self, result: Any, seat: int, won: bool) -> Mapping[str, int]:
+        """What one round adds to the agent in ``seat``: ``result`` the round's result,
+        ``won`` whether the tournament credits the seat a win (a forfeit never is)."""
+        ...
+
+    def cells(self, counts: Mapping[str, int]) -> tuple[str, ...]:
+        """An agent's counts as the terminal table's cells, one per header."""
         ...
 
 
@@ -151,6 +178,25 @@ class Game:
     model seat is built (an ``arena.agents.llm.game_prompts.ModelPrompts``: prompts,
     their languages, the decision's schema, the reading of an answer); None for a game
     no model seat plays."""
+
+    leaderboard_stats: Callable[[], LeaderboardStats] | None = field(default=None, repr=False)
+    """The game's own figures on a tournament's leaderboard (:class:`LeaderboardStats`),
+    loaded when a leaderboard is built; None for a game with none of its own (its board
+    has what every game's has)."""
+    forfeit_stake: Callable[[Any], int] | None = field(default=None, repr=False)
+    """What a finished round (its result) was played for, the most a seat can lose in it:
+    a seat that forfeits a tournament round loses at least this (``tournaments.forfeits``).
+    None for a game whose stakes are not known: its tournaments count every round."""
+    stored_result: Callable[[Mapping[str, Any]], Any] | None = field(default=None, repr=False)
+    """A round's result read back from its stored ``to_dict()`` (a tournament's store);
+    None for a game whose results are not stored."""
+    result_check: Callable[[Mapping[str, Any], RoundRecord, GameRules], Iterable[str]] | None = (
+        field(default=None, repr=False)
+    )
+    """What a stored round's result says against itself (``arena tournament show``):
+    ``result_check(stored, record, rules)`` with the stored round, its record and the
+    tournament's rules, each problem a sentence. None for a game whose stored results
+    are checked by ``verify`` alone."""
 
     @property
     def ends_by_itself(self) -> bool:
