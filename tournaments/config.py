@@ -50,7 +50,7 @@ from arena.games.registry import DEFAULT_GAME, get_game
 from arena.table.moderation import ModerationSettings, load_hook
 from arena.table.settings import TableSettings
 from tournaments.deals import MOST_SEATINGS, Duplicate, seating_count
-from tournaments.forfeits import FORFEIT_GAMES, StandinRounds
+from tournaments.forfeits import StandinRounds, forfeits_known
 from tournaments.formats import Format, LandlordPolicy
 from tournaments.schedule import ScheduleKind, default_kind, default_stages
 from tournaments.seeds import TournamentSeed, parse_seed
@@ -340,10 +340,10 @@ def _check_table_size(config: TournamentConfig, source: str) -> None:
             f"{source}: game: {game.title} seats {seats} at a table; a tournament needs "
             "tables of two seats or more"
         )
-    if config.tournament.standin_rounds is StandinRounds.FORFEIT and game.name not in FORFEIT_GAMES:
+    if config.tournament.standin_rounds is StandinRounds.FORFEIT and not forfeits_known(game):
         raise ConfigError(
             f"{source}: tournament.standin_rounds: a forfeit scores a loss at the round's "
-            f"stakes, and only Dou Dizhu's stakes are known, not {game.title}'s; write "
+            f"stakes, and {game.title}'s stakes are not known; write "
             'standin_rounds = "count"'
         )
     mode = config.tournament.duplicate

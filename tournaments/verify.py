@@ -42,6 +42,7 @@ from typing import Any, Final, TypeVar
 
 from arena.errors import ArenaError
 from arena.games.ddz.engine import DealtCards
+from arena.games.registry import DEFAULT_GAME, get_game
 from arena.replay import RecordedRound, ReplayError, RoundIncomplete, read_replay, verify_round
 from arena.table.match import derive_seed
 from tournaments.deals import (
@@ -478,8 +479,9 @@ def _outcome(recorded: RecordedRound, standin_rounds: StandinRounds) -> Outcome 
     counts them (``standin_rounds``: a forfeit is no win); None: no usable record."""
     summary = recorded.summary or {}
     try:
-        return scored_round(round_record(summary), standin_rounds)
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+        game = get_game(str(recorded.header.get("game", DEFAULT_GAME)))
+        return scored_round(round_record(summary, game), standin_rounds, game)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, ArenaError):
         if standin_rounds != StandinRounds.COUNT:
             return None  # a forfeit cannot be told without the whole record
     try:  # an older record lacking keys: its winners and scores as it says them
