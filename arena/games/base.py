@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict
 if TYPE_CHECKING:
     from arena.replay_round import RecordedRound
 
-__all__ = ["Game", "GameRules", "LeaderboardStats", "Sides", "Turns"]
+__all__ = ["Game", "GameRules", "LeaderboardStats", "RoundAudit", "Sides", "Turns"]
 
 
 class GameRules(BaseModel):
@@ -103,6 +103,28 @@ class LeaderboardStats(Protocol):
 
     def cells(self, counts: Mapping[str, int]) -> tuple[str, ...]:
         """An agent's counts as the terminal table's cells, one per header."""
+        ...
+
+
+class RoundAudit(Protocol):
+    """What ``arena tournament verify`` checks of a game's recorded round beside its
+    moves (which :attr:`Game.replay_check` checks): the deal its seed deals, what the
+    stored record says the round began with, and which events are a seat's actions."""
+
+    @property
+    def actions(self) -> frozenset[str]:
+        """The event types of a seat's action (Dou Dizhu: a bid, a double, a play, a
+        pass): each is one decision of the seat's, unless marked ``auto``."""
+        ...
+
+    def dealt(self, seed: int) -> Any:
+        """The deal a round's seed deals, as the round's header writes it."""
+        ...
+
+    def record_problem(self, recorded: RecordedRound, played: Any) -> str | None:
+        """What the round's stored record (``recorded.summary``) or header says against
+        the engine round ``replay_check`` returned (Dou Dizhu: its deal, bottom cards,
+        first bidder); None when they agree."""
         ...
 
 
@@ -190,13 +212,19 @@ class Game:
     stored_result: Callable[[Mapping[str, Any]], Any] | None = field(default=None, repr=False)
     """A round's result read back from its stored ``to_dict()`` (a tournament's store);
     None for a game whose results are not stored."""
-    result_check: Callable[[Mapping[str, Any], RoundRecord, GameRules], Iterable[str]] | None = (
-        field(default=None, repr=False)
+    result_check: Callable[[Mapping[str, Any], Any, GameRules], Iterable[str]] | None = field(
+        default=None, repr=False
     )
     """What a stored round's result says against itself (``arena tournament show``):
-    ``result_check(stored, record, rules)`` with the stored round, its record and the
-    tournament's rules, each problem a sentence. None for a game whose stored results
-    are checked by ``verify`` alone."""
+    ``result_check(stored, record, rules)`` with the stored round, its record (an
+    ``arena.table.records.RoundRecord``, which imports this module) and the tournament's
+    rules, each problem a sentence. None for a game whose stored results are checked by
+    ``verify`` alone."""
+
+    round_audit: Callable[[], RoundAudit] | None = field(default=None, repr=False)
+    """What a tournament's verify checks of a recorded round beside its moves
+    (:class:`RoundAudit`), loaded when a verify runs; None for a game whose rounds are
+    checked by their moves alone."""
 
     @property
     def ends_by_itself(self) -> bool:

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from arena.games.ddz.engine.round import Round
     from arena.games.ddz.leaderboard import DdzLeaderboardStats
     from arena.games.ddz.public_state import PublicTableState
+    from arena.games.ddz.round_audit import DdzRoundAudit
     from arena.games.ddz.spectator import DdzSpectatorTable
     from arena.games.ddz.turns import DdzTurns
     from arena.replay_round import RecordedRound
@@ -119,6 +120,13 @@ def _result_check(
     return result_problems(stored, record, rules)
 
 
+def _round_audit() -> DdzRoundAudit:
+    """What a tournament's verify checks beside the moves, imported when one runs."""
+    from arena.games.ddz.round_audit import AUDIT
+
+    return AUDIT
+
+
 GAME: Final = Game(
     name="ddz",
     title="斗地主 (Dou Dizhu)",
@@ -147,4 +155,5 @@ GAME: Final = Game(
     forfeit_stake=_forfeit_stake,
     stored_result=_stored_result,
     result_check=_result_check,
+    round_audit=_round_audit,
 )
