@@ -56,3 +56,18 @@ def test_the_headers_first_bidder_is_checked_too() -> None:
     assert AUDIT is not None
     problem = AUDIT.record_problem(recorded({"first_bidder": 0}), PLAYED)
     assert problem == "the header's first bidder 0 did not bid first"
+
+
+def test_a_results_gift_counts_are_named_and_a_ranked_round_refuses_them() -> None:
+    from tournaments.verify import _gift_problem
+
+    assert AUDIT is not None
+    marks = AUDIT.gift_marks({"effects_applied": 2, "gift_doubles": None})
+    assert marks == ((2, "effect(s) applied"), (0, "viewer double(s)"))
+    assert _gift_problem(recorded()) is None
+    problem = _gift_problem(recorded(effects_applied=0, gift_doubles=1))
+    assert problem is not None
+    assert problem.endswith(
+        "but gifts changed it while it was played (0 effect line(s), 0 effect(s) applied, "
+        "1 viewer double(s))"
+    )

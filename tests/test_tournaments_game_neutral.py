@@ -39,9 +39,6 @@ ALLOWED: Final = {
     ("tournaments/duplicate.py", "rotate_landlord"),
     # The config's viewer doubles moved under [rules] by arena.config's helper.
     ("tournaments/config.py", "gift_doubles_in_rules"),
-    # ``verify`` refuses a round a viewer's gift changed: the result's count of viewer
-    # doubles is one of the marks it reads.
-    ("tournaments/verify.py", "doubles"),
 }
 """(file, identifier) pairs still named in Dou Dizhu's words, and why."""
 

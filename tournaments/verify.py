@@ -404,13 +404,13 @@ def _gift_problem(recorded: RecordedRound) -> str | None:
         return f"{RANKED}, but its header has gift_changes ({kinds or 'none listed'})"
     effects = [line for _, line in recorded.lines if line.get("kind") == "effect"]
     summary = recorded.summary or {}
-    result = summary.get("result", {})
-    applied = result.get("effects_applied") or 0
-    doubles = result.get("gift_doubles") or 0
-    if effects or applied or doubles:
+    audit = _audit(recorded)
+    marks = audit.gift_marks(summary.get("result", {})) if audit is not None else ()
+    if effects or any(count for count, _ in marks):
+        counted = "".join(f", {count} {what}" for count, what in marks)
         return (
             f"{RANKED}, but gifts changed it while it was played ({len(effects)} effect "
-            f"line(s), {applied} effect(s) applied, {doubles} viewer double(s))"
+            f"line(s){counted})"
         )
     if summary.get("gifts"):
         return f"{RANKED}, but its record is marked with gifts {summary['gifts']}"

@@ -121,6 +121,12 @@ class RoundAudit(Protocol):
         """The deal a round's seed deals, as the round's header writes it."""
         ...
 
+    def gift_marks(self, result: Mapping[str, Any]) -> tuple[tuple[int, str], ...]:
+        """What a stored result counts of viewer gifts that changed the round while it
+        was played, each count with what it counts (Dou Dizhu: effects applied, viewer
+        doubles): a ranked round must count none."""
+        ...
+
     def record_problem(self, recorded: RecordedRound, played: Any) -> str | None:
         """What the round's stored record (``recorded.summary``) or header says against
         the engine round ``replay_check`` returned (Dou Dizhu: its deal, bottom cards,

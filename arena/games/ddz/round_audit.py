@@ -1,10 +1,12 @@
 """What ``arena tournament verify`` checks of a Dou Dizhu round beside its moves (an
 :class:`arena.games.base.RoundAudit`): the deal a seed deals, and that the stored
-record's deal, bottom cards and first bidder are the ones the engine played."""
+record's deal, bottom cards and first bidder are the ones the engine played, and what
+its result counts of viewer gifts."""
 
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from typing import Any, Final
 
 from arena.games.ddz.engine.records import DealtCards
@@ -22,6 +24,13 @@ class DdzRoundAudit:
     def dealt(self, seed: int) -> dict[str, Any]:
         """The deal a round's seed deals, as the header writes it."""
         return DealtCards.shuffled(random.Random(seed)).to_dict()
+
+    def gift_marks(self, result: Mapping[str, Any]) -> tuple[tuple[int, str], ...]:
+        """The gift effects applied and the viewers' doubles the result counts."""
+        return (
+            (result.get("effects_applied") or 0, "effect(s) applied"),
+            (result.get("gift_doubles") or 0, "viewer double(s)"),
+        )
 
     def record_problem(self, recorded: RecordedRound, played: Round) -> str | None:
         """The stored record's hands, bottom and first bidder against the engine's, and
