@@ -236,6 +236,14 @@ def test_a_games_own_figures_are_counted_listed_and_shown() -> None:
     assert (row["Agent"], row["Levels"], row["Declared"]) == ("A", "6", "4")
 
 
+def test_a_games_figures_may_not_take_the_name_of_every_games() -> None:
+    class Clashing(Levels):
+        keys = ("levels_gained", "faults")
+
+    with pytest.raises(ValueError, match=r"take the names of others: \['faults'\]"):
+        Leaderboard(game=dataclasses.replace(FOUR, leaderboard_stats=Clashing))
+
+
 def test_a_team_games_forfeit_loses_the_stakes_its_game_tells() -> None:
     game = dataclasses.replace(FOUR, forfeit_stake=lambda result: 10)
     names = ("A", "B", "C", "D")

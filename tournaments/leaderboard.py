@@ -266,6 +266,8 @@ class Leaderboard:
         factory = self.game.leaderboard_stats
         self.stats: LeaderboardStats | None = factory() if factory is not None else None
         """The game's own figures (see the module); None for a game without."""
+        if self.stats is not None:
+            _check_game_keys(self.game, self.stats)
         self._ratings = TournamentRatings(ratings, standin_rounds=standin_rounds, game=self.game)
         self.seatings = seatings
         self._deals: dict[tuple[str, int], list[tuple[RoundRecord, ScoredRound]]] = {}
@@ -472,6 +474,21 @@ class Leaderboard:
         keys = self.stats.keys if self.stats is not None else ()
         line = AgentLine("", game_stats=dict.fromkeys(keys, 0))
         return Standing(1, line, Rating(0.0, 0.0)).to_dict()
+
+
+def _check_game_keys(game: Game, stats: LeaderboardStats) -> None:
+    """A game's own figures may not take the name of one every game has (a standing
+    holds each key once): a ValueError naming them."""
+    every_games = Standing(1, AgentLine(""), Rating(0.0, 0.0)).to_dict()
+    taken = [key for key in stats.keys if key in every_games or key in _DUPLICATE_KEYS]
+    if taken:
+        raise ValueError(f"{game.title}'s leaderboard figures take the names of others: {taken}")
+
+
+_DUPLICATE_KEYS: Final = frozenset(
+    {"deals", "deal_points", "points_per_deal", "matchpoints", "matchpoints_per_deal"}
+)
+"""The duplicate score's keys (:func:`_duplicate_figures`)."""
 
 
 def _duplicate_cells(line: AgentLine) -> tuple[str, ...]:
