@@ -1,5 +1,6 @@
 """Games of four and six seats for tournament tests: only what a tournament reads of a
-game (its seats and a finished round's sides), registered as a plugin would be.
+game (its seats, a finished round's sides, its stored result read back), registered as
+a plugin would be; none of Dou Dizhu's leaderboard figures, stakes or stored checks.
 
 A round of these games is a :class:`TeamResult`: each seat's score and the seats that
 won. Its sides are two teams by seat parity (seats 0, 2, ... against 1, 3, ...), the
@@ -9,7 +10,7 @@ winning team first, as Tractor's are.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Final
@@ -30,8 +31,15 @@ class TeamResult:
 
     scores: tuple[int, ...]
     winners: tuple[int, ...]
-    spring: str | None = None
-    bombs_by_seat: tuple[int, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """As a tournament's store keeps it."""
+        return {"scores": list(self.scores), "winners": list(self.winners)}
+
+
+def _stored_result(data: Mapping[str, Any]) -> TeamResult:
+    """A stored round's result read back."""
+    return TeamResult(tuple(data["scores"]), tuple(data["winners"]))
 
 
 def _teams(result: TeamResult) -> Sides:
@@ -60,6 +68,10 @@ def _game(name: str, seats: int) -> Game:
         gift_effects=frozenset(),
         sides=_teams,
         turns=_never_played,
+        stored_result=_stored_result,
+        leaderboard_stats=None,  # none of Dou Dizhu's figures
+        forfeit_stake=None,  # a forfeit's stakes unknown: its tournaments count rounds
+        result_check=None,
     )
 
 
@@ -82,7 +94,7 @@ def team_record(
     seats = len(players)
     winners = tuple(s for s in range(seats) if (s % 2 == 0) == won_by_even)
     scores = tuple(stake if s in winners else -stake for s in range(seats))
-    result = TeamResult(scores, winners, bombs_by_seat=(0,) * seats)
+    result = TeamResult(scores, winners)
     return RoundRecord(
         table=table,
         round_no=round_no,

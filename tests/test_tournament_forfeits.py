@@ -15,10 +15,10 @@ from agents_for_tests import FaultyAgent
 from arena.agents import Agent
 from arena.games.ddz.agents.scripted import GreedyAgent, HeuristicAgent, RandomAgent
 from arena.games.ddz.engine import Rules
+from arena.games.ddz.stakes import stake as ddz_stake
 from arena.table import RoundRecord, Table, play_match
 from tournaments.forfeits import (
     StandinRounds,
-    ddz_stake,
     forfeit_reason,
     scored_round,
     stored_standin_rounds,
@@ -199,7 +199,7 @@ def test_a_forfeiting_winner_is_rated_as_having_lost_and_the_others_as_it_went(
     for seat in range(3):
         if seat != landlord:  # the farmers lost, and are rated so either way
             assert rated.rating(names[seat]) == as_counted.rating(names[seat])
-    assert rated.landlord_seat == as_counted.landlord_seat  # the landlord's side did win
+    assert rated.side_seat == as_counted.side_seat  # the landlord's side did win
     assert scored_round(played, FORFEIT).forfeited == (landlord,)
 
 

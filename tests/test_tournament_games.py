@@ -5,21 +5,24 @@ not written for three seats. Games of four and six seats in two teams by seat pa
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+import json
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_games import FOUR, SIX, registered, team_record
+from fake_games import FOUR, SIX, TeamResult, registered, team_record
 from openskill.models import PlackettLuce
 
 from arena.errors import ConfigError
-from arena.games.base import Game
+from arena.games.base import Game, GameRules
 from tournaments.config import TournamentConfig, parse_tournament_config
 from tournaments.deals import Duplicate, seating_count, seatings
+from tournaments.forfeits import StandinRounds, scored_round
 from tournaments.leaderboard import Leaderboard
 from tournaments.ratings import Ratings, TournamentRatings
 from tournaments.runner import planned_rounds
@@ -33,7 +36,8 @@ from tournaments.schedule import (
     plan_stage,
     seat_counts,
 )
-from tournaments.store import TournamentStore, stored_seat_count
+from tournaments.store import TournamentStore, round_record, stored_seat_count
+from tournaments.stored_check import result_problems
 
 GAMES = pytest.mark.parametrize("game", [FOUR, SIX], ids=["four", "six"])
 
@@ -194,9 +198,85 @@ def test_a_team_games_board_credits_both_partners_and_has_no_smaller_side() -> N
     assert agents["A"]["round_wins"] == agents["C"]["round_wins"] == 3
     assert agents["B"]["round_wins"] == agents["D"]["round_wins"] == 1
     assert agents["A"]["points"] == 4  # 3 wins and 1 loss of 2 points
-    assert all(a["landlord_rounds"] == a["farmer_rounds"] == 0 for a in agents.values())
+    ddz_keys = {"landlord_rounds", "farmer_rounds", "springs", "bombs_played"}
+    assert not ddz_keys & set(agents["A"])  # none of Dou Dizhu's figures
+    assert list(agents["A"])[8:10] == ["round_wins", "faults"]
     assert board.to_dict()["landlord_seat"]["rounds"] == 0
     assert [a["name"] for a in board.to_dict()["agents"]][:2] == ["A", "C"]
+
+
+class Levels:
+    """A game's own figures, as Tractor's could be: levels gained by the winners."""
+
+    keys = ("levels_gained", "rounds_declaring")
+    headers = ("Levels", "Declared")
+
+    def count(self, result: TeamResult, seat: int, won: bool) -> dict[str, int]:
+        return {"levels_gained": 2 * won, "rounds_declaring": seat == 0}
+
+    def cells(self, counts: Mapping[str, int]) -> tuple[str, ...]:
+        return (str(counts["levels_gained"]), str(counts["rounds_declaring"]))
+
+
+def test_a_games_own_figures_are_counted_listed_and_shown() -> None:
+    game = dataclasses.replace(FOUR, leaderboard_stats=Levels)
+    names = ("A", "B", "C", "D")
+    rounds = [team_record("s1t1", k, names, won_by_even=k != 3) for k in range(1, 5)]
+    board = Leaderboard.from_rounds(rounds, names=(*names, "E"), game=game)
+    agents = {a["name"]: a for a in board.to_dict()["agents"]}
+    assert list(agents["A"])[8:11] == ["round_wins", "levels_gained", "rounds_declaring"]
+    assert (agents["A"]["levels_gained"], agents["B"]["levels_gained"]) == (6, 2)
+    assert (agents["A"]["rounds_declaring"], agents["C"]["rounds_declaring"]) == (4, 0)
+    assert agents["E"]["levels_gained"] == 0  # yet to play: zeros
+    header = board.to_csv().splitlines()[0].split(",")
+    assert header[header.index("round_wins") + 1] == "levels_gained"
+    columns = [column.header for column in board.render().columns]
+    assert columns[columns.index("Wins") + 1 : columns.index("Faults")] == ["Levels", "Declared"]
+    row = {c.header: next(iter(c.cells)) for c in board.render().columns}
+    assert (row["Agent"], row["Levels"], row["Declared"]) == ("A", "6", "4")
+
+
+def test_a_games_figures_may_not_take_the_name_of_every_games() -> None:
+    class Clashing(Levels):
+        keys = ("levels_gained", "faults")
+
+    with pytest.raises(ValueError, match=r"take the names of others: \['faults'\]"):
+        Leaderboard(game=dataclasses.replace(FOUR, leaderboard_stats=Clashing))
+
+
+def test_a_team_games_forfeit_loses_the_stakes_its_game_tells() -> None:
+    game = dataclasses.replace(FOUR, forfeit_stake=lambda result: 10)
+    names = ("A", "B", "C", "D")
+    record = dataclasses.replace(
+        team_record("s1t1", 1, names, won_by_even=True),
+        stats=({"decisions": 4, "fell_back": 4}, {}, {}, {}),
+    )
+    scored = scored_round(record, StandinRounds.FORFEIT, game)
+    assert scored.forfeited == (0,)
+    assert scored.scores == (-10, -2, 2, -2)
+    assert scored.winners == (2,)  # a forfeit is never a win
+    board = Leaderboard.from_rounds([record], standin_rounds=StandinRounds.FORFEIT, game=game)
+    agents = {a["name"]: a for a in board.to_dict()["agents"]}
+    assert (agents["A"]["points"], agents["A"]["round_wins"], agents["A"]["forfeits"]) == (
+        -10,
+        0,
+        1,
+    )
+    with pytest.raises(ValueError, match="no known stakes"):
+        scored_round(record, StandinRounds.FORFEIT, FOUR)
+
+
+def test_a_team_games_stored_rounds_read_back_and_check_by_player_only() -> None:
+    names = ("A", "B", "C", "D")
+    record = team_record("s1t1", 1, names, won_by_even=False)
+    stored = json.loads(json.dumps(record.to_dict()))
+    assert round_record(stored, FOUR) == record
+    assert result_problems([(stored, record)], FOUR, GameRules()) == []
+    edited = {**stored, "scores": {**stored["scores"], "A": 99}}
+    (problem,) = result_problems([(edited, record)], FOUR, GameRules())
+    assert problem.startswith("table s1t1 round 1: its scores by player ")
+    checked = dataclasses.replace(FOUR, result_check=lambda stored, record, rules: ["odd"])
+    assert result_problems([(stored, record)], checked, GameRules()) == ["table s1t1 round 1: odd"]
 
 
 def test_a_team_games_duplicate_deal_compares_all_its_seatings() -> None:
@@ -284,7 +364,7 @@ def test_the_store_opens_table_matches_of_the_games_size(
         (
             {**cup("four", 4), "tournament": {"name": "Cup"}},
             "cup.toml: tournament.standin_rounds: a forfeit scores a loss at the round's "
-            "stakes, and only Dou Dizhu's stakes are known",
+            "stakes, and 4 seats's stakes are not known",
         ),
         (
             cup("four", 5, format="daily"),

@@ -28,6 +28,20 @@ from tournaments.ratings import (
 )
 
 
+def rate_ddz(
+    ratings: Ratings,
+    landlord: str,
+    farmers: tuple[str, str],
+    *,
+    landlord_won: bool,
+    forfeited: tuple[str, ...] = (),
+) -> None:
+    """A Dou Dizhu round in its own words: the landlord (with the side seat) against the
+    two farmers, as :meth:`Ratings.rate_sides` rates it."""
+    sides = ((landlord,), farmers) if landlord_won else (farmers, (landlord,))
+    ratings.rate_sides(sides, forfeited=forfeited)
+
+
 def real_rounds() -> list[RoundRecord]:
     """Ten real rounds at one table of scripted agents."""
     agents = [GreedyAgent("Alpha"), HeuristicAgent("Beta"), RandomAgent("Gamma", seed=3)]
@@ -45,7 +59,7 @@ def test_an_unrated_agent_has_the_starting_rating() -> None:
 def test_a_landlord_who_keeps_winning_rises_above_farmers_who_keep_losing() -> None:
     ratings = Ratings()
     for _ in range(8):
-        ratings.rate("Lord", ("Farm1", "Farm2"), landlord_won=True)
+        rate_ddz(ratings, "Lord", ("Farm1", "Farm2"), landlord_won=True)
     lord, farm1, farm2 = (ratings.rating(n) for n in ("Lord", "Farm1", "Farm2"))
     assert lord.mu > DEFAULT_MU > farm1.mu
     assert lord.ordinal > farm1.ordinal
@@ -55,7 +69,7 @@ def test_a_landlord_who_keeps_winning_rises_above_farmers_who_keep_losing() -> N
 
 def test_farmers_who_win_gain_and_their_landlord_loses() -> None:
     ratings = Ratings()
-    ratings.rate("Lord", ("Farm1", "Farm2"), landlord_won=False)
+    rate_ddz(ratings, "Lord", ("Farm1", "Farm2"), landlord_won=False)
     assert ratings.rating("Farm1").mu > DEFAULT_MU > ratings.rating("Lord").mu
 
 
@@ -63,7 +77,7 @@ def test_uncertainty_falls_with_rounds() -> None:
     ratings = Ratings()
     sigmas = []
     for i in range(10):
-        ratings.rate("A", ("B", "C"), landlord_won=i % 2 == 0)
+        rate_ddz(ratings, "A", ("B", "C"), landlord_won=i % 2 == 0)
         sigmas.append(ratings.rating("A").sigma)
     assert sigmas[0] < DEFAULT_SIGMA
     assert all(later < earlier for earlier, later in itertools.pairwise(sigmas))
@@ -73,7 +87,7 @@ def test_the_same_rounds_in_the_same_order_give_the_same_numbers() -> None:
     def rate(order: list[bool]) -> dict[str, Rating]:
         ratings = Ratings()
         for won in order:
-            ratings.rate("A", ("B", "C"), landlord_won=won)
+            rate_ddz(ratings, "A", ("B", "C"), landlord_won=won)
         return {n: ratings.rating(n) for n in ratings}
 
     order = [True, False, False, True, False]
@@ -99,7 +113,7 @@ def test_every_round_is_rated_as_openskills_ranked_update_bit_for_bit(
         farmers = tuple(n for n in "ABCD" if n != landlord)[:2]
         names = (landlord, *farmers)
         before = [ratings.rating(n) for n in names]
-        seat = ratings.landlord_seat
+        seat = ratings.side_seat
         teams = [
             [model.rating(before[0].mu, before[0].sigma), model.rating(seat.mu, seat.sigma)],
             [model.rating(r.mu, r.sigma) for r in before[1:]],
@@ -107,14 +121,14 @@ def test_every_round_is_rated_as_openskills_ranked_update_bit_for_bit(
         (landlord_after, seat_after), farmers_after = model.rate(
             teams, ranks=[1.0, 2.0] if won else [2.0, 1.0]
         )
-        ratings.rate(landlord, (farmers[0], farmers[1]), landlord_won=won)
+        rate_ddz(ratings, landlord, (farmers[0], farmers[1]), landlord_won=won)
         expected = [landlord_after, *farmers_after]
         for name, rating in zip(names, expected, strict=True):
             assert (ratings.rating(name).mu, ratings.rating(name).sigma) == (
                 rating.mu,
                 rating.sigma,
             )
-        assert (ratings.landlord_seat.mu, ratings.landlord_seat.sigma) == (
+        assert (ratings.side_seat.mu, ratings.side_seat.sigma) == (
             seat_after.mu,
             seat_after.sigma,
         )
@@ -122,7 +136,7 @@ def test_every_round_is_rated_as_openskills_ranked_update_bit_for_bit(
 
 def test_a_round_needs_three_distinct_agents() -> None:
     with pytest.raises(ValueError, match="distinct"):
-        Ratings().rate("A", ("A", "B"), landlord_won=True)
+        rate_ddz(Ratings(), "A", ("A", "B"), landlord_won=True)
 
 
 def test_ratings_survive_json_and_rate_on_as_if_never_stored() -> None:
@@ -147,7 +161,8 @@ def test_add_round_rates_the_landlord_against_the_two_farmers() -> None:
     landlord = record.result.landlord
     farmers = [p for s, p in enumerate(record.players) if s != landlord]
     by_hand = Ratings()
-    by_hand.rate(
+    rate_ddz(
+        by_hand,
         record.players[landlord],
         (farmers[0], farmers[1]),
         landlord_won=record.result.landlord_won,
@@ -161,16 +176,16 @@ def test_add_round_rates_the_landlord_against_the_two_farmers() -> None:
 
 def test_model_parameters_are_kept_with_the_ratings() -> None:
     ratings = Ratings(mu=30.0, sigma=5.0, beta=2.5, tau=0.1)
-    ratings.rate("A", ("B", "C"), landlord_won=True)
+    rate_ddz(ratings, "A", ("B", "C"), landlord_won=True)
     data = json.loads(json.dumps(ratings.to_dict()))
     params = {"mu": 30.0, "sigma": 5.0, "beta": 2.5, "tau": 0.1}
     assert data["model"] == {"name": MODEL_NAME, **params}
-    assert data["landlord_seat"] == ratings.landlord_seat.to_dict()
+    assert data["landlord_seat"] == ratings.side_seat.to_dict()
     again = Ratings.from_dict(data)
-    assert again.landlord_seat == ratings.landlord_seat
+    assert again.side_seat == ratings.side_seat
     assert again.rating("Newcomer") == Rating(30.0, 5.0, 0)
-    again.rate("A", ("B", "C"), landlord_won=False)
-    ratings.rate("A", ("B", "C"), landlord_won=False)
+    rate_ddz(again, "A", ("B", "C"), landlord_won=False)
+    rate_ddz(ratings, "A", ("B", "C"), landlord_won=False)
     assert again.to_dict() == ratings.to_dict()
     with pytest.raises(ValueError, match="unknown model"):
         Ratings.from_dict({"model": {"name": "Elo"}, "agents": {}})
@@ -222,7 +237,7 @@ def test_equal_agents_stay_close_however_often_each_was_landlord(wins: str) -> N
     rounds = equal_agents_rounds(wins)
     ratings = Ratings()
     for lord, farmers, landlord_won in rounds:
-        ratings.rate(lord, farmers, landlord_won=landlord_won)
+        rate_ddz(ratings, lord, farmers, landlord_won=landlord_won)
     mus = [ratings.rating(a).mu for a in "ABC"]
     assert max(mus) - min(mus) < 2.0
     assert abs(sum(mus) / 3 - DEFAULT_MU) < 3.0  # the scale stays where it started
@@ -237,8 +252,8 @@ def test_the_landlord_seat_learns_how_often_the_landlords_side_wins() -> None:
     for name, wins in WIN_PATTERNS.items():
         ratings = Ratings()
         for lord, farmers, landlord_won in equal_agents_rounds(wins):
-            ratings.rate(lord, farmers, landlord_won=landlord_won)
-        seats[name] = ratings.landlord_seat
+            rate_ddz(ratings, lord, farmers, landlord_won=landlord_won)
+        seats[name] = ratings.side_seat
         assert seats[name].rounds == ROUNDS
         assert seats[name].sigma < DEFAULT_SIGMA / 3
     low, mid, high = (seats[name].mu for name in WIN_PATTERNS)
@@ -260,7 +275,7 @@ def test_a_stronger_agent_rises_above_weaker_ones_as_landlord_or_farmer() -> Non
             chance = 0.2
         else:
             chance = 0.45
-        ratings.rate(lord, (farmers[0], farmers[1]), landlord_won=rng.random() < chance)
+        rate_ddz(ratings, lord, (farmers[0], farmers[1]), landlord_won=rng.random() < chance)
         sigmas.append(ratings.rating("Strong").sigma)
     strong = ratings.rating("Strong")
     weak = [ratings.rating(a) for a in agents[1:]]
@@ -288,15 +303,15 @@ def test_every_round_raises_its_winners_and_lowers_its_losers(
         trio = [a for i, a in enumerate(agents) if i != left_out]
         lord = trio.pop(lord_at)
         before = {a: ratings.rating(a).mu for a in agents}
-        seat = ratings.landlord_seat.mu
-        ratings.rate(lord, (trio[0], trio[1]), landlord_won=landlord_won)
+        seat = ratings.side_seat.mu
+        rate_ddz(ratings, lord, (trio[0], trio[1]), landlord_won=landlord_won)
         after = {a: ratings.rating(a).mu for a in agents}
         sign = 1 if landlord_won else -1
         assert sign * (after[lord] - before[lord]) > 0
-        assert sign * (ratings.landlord_seat.mu - seat) > 0
+        assert sign * (ratings.side_seat.mu - seat) > 0
         assert all(-sign * (after[f] - before[f]) > 0 for f in trio)
         assert after[agents[left_out]] == before[agents[left_out]]
-        assert ratings.landlord_seat.rounds == number
+        assert ratings.side_seat.rounds == number
 
 
 # --- the canonical order: ratings a function of the set of rounds (tables play at once)
@@ -462,10 +477,10 @@ def test_a_stage_settled_early_takes_more_rounds_of_that_stage(
 
 def test_a_copy_of_ratings_rates_on_alone() -> None:
     ratings = Ratings(mu=30.0)
-    ratings.rate("A", ("B", "C"), landlord_won=True)
+    rate_ddz(ratings, "A", ("B", "C"), landlord_won=True)
     twin = ratings.copy()
     assert twin.to_dict() == ratings.to_dict()
-    twin.rate("A", ("B", "C"), landlord_won=False)
+    rate_ddz(twin, "A", ("B", "C"), landlord_won=False)
     assert twin.to_dict() != ratings.to_dict()
     assert ratings.rating("A").rounds == 1
 

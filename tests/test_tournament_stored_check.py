@@ -1,5 +1,6 @@
-"""What ``show`` checks of stored results (issue 25, tournaments/stored_check.py): real
-rounds under every scoring variant check clean, and each kind of edit is named."""
+"""What ``show`` checks of stored results (issue 25, tournaments/stored_check.py and
+Dou Dizhu's part, arena/games/ddz/stored_check.py): real rounds under every scoring
+variant check clean, and each kind of edit is named."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ import pytest
 from arena.agents import Agent
 from arena.games.ddz.agents.scripted import HeuristicAgent, RandomAgent
 from arena.games.ddz.engine import Rules
+from arena.games.registry import get_game
 from arena.table import RoundRecord, Table, play_match
-from tournaments.stored_check import ddz_result_problems
+from tournaments.stored_check import result_problems
 
 VARIANTS = {
     "competition": Rules.preset("competition"),
@@ -21,6 +23,14 @@ VARIANTS = {
     "grab": Rules.preset("competition", bidding="grab"),
     "shared doubles": Rules.preset("competition", per_defender_doubling=False),
 }
+DDZ = get_game("ddz")
+
+
+def ddz_result_problems(
+    rounds: list[tuple[dict[str, Any], RoundRecord]], rules: Rules
+) -> list[str]:
+    """The stored checks of Dou Dizhu rounds, as ``show`` runs them."""
+    return result_problems(rounds, DDZ, rules)
 
 
 async def _rounds(rules: Rules) -> list[RoundRecord]:

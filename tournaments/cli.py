@@ -645,10 +645,11 @@ def _read(args: argparse.Namespace) -> int:
         if args.tournament_action == "export" and args.table is not None:
             raise TournamentCommandError("--table goes with --replay")
         from tournaments.epochs import seeds_document
-        from tournaments.store import stored_round_record
+        from tournaments.store import stored_game, stored_round_record
 
         stored = store.rounds(row.id)
-        records = [stored_round_record(data, store.path) for data in stored]
+        game = stored_game(row.config)
+        records = [stored_round_record(data, store.path, game) for data in stored]
         board = _board(row, records)
         problems = _result_problems(row, zip(stored, records, strict=True))
         status = shown_status(store, row)

@@ -37,8 +37,8 @@ from arena.config import (
     SpectatorSettings,
     config_problems,
     game_of,
-    gift_doubles_in_rules,
     known_game,
+    migrate_config,
     named_game,
     named_key,
     read_toml,
@@ -50,7 +50,7 @@ from arena.games.registry import DEFAULT_GAME, get_game
 from arena.table.moderation import ModerationSettings, load_hook
 from arena.table.settings import TableSettings
 from tournaments.deals import MOST_SEATINGS, Duplicate, seating_count
-from tournaments.forfeits import FORFEIT_GAMES, StandinRounds
+from tournaments.forfeits import StandinRounds, forfeits_known
 from tournaments.formats import Format, LandlordPolicy
 from tournaments.schedule import ScheduleKind, default_kind, default_stages
 from tournaments.seeds import TournamentSeed, parse_seed
@@ -60,6 +60,7 @@ __all__ = [
     "TournamentConfig",
     "TournamentSettings",
     "load_tournament_config",
+    "match_options",
     "parse_stored_config",
     "parse_tournament_config",
 ]
@@ -270,6 +271,13 @@ def _duplicate_deals_are_never_redealt(rules: GameRules, info: ValidationInfo) -
     return rules.model_copy(update={"max_redeals": 0})
 
 
+def match_options(config: TournamentConfig) -> dict[str, Any]:
+    """The options every match of the tournament passes its game's round plan
+    (``arena.table.play_match(options=...)``): ``landlord_policy``, which Dou Dizhu's
+    plan reads (轮庄) and another game's ignores."""
+    return {"landlord_policy": config.tournament.landlord_policy.value}
+
+
 def load_tournament_config(path: str | Path) -> TournamentConfig:
     """Read and validate a tournament file; :class:`ConfigError` names the file and
     each bad key."""
@@ -281,8 +289,7 @@ def parse_tournament_config(
 ) -> TournamentConfig:
     """Validate already-parsed data; every error names ``source`` and the key."""
     game = named_game(data)
-    if "max_gift_doubles" in game.rules.model_fields:
-        data = gift_doubles_in_rules(data, source=source)
+    data = migrate_config(data, source=source, game=game)
     try:
         config = TournamentConfig.model_validate(data)
     except ValidationError as exc:
@@ -340,10 +347,10 @@ def _check_table_size(config: TournamentConfig, source: str) -> None:
             f"{source}: game: {game.title} seats {seats} at a table; a tournament needs "
             "tables of two seats or more"
         )
-    if config.tournament.standin_rounds is StandinRounds.FORFEIT and game.name not in FORFEIT_GAMES:
+    if config.tournament.standin_rounds is StandinRounds.FORFEIT and not forfeits_known(game):
         raise ConfigError(
             f"{source}: tournament.standin_rounds: a forfeit scores a loss at the round's "
-            f"stakes, and only Dou Dizhu's stakes are known, not {game.title}'s; write "
+            f"stakes, and {game.title}'s stakes are not known; write "
             'standin_rounds = "count"'
         )
     mode = config.tournament.duplicate
@@ -380,7 +387,9 @@ def _check_agent_types(config: TournamentConfig, source: str) -> None:
         (f"agents.{i}.type (agent {agent.name!r})", agent.type)
         for i, agent in enumerate(config.agents)
     ]
-    checks.append(("table.standin", config.table.standin))
+    standin = config.table.standin or config.game_info.stand_in
+    if standin is not None:
+        checks.append(("table.standin", standin))
     problems = []
     for key, type_name in checks:
         try:

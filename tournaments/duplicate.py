@@ -38,7 +38,6 @@ from typing import TYPE_CHECKING, Any
 import structlog
 
 from arena.events import Event
-from arena.games.base import GameRules
 from arena.sinks.health import guard_after_failure
 from arena.table import RoundRecord, Table, tee_recorders
 from arena.table.match import (
@@ -50,6 +49,7 @@ from arena.table.match import (
     plan_round,
     play_planned_round,
 )
+from tournaments.config import match_options
 from tournaments.deals import seating_tables
 from tournaments.formats import MatchLength
 from tournaments.playing import Playing, new_table, run_together
@@ -251,13 +251,6 @@ async def _opened(play: _SeatingPlay) -> None:
     await play.table.open()
 
 
-def _ddz_rotating_bidder(rules: GameRules) -> bool:
-    """Dou Dizhu's ``first_bidder = "rotate"``: the round's plan then names the first
-    bidder by seat position, the same in every seating (another game's rules have no
-    first bidder, and its plan none)."""
-    return dict(rules).get("first_bidder") == "rotate"
-
-
 async def _play_deals(
     playing: Playing,
     base: str,
@@ -269,8 +262,7 @@ async def _play_deals(
     """Deal after deal: every seating that has not played it, at once; then what the
     deal held back is released and the leaderboard told; then the matches end."""
     seed, config = playing.deal_seed, playing.config  # the rounds' epoch (one: not daily)
-    rotate_bidder = _ddz_rotating_bidder(config.rules)
-    rotate_landlord = config.tournament.landlord_policy == "rotate"
+    options = match_options(config)
     for deal in range(deals_done + 1, rounds + 1):
         behind = [play for play in going if len(play.done) < deal]
 
@@ -278,11 +270,7 @@ async def _play_deals(
             assert play.table is not None
             assert play.summary is not None
             plan = plan_round(
-                seed,
-                base,
-                deal,
-                rotate_bidder=rotate_bidder,
-                rotate_landlord=rotate_landlord,
+                seed, base, deal, game=config.game_info, rules=config.rules, options=options
             )
             record = await play_planned_round(play.table, play.summary, plan, seed=seed, deals=base)
             play.done.append(record)

@@ -21,19 +21,13 @@ the stand-in's. A record without figures (one built by hand) falls back to its
 ``standins``: a seat a stand-in held at the round's end forfeited it.
 
 Which seat forfeits is every game's (the figures are the table's). What a forfeit
-scores is the game's, and only Dou Dizhu's is known here (:func:`ddz_stake`): a
-tournament of another game counts its rounds (``count``; the config says so).
-
-A Dou Dizhu forfeit scores a loss **at the round's stakes**, or the seat's own result if
-that is worse: the round's stakes are what the landlord's side plays for, both farmers'
-``call × 2^exponent`` together (each farmer's own exponent: competition scoring doubles
-per farmer), the most any seat can lose in the round. So a forfeiting seat never scores
-above another seat at its table in that round, whichever side it sat on: an agent that
-never bids (its fallback) and forfeits only as a farmer would otherwise lose half of
-what a landlord risks, and could outrank agents that play. Casual scoring has no
-doubling: ``2M`` with ``M = call × 2^(bombs + rockets + spring)``. A forfeit is never a
-round win. The other seats keep their results: the round's points no longer sum to
-zero. ``standin_rounds = "count"`` credits every round as the table scored it (casual play).
+loses is the game's: **the round's stakes** (:attr:`arena.games.base.Game.forfeit_stake`,
+the most any seat can lose in the round; Dou Dizhu's in :mod:`arena.games.ddz.stakes`),
+or the seat's own result if that is worse, so a forfeiting seat never scores above
+another seat at its table in that round. A tournament of a game whose stakes are not
+known counts its rounds (``count``; the config says so). A forfeit is never a round
+win. The other seats keep their results: the round's points no longer sum to zero.
+``standin_rounds = "count"`` credits every round as the table scored it (casual play).
 """
 
 from __future__ import annotations
@@ -44,18 +38,16 @@ from enum import StrEnum
 from typing import Any, Final, Literal, TypeAlias
 
 from arena.games.base import Game
-from arena.games.ddz.engine import Settlement
 from arena.games.registry import DEFAULT_GAME, get_game
 from arena.table.records import RoundRecord
 
 __all__ = [
-    "FORFEIT_GAMES",
     "FORFEIT_REASONS",
     "ForfeitReason",
     "ScoredRound",
     "StandinRounds",
-    "ddz_stake",
     "forfeit_reason",
+    "forfeits_known",
     "scored_round",
     "stored_standin_rounds",
 ]
@@ -63,8 +55,6 @@ __all__ = [
 ForfeitReason: TypeAlias = Literal["standin", "fallback"]
 """What made most of the decisions of a seat that did not play its round itself."""
 FORFEIT_REASONS: Final[tuple[ForfeitReason, ...]] = ("standin", "fallback")
-FORFEIT_GAMES: Final = frozenset({"ddz"})
-"""The games whose forfeit score is known here (:func:`ddz_stake`): Dou Dizhu alone."""
 
 
 class StandinRounds(StrEnum):
@@ -90,24 +80,20 @@ def forfeit_reason(record: RoundRecord, seat: int) -> ForfeitReason | None:
     return "standin" if standin >= fell_back else "fallback"
 
 
-def ddz_stake(result: Settlement) -> int:
-    """What a Dou Dizhu round is played for (see the module): both farmers' ``call ×
-    2^exponent`` together, what the landlord pays when it loses, the most any seat can."""
-    call, exponents = result.call_score, result.exponents
-    return sum(
-        int(call * 2 ** exponents[farmer]) for farmer in range(3) if farmer != result.landlord
-    )
+def forfeits_known(game: Game) -> bool:
+    """Whether a forfeit of ``game`` can be scored: the game knows its rounds' stakes."""
+    return game.forfeit_stake is not None
 
 
-def _forfeit_stake(game: Game, result: Settlement) -> int:
-    """What a forfeit loses: the round's stakes, Dou Dizhu's (:func:`ddz_stake`); another
-    game's are not known here, and its tournament counts its rounds instead."""
-    if game.name not in FORFEIT_GAMES:
+def _forfeit_stake(game: Game, result: Any) -> int:
+    """What a forfeit loses: the round's stakes as the game tells them; a game that
+    does not tell them has its tournament count its rounds instead."""
+    if game.forfeit_stake is None:
         raise ValueError(
-            f"a forfeit in {game.title} has no known stakes (only Dou Dizhu's are): "
-            'its tournament counts every round (standin_rounds = "count")'
+            f"a forfeit in {game.title} has no known stakes: its tournament counts every "
+            'round (standin_rounds = "count")'
         )
-    return ddz_stake(result)
+    return game.forfeit_stake(result)
 
 
 @dataclass(frozen=True, slots=True)

@@ -151,6 +151,7 @@ class TournamentGifts:
                     seed=derive_seed(self._seed, table.table_id, "audience"),
                     players=table.names,
                     rate_per_s=rate,
+                    offered=table.game.gift_effects,
                 )
             )
         held, self._held = self._held, []

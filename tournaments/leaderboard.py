@@ -12,13 +12,14 @@ have played, in roster order. The ratings are rated in a canonical order, not as
 tables committed their rounds (:class:`~tournaments.ratings.TournamentRatings`): call
 :meth:`Leaderboard.settle` at the end of a stage or run for the final ones.
 
-A side wins together: each agent of the winning side (Dou Dizhu's two farmers) is
-credited a round win. The per-side figures come from the round's sides as the game
-gives them (:attr:`arena.games.base.Game.sides`): ``landlord_rounds`` and
-``landlord_wins`` count the rounds an agent sat on a side smaller than the others,
-``farmer_rounds`` and ``farmer_wins`` those on a larger one. The names are Dou Dizhu's
-(its landlord sits alone against two farmers), kept so its published leaderboard stays
-as it was; a game of equal teams has no smaller side, and leaves them at 0.
+A side wins together: each agent of the winning side (as the game gives the round's
+sides, :attr:`arena.games.base.Game.sides`) is credited a round win.
+
+Beside what every game has, the game brings its own figures
+(:attr:`arena.games.base.Game.leaderboard_stats`): their keys follow ``round_wins`` in
+an agent's standing, a round's result adds to them, and they have their own columns in
+the terminal table (Dou Dizhu's landlord and farmer rounds, springs and bombs, in
+:mod:`arena.games.ddz.leaderboard`). A game without has none.
 
 In duplicate mode (``seatings`` above 1: ``tournaments.duplicate``) each agent also has a
 duplicate score, compared deal by deal. A deal (a base table's round ``k``) is complete
@@ -29,17 +30,12 @@ agent of the table with a lower deal total and ½ for each with the same. ``deal
 ``matchpoints`` and ``matchpoints_per_deal`` (0 to 2) go beside the raw points; the
 ranking stays by points per round.
 
-``springs`` and ``bombs_played`` are Dou Dizhu's, read from its result (the round
-record's :class:`~arena.games.ddz.engine.Settlement`). ``bombs_played`` counts the bombs
-and rockets the agent itself played, from its seat's
-entry in the round's :attr:`~arena.games.ddz.engine.Settlement.bombs_by_seat`. A round stored
-before that count existed reads back as none by seat, so it adds no bombs to anyone.
-
 Every round counts as the tournament's ``standin_rounds`` says
 (:mod:`tournaments.forfeits`): with ``forfeit`` a round a seat did not play itself is a
-loss at the round's stakes for it and never a win, in its points, round wins, springs,
-rating and duplicate score; ``forfeits`` counts them per agent, ``forfeits_standin``
-and ``forfeits_fallback`` by what made most of its decisions.
+loss at the round's stakes for it and never a win, in its points, round wins, rating,
+duplicate score and the game's own figures (a Dou Dizhu spring); ``forfeits`` counts
+them per agent, ``forfeits_standin`` and ``forfeits_fallback`` by what made most of its
+decisions.
 """
 
 from __future__ import annotations
@@ -53,13 +49,13 @@ from typing import Any, Final
 
 from rich.table import Table as RichTable
 
-from arena.games.base import Game, Sides
+from arena.games.base import Game, LeaderboardStats
 from arena.games.registry import DEFAULT_GAME, get_game
 from arena.table.faults import FAULT_CATEGORIES
 from arena.table.records import RoundRecord
 from tournaments.deals import deal_table
 from tournaments.forfeits import ScoredRound, StandinRounds, scored_round
-from tournaments.ratings import Rating, Ratings, TournamentRatings
+from tournaments.ratings import SIDE_SEAT_KEY, Rating, Ratings, TournamentRatings
 
 __all__ = ["AgentLine", "Leaderboard", "Standing"]
 
@@ -75,16 +71,8 @@ class AgentLine:
     points: int = 0
     rounds: int = 0
     round_wins: int = 0
-    landlord_rounds: int = 0
-    """Rounds on a side smaller than the others (Dou Dizhu's landlord: see the module)."""
-    landlord_wins: int = 0
-    farmer_rounds: int = 0
-    """Rounds on a side larger than the smallest (Dou Dizhu's farmers)."""
-    farmer_wins: int = 0
-    springs: int = 0
-    """Rounds won by a spring (as landlord) or a reverse spring (as a farmer)."""
-    bombs_played: int = 0
-    """Bombs and rockets the agent played itself (not its partner's or opponent's)."""
+    game_stats: dict[str, int] = field(default_factory=dict)
+    """The game's own figures (see the module), by key in the game's order."""
     faults: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FAULT_CATEGORIES, 0))
     standin_rounds: int = 0
     """Rounds in which a stand-in played for the agent (some or all of its decisions)."""
@@ -154,23 +142,22 @@ class AgentLine:
         """Rounds the agent did not play itself, each counted as a loss."""
         return self.forfeits_standin + self.forfeits_fallback
 
-    def add(self, record: RoundRecord, seat: int, scored: ScoredRound, sides: Sides) -> None:
+    def add(
+        self,
+        record: RoundRecord,
+        seat: int,
+        scored: ScoredRound,
+        figures: LeaderboardStats | None = None,
+    ) -> None:
         """The round's figures of the agent in ``seat``, its points and win as the
-        tournament counts them (``scored``), its side among the round's ``sides``."""
-        result = record.result
+        tournament counts them (``scored``), and the game's own (``figures``)."""
         won = seat in scored.winners
         self.points += scored.scores[seat]
         self.rounds += 1
         self.round_wins += won
-        alone = _on_smaller_side(seat, sides)
-        if alone is True:
-            self.landlord_rounds += 1
-            self.landlord_wins += won
-        elif alone is False:
-            self.farmer_rounds += 1
-            self.farmer_wins += won
-        self.springs += won and result.spring is not None
-        self.bombs_played += result.bombs_by_seat[seat]
+        if figures is not None:
+            for key, count in figures.count(record.result, seat, won).items():
+                self.game_stats[key] = self.game_stats.get(key, 0) + int(count)
         for kind, count in record.faults[seat].items():
             self.faults[kind] = self.faults.get(kind, 0) + count
         self.standin_rounds += seat in record.standins
@@ -191,15 +178,6 @@ class AgentLine:
         if cost is not None:
             nanos = round(cost * 1e9)
             self.cost_nanos = nanos if self.cost_nanos is None else self.cost_nanos + nanos
-
-
-def _on_smaller_side(seat: int, sides: Sides) -> bool | None:
-    """Whether ``seat`` sat on the side smaller than every other (Dou Dizhu's landlord)
-    or on another (a farmer); None when no side is smaller than every other."""
-    sizes = sorted(len(side) for side in sides)
-    if len(sizes) < 2 or sizes[0] == sizes[1]:
-        return None
-    return any(seat in side and len(side) == sizes[0] for side in sides)
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,12 +206,7 @@ class Standing:
             "sigma": self.rating.sigma,
             "ordinal": self.rating.ordinal,
             "round_wins": line.round_wins,
-            "landlord_rounds": line.landlord_rounds,
-            "landlord_wins": line.landlord_wins,
-            "farmer_rounds": line.farmer_rounds,
-            "farmer_wins": line.farmer_wins,
-            "springs": line.springs,
-            "bombs_played": line.bombs_played,
+            **line.game_stats,
             "faults": dict(line.faults),
             "standin_rounds": line.standin_rounds,
             "forfeits": line.forfeits,
@@ -290,6 +263,11 @@ class Leaderboard:
             raise ValueError(f"seatings must be at least 1, not {seatings}")
         self.standin_rounds = standin_rounds
         self.game = game or get_game(DEFAULT_GAME)
+        factory = self.game.leaderboard_stats
+        self.stats: LeaderboardStats | None = factory() if factory is not None else None
+        """The game's own figures (see the module); None for a game without."""
+        if self.stats is not None:
+            _check_game_keys(self.game, self.stats)
         self._ratings = TournamentRatings(ratings, standin_rounds=standin_rounds, game=self.game)
         self.seatings = seatings
         self._deals: dict[tuple[str, int], list[tuple[RoundRecord, ScoredRound]]] = {}
@@ -328,14 +306,19 @@ class Leaderboard:
     def _line(self, name: str) -> AgentLine:
         line = self.lines.get(name)
         if line is None:
-            line = self.lines[name] = AgentLine(name, deals=0 if self.seatings > 1 else None)
+            line = self.lines[name] = self._new_line(name)
         return line
+
+    def _new_line(self, name: str) -> AgentLine:
+        """An agent's figures before its first round: zeros, the game's own too."""
+        keys = self.stats.keys if self.stats is not None else ()
+        deals = 0 if self.seatings > 1 else None
+        return AgentLine(name, game_stats=dict.fromkeys(keys, 0), deals=deals)
 
     def _add_figures(self, record: RoundRecord) -> None:
         scored = scored_round(record, self.standin_rounds, self.game)
-        sides = self.game.sides(record.result)
         for seat, name in enumerate(record.players):
-            self._line(name).add(record, seat, scored, sides)
+            self._line(name).add(record, seat, scored, self.stats)
         self.rounds += 1
         if self.seatings > 1:
             key = (deal_table(record.table), record.round_no)
@@ -418,13 +401,13 @@ class Leaderboard:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: rounds played, the rating model and its side seat (what the
-        smaller side is worth: ``landlord_seat``, Dou Dizhu's name for it), and the
+        smaller side is worth, under its stored name :data:`SIDE_SEAT_KEY`), and the
         agents in ranked order."""
         board = {
             "rounds": self.rounds,
             "standin_rounds": str(self.standin_rounds),
             "rating_model": self.ratings.model,
-            "landlord_seat": self.ratings.side_seat.to_dict(),
+            SIDE_SEAT_KEY: self.ratings.side_seat.to_dict(),
             "agents": [s.to_dict() for s in self.standings()],
         }
         if self.seatings > 1:  # duplicate mode: how many seatings play each deal
@@ -435,7 +418,7 @@ class Leaderboard:
         """A header row and one row per agent, ranked; faults one column per kind, and
         an empty cell for None."""
         rows = [_flat(s.to_dict()) for s in self.standings()]
-        columns = dict.fromkeys(_flat(_empty_row()))
+        columns = dict.fromkeys(_flat(self._empty_row()))
         for row in rows:  # a fault kind from a newer arena gets a column too
             columns.update(dict.fromkeys(row))
         header = list(columns)
@@ -450,7 +433,8 @@ class Leaderboard:
         table = RichTable(title=f"Leaderboard · {self.rounds} rounds", title_justify="left")
         for header in ("#", "Agent", "Pts", "Rds", "Pts/Rd", "Rating (μ ± σ)", "Wins"):
             table.add_column(header, justify="left" if header == "Agent" else "right")
-        for header in ("Landlord", "Farmer", "Springs", "Bombs", "Faults", "Stand-in", "Forfeits"):
+        game_headers = self.stats.headers if self.stats is not None else ()
+        for header in (*game_headers, "Faults", "Stand-in", "Forfeits"):
             table.add_column(header, justify="right")
         table.add_column("Legal 1st", justify="right")
         for header in ("Retry ok", "ms/dec", "Tokens", "Cost"):
@@ -471,10 +455,7 @@ class Leaderboard:
                 f"{line.points_per_round:.2f}" if line.rounds else "-",
                 f"{s.rating.mu:.1f} ± {s.rating.sigma:.1f}",
                 str(line.round_wins),
-                f"{line.landlord_wins}/{line.landlord_rounds}",
-                f"{line.farmer_wins}/{line.farmer_rounds}",
-                str(line.springs),
-                str(line.bombs_played),
+                *(self.stats.cells(line.game_stats) if self.stats is not None else ()),
                 str(faults),
                 str(line.standin_rounds),
                 str(line.forfeits),
@@ -486,6 +467,28 @@ class Leaderboard:
                 *(_duplicate_cells(line) if duplicate else ()),
             )
         return table
+
+    def _empty_row(self) -> dict[str, Any]:
+        """The columns of a leaderboard without agents (a header alone; the duplicate
+        score's come with the agents' rows)."""
+        keys = self.stats.keys if self.stats is not None else ()
+        line = AgentLine("", game_stats=dict.fromkeys(keys, 0))
+        return Standing(1, line, Rating(0.0, 0.0)).to_dict()
+
+
+def _check_game_keys(game: Game, stats: LeaderboardStats) -> None:
+    """A game's own figures may not take the name of one every game has (a standing
+    holds each key once): a ValueError naming them."""
+    every_games = Standing(1, AgentLine(""), Rating(0.0, 0.0)).to_dict()
+    taken = [key for key in stats.keys if key in every_games or key in _DUPLICATE_KEYS]
+    if taken:
+        raise ValueError(f"{game.title}'s leaderboard figures take the names of others: {taken}")
+
+
+_DUPLICATE_KEYS: Final = frozenset(
+    {"deals", "deal_points", "points_per_deal", "matchpoints", "matchpoints_per_deal"}
+)
+"""The duplicate score's keys (:func:`_duplicate_figures`)."""
 
 
 def _duplicate_cells(line: AgentLine) -> tuple[str, ...]:
@@ -513,8 +516,3 @@ def _flat(row: Mapping[str, Any]) -> dict[str, Any]:
         else:
             flat[key] = "" if value is None else value
     return flat
-
-
-def _empty_row() -> dict[str, Any]:
-    """The columns of a leaderboard without agents (a header alone)."""
-    return Standing(1, AgentLine(""), Rating(0.0, 0.0)).to_dict()

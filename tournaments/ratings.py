@@ -9,25 +9,23 @@ Each round is rated from its sides as the game gives them
 team, the winning side ranked first. Sides of equal size (Tractor's two teams) are
 rated team against team as they are. A side smaller than the others is joined by the
 *side seat*, a pseudo-player rated like an agent in every such round, that stands for
-what sitting on the smaller side is worth: Dou Dizhu's landlord, alone with the bottom
-cards against two farmers, so ``[landlord, landlord seat]`` against ``[farmer,
-farmer]``. It is stored and published as ``landlord_seat``, the name it was given when
-Dou Dizhu was the only game (:attr:`Ratings.landlord_seat`); what follows is why it
-exists, in Dou Dizhu's terms. Why: openskill sums a team's skills, so plain
-``[landlord]`` against ``[farmer, farmer]`` expects two equal farmers to beat an equal
-landlord almost always (about 83 % at the start, over 95 % once sigmas shrink), while
-real landlords win nearly half their rounds. Every landlord win then looks like a
-surprise and moves ratings a lot, every farmers' win barely at all. In simulations of
-three equal agents, landlord 60 %, 30 % and 10 % of the time, with landlords winning
-30 to 60 % of rounds, the most frequent landlord ended 6 to 16 points of ``mu`` above
-the least frequent after 20 rounds, on average; over longer runs every rating sank
-towards 0 until the model's odds matched the game's. With the seat on the landlord's
-side, equal agents make equal sums (an even game to begin with) and the seat's own
-rating learns how often the landlord's side really wins, in this tournament, under its
-rules and landlord policy, leaving the agents' ratings to measure the agents: in the
-same simulations the gap was at most 4 points after 20 rounds (while the seat learns)
-and under 1 after 100, and the ratings stayed near 25. A skill difference moves the
-odds alike whether its agent is the landlord or a farmer.
+what sitting on the smaller side is worth: for example Dou Dizhu's landlord, alone
+against two, rated as ``[lone agent, side seat]`` against ``[agent, agent]``. It is
+stored and published under :data:`SIDE_SEAT_KEY`, the name it was given when Dou Dizhu
+was the only game. Why: openskill sums a team's skills, so a plain one against two
+expects two equal agents to beat an equal lone one almost always (about 83 % at the
+start, over 95 % once sigmas shrink), while Dou Dizhu's lone side wins nearly half its
+rounds. Every lone win then looks like a surprise and moves ratings a lot, every win of
+the pair barely at all. In simulations of three equal agents, alone 60 %, 30 % and 10 %
+of the time, the lone side winning 30 to 60 % of rounds, the agent most often alone
+ended 6 to 16 points of ``mu`` above the least often after 20 rounds, on average; over
+longer runs every rating sank towards 0 until the model's odds matched the game's. With
+the seat on the smaller side, equal agents make equal sums (an even game to begin with)
+and the seat's own rating learns how often the smaller side really wins, in this
+tournament, under its rules and policies, leaving the agents' ratings to measure the
+agents: in the same simulations the gap was at most 4 points after 20 rounds (while the
+seat learns) and under 1 after 100, and the ratings stayed near 25. A skill difference
+moves the odds alike whichever side its agent sits on.
 
 Other openskill options do not fix the bias: ``weights`` only share a team's update
 among its players, and ``balance`` reweights a team's outliers; neither changes how a
@@ -62,6 +60,7 @@ __all__ = [
     "DEFAULT_MU",
     "DEFAULT_SIGMA",
     "MODEL_NAME",
+    "SIDE_SEAT_KEY",
     "RatedRound",
     "Rating",
     "Ratings",
@@ -77,9 +76,12 @@ DEFAULT_BETA: Final = 25.0 / 6.0
 DEFAULT_TAU: Final = 25.0 / 300.0
 ORDINAL_Z: Final = 3.0
 """How many sigmas the conservative value stays below the mean (openskill's default)."""
-MODEL_NAME: Final = "PlackettLuce+landlord_seat"
-"""The model as stored: ratings of another model (say, without the seat) do not mix.
-(``landlord_seat``: the side seat's stored name, see the module.)"""
+SIDE_SEAT_KEY: Final = "landlord_seat"
+"""The side seat's name in stored ratings and the published leaderboard, for every game:
+the name it was given when Dou Dizhu was the only game (see the module), kept so stores
+and published boards stay as they were."""
+MODEL_NAME: Final = f"PlackettLuce+{SIDE_SEAT_KEY}"
+"""The model as stored: ratings of another model (say, without the seat) do not mix."""
 
 SideNames = tuple[tuple[str, ...], ...]
 """A round's sides by the agents' names, the winning side first."""
@@ -121,16 +123,6 @@ class Ratings:
         self.side_seat = Rating(mu, sigma)
         """The pseudo-player on the smaller side (see the module): ``mu`` above the
         starting one means the smaller side wins more than an even game would."""
-
-    @property
-    def landlord_seat(self) -> Rating:
-        """Dou Dizhu's name for :attr:`side_seat` (the landlord's side is the smaller):
-        what the stored ratings and the published leaderboard call it."""
-        return self.side_seat
-
-    @landlord_seat.setter
-    def landlord_seat(self, rating: Rating) -> None:
-        self.side_seat = rating
 
     def __contains__(self, name: object) -> bool:
         return name in self._ratings
@@ -186,19 +178,6 @@ class Ratings:
             new_seat = went[seated][-1]
             self.side_seat = Rating(float(new_seat.mu), float(new_seat.sigma), seat.rounds + 1)
 
-    def rate(
-        self,
-        landlord: str,
-        farmers: tuple[str, str],
-        *,
-        landlord_won: bool,
-        forfeited: tuple[str, ...] = (),
-    ) -> None:
-        """Dou Dizhu's round in its own words: the landlord (and the side seat) against
-        the two farmers, as :meth:`rate_sides` rates it."""
-        sides = ((landlord,), farmers) if landlord_won else (farmers, (landlord,))
-        self.rate_sides(sides, forfeited=forfeited)
-
     def add_round(self, record: RoundRecord, game: Game | None = None) -> None:
         """Rate a finished round by its players (by seat) and its sides, as ``game``
         (the default game when None) gives them."""
@@ -224,11 +203,11 @@ class Ratings:
         return ratings
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: the model, the side seat's rating (as ``landlord_seat``, see the
-        module) and each agent's, by name."""
+        """JSON-ready: the model, the side seat's rating (as :data:`SIDE_SEAT_KEY`) and
+        each agent's, by name."""
         return {
             "model": self.model,
-            "landlord_seat": self.side_seat.to_dict(),
+            SIDE_SEAT_KEY: self.side_seat.to_dict(),
             "agents": {name: r.to_dict() for name, r in sorted(self._ratings.items())},
         }
 
@@ -240,7 +219,7 @@ class Ratings:
         if name != MODEL_NAME:  # "PlackettLuce" alone: no seat, recompute from the rounds
             raise ValueError(f"ratings of an unknown model: {name!r}")
         ratings = cls(**{k: float(v) for k, v in model.items()})
-        ratings.side_seat = _rating(data["landlord_seat"])
+        ratings.side_seat = _rating(data[SIDE_SEAT_KEY])
         for agent, rating in data.get("agents", {}).items():
             ratings._ratings[str(agent)] = _rating(rating)
         return ratings
@@ -258,8 +237,8 @@ def side_names(record: RoundRecord, game: Game | None = None) -> SideNames:
 
 
 def _smaller_side(sides: Sequence[Sequence[str]]) -> int | None:
-    """The side the side seat joins: the one smaller than every other, if any (Dou
-    Dizhu's landlord; none for equal teams)."""
+    """The side the side seat joins: the one smaller than every other, if any (none for
+    equal teams)."""
     sizes = [len(side) for side in sides]
     smallest = min(sizes)
     if sizes.count(smallest) != 1 or smallest == max(sizes):
@@ -268,8 +247,8 @@ def _smaller_side(sides: Sequence[Sequence[str]]) -> int | None:
 
 
 def _smaller_sides_first(sides: Sequence[Sequence[str]]) -> list[int]:
-    """Where each agent is among the sides' names, the smaller sides' first (Dou
-    Dizhu's landlord before the farmers, whichever side won), else in the sides' order."""
+    """Where each agent is among the sides' names, the smaller sides' first (whichever
+    side won), else in the sides' order."""
     starts = [0]
     for side in sides:
         starts.append(starts[-1] + len(side))
@@ -337,8 +316,8 @@ def _stage_of(key: RoundKey) -> tuple[int, int]:
 @dataclass(frozen=True, slots=True, order=True)
 class RatedRound:
     """What rating a round needs, kept so a stage can be rated again: its key first,
-    then the rest, so equal keys (a round stored twice) still sort the same way (for
-    Dou Dizhu as they always did: by landlord, farmers, then whether the landlord won)."""
+    then the rest, so equal keys (a round stored twice) still sort the same way (by the
+    smaller side, the larger, then which won: for Dou Dizhu as they always did)."""
 
     key: RoundKey
     seated: SideNames

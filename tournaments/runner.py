@@ -157,7 +157,7 @@ async def run_tournament(
     with held:  # a second run of this tournament is refused meanwhile
         stored = store.rounds(tournament_id)
         leaderboard = Leaderboard.from_rounds(
-            (stored_round_record(row, store.path) for row in stored),
+            (stored_round_record(row, store.path, config.game_info) for row in stored),
             names=config.names,
             seatings=seating_count(config.tournament.duplicate, config.seat_count),
             standin_rounds=config.tournament.standin_rounds,

@@ -1,7 +1,7 @@
 """A tournament's storage: one SQLite file, every round written whole or not at all.
 
 The file holds every tournament, table match and round: a round's header (seed, deal,
-rules, settings, first bidder, landlord, call score, gift changes), its record
+rules, settings, what the game fixes before play, gift changes), its record
 (:meth:`RoundRecord.to_dict`), everything a replay file would hold of it (messages,
 events, decisions, effects: :mod:`tournaments.round_lines`, one compressed array a
 round, read back as the replay's lines), its faults and its gift outcomes.
@@ -51,8 +51,6 @@ from pydantic import BaseModel
 from arena.errors import ArenaError, ConfigError
 from arena.events import Event
 from arena.games.base import Game
-from arena.games.ddz.engine import DealtCards, Settlement
-from arena.games.ddz.engine.cards import Card, card
 from arena.games.registry import DEFAULT_GAME, get_game
 from arena.masking import mask, masked
 from arena.safe_json import dumps
@@ -716,7 +714,8 @@ class TournamentStore:
     def round_records(self, match_id: int) -> list[RoundRecord]:
         """The match's rounds as :class:`RoundRecord` again: what ``play_match(done=...)``
         needs to resume the match with its totals and its stop rule intact."""
-        return [stored_round_record(data, self.path) for data in self.rounds_of(match_id)]
+        game = stored_game(self.tournament(self.match(match_id).tournament_id).config)
+        return [stored_round_record(data, self.path, game) for data in self.rounds_of(match_id)]
 
     def header(self, match_id: int, round_no: int) -> dict[str, Any]:
         """A stored round's header: seed, deal, rules, settings, who bid first ..."""
@@ -1036,71 +1035,35 @@ def _match_row(row: tuple[Any, ...]) -> MatchRow:
     )
 
 
-def _cards(texts: Sequence[str]) -> tuple[Card, ...]:
-    return tuple(card(text) for text in texts)
-
-
-def _three(values: Sequence[int]) -> tuple[int, int, int]:
-    return (values[0], values[1], values[2])
-
-
-def stored_round_record(data: Any, path: Path) -> RoundRecord:
+def stored_round_record(data: Any, path: Path, game: Game | None = None) -> RoundRecord:
     """:func:`round_record` of a record read from the file at ``path``: one that decodes
     but is no record (a changed byte in a key) is :class:`DamagedStore`, named."""
     try:
-        return round_record(data)
+        return round_record(data, game)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
         where = data if isinstance(data, dict) else {}
         problem = ValueError(f"its result is no round record: {type(exc).__name__} {exc}")
         raise _damaged(path, where.get("table", "?"), where.get("round_no", "?"), problem) from None
 
 
-def round_record(data: Mapping[str, Any]) -> RoundRecord:
-    """A :class:`RoundRecord` from its :meth:`~RoundRecord.to_dict` (a stored round)."""
-    players = tuple(data["players"])
-    names = (players[0], players[1], players[2])
-    result = data["result"]
-    hands = result["deal"]["hands"]
-    final = result["final_hands"]
-    settlement = Settlement(
-        landlord=result["landlord"],
-        call_score=result["call_score"],
-        landlord_won=result["landlord_won"],
-        winner_seat=result["winner_seat"],
-        spring=result["spring"],
-        bombs=result["bombs"],
-        rockets=result["rockets"],
-        grabs=result["grabs"],
-        gift_doubles=result["gift_doubles"],
-        doubled={int(k): v for k, v in result["doubled"].items()},
-        redoubled=result["redoubled"],
-        common_exponent=result["common_exponent"],
-        exponents={int(k): v for k, v in result["exponents"].items()},
-        scores=(result["scores"][0], result["scores"][1], result["scores"][2]),
-        deals=result["deals"],
-        forced_landlord=result["forced_landlord"],
-        first_bidder=result["first_bidder"],
-        plays_by_seat=tuple(result["plays_by_seat"]),
-        effects_applied=result["effects_applied"],
-        deal=DealtCards(
-            (_cards(hands[0]), _cards(hands[1]), _cards(hands[2])),
-            _cards(result["deal"]["bottom"]),
-        ),
-        final_hands=(_cards(final[0]), _cards(final[1]), _cards(final[2])),
-        seed=result["seed"],
-        winners=tuple(result["winners"]),
-        bombs_by_seat=_three(result.get("bombs_by_seat", (0, 0, 0))),  # none before issue 12
-    )
+def round_record(data: Mapping[str, Any], game: Game | None = None) -> RoundRecord:
+    """A :class:`RoundRecord` from its :meth:`~RoundRecord.to_dict` (a stored round of
+    ``game``, the default game when None, which reads its result back:
+    :attr:`arena.games.base.Game.stored_result`)."""
+    game = game or get_game(DEFAULT_GAME)
+    if game.stored_result is None:
+        raise ValueError(f"{game.title} does not read back stored results")
+    names = tuple(data["players"])
     faults, stats = data["faults"], data["stats"]
     return RoundRecord(
         table=data["table"],
         round_no=data["round_no"],
         seed=data["seed"],
         players=names,
-        result=settlement,
-        faults=(faults[names[0]], faults[names[1]], faults[names[2]]),
+        result=game.stored_result(data["result"]),
+        faults=tuple(faults[name] for name in names),
         standins=tuple(names.index(p) for p in data["standins"]),
-        stats=(stats[names[0]], stats[names[1]], stats[names[2]]),
+        stats=tuple(stats[name] for name in names),
         gifts=tuple(data["gifts"]),
     )
 

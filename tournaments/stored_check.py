@@ -1,25 +1,15 @@
 """What ``show`` checks of a stored tournament before it prints its leaderboard.
 
-The checks are Dou Dizhu's (:func:`ddz_result_problems`: its settlement, its landlord and
-farmers, its springs and bombs); :func:`result_problems` runs them for a Dou Dizhu
-tournament and, for another game, has none to run (its records are checked by
-``verify`` alone) until its package brings its own.
-
 A store is a file anyone with access can edit. ``arena tournament verify`` is the full
 check (every move replayed through the rules, every deal against its committed seed),
 but it reads every line of every round; ``show`` and ``export`` read only the rounds'
 records, and check what those records can say of themselves, cheaply:
 
-- the scores follow from the settlement facts stored beside them (landlord, call score,
-  who won, bombs, rockets, spring, grabs, doubles), through the rules' own scoring
-  (:func:`arena.games.ddz.engine.scoring.settle`), and so do the farmers' exponents;
-- the winning side is the winner's: the landlord won exactly when the seat that went
-  out first is the landlord, that seat's final hand is empty (and no other is), and
-  the round's ``winners`` are that side's seats;
-- a spring is one by the plays counted (the landlord's win with no farmer's play; a
-  reverse spring needs the landlord's single play);
-- bombs and rockets by seat add up to the round's;
-- the scores keyed by player are the scores by seat.
+- the scores keyed by player are the scores by seat (every game's);
+- whatever the game checks of its own result (:attr:`arena.games.base.Game.result_check`:
+  Dou Dizhu's settlement, sides, springs and bombs, in
+  :mod:`arena.games.ddz.stored_check`). A game without such a check has its results
+  checked by ``verify`` alone.
 
 An edit that changes all of these together (a whole result rewritten consistently) is
 not seen here: that is ``verify``'s work, and ``show`` says so.
@@ -28,104 +18,35 @@ not seen here: that is ``verify``'s work, and ``show`` says so.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any, Final
+from typing import Any
 
 from arena.games.base import Game, GameRules
-from arena.games.ddz.engine import Rules
-from arena.games.ddz.engine.scoring import settle
 from arena.table.records import RoundRecord
 
-__all__ = ["CHECKED_GAMES", "ddz_result_problems", "result_problems"]
-
-CHECKED_GAMES: Final = frozenset({"ddz"})
-"""The games whose stored results ``show`` can check against themselves: Dou Dizhu's."""
+__all__ = ["result_problems"]
 
 
 def result_problems(
     rounds: Iterable[tuple[Mapping[str, Any], RoundRecord]], game: Game, rules: GameRules
 ) -> list[str]:
-    """What the stored rounds of ``game`` say against themselves: Dou Dizhu's checks
-    (:func:`ddz_result_problems`) for its rounds; none for another game's (see the
-    module)."""
-    if game.name not in CHECKED_GAMES:
-        return []
-    return ddz_result_problems(rounds, Rules.of(rules))
-
-
-def ddz_result_problems(
-    rounds: Iterable[tuple[Mapping[str, Any], RoundRecord]], rules: Rules
-) -> list[str]:
-    """Every Dou Dizhu round whose stored result disagrees with itself: ``table s1t1
-    round 3: what differs``, in the order given (each stored round with its record)."""
+    """Every stored round of ``game`` whose result disagrees with itself: ``table s1t1
+    round 3: what differs``, in the order given (each stored round with its record,
+    ``rules`` the tournament's)."""
     problems: list[str] = []
     for stored, record in rounds:
         problems.extend(
             f"table {record.table} round {record.round_no}: {problem}"
-            for problem in _problems(stored, record, rules)
+            for problem in _problems(stored, record, game, rules)
         )
     return problems
 
 
-def _problems(stored: Mapping[str, Any], record: RoundRecord, rules: Rules) -> Iterator[str]:
-    result = record.result
-    landlord = result.landlord
-    farmers = [seat for seat in range(3) if seat != landlord]
-    sheet = settle(
-        rules,
-        landlord=landlord,
-        call_score=result.call_score,
-        landlord_won=result.landlord_won,
-        bombs=result.bombs,
-        rockets=result.rockets,
-        spring=result.spring is not None,
-        grabs=result.grabs,
-        gift_doubles=result.gift_doubles,
-        doubled=result.doubled,
-        redoubled=result.redoubled,
-    )
-    if tuple(result.scores) != sheet.scores:
-        yield (
-            f"its stored scores {list(result.scores)} are not what its stored settlement "
-            f"gives, {list(sheet.scores)} (landlord seat {landlord}, call "
-            f"{result.call_score}, landlord {'won' if result.landlord_won else 'lost'})"
-        )
-    elif dict(result.exponents) != dict(sheet.exponents):
-        yield (
-            f"its stored exponents {dict(result.exponents)} are not its settlement's "
-            f"{dict(sheet.exponents)}"
-        )
+def _problems(
+    stored: Mapping[str, Any], record: RoundRecord, game: Game, rules: GameRules
+) -> Iterator[str]:
+    scores = record.result.scores
     by_player = stored.get("scores")
-    if by_player != dict(zip(record.players, result.scores, strict=True)):
-        yield f"its scores by player {by_player} are not its scores by seat {list(result.scores)}"
-    yield from _winner_problems(record, farmers)
-    if sum(result.bombs_by_seat) not in (0, result.bombs + result.rockets):  # 0: before issue 12
-        yield (
-            f"its bombs by seat {list(result.bombs_by_seat)} do not add up to its "
-            f"{result.bombs} bomb(s) and {result.rockets} rocket(s)"
-        )
-
-
-def _winner_problems(record: RoundRecord, farmers: list[int]) -> Iterator[str]:
-    result = record.result
-    landlord, winner = result.landlord, result.winner_seat
-    if not 0 <= winner <= 2:
-        yield f"its winner seat {winner} is no seat"
-        return
-    if result.landlord_won != (winner == landlord):
-        role = "the landlord" if winner == landlord else "a farmer"
-        yield (
-            f"it says the landlord {'won' if result.landlord_won else 'lost'}, but seat "
-            f"{winner}, {role}, went out first"
-        )
-    emptied = [seat for seat in range(3) if not result.final_hands[seat]]
-    if emptied != [winner]:
-        yield f"its winner is seat {winner}, but the seats left without cards are {emptied}"
-    side = [landlord] if result.landlord_won else farmers
-    if sorted(result.winners) != side:
-        yield f"its winners {list(result.winners)} are not the winning side's seats {side}"
-    plays = result.plays_by_seat
-    spring = result.landlord_won and all(plays[f] == 0 for f in farmers)
-    if (result.spring == "spring") != spring:
-        yield f"it says {result.spring or 'no spring'}, but its plays by seat {list(plays)} do not"
-    if result.spring == "reverse_spring" and (result.landlord_won or plays[landlord] != 1):
-        yield f"it says reverse_spring, but its plays by seat {list(plays)} do not"
+    if by_player != dict(zip(record.players, scores, strict=True)):
+        yield f"its scores by player {by_player} are not its scores by seat {list(scores)}"
+    if game.result_check is not None:
+        yield from game.result_check(stored, record, rules)

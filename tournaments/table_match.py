@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from arena.table import RoundRecord, play_match, tee_recorders
 from arena.table.match import match_id_of
+from tournaments.config import match_options
 from tournaments.deals import Duplicate
 from tournaments.duplicate import play_duplicate_match
 from tournaments.formats import MatchLength
@@ -78,7 +79,7 @@ async def play_table_match(
             seed=playing.deal_seed,
             match_id=match_id_of(seed),  # the same in every epoch
             goes_on=length.goes_on_after,
-            landlord_policy="rotate" if config.tournament.landlord_policy == "rotate" else "bid",
+            options=match_options(config),
             done=done,
             on_round=on_round,
         )

@@ -35,13 +35,13 @@ against a revealed, verifiable seed.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar
 
 from arena.errors import ArenaError
-from arena.games.ddz.engine import DealtCards
+from arena.games.base import RoundAudit
+from arena.games.registry import DEFAULT_GAME, get_game
 from arena.replay import RecordedRound, ReplayError, RoundIncomplete, read_replay, verify_round
 from arena.table.match import derive_seed
 from tournaments.deals import (
@@ -404,13 +404,13 @@ def _gift_problem(recorded: RecordedRound) -> str | None:
         return f"{RANKED}, but its header has gift_changes ({kinds or 'none listed'})"
     effects = [line for _, line in recorded.lines if line.get("kind") == "effect"]
     summary = recorded.summary or {}
-    result = summary.get("result", {})
-    applied = result.get("effects_applied") or 0
-    doubles = result.get("gift_doubles") or 0
-    if effects or applied or doubles:
+    audit = _audit(recorded)
+    marks = audit.gift_marks(summary.get("result", {})) if audit is not None else ()
+    if effects or any(count for count, _ in marks):
+        counted = "".join(f", {count} {what}" for count, what in marks)
         return (
             f"{RANKED}, but gifts changed it while it was played ({len(effects)} effect "
-            f"line(s), {applied} effect(s) applied, {doubles} viewer double(s))"
+            f"line(s){counted})"
         )
     if summary.get("gifts"):
         return f"{RANKED}, but its record is marked with gifts {summary['gifts']}"
@@ -425,30 +425,13 @@ def _moves_problem(recorded: RecordedRound) -> str | None:
         return f"incomplete: {exc.detail}"
     except ReplayError as exc:
         return getattr(exc, "detail", str(exc))
+    audit = _audit(recorded)
+    problem = audit.record_problem(recorded, rnd) if audit is not None else None
+    if problem is not None:
+        return problem
     summary = recorded.summary or {}
     result = summary.get("result", {})
     header = recorded.header
-    stored = result.get("deal", {})
-    hands = stored.get("hands") or [None, None, None]
-    dealt = rnd.deal.to_dict()
-    for seat in range(3):
-        if hands[seat] != dealt["hands"][seat]:
-            return (
-                f"the stored record's hand of seat {seat} {hands[seat]} is not the one "
-                f"dealt {dealt['hands'][seat]}"
-            )
-    if stored.get("bottom") != dealt["bottom"]:
-        return (
-            f"the stored record's bottom {stored.get('bottom')} is not the one dealt "
-            f"{dealt['bottom']}"
-        )
-    if result.get("first_bidder") != rnd.first_bidder:
-        return (
-            f"the stored record's first bidder is seat {result.get('first_bidder')}, the "
-            f"seed's is seat {rnd.first_bidder}"
-        )
-    if header.get("first_bidder") not in (None, rnd.first_bidder):
-        return f"the header's first bidder {header['first_bidder']} did not bid first"
     for label, value in (("record", summary.get("seed")), ("result", result.get("seed"))):
         if value != header["seed"]:
             return f"the stored {label}'s seed {value} is not the header's {header['seed']}"
@@ -466,10 +449,9 @@ def _deal_problem(recorded: RecordedRound, epoch_seed: int) -> str | None:
             f"{deal_table(table)!r}, {round_no}) = {expected}: not dealt from the committed seed"
         )
     written = header.get("deal")
-    if written:
-        own = DealtCards.shuffled(random.Random(expected)).to_dict()
-        if written != own:
-            return "the header's deal is not the one its seed deals"
+    audit = _audit(recorded)
+    if written and audit is not None and written != audit.dealt(expected):
+        return "the header's deal is not the one its seed deals"
     return None
 
 
@@ -478,8 +460,9 @@ def _outcome(recorded: RecordedRound, standin_rounds: StandinRounds) -> Outcome 
     counts them (``standin_rounds``: a forfeit is no win); None: no usable record."""
     summary = recorded.summary or {}
     try:
-        return scored_round(round_record(summary), standin_rounds)
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+        game = get_game(str(recorded.header.get("game", DEFAULT_GAME)))
+        return scored_round(round_record(summary, game), standin_rounds, game)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, ArenaError):
         if standin_rounds != StandinRounds.COUNT:
             return None  # a forfeit cannot be told without the whole record
     try:  # an older record lacking keys: its winners and scores as it says them
@@ -491,7 +474,14 @@ def _outcome(recorded: RecordedRound, standin_rounds: StandinRounds) -> Outcome 
         return None
 
 
-_ACTIONS: Final = frozenset({"bid", "double", "play", "pass"})
+def _audit(recorded: RecordedRound) -> RoundAudit | None:
+    """The round's game's checks beside its moves (its header's ``game``), None for a
+    game without (or one the arena does not know: the moves' check says so)."""
+    try:
+        game = get_game(str(recorded.header.get("game", DEFAULT_GAME)))
+    except ArenaError:
+        return None
+    return game.round_audit() if game.round_audit is not None else None
 
 
 def _figures_problem(recorded: RecordedRound) -> str | None:
@@ -501,15 +491,18 @@ def _figures_problem(recorded: RecordedRound) -> str | None:
     seat from an earlier round: that split is the record's word."""
     summary = recorded.summary or {}
     players, stats = summary.get("players"), summary.get("stats")
+    audit = _audit(recorded)
     if not isinstance(players, list) or not isinstance(stats, dict) or not players:
         return None
+    if audit is None:
+        return None  # which events are a seat's actions is the game's
     actions, fallbacks = [0] * len(players), [0] * len(players)
     for event in recorded.events:
         data = event.get("data") or {}
         seat = event.get("seat")
         if not isinstance(seat, int) or not 0 <= seat < len(players):
             continue  # not a seat's action
-        if event.get("type") in _ACTIONS and not data.get("auto"):
+        if event.get("type") in audit.actions and not data.get("auto"):
             actions[seat] += 1
             fallbacks[seat] += bool(data.get("fallback"))
     for seat, player in enumerate(players):

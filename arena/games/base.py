@@ -11,7 +11,7 @@ logic stay in its package, behind the names listed.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, Self
 
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from arena.replay_round import RecordedRound
     from protocol import EventData, Message
 
-__all__ = ["Game", "GameRules", "Sides", "Turns", "Wire"]
+__all__ = ["Game", "GameRules", "LeaderboardStats", "RoundAudit", "Sides", "Turns", "Wire"]
 
 
 class GameRules(BaseModel):
@@ -92,6 +92,61 @@ class Turns(Protocol):
 
     async def prepare_round(self, plan: Any, *, reseed: Callable[[str], int]) -> None:
         """Between two rounds: the between-rounds hooks may change the next round."""
+        ...
+
+
+class LeaderboardStats(Protocol):
+    """A game's own figures on a tournament's leaderboard, beside what every game has
+    (points, round wins, faults, stand-ins, forfeits): Dou Dizhu's landlord and farmer
+    rounds, springs and bombs; Tractor's could be the levels gained. Each is a count
+    per agent, summed over the rounds it played."""
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """The figures' keys, in the order the leaderboard's JSON and CSV list them
+        (after ``round_wins``)."""
+        ...
+
+    @property
+    def headers(self) -> tuple[str, ...]:
+        """The terminal table's column headers of these figures."""
+        ...
+
+    def count(self, result: Any, seat: int, won: bool) -> Mapping[str, int]:
+        """What one round adds to the agent in ``seat``: ``result`` the round's result,
+        ``won`` whether the tournament credits the seat a win (a forfeit never is)."""
+        ...
+
+    def cells(self, counts: Mapping[str, int]) -> tuple[str, ...]:
+        """An agent's counts as the terminal table's cells, one per header."""
+        ...
+
+
+class RoundAudit(Protocol):
+    """What ``arena tournament verify`` checks of a game's recorded round beside its
+    moves (which :attr:`Game.replay_check` checks): the deal its seed deals, what the
+    stored record says the round began with, and which events are a seat's actions."""
+
+    @property
+    def actions(self) -> frozenset[str]:
+        """The event types of a seat's action (Dou Dizhu: a bid, a double, a play, a
+        pass): each is one decision of the seat's, unless marked ``auto``."""
+        ...
+
+    def dealt(self, seed: int) -> Any:
+        """The deal a round's seed deals, as the round's header writes it."""
+        ...
+
+    def gift_marks(self, result: Mapping[str, Any]) -> tuple[tuple[int, str], ...]:
+        """What a stored result counts of viewer gifts that changed the round while it
+        was played, each count with what it counts (Dou Dizhu: effects applied, viewer
+        doubles): a ranked round must count none."""
+        ...
+
+    def record_problem(self, recorded: RecordedRound, played: Any) -> str | None:
+        """What the round's stored record (``recorded.summary``) or header says against
+        the engine round ``replay_check`` returned (Dou Dizhu: its deal, bottom cards,
+        first bidder); None when they agree."""
         ...
 
 
@@ -214,6 +269,30 @@ class Game:
     that ``arena.agents``, ``arena.agents.base`` and ``arena.agents.human`` still give
     for the default game, where bots imported them before the game seam (Dou Dizhu's
     ``BaseAgent``, ``HumanAgent``, ...): imported when first asked for."""
+    leaderboard_stats: Callable[[], LeaderboardStats] | None = field(default=None, repr=False)
+    """The game's own figures on a tournament's leaderboard (:class:`LeaderboardStats`),
+    loaded when a leaderboard is built; None for a game with none of its own (its board
+    has what every game's has)."""
+    forfeit_stake: Callable[[Any], int] | None = field(default=None, repr=False)
+    """What a finished round (its result) was played for, the most a seat can lose in it:
+    a seat that forfeits a tournament round loses at least this (``tournaments.forfeits``).
+    None for a game whose stakes are not known: its tournaments count every round."""
+    stored_result: Callable[[Mapping[str, Any]], Any] | None = field(default=None, repr=False)
+    """A round's result read back from its stored ``to_dict()`` (a tournament's store);
+    None for a game whose results are not stored."""
+    result_check: Callable[[Mapping[str, Any], Any, GameRules], Iterable[str]] | None = field(
+        default=None, repr=False
+    )
+    """What a stored round's result says against itself (``arena tournament show``):
+    ``result_check(stored, record, rules)`` with the stored round, its record (an
+    ``arena.table.records.RoundRecord``, which imports this module) and the tournament's
+    rules, each problem a sentence. None for a game whose stored results are checked by
+    ``verify`` alone."""
+
+    round_audit: Callable[[], RoundAudit] | None = field(default=None, repr=False)
+    """What a tournament's verify checks of a recorded round beside its moves
+    (:class:`RoundAudit`), loaded when a verify runs; None for a game whose rounds are
+    checked by their moves alone."""
 
     @property
     def ends_by_itself(self) -> bool:

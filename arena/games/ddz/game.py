@@ -5,22 +5,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from arena.games.base import Game, Sides, Wire
+from arena.games.base import Game, GameRules, Sides, Wire
 from arena.games.ddz.config_migration import migrate_config
 from arena.games.ddz.engine.records import Settlement
 from arena.games.ddz.engine.rules import Rules
 from arena.games.ddz.round_plan import round_plan
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping
+
     from arena.agents.llm.game_prompts import ModelPrompts
     from arena.games.ddz.console import DdzConsole
     from arena.games.ddz.engine.round import Round
     from arena.games.ddz.gifts import DdzGifts
+    from arena.games.ddz.leaderboard import DdzLeaderboardStats
     from arena.games.ddz.public_state import PublicTableState
+    from arena.games.ddz.round_audit import DdzRoundAudit
     from arena.games.ddz.spectator import DdzSpectatorTable
     from arena.games.ddz.turns import DdzTurns
     from arena.replay_round import RecordedRound
     from arena.sinks.spectator import SpectatorFeed
+    from arena.table.records import RoundRecord
     from arena.testing.base import CheckPositions
 
 __all__ = ["GAME", "REQUEST_METHODS"]
@@ -103,6 +108,43 @@ def _console() -> DdzConsole:
     return DdzConsole()
 
 
+def _leaderboard_stats() -> DdzLeaderboardStats:
+    """Dou Dizhu's figures on a tournament's leaderboard, imported when a board is built."""
+    from arena.games.ddz.leaderboard import STATS
+
+    return STATS
+
+
+def _forfeit_stake(result: Settlement) -> int:
+    """What a round was played for (a forfeit's loss), imported when a forfeit is scored."""
+    from arena.games.ddz.stakes import stake
+
+    return stake(result)
+
+
+def _stored_result(data: Mapping[str, Any]) -> Settlement:
+    """A stored round's settlement, imported when a tournament's store is read."""
+    from arena.games.ddz.stored_result import settlement_from_dict
+
+    return settlement_from_dict(data)
+
+
+def _result_check(
+    stored: Mapping[str, Any], record: RoundRecord, rules: GameRules
+) -> Iterator[str]:
+    """What a stored round's result says against itself, imported when ``show`` checks."""
+    from arena.games.ddz.stored_check import result_problems
+
+    return result_problems(stored, record, rules)
+
+
+def _round_audit() -> DdzRoundAudit:
+    """What a tournament's verify checks beside the moves, imported when one runs."""
+    from arena.games.ddz.round_audit import AUDIT
+
+    return AUDIT
+
+
 GAME: Final = Game(
     name="ddz",
     title="斗地主 (Dou Dizhu)",
@@ -141,4 +183,9 @@ GAME: Final = Game(
     gifts=_gifts,
     round_plan=round_plan,
     migrate_config=migrate_config,
+    leaderboard_stats=_leaderboard_stats,
+    forfeit_stake=_forfeit_stake,
+    stored_result=_stored_result,
+    result_check=_result_check,
+    round_audit=_round_audit,
 )
