@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from arena.games.base import Game, Sides
@@ -109,4 +110,5 @@ GAME: Final = Game(
     check_positions=_check_positions,
     replay_check=_replay_check,
     model_prompts=_model_prompts,
+    overlay_assets=Path(__file__).with_name("overlay"),
 )
