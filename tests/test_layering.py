@@ -11,6 +11,7 @@ TYPE_CHECKING:`` for a type. No other module of ``arena`` imports them at all.
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -90,3 +91,41 @@ def test_the_command_line_loads_gifts_and_tournaments_only_for_their_commands() 
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     assert done.stdout.strip() == "[]"
+
+
+DOU_DIZHU_WORDS = re.compile(
+    r"landlord|farmer|call_score|call-score|spring|bottom_cards|bottom-cards|bottom cards"
+    r"|doubl|bomb|rocket|range\(3\)|% 3|\[None, None, None\]|叫分|地主|农民|底牌|加倍|翻倍",
+    re.IGNORECASE,
+)
+"""Dou Dizhu's terms and three-seat assumptions, which every game's code must not have."""
+EXAMPLE = re.compile(r"\(Dou Dizhu[^)]*\)")
+"""A comment's or docstring's example of what a game does, in parentheses, may name them."""
+
+
+def test_the_overlay_and_its_server_know_no_game() -> None:
+    """Issue 26: the arena server, its pages (the overlay's shell, the controls) and the
+    gift lines of the terminal name none of Dou Dizhu's terms and assume no three seats;
+    Dou Dizhu's overlay is its package's (arena/games/ddz/overlay/). Their Python never
+    imports a game but through the registry."""
+    files = [
+        *sorted((ROOT / "arena" / "server").rglob("*.py")),
+        *sorted((ROOT / "arena" / "server" / "static").iterdir()),
+        ROOT / "arena" / "sinks" / "console_gifts.py",
+        ROOT / "arena" / "sinks" / "spectator.py",
+        ROOT / "arena" / "sinks" / "public_state.py",
+    ]
+    found = []
+    for path in files:
+        relative = path.relative_to(ROOT).as_posix()
+        text = path.read_text(encoding="utf-8")
+        # an example blanked out, its lines kept, so that what is left is found by line
+        plain = EXAMPLE.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text)
+        for number, line in enumerate(plain.splitlines(), 1):
+            if DOU_DIZHU_WORDS.search(line):
+                found.append(f"{relative}:{number}: {line.strip()}")
+        if path.suffix == ".py":
+            for node in ast.walk(ast.parse(text, filename=relative)):
+                if isinstance(node, ast.Import | ast.ImportFrom):
+                    found += [f"{relative}: imports {m}" for m in imported(node) if ".ddz" in m]
+    assert found == []
