@@ -95,10 +95,12 @@ def test_the_command_line_loads_gifts_and_tournaments_only_for_their_commands() 
 
 DOU_DIZHU_WORDS = re.compile(
     r"landlord|farmer|call_score|call-score|spring|bottom_cards|bottom-cards|bottom cards"
-    r"|doubl|bomb|rocket|range\(3\)|% 3|\[None, None, None\]|叫分|地主|农民|底牌|加倍|翻倍",
+    r"|doubl|bomb|rocket|range\(3\)|% 3|(?<!Generator)\[None, None, None\]"
+    r"|叫分|(?<!斗)地主|农民|底牌|加倍|翻倍",
     re.IGNORECASE,
 )
-"""Dou Dizhu's terms and three-seat assumptions, which every game's code must not have."""
+"""Dou Dizhu's terms and three-seat assumptions, which every game's code must not have
+(斗地主 in the arena's own name aside)."""
 EXAMPLE = re.compile(r"\(Dou Dizhu[^)]*\)")
 """A comment's or docstring's example of what a game does, in parentheses, may name them."""
 

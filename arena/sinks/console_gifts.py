@@ -119,7 +119,7 @@ def gift_text(event: Event, repeats: int = 0, *, since: bool = False) -> Text | 
     """A gift event's banner as rich ``Text`` (viewer words are never parsed as markup),
     or None for a queued gift (the board counts those instead).
 
-    ``🎁 小明 (小花花): CHEER 加油 → Ann “加油地主！”`` when applied; a PEEK says who
+    ``🎁 小明 (小花花): CHEER 加油 → Ann “加油！”`` when applied; a PEEK says who
     peeked at whom and never a card; ``×9800`` after the effect when the event settles
     that many units of the gift at once. A rejected or expired gift is one dim line with
     its reason in words; ``repeats`` adds how many more like it were not shown (``since``:
