@@ -13,10 +13,12 @@ shown as text, never parsed as rich markup.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -25,6 +27,7 @@ from test_console import events_of
 
 from arena.events import Event
 from arena.games.ddz.events import parse_event
+from arena.games.registry import get_game
 from arena.sinks.console import LiveConsoleSink, PlainConsoleSink
 from arena.sinks.console_gifts import GIFT_BANNERS, QUIET_EVERY_S, gift_text
 from arena.sinks.console_lines import EventLines, describe
@@ -497,3 +500,34 @@ async def test_gifts_ended_between_matches_are_counted_when_the_next_begins() ->
     lines = await plain([*events, gift("rejected", reason="match_over"), *events[:1]])
     assert lines[-2].startswith("[t1 r0] match: ")
     assert lines[-1] == "[t1] gifts: 0 applied, 1 rejected (1 match over)"
+
+
+class _GiftlessConsole:
+    """The terminal part of a game with no gift of its own (all a gift line reads)."""
+
+    gift_names: Mapping[str, str] = MappingProxyType({})
+    gift_reasons: Mapping[str, str] = MappingProxyType({})
+
+
+def test_a_games_own_effects_and_refusals_are_named_by_its_console(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 26: 翻倍 and a spent double are Dou Dizhu's words, from its console; a game
+    without them shows the codes, and every game's effects keep their names."""
+    giftless = dataclasses.replace(get_game("ddz"), name="giftless", console=_GiftlessConsole)
+    found = {"ddz": get_game("ddz"), "giftless": giftless}
+    monkeypatch.setattr("arena.sinks.game_console.get_game", found.__getitem__)
+    monkeypatch.setattr("arena.sinks.game_console._CONSOLES", {})
+
+    def of(event: Event) -> str | None:
+        text = gift_text(event._replace(game="giftless"))
+        return None if text is None else text.plain
+
+    assert of(gift("applied", "DOUBLE", None)) == "🎁 小明 (小花花): DOUBLE"
+    assert of(gift("applied", "CHEER", None)) == "🎁 小明 (小花花): CHEER 加油"
+    refused = of(gift("rejected", "DOUBLE", None, reason="double_cap"))
+    assert refused is not None
+    assert refused.endswith("rejected: double_cap")
+    spent = gift_text(gift("rejected", "DOUBLE", None, reason="double_cap"))
+    assert spent is not None
+    assert "the round's doubles are used up" in spent.plain  # Dou Dizhu's, as before

@@ -228,3 +228,43 @@ def test_the_gift_seam_names_no_game_and_counts_no_seats() -> None:
             if name not in OLD_NAMES and any(word in lowered for word in GIFT_SEAM_WORDS):
                 offenders.append(f"{relative}:{number}: a Dou Dizhu name: {name}")
     assert offenders == []
+
+
+DOU_DIZHU_WORDS = re.compile(
+    r"landlord|farmer|call_score|call-score|spring|bottom_cards|bottom-cards|bottom cards"
+    r"|doubl|bomb|rocket|range\(3\)|% 3|(?<!Generator)\[None, None, None\]"
+    r"|叫分|(?<!斗)地主|农民|底牌|加倍|翻倍",
+    re.IGNORECASE,
+)
+"""Dou Dizhu's terms and three-seat assumptions, which every game's code must not have
+(斗地主 in the arena's own name aside)."""
+EXAMPLE = re.compile(r"\(Dou Dizhu[^)]*\)")
+"""A comment's or docstring's example of what a game does, in parentheses, may name them."""
+
+
+def test_the_overlay_and_its_server_know_no_game() -> None:
+    """Issue 26: the arena server, its pages (the overlay's shell, the controls) and the
+    gift lines of the terminal name none of Dou Dizhu's terms and assume no three seats;
+    Dou Dizhu's overlay is its package's (arena/games/ddz/overlay/). Their Python never
+    imports a game but through the registry."""
+    files = [
+        *sorted((ROOT / "arena" / "server").rglob("*.py")),
+        *sorted((ROOT / "arena" / "server" / "static").iterdir()),
+        ROOT / "arena" / "sinks" / "console_gifts.py",
+        ROOT / "arena" / "sinks" / "spectator.py",
+        ROOT / "arena" / "sinks" / "public_state.py",
+    ]
+    found = []
+    for path in files:
+        relative = path.relative_to(ROOT).as_posix()
+        text = path.read_text(encoding="utf-8")
+        # an example blanked out, its lines kept, so that what is left is found by line
+        plain = EXAMPLE.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text)
+        for number, line in enumerate(plain.splitlines(), 1):
+            if DOU_DIZHU_WORDS.search(line):
+                found.append(f"{relative}:{number}: {line.strip()}")
+        if path.suffix == ".py":
+            for node in ast.walk(ast.parse(text, filename=relative)):
+                if isinstance(node, ast.Import | ast.ImportFrom):
+                    found += [f"{relative}: imports {m}" for m in imported(node) if ".ddz" in m]
+    assert found == []

@@ -20,10 +20,12 @@ from typing import Any
 
 import httpx
 import pytest
+from fake_overlay_game import events, registered
 from fake_providers import FakeOpenAI, legal_model, shared_clients  # noqa: F401 (fixture)
-from playwright.async_api import Browser, Page, async_playwright
+from playwright.async_api import Browser, FloatRect, Page, async_playwright
 
 from arena.config import ArenaConfig, ServerSettings, parse_config
+from arena.events import Event
 from arena.games.ddz.agents.scripted import HeuristicAgent
 from arena.games.ddz.messages import PlayRequest, PlayResponse
 from arena.runner import build_tables, play_tables
@@ -264,6 +266,88 @@ async def test_the_portrait_layout_fits_1080_by_1920(browser: Browser) -> None:
     assert trouble == []
 
 
+def overlaps(a: FloatRect, b: FloatRect) -> bool:
+    return (
+        a["x"] < b["x"] + b["width"]
+        and b["x"] < a["x"] + a["width"]
+        and a["y"] < b["y"] + b["height"]
+        and b["y"] < a["y"] + a["height"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("game", "count", "layout"),
+    [
+        ("quad", 4, "landscape"),
+        ("quad", 4, "portrait"),
+        ("hex", 6, "landscape"),
+        ("hex", 6, "portrait"),
+    ],
+)
+async def test_a_game_without_a_renderer_is_shown_by_the_shell_around_the_table(
+    browser: Browser, monkeypatch: pytest.MonkeyPatch, game: str, count: int, layout: str
+) -> None:
+    """Issue 26: a table of another game, of four or six seats, fed to the hub by hand:
+    its seats around the table, names, plays, bubbles, the turn and a gift, by the
+    shell alone (the game has no renderer), and none of Dou Dizhu's parts."""
+    players = [EVIL, *(f"玩家{i}" for i in range(1, count))]
+    viewport = LANDSCAPE if layout == "landscape" else PORTRAIT
+    with registered(monkeypatch):
+        server = ArenaServer(ServerSettings(port=0), mode="play", token=TOKEN)
+        async with server:
+            for event in events(game, players):
+                server.hub.on_event(event)
+            server.hub.flush()
+            page, trouble = await open_page(
+                browser, f"{server.url}/overlay?layout={layout}", viewport=viewport
+            )
+            await page.locator(f'.seat[data-seat="{count - 1}"] .seat-play .card').wait_for(
+                timeout=10_000
+            )
+            assert await page.locator(".seat").count() == count
+            assert await page.locator("#seats").get_attribute("data-count") == str(count)
+            assert await page.locator(".seat .seat-name").all_text_contents() == players
+            plays = [
+                await page.locator(f'.seat[data-seat="{i}"] .seat-play .card').evaluate_all(
+                    "cards => cards.map(c => c.dataset.card)"
+                )
+                for i in range(count)
+            ]
+            assert plays == [[f"♠{i + 3}"] for i in range(count)]
+            left = await page.locator(".seat .seat-cards-left").all_text_contents()
+            assert left == ["24"] * count
+            bubbles = await page.locator(".seat .bubble-text").all_text_contents()
+            assert bubbles == [f"<i>seat {i}</i>" for i in range(count)]  # as text
+            assert await page.locator(".seat .bubble i").count() == 0
+            turn = page.locator(".seat.turn")
+            assert await turn.count() == 1
+            assert await turn.get_attribute("data-seat") == str(count - 1)
+            assert await page.locator("#status").get_attribute("data-status") == "live"
+            # Dou Dizhu's parts are its renderer's: none of them here
+            for selector in ("#call-score", "#multiplier", "#bottom-cards", ".badge-landlord"):
+                assert await page.locator(selector).count() == 0
+            assert await page.evaluate("window.arenaOverlay.game") == game
+            # every seat on screen, no two panels over each other
+            panels = [await p.bounding_box() for p in await page.locator(".seat-panel").all()]
+            boxes = [box for box in panels if box is not None]
+            assert len(boxes) == count
+            for box in boxes:
+                assert box["x"] >= 0
+                assert box["y"] >= 0
+                assert box["x"] + box["width"] <= viewport["width"]
+                assert box["y"] + box["height"] <= viewport["height"]
+            for i, box in enumerate(boxes):
+                assert not any(overlaps(box, other) for other in boxes[i + 1 :])
+            gift = {"id": "g1", "status": "applied", "viewer": EVIL, "gift": "rose"}
+            gift["effect"] = "CHEER"
+            server.hub.on_event(Event("gift", "t1", 1, 100, data=gift, game=game))
+            banner = page.locator("#gift-banners .gift-banner").first
+            await banner.wait_for(timeout=10_000)
+            assert EVIL in (await banner.text_content() or "")
+            await shot(page, f"overlay-{game}-{layout}")
+    assert trouble == []
+
+
 async def test_the_spectator_view_shows_hands_only_after_the_delay(browser: Browser) -> None:
     delay = 1.5
     server = ArenaServer(ServerSettings(port=0), mode="play", token=TOKEN, spectator_delay_s=delay)
@@ -333,6 +417,49 @@ async def test_the_control_page_refuses_a_wrong_token_and_pauses_with_the_right_
         assert server.control.pause_requested
         await shot(page, "control")
     assert trouble == []
+
+
+async def test_the_control_page_offers_the_featured_games_effects_by_their_names(
+    browser: Browser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 26: the test gift's effects and seats are the featured table's game's; a
+    Dou Dizhu table's own effects are named by its overlay renderer, as before; a game of
+    four seats without a renderer offers its seats and its effects."""
+
+    class Effects:
+        effects = ("CHEER", "DOUBLE", "EFFECT", "ROLE_SWAP")
+
+    with registered(monkeypatch):
+        for game, players in (("ddz", ["A", "B", "C"]), ("quad", ["N", "E", "S", "W"])):
+            server = ArenaServer(ServerSettings(port=0), mode="play", token=TOKEN)
+            server.parts.gifts = Effects()  # type: ignore[assignment]
+            async with server:
+                for event in events(game, players):
+                    server.hub.on_event(event)
+                page, trouble = await open_page(browser, f"{server.url}/control")
+                await page.fill("#token", TOKEN)
+                await page.click("#login")
+                await page.locator("#auth-status[data-state=ok]").wait_for(timeout=5_000)
+                effects = page.locator("#gift-effect option")
+                if game == "ddz":
+                    await page.wait_for_function(
+                        "() => [...document.querySelectorAll('#gift-effect option')]"
+                        ".some(o => o.textContent === '翻倍 Double')",
+                        timeout=5_000,
+                    )
+                    assert await effects.all_text_contents() == [
+                        "加油 Cheer",
+                        "翻倍 Double",
+                        "特效 Effect",
+                        "角色互换 Role swap",
+                    ]
+                else:
+                    assert await effects.all_text_contents() == ["加油 Cheer", "特效 Effect"]
+                targets = await page.locator("#gift-target option").evaluate_all(
+                    "options => options.map(o => o.value)"
+                )
+                assert targets == ["", *(str(i) for i in range(len(players)))]
+            assert trouble == []
 
 
 async def test_the_printed_control_link_logs_in_and_starts_the_match(

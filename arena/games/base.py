@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, Self
 
 from pydantic import BaseModel, ConfigDict
@@ -250,6 +251,12 @@ class Game:
     model seat is built (an ``arena.agents.llm.game_prompts.ModelPrompts``: prompts,
     their languages, the decision's schema, the reading of an answer); None for a game
     no model seat plays."""
+    overlay_assets: Path | None = field(default=None, repr=False)
+    """The folder of the game's part of the stream overlay, served at
+    ``/static/games/<name>/``: ``overlay.js`` (its renderer: roles, the game's figures
+    above the seats, how a seat's action reads, its full-screen effects; see
+    docs/overlay.md) and ``overlay.css`` if it has one. None: the overlay shows the
+    game's tables with its neutral shell only (names, turns, comments, gifts)."""
 
     wire: Callable[[], Wire] | None = field(default=None, repr=False)
     """The game's messages and events as models (:class:`Wire`), loaded when asked for

@@ -4,6 +4,7 @@
 |---|---|
 | ``/overlay``, ``/spectator``, ``/control`` | the pages (static files shipped in the package) |
 | ``/static/<file>`` | their scripts and styles |
+| ``/static/games/<game>/<file>`` | a game's part of the overlay (arena/server/game_assets.py) |
 | ``/ws``, ``/ws/spectator`` | the public feed, the delayed one (``?table=t2``) |
 | ``/avatars/<n>`` | an avatar given as a file in the config |
 | ``/healthz`` | is it up, what it plays, and which sinks are degraded |
@@ -39,11 +40,14 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from arena.errors import ConfigError
+from arena.games.registry import get_game
 from arena.logs import get_logger
 from arena.masking import masked
 from arena.secrets import SERVER_TOKEN_ENV
 from arena.server.control import MatchControl
 from arena.server.framing import NoFraming
+from arena.server.game_assets import GAMES_URL, asset_file, game_overlay
 from arena.server.hub import Feed, OverlayHub
 
 __all__ = ["STATIC_DIR", "GiftIntake", "ServerParts", "build_app"]
@@ -118,6 +122,7 @@ def build_app(parts: ServerParts) -> Starlette:
             Route("/gifts/webhook", routes.webhook, methods=["POST"]),
             WebSocketRoute("/ws", routes.feed("public")),
             WebSocketRoute("/ws/spectator", routes.feed("spectator")),
+            Route(GAMES_URL + "/{game}/{file:path}", routes.game_asset),
             Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
         ],
         middleware=[Middleware(NoFraming)],  # /control and its API: never in a frame
@@ -156,6 +161,14 @@ class Routes:
         state = self.parts.hub.server_state()
         status = "degraded" if state["degraded"] else "ok"  # a sink keeps failing
         return _json({"status": status, **state})
+
+    async def game_asset(self, request: Request) -> Response:
+        """A file of a game's renderer (its ``overlay_assets``), served as ``/static``'s."""
+        params = request.path_params
+        path = asset_file(params["game"], params["file"])
+        if path is None:
+            return _error(404, "no such file")
+        return FileResponse(path)
 
     async def avatar(self, request: Request) -> Response:
         path = self.parts.avatar_files.get(request.path_params["index"])
@@ -208,6 +221,7 @@ class Routes:
     def _state(self) -> dict[str, Any]:
         parts = self.parts
         hub, control = parts.hub, parts.control
+        game = hub.game_of(hub.featured)
         return {
             **hub.server_state(),
             "paused": control.paused,
@@ -216,7 +230,9 @@ class Routes:
             "can_start": parts.on_start is not None and not control.started,
             "gifts": parts.gifts is not None,
             "last_error": parts.last_error,
-            "effects": list(parts.gifts.effects) if parts.gifts is not None else [],
+            "effects": _offered(parts.gifts.effects, game) if parts.gifts is not None else [],
+            "game": game_overlay(game) if game is not None else None,
+            "seats": hub.seats_of(hub.featured),
         }
 
     async def control_state(self, request: Request) -> Response:
@@ -312,6 +328,18 @@ class Routes:
             log.exception("gift_webhook_failed", error=type(exc).__name__)
             return _error(500, f"the arena failed handling this delivery ({type(exc).__name__})")
         return _json(answer, status)
+
+
+def _offered(effects: Sequence[str], game: str | None) -> list[str]:
+    """The gift effects the control page offers: those the featured table's game takes
+    (its :attr:`~arena.games.base.Game.gift_effects`), every one before a table plays."""
+    if game is None:
+        return list(effects)
+    try:
+        offered = get_game(game).gift_effects
+    except ConfigError:
+        return list(effects)
+    return [effect for effect in effects if effect in offered]
 
 
 def _ok(said: str, state: Mapping[str, Any]) -> JSONResponse:

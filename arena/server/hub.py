@@ -10,7 +10,8 @@ the contract of docs/overlay.md:
   language, the avatars, the sinks degraded: :mod:`arena.sinks.health`); first, and
   again when any of it changes;
 - ``snapshot``: a table's public picture (its game's ``TableState``), coalesced: at most one
-  per table every :data:`SNAPSHOT_INTERVAL_S` while events keep coming;
+  per table every :data:`SNAPSHOT_INTERVAL_S` while events keep coming; it names the
+  table's game and its overlay renderer (:mod:`arena.server.game_assets`);
 - the public events themselves, exactly as on the MQTT feed (``v`` and ``run`` added);
 - ``leaderboard``: a tournament's standings;
 - on ``/ws/spectator`` only: ``spectator`` items (every hand), and snapshots folded
@@ -34,8 +35,10 @@ from typing import Any, Final, Literal
 
 from arena.errors import ConfigError
 from arena.events import Event
+from arena.games.registry import DEFAULT_GAME
 from arena.masking import mask
 from arena.safe_json import dumps
+from arena.server.game_assets import game_overlay
 from arena.sinks.health import Degraded
 from arena.sinks.public_state import PublicState, new_table_state
 from protocol.events import EVENT_SCHEMA_VERSION
@@ -99,25 +102,33 @@ class _Figures:
 class _Table:
     """What the hub keeps of one table beyond its snapshot."""
 
-    figures: list[_Figures | None] = field(default_factory=lambda: [None, None, None])
+    game: str = DEFAULT_GAME
+    """The game the table plays, as its events say."""
+    figures: dict[int, _Figures] = field(default_factory=dict)
+    """A model seat's figures, by seat (a seat no model plays has none)."""
     gifts: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=_RECENT_GIFTS))
     hands: dict[str, Any] | None = None
     """The last delayed ``hands`` item (spectator side only)."""
 
     def fold(self, event: Event) -> None:
-        """Keep a model seat's figures and the last gifts, from the table's events."""
+        """Keep the table's game, a model seat's figures and the last gifts, from the
+        table's events."""
+        self.game = event.game
         if event.type == "match_started":
-            self.figures = [None, None, None]
+            self.figures = {}
             self.gifts.clear()
-        elif event.type == "decision" and event.seat is not None and 0 <= event.seat < 3:
-            figures = self.figures[event.seat] or _Figures()
+        elif event.type == "decision" and event.seat is not None and event.seat >= 0:
+            figures = self.figures.setdefault(event.seat, _Figures())
             figures.add(event.data)
-            self.figures[event.seat] = figures
         elif event.type == "gift":
             self.gifts.append(event.to_dict())
 
-    def figures_json(self) -> list[dict[str, Any] | None]:
-        return [None if f is None else f.to_dict() for f in self.figures]
+    def figures_json(self, seats: int) -> list[dict[str, Any] | None]:
+        """Every seat's figures (None for a seat without), for a table of ``seats``."""
+        count = max(seats, *(seat + 1 for seat in self.figures), 0)
+        return [
+            None if (f := self.figures.get(seat)) is None else f.to_dict() for seat in range(count)
+        ]
 
 
 class Subscription:
@@ -349,6 +360,17 @@ class OverlayHub:
             texts.append(_json({"type": "leaderboard", "board": self._leaderboard}))
         return texts
 
+    def game_of(self, table: str | None) -> str | None:
+        """The game a table plays, as its events say (None: no such table yet)."""
+        extra = self._tables.get(table) if table is not None else None
+        return extra.game if extra is not None else None
+
+    def seats_of(self, table: str | None) -> int | None:
+        """How many seats a table's public snapshot has (None: no such table yet)."""
+        state = self._public.get(table) if table is not None else None
+        seats = state.snapshot().get("seats") if state is not None else None
+        return len(seats) if isinstance(seats, list) else None
+
     def server_state(self) -> dict[str, Any]:
         """What ``/healthz`` and the control page say about the run."""
         return {
@@ -385,14 +407,18 @@ class OverlayHub:
     def _snapshot_text(self, feed: Feed, table: str) -> str:
         states = self._public if feed == "public" else self._delayed
         extras = self._tables if feed == "public" else self._delayed_tables
-        extra = extras.get(table) or _Table()
+        public = self._tables.get(table)
+        extra = extras.get(table) or _Table(game=public.game if public else DEFAULT_GAME)
         state = states.get(table)
+        snapshot = (state or new_table_state(table, run_id=self.run_id, game=extra.game)).snapshot()
+        seats = snapshot.get("seats")
         message: dict[str, Any] = {
             "type": "snapshot",
             "table": table,
-            "state": (state or new_table_state(table, run_id=self.run_id)).snapshot(),
-            "figures": extra.figures_json(),
+            "state": snapshot,
+            "figures": extra.figures_json(len(seats) if isinstance(seats, list) else 0),
             "gifts": list(extra.gifts),
+            "game": game_overlay(extra.game),
         }
         if feed == "spectator":
             message["hands"] = extra.hands

@@ -20,6 +20,8 @@ from typing import Any, Final
 from rich.text import Text
 
 from arena.events import Event
+from arena.games.registry import DEFAULT_GAME
+from arena.sinks.game_console import console_of
 
 __all__ = [
     "GIFT_BANNERS",
@@ -36,12 +38,11 @@ _GIFT_NAMES: Final = {
     "PEEK": "偷看牌",
     "SWAP": "换牌",
     "ADD": "加牌",
-    "DOUBLE": "翻倍",
     "EFFECT": "全场特效",
-    "ROLE_SWAP": "角色互换",
     "RESHUFFLE": "重新洗牌",
 }
-"""Each effect's Chinese name, as streams and docs/gifts.md call it."""
+"""The Chinese name of each effect every game may offer, as streams and docs/gifts.md
+call it; a game's own are its console's (``GameConsole.gift_names``)."""
 
 _GIFT_REASONS: Final = {
     "duplicate": "already received (a duplicate)",
@@ -49,7 +50,6 @@ _GIFT_REASONS: Final = {
     "queue_full": "the gift queue is full",
     "cooldown": "on cooldown",
     "last_cards": "too near the end of a hand",
-    "double_cap": "the round's doubles are used up",
     "unmapped": "this gift does nothing here",
     "unknown_table": "no such table",
     "no_target": "no seat to aim it at",
@@ -58,8 +58,9 @@ _GIFT_REASONS: Final = {
     "error": "failed unexpectedly",
 }
 """Why a gift did not apply, in words, by the reason's code (its part before any ``:``;
-the rest is a detail, kept: ``no such table: t9``). Another reason is shown as it is
-(the rules' own words)."""
+the rest is a detail, kept: ``no such table: t9``); a game's own reasons are its
+console's (``GameConsole.gift_reasons``). Another reason is shown as it is (the rules'
+own words)."""
 
 _GIFT_REASON_KEYS: Final = 16
 """Distinct reasons counted per table before the rest count as ``other`` (the engine's
@@ -73,14 +74,20 @@ QUIET_EVERY_S: Final = 10.0
 (with a count of those not shown): 10,000 refused gifts must not bury the game."""
 
 
-def _reason_words(status: str, reason: str | None) -> str:
+def _gift_name(effect: str, game: str) -> str:
+    """An effect's Chinese name (the game's own effects' from its console), or ``""``."""
+    return _GIFT_NAMES.get(effect) or console_of(game).gift_names.get(effect, "")
+
+
+def _reason_words(status: str, reason: str | None, game: str) -> str:
     """``rejected: on cooldown``; a reason with a detail after its code keeps it
     (``unknown_table: t9`` is ``rejected: no such table: t9``); a reason without words
     is shown as it came."""
     if not reason:
         return "expired unused" if status == "expired" else status
     code, _, detail = reason.partition(":")
-    words = _GIFT_REASONS.get(code.strip())
+    code = code.strip()
+    words = _GIFT_REASONS.get(code) or console_of(game).gift_reasons.get(code)
     if words is None:
         return f"{status}: {reason}"
     detail = detail.strip()
@@ -94,12 +101,12 @@ def _quiet_key(data: Mapping[str, Any]) -> str:
     return f"{data.get('status')} {key}".rstrip()
 
 
-def _quiet_words(key: str) -> str:
+def _quiet_words(key: str, game: str) -> str:
     """A :func:`_quiet_key`'s words: ``rejected: on cooldown``, ``expired unused``."""
     status, _, code = key.partition(" ")
     if code == "other":
         return f"{status} for other reasons"
-    return _reason_words(status, code or None)
+    return _reason_words(status, code or None, game)
 
 
 def gift_units(data: Mapping[str, Any]) -> int:
@@ -112,7 +119,7 @@ def gift_text(event: Event, repeats: int = 0, *, since: bool = False) -> Text | 
     """A gift event's banner as rich ``Text`` (viewer words are never parsed as markup),
     or None for a queued gift (the board counts those instead).
 
-    ``🎁 小明 (小花花): CHEER 加油 → Ann “加油地主！”`` when applied; a PEEK says who
+    ``🎁 小明 (小花花): CHEER 加油 → Ann “加油！”`` when applied; a PEEK says who
     peeked at whom and never a card; ``×9800`` after the effect when the event settles
     that many units of the gift at once. A rejected or expired gift is one dim line with
     its reason in words; ``repeats`` adds how many more like it were not shown (``since``:
@@ -131,7 +138,7 @@ def gift_text(event: Event, repeats: int = 0, *, since: bool = False) -> Text | 
     target = event.player or (f"seat {d['target']}" if d.get("target") is not None else "")
     text.append(": ")
     if effect:
-        text.append(f"{effect} {_GIFT_NAMES.get(effect, '')}".rstrip(), style="yellow" * applied)
+        text.append(f"{effect} {_gift_name(effect, event.game)}".rstrip(), style="yellow" * applied)
     else:
         text.append("no effect")
     units = gift_units(d)
@@ -148,7 +155,7 @@ def gift_text(event: Event, repeats: int = 0, *, since: bool = False) -> Text | 
         text.append(str(d["message"]), style="italic")
         text.append("”")
     if not applied:
-        text.append(f" {_reason_words(str(status), d.get('reason'))}")
+        text.append(f" {_reason_words(str(status), d.get('reason'), event.game)}")
     if d.get("test"):
         text.append(" (test)")
     if repeats:
@@ -171,11 +178,14 @@ class GiftTally:
     gift summary."""
     quiet_shown: dict[str, tuple[float, int]] = field(default_factory=dict)
     """Per quiet key: when its last line was shown, and how many were not shown since."""
+    game: str = DEFAULT_GAME
+    """The table's game, as its gift events say (its own refusals are its words)."""
 
     def count(self, event: Event) -> tuple[str, int]:
         """Count an ended gift's units for the summary: the key it is counted under
         (empty when applied) and its units."""
         units = gift_units(event.data)
+        self.game = event.game
         if event.data.get("status") == "applied":
             self.applied += units
             return "", units
@@ -210,7 +220,7 @@ class GiftTally:
         lines = []
         for key, (shown_at, held) in list(self.quiet_shown.items()):
             if held:
-                lines.append(f"· {held:,} more {_quiet_words(key)}, not shown")
+                lines.append(f"· {held:,} more {_quiet_words(key, self.game)}, not shown")
                 self.quiet_shown[key] = (shown_at, 0)
         return lines
 

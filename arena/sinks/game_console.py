@@ -48,6 +48,17 @@ class GameConsole(Protocol):
         """The events of a round's play, besides its start and each turn's."""
         ...
 
+    @property
+    def gift_names(self) -> Mapping[str, str]:
+        """The Chinese names of the game's own gift effects (those every game may offer
+        are named by :mod:`arena.sinks.console_gifts`)."""
+        ...
+
+    @property
+    def gift_reasons(self) -> Mapping[str, str]:
+        """Why a gift of the game's own did not apply, in words, by the reason's code."""
+        ...
+
     def line(self, event: Event, tag: str, said: str) -> str | None:
         """The game's event as a line after ``tag`` (an action's ending with what it
         ``said``); None for an event that is not the game's own."""

@@ -8,19 +8,19 @@ It is never delayed in a browser: that would put live hands on the wire.
 
 The feed is a recorder (:class:`~arena.table.Recorder`), one per table from
 :meth:`SpectatorFeed.for_table`, so the table needs no change: tee it with the replay's
-(:func:`~arena.table.tee_recorders`). What a seat holds it learns the game's way (Dou
-Dizhu's, ``arena/games/ddz/spectator.py``: each hand from the DEAL sent to its seat, the
-bottom cards as the rest of the deck, the landlord's full hand from
-``landlord_chosen``, every play from the ``play`` events). It gives nothing to agents or
-to the public sinks; it is off unless someone builds one.
+(:func:`~arena.table.tee_recorders`). What a seat holds it learns the game's way (the
+game's :attr:`~arena.games.base.Game.spectator_table`; Dou Dizhu's is
+``arena/games/ddz/spectator.py``). It gives nothing to agents or to the public sinks;
+it is off unless someone builds one.
 
 Items are JSON-ready dicts, in order per table, each with a ``kind``:
 
 - ``"event"``: a public event (``event``: :meth:`Event.to_dict`), so that the feed alone
   tells the whole story in the right order;
-- ``"hands"``: every seat's hand after a change (``reason``: ``"deal"``, ``"landlord"``
-  or ``"play"``), ``players``, ``hands`` (three lists of canonical cards, by seat),
-  ``bottom`` and ``landlord`` (seat or None), ``seat`` (who played, for ``"play"``);
+- ``"hands"``: every seat's hand after a change (``reason``: ``"deal"``, ``"play"`` or
+  the game's own), ``players``, ``hands`` (a list of canonical cards per seat),
+  ``seat`` (who played, for ``"play"``), and what else the game's recorder says of its
+  round (its module lists them);
 - any kind a caller adds with :meth:`SpectatorTable.note` (a gift's ``"peek"``).
 
 Each also has ``table``, ``round``, ``seq`` (the feed's own count per table, from 1),

@@ -30,6 +30,12 @@ PLAY_KINDS: Final[frozenset[EventType]] = frozenset(
 )
 """The events of a Dou Dizhu round's play, besides its start and each turn's."""
 
+GIFT_NAMES: Final = {"DOUBLE": "翻倍", "ROLE_SWAP": "角色互换"}
+"""Dou Dizhu's own gift effects' Chinese names, as streams and docs/gifts.md call them."""
+
+GIFT_REASONS: Final = {"double_cap": "the round's doubles are used up"}
+"""Why a gift of Dou Dizhu's own did not apply, in words, by the reason's code."""
+
 
 def _bid_words(data: Mapping[str, Any]) -> str:
     """What a bid was: a score, or in grab bidding a call or a grab (叫地主 / 抢地主).
@@ -198,6 +204,8 @@ class DdzConsole:
     columns: Final = COLUMNS
     actions: Final = ACTIONS
     play_kinds: Final = PLAY_KINDS
+    gift_names: Final = GIFT_NAMES
+    gift_reasons: Final = GIFT_REASONS
 
     # the module's functions, as the console calls them on this object
     line = staticmethod(line)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from arena.games.base import Game, GameRules, Sides, Wire
@@ -188,4 +189,5 @@ GAME: Final = Game(
     stored_result=_stored_result,
     result_check=_result_check,
     round_audit=_round_audit,
+    overlay_assets=Path(__file__).with_name("overlay"),
 )

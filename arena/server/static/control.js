@@ -4,7 +4,10 @@
  * (/control#token=..., the link `arena serve` prints with a token made for the run: a
  * fragment is never sent to the server), and is kept in sessionStorage (gone when the tab
  * closes); a fragment's token is taken off the address bar and the tab's history at once.
- * Every answer is shown with textContent, never as markup.
+ * Every answer is shown with textContent, never as markup. The test gift's effects and
+ * seats are the featured table's game's (the state's `effects` and `seats`); the names
+ * of a game's own effects come from its overlay renderer (the state's `game.script`,
+ * loaded here only for its `effectNames`).
  */
 "use strict";
 
@@ -79,11 +82,46 @@
     else if (values.includes(keep)) select.value = keep;
   }
 
+  /** The gift effects every game may offer; a game's own are named by its renderer. */
   const EFFECT_LABELS = {
     CHEER: "加油 Cheer", EMOTE: "表情 Emote", PEEK: "偷看 Peek", SWAP: "换牌 Swap",
-    ADD: "加牌 Add", DOUBLE: "翻倍 Double", EFFECT: "特效 Effect",
-    ROLE_SWAP: "角色互换 Role swap", RESHUFFLE: "重新洗牌 Reshuffle",
+    ADD: "加牌 Add", EFFECT: "特效 Effect", RESHUFFLE: "重新洗牌 Reshuffle",
   };
+
+  // A game's overlay renderer registers itself; this page reads only its effectNames.
+  const renderers = {};
+  const asked = new Set();
+  window.ArenaOverlay = { register(name, renderer) { renderers[name] = renderer; } };
+
+  /** Load the renderer of the featured table's game once; relabel when it is in. */
+  function useGame(game) {
+    if (!game || !game.script || asked.has(game.name)) return;
+    asked.add(game.name);
+    const script = document.createElement("script");
+    script.src = game.script;
+    script.onload = () => { if (lastState) fillEffects(lastState); };
+    document.head.appendChild(script);
+  }
+
+  function effectLabel(effect, st) {
+    if (EFFECT_LABELS[effect]) return EFFECT_LABELS[effect];
+    const renderer = st && st.game ? renderers[st.game.name] : null;
+    const names = renderer && renderer.effectNames ? renderer.effectNames : {};
+    const label = [names.zh && names.zh[effect], names.en && names.en[effect]].filter(Boolean).join(" ");
+    return label || effect;
+  }
+
+  function fillEffects(st) {
+    fillSelect($("gift-effect"), st.effects || [], undefined, (e) => effectLabel(e, st));
+  }
+
+  /** No target, or one of the featured table's seats. */
+  function fillTargets(seats) {
+    const count = typeof seats === "number" ? seats : 0;
+    const values = ["", ...Array.from({ length: count }, (_, i) => String(i))];
+    fillSelect($("gift-target"), values, undefined,
+      (v) => (v === "" ? "无 None" : `座位 Seat ${v}`));
+  }
 
   function showState(st) {
     const first = lastState === null;
@@ -107,7 +145,9 @@
     $("control-state").textContent = lines.join("\n");
     // Keep the featured pick the user is editing; set it from the server the first time.
     fillSelect($("featured"), st.tables || [], first ? st.featured : undefined);
-    fillSelect($("gift-effect"), st.effects || [], undefined, (e) => EFFECT_LABELS[e] || e);
+    useGame(st.game);
+    fillEffects(st);
+    fillTargets(st.seats);
     // Buttons stay enabled: the server says why an action does not apply right now.
     $("start").classList.toggle("dim", st.can_start === false);
   }

@@ -1,4 +1,14 @@
-/* Dou Dizhu Arena stream overlay (public /overlay and delayed /spectator).
+/* The arena's stream overlay (public /overlay and delayed /spectator): every game's shell.
+ *
+ * The shell draws what every game has: the connection and its status, one panel per
+ * seat (as many as the snapshot's seats, laid out around the table), names, avatars,
+ * whose turn it is with its countdown, comments as bubbles, a model seat's figures,
+ * gift banners, full-screen effects, the leaderboard, sound. What a table of one game
+ * shows beyond that is the game's renderer, a script of the game's package that the
+ * shell loads when a snapshot names the game (`snapshot.game.script`, served at
+ * /static/games/<game>/overlay.js) and that registers itself with
+ * `window.ArenaOverlay.register(name, renderer)` (the hooks: docs/overlay.md). A game
+ * without a renderer, or whose renderer does not load, is shown by the shell alone.
  *
  * Safety: every string that comes from agents or viewers is put on the page with
  * textContent / createTextNode only; this file never uses innerHTML with data.
@@ -22,29 +32,21 @@
     zh: {
       waiting: "等待开始", live: "直播中", paused: "已暂停", ended: "已结束",
       round: (r, n) => (n ? `第 ${r}/${n} 局` : `第 ${r} 局`),
-      call: "叫分", mult: "倍数", bottom: "底牌", leaderboard: "排行榜",
-      landlord: "地主", farmer: "农民", cardsLeft: "剩", total: "总分",
-      pass: "不出", bid0: "不叫", bid: (n) => `${n} 分`, grab: "抢地主", nograb: "不抢",
-      call1: "叫地主", double: "加倍", nodouble: "不加倍", redouble: "再加倍", noredouble: "不再加倍",
+      leaderboard: "排行榜", cardsLeft: "剩", total: "总分",
       standin: "替补", legal: "合法率", cost: "花费", sent: "送出", pts: "分",
       forfeits: (n) => `弃权 ${n}`,
       delayed: (s) => `延迟 ${s} 秒`, peek: (v) => `${v} 偷看了`,
       specOff: "延迟观战未开启", specOffHint: "启动时加上 --spectator-delay SECONDS",
-      bomb: "炸弹!", rocket: "王炸!", spring: "春天!", reverse_spring: "反春!",
       connecting: "连接中…", degraded: "信号异常", winner: (s) => `${s} 胜`,
     },
     en: {
       waiting: "Waiting", live: "Live", paused: "Paused", ended: "Ended",
       round: (r, n) => (n ? `Round ${r}/${n}` : `Round ${r}`),
-      call: "Call", mult: "Mult", bottom: "Bottom", leaderboard: "Leaderboard",
-      landlord: "Landlord", farmer: "Farmer", cardsLeft: "Cards", total: "Total",
-      pass: "Pass", bid0: "No bid", bid: (n) => `Bid ${n}`, grab: "Grab", nograb: "No grab",
-      call1: "Call", double: "Double", nodouble: "No double", redouble: "Redouble", noredouble: "No redouble",
+      leaderboard: "Leaderboard", cardsLeft: "Cards", total: "Total",
       standin: "Stand-in", legal: "Legal", cost: "Cost", sent: "sent", pts: "pts",
       forfeits: (n) => `${n} forfeited`,
       delayed: (s) => `delayed ${s} s`, peek: (v) => `${v} peeked`,
       specOff: "Delayed spectator view is off", specOffHint: "start the arena with --spectator-delay SECONDS",
-      bomb: "BOMB!", rocket: "ROCKET!", spring: "SPRING!", reverse_spring: "REVERSE SPRING!",
       connecting: "Connecting…", degraded: "Degraded", winner: (s) => `${s} wins`,
     },
   };
@@ -57,14 +59,20 @@
 
   // Everything the page knows; rendered as a whole on each snapshot.
   const app = {
-    server: null, snapshot: null, figures: [null, null, null],
+    server: null, snapshot: null, figures: [],
     hands: null, leaderboard: null, lang: LANG_PARAM || "zh",
     sound: SOUND_PARAM === "1", seenGifts: new Set(), ws: null, backoff: 500,
+    game: null, renderer: null, seatsBuilt: null,
   };
 
   const $ = (sel, root) => (root || document).querySelector(sel);
+  /** A label: the shell's own, else the game renderer's (`labels`), else the key. */
   const t = (key, ...args) => {
-    const v = I18N[app.lang][key];
+    let v = I18N[app.lang][key];
+    if (v === undefined) {
+      const own = app.renderer && app.renderer.labels ? app.renderer.labels[app.lang] : null;
+      v = own && key in own ? own[key] : key;
+    }
     return typeof v === "function" ? v(...args) : v;
   };
 
@@ -132,12 +140,98 @@
     });
   }
 
+  // ---------- the game's renderer ----------
+
+  /** Renderers registered by the games' scripts, by game name. */
+  const renderers = {};
+
+  /** What the shell lends a renderer: its helpers, never its state. */
+  const api = {
+    el, $, t, slot, cardEl, setCards, fullScreen: (...a) => fullScreen(...a),
+    beep: (...a) => beep(...a), mode: MODE,
+  };
+
+  /** The shell alone: a game without a renderer still shows a play's cards. */
+  const NEUTRAL = {
+    buildSeat(node) {
+      $(".seat-action", node).append(el("div", "seat-play cards"));
+    },
+    renderSeat(node, seat) {
+      const play = $(".seat-play", node);
+      const cards = seat.action && Array.isArray(seat.action.cards) ? seat.action.cards : [];
+      setCards(play, cards);
+      play.hidden = cards.length === 0;
+    },
+  };
+
+  /** Call a renderer's hook; a renderer that fails leaves the shell drawing. */
+  function hook(name, ...args) {
+    const r = app.renderer;
+    if (!r || typeof r[name] !== "function") return undefined;
+    try {
+      return r[name](...args, api);
+    } catch (err) {
+      console.warn(`the ${app.game} renderer's ${name} failed`, err);
+      return undefined;
+    }
+  }
+
+  let loading = null; // messages held while a game's renderer loads
+  /** The table's game (from its snapshot): load its renderer once, holding the messages
+   *  that come meanwhile, and draw with the shell alone if it has none or it fails. */
+  function useGame(game, then) {
+    const name = game && typeof game.name === "string" ? game.name : null;
+    if (name === app.game) return then();
+    if (!name || !game.script || name in renderers) return switchGame(name, then);
+    loading = [];
+    const done = () => {
+      const held = loading || [];
+      loading = null;
+      switchGame(name, then);
+      held.forEach(onMessage);
+    };
+    if (game.style && !document.querySelector(`link[data-game="${CSS.escape(name)}"]`)) {
+      const link = document.createElement("link");
+      link.rel = "stylesheet";
+      link.href = game.style;
+      link.dataset.game = name;
+      document.head.appendChild(link);
+    }
+    const script = document.createElement("script");
+    script.src = game.script;
+    script.dataset.game = name;
+    script.onload = done;
+    script.onerror = () => { renderers[name] = null; done(); };
+    document.head.appendChild(script);
+    return undefined;
+  }
+
+  function switchGame(name, then) {
+    app.game = name;
+    app.renderer = (name && renderers[name]) || NEUTRAL;
+    document.body.dataset.game = name || "";
+    app.seatsBuilt = null; // the seats and the game's top bar are built anew
+    const info = $("#game-info");
+    info.replaceChildren();
+    hook("buildTopbar", info);
+    applyLabels();
+    return then();
+  }
+
+  window.ArenaOverlay = {
+    /** A game's renderer registers itself (its script runs once the shell asked for it). */
+    register(name, renderer) { renderers[name] = renderer; },
+  };
+
   // ---------- seats ----------
 
-  /** Build the three seat panels once; render() only updates their contents. */
-  function buildSeats() {
+  /** Build the seat panels (as many as the snapshot has seats); render() only updates
+   *  their contents. Rebuilt when the count or the game changes. */
+  function buildSeats(count) {
     const box = $("#seats");
-    for (let i = 0; i < 3; i++) {
+    box.dataset.count = String(count);
+    box.replaceChildren();
+    for (let i = 0; i < count; i++) {
       const seat = el("div", "seat");
       seat.dataset.seat = String(i);
       const panel = el("div", "seat-panel panel");
@@ -158,44 +252,25 @@
       const bubble = el("div", "bubble");
       bubble.append(el("span", "bubble-emoji"), el("span", "bubble-text"));
       const action = el("div", "seat-action");
-      action.append(el("div", "seat-play cards"), el("div", "seat-pass"), el("div", "seat-bid"));
       seat.append(panel, bubble, action);
       if (MODE === "spectator") seat.append(el("div", "seat-hand cards small"));
       box.appendChild(seat);
+      hook("buildSeat", seat);
     }
-  }
-
-  function bidText(bid) {
-    if (!bid) return "";
-    const n = Number(bid.bid) || 0;
-    if (bid.mode === "grab") {
-      if (bid.grab) return n ? t("grab") : t("nograb");
-      return n ? t("call1") : t("bid0");
-    }
-    return n ? t("bid", n) : t("bid0");
-  }
-
-  function doubleText(d) {
-    if (!d) return "";
-    if (d.kind === "redouble") return d.double ? t("redouble") : t("noredouble");
-    return d.double ? t("double") : t("nodouble");
+    app.seatsBuilt = count;
   }
 
   function renderSeat(node, seat, state, fig) {
-    const isLandlord = state.landlord === seat.seat;
     const isTurn = !!(state.turn && state.turn.seat === seat.seat && state.status === "live");
-    node.classList.toggle("landlord", isLandlord);
     node.classList.toggle("turn", isTurn);
     // After a round, the winning side glows until the next round starts.
     // (state.result.winners names players; a full round_result nests seats under .result.)
     const res = state.result ? (state.result.result || state.result) : null;
     const winners = res && Array.isArray(res.winners) ? res.winners : [];
     node.classList.toggle("winner", winners.includes(seat.player) || winners.includes(seat.seat));
-    node.classList.toggle("warn", seat.cards_left !== null && seat.cards_left <= 2 && seat.cards_left > 0);
 
     $(".seat-name", node).textContent = seat.player || `#${seat.seat + 1}`;
     renderAvatar($(".seat-avatar-box", node), seat.player);
-    renderBadge($(".seat-name-row", node), isLandlord);
 
     // Stand-in marker, figures and countdown exist only when they apply (tests count them).
     const standin = slot($(".seat-name-row", node), "seat-standin", !!seat.standin);
@@ -209,7 +284,7 @@
     $(".seat-total", node).textContent = total === null ? "0" : String(total);
 
     renderFigures(slot($(".seat-info", node), "seat-figures", !!fig, "div"), fig);
-    renderAction(node, seat, state);
+    hook("renderSeat", node, seat, state);
     renderBubble($(".bubble", node), seat);
   }
 
@@ -239,18 +314,6 @@
     if (img.getAttribute("src") !== url) img.src = url;
   }
 
-  function renderBadge(row, isLandlord) {
-    let badge = $(".badge-landlord", row);
-    if (isLandlord && !badge) {
-      badge = el("span", "badge-landlord");
-      row.insertBefore(badge, row.firstChild);
-    } else if (!isLandlord && badge) {
-      badge.remove();
-      badge = null;
-    }
-    if (badge) badge.textContent = `♛ ${t("landlord")}`;
-  }
-
   function renderFigures(box, fig) {
     if (!box) return;
     box.replaceChildren();
@@ -261,27 +324,6 @@
     if (typeof fig.cost === "number") {
       box.appendChild(el("span", "fig-cost", `${t("cost")} $${fig.cost.toFixed(fig.cost < 1 ? 4 : 2)}`));
     }
-  }
-
-  function renderAction(node, seat, state) {
-    const play = $(".seat-play", node);
-    const pass = $(".seat-pass", node);
-    const bidBox = $(".seat-bid", node);
-    const action = seat.action;
-    const isPlay = action && action.type === "play";
-    setCards(play, isPlay ? action.cards : []);
-    play.hidden = !isPlay;
-    play.dataset.handType = isPlay && action.hand_type ? action.hand_type : "";
-    const isPass = !!(action && action.type === "pass");
-    pass.textContent = isPass ? t("pass") : "";
-    pass.hidden = !isPass;
-    // Bids and doubles matter while the round is being set up.
-    let bidStr = "";
-    if (state.phase === "bidding" || state.phase === "doubling") {
-      bidStr = [bidText(seat.bid), doubleText(seat.double)].filter(Boolean).join(" · ");
-    }
-    bidBox.textContent = bidStr;
-    bidBox.hidden = !bidStr;
   }
 
   function renderBubble(bubble, seat) {
@@ -334,14 +376,12 @@
     }
     root.dataset.table = state.table || "";
     $("#round-info").textContent = state.round ? t("round", state.round, state.rounds) : "";
-    $("#call-score").textContent = state.call_score ? String(state.call_score) : "–";
-    const common = state.multiplier && state.multiplier.common ? state.multiplier.common : 1;
-    $("#multiplier").textContent = `×${common}`;
-    setCards($("#bottom-cards"), state.bottom_cards || []);
-    $(".bottom-wrap").hidden = !(state.bottom_cards && state.bottom_cards.length);
+    hook("render", state);
 
+    const seats = Array.isArray(state.seats) ? state.seats : [];
+    if (app.seatsBuilt !== seats.length) buildSeats(seats.length);
     const nodes = document.querySelectorAll(".seat");
-    (state.seats || []).forEach((seat, i) => {
+    seats.forEach((seat, i) => {
       if (nodes[i]) renderSeat(nodes[i], seat, state, app.figures[i]);
     });
     if (MODE === "spectator") renderHands();
@@ -350,7 +390,7 @@
 
   /** Spectator: every seat's hand face up, from the latest `hands` item. */
   function renderHands() {
-    const hands = app.hands && Array.isArray(app.hands.hands) ? app.hands.hands : [[], [], []];
+    const hands = app.hands && Array.isArray(app.hands.hands) ? app.hands.hands : [];
     document.querySelectorAll(".seat").forEach((node, i) => {
       const box = $(".seat-hand", node);
       if (box) setCards(box, hands[i] || []);
@@ -424,14 +464,17 @@
     if (d.effect === "EFFECT") fullScreen("effect", "✦ ✦ ✦");
   }
 
+  /** The gift effects every game may offer; a game's own are its renderer's
+   *  (`effectNames`), and an effect named by neither is shown as it is called. */
   const EFFECT_NAMES = {
-    zh: { CHEER: "加油", EMOTE: "表情", PEEK: "偷看", SWAP: "换牌", ADD: "加牌", DOUBLE: "翻倍",
-      EFFECT: "特效", ROLE_SWAP: "角色互换", RESHUFFLE: "重新洗牌" },
-    en: { CHEER: "Cheer", EMOTE: "Emote", PEEK: "Peek", SWAP: "Swap", ADD: "Add card", DOUBLE: "Double",
-      EFFECT: "Effect", ROLE_SWAP: "Role swap", RESHUFFLE: "Reshuffle" },
+    zh: { CHEER: "加油", EMOTE: "表情", PEEK: "偷看", SWAP: "换牌", ADD: "加牌",
+      EFFECT: "特效", RESHUFFLE: "重新洗牌" },
+    en: { CHEER: "Cheer", EMOTE: "Emote", PEEK: "Peek", SWAP: "Swap", ADD: "Add card",
+      EFFECT: "Effect", RESHUFFLE: "Reshuffle" },
   };
   function effectName(effect) {
-    return EFFECT_NAMES[app.lang][effect] || effect;
+    const own = app.renderer && app.renderer.effectNames ? app.renderer.effectNames[app.lang] : null;
+    return EFFECT_NAMES[app.lang][effect] || (own && own[effect]) || effect;
   }
 
   // ---------- full-screen effects ----------
@@ -447,13 +490,8 @@
   function onEvent(ev) {
     if (TABLE === null && app.server && app.server.table && ev.table && ev.table !== app.server.table) return;
     if (ev.type === "gift") giftBanner(ev);
-    const d = ev.data || {};
-    if (ev.type === "play" && d.hand_type === "BOMB") { fullScreen("bomb", t("bomb")); beep("bomb"); }
-    if (ev.type === "play" && d.hand_type === "ROCKET") { fullScreen("rocket", t("rocket")); beep("rocket"); }
-    if (ev.type === "round_result" && d.result && d.result.spring) {
-      fullScreen("spring", t(d.result.spring === "reverse_spring" ? "reverse_spring" : "spring"));
-      beep("spring");
-    }
+    // the game's own moments (Dou Dizhu: a bomb, a rocket, a spring) are its renderer's
+    if (!ev.game || ev.game === app.game) hook("onEvent", ev);
   }
 
   // ---------- sound (WebAudio, synthesized; off unless asked) ----------
@@ -464,12 +502,11 @@
     try {
       audio = audio || new (window.AudioContext || window.webkitAudioContext)();
       if (audio.state === "suspended") audio.resume();
+      // [frequency, start, duration, wave] each; a game's own sounds are its renderer's
+      const own = app.renderer && app.renderer.sounds ? app.renderer.sounds : {};
       const tones = {
-        bomb: [[110, 0.0, 0.5, "sawtooth"], [70, 0.05, 0.6, "square"]],
-        rocket: [[300, 0.0, 0.15, "square"], [600, 0.12, 0.15, "square"], [1200, 0.24, 0.25, "square"]],
-        spring: [[523, 0.0, 0.15, "sine"], [659, 0.12, 0.15, "sine"], [784, 0.24, 0.3, "sine"]],
         gift: [[880, 0.0, 0.1, "triangle"], [1320, 0.08, 0.18, "triangle"]],
-      }[kind] || [];
+      }[kind] || own[kind] || [];
       const now = audio.currentTime;
       for (const [freq, at, dur, type] of tones) {
         const osc = audio.createOscillator();
@@ -529,17 +566,22 @@
     renderLeaderboard();
   }
 
+  function onSnapshot(msg) {
+    app.snapshot = msg.state || null;
+    app.figures = Array.isArray(msg.figures) ? msg.figures : [];
+    if (MODE === "spectator" && "hands" in msg) app.hands = msg.hands;
+    // The last gifts of the table: show those we have not shown yet (e.g. on join).
+    (msg.gifts || []).forEach((g) => { if (g && g.data) giftBanner(g); });
+    render();
+  }
+
   function onMessage(msg) {
     if (!msg || typeof msg !== "object") return;
+    if (loading) { loading.push(msg); return; } // in order, once the game's renderer is in
     switch (msg.type) {
       case "server": onServer(msg); break;
       case "snapshot":
-        app.snapshot = msg.state || null;
-        app.figures = Array.isArray(msg.figures) ? msg.figures : [null, null, null];
-        if (MODE === "spectator" && "hands" in msg) app.hands = msg.hands;
-        // The last gifts of the table: show those we have not shown yet (e.g. on join).
-        (msg.gifts || []).forEach((g) => { if (g && g.data) giftBanner(g); });
-        render();
+        useGame(msg.game || null, () => onSnapshot(msg));
         break;
       case "leaderboard": app.leaderboard = msg.board || null; renderLeaderboard(); break;
       case "spectator": onSpectatorItem(msg.item); break;
@@ -586,7 +628,7 @@
     const root = $("#overlay");
     root.dataset.layout = LAYOUT;
     document.body.dataset.layout = LAYOUT;
-    buildSeats();
+    app.renderer = NEUTRAL;
     const off = $("#spectator-off");
     off.replaceChildren(el("div", "off-zh", I18N.zh.specOff), el("div", "off-en", I18N.en.specOff),
       el("div", "off-hint", `${I18N.zh.specOffHint} / ${I18N.en.specOffHint}`));

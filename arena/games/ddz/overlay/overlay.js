@@ -1,0 +1,148 @@
+/* 斗地主's part of the stream overlay: what a Dou Dizhu table shows beyond the shell.
+ *
+ * The shell (arena/server/static/overlay.js) loads this script when a snapshot names
+ * the game "ddz", and draws the seats, names, turns, bubbles and gifts itself; this
+ * renderer adds the call score, the multiplier and the bottom cards to the top bar, the
+ * landlord's badge, each seat's last play (or pass) and its bid or double while they
+ * are made, and the full-screen bomb, rocket and spring. Its hooks are described in
+ * docs/overlay.md. Like the shell, it puts text on the page with textContent only.
+ */
+"use strict";
+
+(function () {
+  const LABELS = {
+    zh: {
+      call: "叫分", mult: "倍数", bottom: "底牌", landlord: "地主", farmer: "农民",
+      pass: "不出", bid0: "不叫", bid: (n) => `${n} 分`, grab: "抢地主", nograb: "不抢",
+      call1: "叫地主", double: "加倍", nodouble: "不加倍", redouble: "再加倍", noredouble: "不再加倍",
+      bomb: "炸弹!", rocket: "王炸!", spring: "春天!", reverse_spring: "反春!",
+    },
+    en: {
+      call: "Call", mult: "Mult", bottom: "Bottom", landlord: "Landlord", farmer: "Farmer",
+      pass: "Pass", bid0: "No bid", bid: (n) => `Bid ${n}`, grab: "Grab", nograb: "No grab",
+      call1: "Call", double: "Double", nodouble: "No double", redouble: "Redouble", noredouble: "No redouble",
+      bomb: "BOMB!", rocket: "ROCKET!", spring: "SPRING!", reverse_spring: "REVERSE SPRING!",
+    },
+  };
+
+  /** An item of the top bar: its label (set by the shell in the page's language), then
+   *  its value. */
+  function infoItem(api, key, value, cls) {
+    const item = api.el("span", `info-item${cls ? " " + cls : ""}`);
+    const label = api.el("span", "info-label");
+    label.dataset.i18n = key;
+    item.append(label, document.createTextNode(" "), value);
+    return item;
+  }
+
+  function bidText(bid, t) {
+    if (!bid) return "";
+    const n = Number(bid.bid) || 0;
+    if (bid.mode === "grab") {
+      if (bid.grab) return n ? t("grab") : t("nograb");
+      return n ? t("call1") : t("bid0");
+    }
+    return n ? t("bid", n) : t("bid0");
+  }
+
+  function doubleText(d, t) {
+    if (!d) return "";
+    if (d.kind === "redouble") return d.double ? t("redouble") : t("noredouble");
+    return d.double ? t("double") : t("nodouble");
+  }
+
+  function renderBadge(row, isLandlord, api) {
+    let badge = api.$(".badge-landlord", row);
+    if (isLandlord && !badge) {
+      badge = api.el("span", "badge-landlord");
+      row.insertBefore(badge, row.firstChild);
+    } else if (!isLandlord && badge) {
+      badge.remove();
+      badge = null;
+    }
+    if (badge) badge.textContent = `♛ ${api.t("landlord")}`;
+  }
+
+  function renderAction(node, seat, state, api) {
+    const { $, t } = api;
+    const play = $(".seat-play", node);
+    const pass = $(".seat-pass", node);
+    const bidBox = $(".seat-bid", node);
+    const action = seat.action;
+    const isPlay = action && action.type === "play";
+    api.setCards(play, isPlay ? action.cards : []);
+    play.hidden = !isPlay;
+    play.dataset.handType = isPlay && action.hand_type ? action.hand_type : "";
+    const isPass = !!(action && action.type === "pass");
+    pass.textContent = isPass ? t("pass") : "";
+    pass.hidden = !isPass;
+    // Bids and doubles matter while the round is being set up.
+    let bidStr = "";
+    if (state.phase === "bidding" || state.phase === "doubling") {
+      bidStr = [bidText(seat.bid, t), doubleText(seat.double, t)].filter(Boolean).join(" · ");
+    }
+    bidBox.textContent = bidStr;
+    bidBox.hidden = !bidStr;
+  }
+
+  window.ArenaOverlay.register("ddz", {
+    labels: LABELS,
+    effectNames: {
+      zh: { DOUBLE: "翻倍", ROLE_SWAP: "角色互换" },
+      en: { DOUBLE: "Double", ROLE_SWAP: "Role swap" },
+    },
+    sounds: {
+      bomb: [[110, 0.0, 0.5, "sawtooth"], [70, 0.05, 0.6, "square"]],
+      rocket: [[300, 0.0, 0.15, "square"], [600, 0.12, 0.15, "square"], [1200, 0.24, 0.25, "square"]],
+      spring: [[523, 0.0, 0.15, "sine"], [659, 0.12, 0.15, "sine"], [784, 0.24, 0.3, "sine"]],
+    },
+
+    /** The call score, the multiplier and the bottom cards, in the top bar. */
+    buildTopbar(box, api) {
+      box.append(
+        infoItem(api, "call", api.el("span", null, "–")),
+        infoItem(api, "mult", api.el("span", null, "×1")),
+        infoItem(api, "bottom", api.el("span", "cards small"), "bottom-wrap"),
+      );
+      const [call, mult, bottom] = box.querySelectorAll(".info-item > :last-child");
+      call.id = "call-score";
+      mult.id = "multiplier";
+      bottom.id = "bottom-cards";
+    },
+
+    /** A seat's play (as cards), its pass, its bid or double. */
+    buildSeat(node, api) {
+      api.$(".seat-action", node).append(
+        api.el("div", "seat-play cards"), api.el("div", "seat-pass"), api.el("div", "seat-bid"),
+      );
+    },
+
+    render(state, api) {
+      const { $ } = api;
+      $("#call-score").textContent = state.call_score ? String(state.call_score) : "–";
+      const common = state.multiplier && state.multiplier.common ? state.multiplier.common : 1;
+      $("#multiplier").textContent = `×${common}`;
+      api.setCards($("#bottom-cards"), state.bottom_cards || []);
+      $(".bottom-wrap").hidden = !(state.bottom_cards && state.bottom_cards.length);
+    },
+
+    renderSeat(node, seat, state, api) {
+      const isLandlord = state.landlord === seat.seat;
+      node.classList.toggle("landlord", isLandlord);
+      node.classList.toggle("warn", seat.cards_left !== null && seat.cards_left <= 2 && seat.cards_left > 0);
+      renderBadge(api.$(".seat-name-row", node), isLandlord, api);
+      renderAction(node, seat, state, api);
+    },
+
+    /** A bomb, a rocket, a spring: full screen, and their sound. */
+    onEvent(ev, api) {
+      const d = ev.data || {};
+      if (ev.type === "play" && d.hand_type === "BOMB") { api.fullScreen("bomb", api.t("bomb")); api.beep("bomb"); }
+      if (ev.type === "play" && d.hand_type === "ROCKET") { api.fullScreen("rocket", api.t("rocket")); api.beep("rocket"); }
+      if (ev.type === "round_result" && d.result && d.result.spring) {
+        api.fullScreen("spring", api.t(d.result.spring === "reverse_spring" ? "reverse_spring" : "spring"));
+        api.beep("spring");
+      }
+    },
+  });
+})();
