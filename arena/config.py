@@ -155,7 +155,7 @@ class MqttSettings(BaseModel):
         if not _TOPIC_LEVEL.fullmatch(value):
             raise ValueError(
                 f"{value!r} is no topic prefix: levels separated by '/', none empty, "
-                "no wildcard ('+', '#'), such as ddz-arena or studio/ddz"
+                "no wildcard ('+', '#'), such as ddz-arena or studio/cards"
             )
         return value
 

@@ -44,7 +44,7 @@ _SEND_EPILOG: Final = """\
 examples:
   arena gift send cheer --viewer 小明 --message "加油 Alpha!"
   arena gift send SWAP --seat 1 --table t1
-  arena gift send double --mqtt mqtt://studio.local:1883
+  arena gift send effect --mqtt mqtt://studio.local:1883
 
 The gift goes to <prefix>/gifts/in ([mqtt] topic_prefix, ddz-arena by default) at QoS 1,
 marked as a test (platform "test"); an arena playing with gifts on applies it at the

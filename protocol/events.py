@@ -156,8 +156,9 @@ class GiftData(EventData):
     status: GiftStatus
     reason: StrictStr | None = Field(
         description="Why it was rejected: ``duplicate``, ``ranked_mode``, ``queue_full``, "
-        "``cooldown``, ``last_cards``, ``double_cap``, ``unmapped``, ``no_target``, "
-        "``match_over``, ``unknown_table: <table>``, ``invalid: ...``, ``error: ...``, or "
+        "``cooldown``, ``last_cards``, ``unmapped``, ``no_target``, ``match_over``, "
+        "``not_offered: <game>``, ``unknown_table: <table>``, ``invalid: ...``, "
+        "``error: ...``, a reason of the game's own rules (docs/gifts.md lists them), or "
         "the rules' words; null otherwise."
     )
     effect: GiftEffect | None = Field(description="What it does; null when nothing maps it.")

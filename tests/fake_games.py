@@ -72,6 +72,11 @@ def _game(name: str, seats: int) -> Game:
         leaderboard_stats=None,  # none of Dou Dizhu's figures
         forfeit_stake=None,  # a forfeit's stakes unknown: its tournaments count rounds
         result_check=None,
+        duplicate_rules=None,  # no redeals to forbid
+        gifts=None,
+        round_plan=lambda round_no, rules, options: {},
+        migrate_config=None,
+        wire=None,
     )
 
 
@@ -79,10 +84,23 @@ FOUR: Final = _game("four", 4)
 SIX: Final = _game("six", 6)
 
 
+def _deals_each_seating_anew(rules: GameRules) -> GameRules:
+    raise ValueError("this game deals each seating anew")
+
+
+FUSSY: Final = dataclasses.replace(_game("fussy", 4), duplicate_rules=_deals_each_seating_anew)
+"""Four seats whose rules no duplicate deal can fit."""
+
+
 @contextmanager
 def registered(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The fake games found by name (``game = "four"``), as a plugin's would be."""
-    plugins = {**registry._plugins(), "four": f"{__name__}:FOUR", "six": f"{__name__}:SIX"}
+    plugins = {
+        **registry._plugins(),
+        "four": f"{__name__}:FOUR",
+        "six": f"{__name__}:SIX",
+        "fussy": f"{__name__}:FUSSY",
+    }
     monkeypatch.setattr(registry, "_plugins", lambda: plugins)
     yield
 

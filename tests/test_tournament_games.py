@@ -391,3 +391,23 @@ def test_six_seats_duplicate_rotations_is_six_seatings(monkeypatch: pytest.Monke
         )
     assert planned_rounds(config, seed=1) == 1 * 10 * 6
     assert SIX.seat_count() == 6
+
+
+def test_duplicate_deals_ask_the_game_to_fit_its_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In duplicate mode the game makes its rules fit (every seating plays the same
+    cards) or refuses them saying why; a game with nothing to fit plays them as given,
+    and Dou Dizhu's redeals are refused as before."""
+    with registered(monkeypatch):
+        as_given = parse_tournament_config(cup("four", 4, duplicate="rotations"), source="cup.toml")
+        assert as_given.rules == GameRules()
+        with pytest.raises(ConfigError, match="this game deals each seating anew"):
+            parse_tournament_config(cup("fussy", 4, duplicate="rotations"), source="cup.toml")
+    ddz = {
+        "tournament": {"name": "Cup", "duplicate": "rotations"},
+        "rules": {"max_redeals": 2},
+        "agents": [{"name": n} for n in "ABC"],
+    }
+    with pytest.raises(ConfigError, match=r"max_redeals = 2 with tournament\.duplicate"):
+        parse_tournament_config(ddz, source="cup.toml")
+    del ddz["rules"]
+    assert dict(parse_tournament_config(ddz, source="cup.toml").rules)["max_redeals"] == 0

@@ -187,7 +187,7 @@ class TournamentConfig(BaseModel):
     @classmethod
     def _game_rules(cls, value: Any, handler: Any, info: ValidationInfo) -> GameRules:
         """``[rules]`` read by the game's own model (its errors name each key)."""
-        return _duplicate_deals_are_never_redealt(rules_of_game(value, info), info)
+        return _fit_for_duplicate_deals(rules_of_game(value, info), info)
 
     @field_validator("agents", mode="before")
     @classmethod
@@ -250,25 +250,15 @@ class TournamentConfig(BaseModel):
         return self.tournament.stages or default_stages(len(self.agents), size=self.seat_count)
 
 
-def _duplicate_deals_are_never_redealt(rules: GameRules, info: ValidationInfo) -> GameRules:
-    """Dou Dizhu's redeal (``max_redeals``; a game whose rules have none is left as it
-    is): in duplicate mode nobody redeals, and when all pass the first bidder takes the
-    deal at 1 (``max_redeals = 0``). A redeal would hand the seatings where everyone
-    passed other cards than the rest, and the comparison would be void."""
+def _fit_for_duplicate_deals(rules: GameRules, info: ValidationInfo) -> GameRules:
+    """In duplicate mode every seating of a deal plays the same cards: the game makes its
+    rules fit (``Game.duplicate_rules``; Dou Dizhu: nobody redeals), or says why the
+    file's cannot be. A game without such a rule plays its rules as they are."""
     settings = info.data.get("tournament")
     if settings is None or settings.duplicate is Duplicate.OFF:
         return rules
-    if "max_redeals" not in type(rules).model_fields:
-        return rules
-    given = dict(rules)["max_redeals"]  # the rules are typed for any game
-    if "max_redeals" in rules.model_fields_set and given != 0:
-        raise ValueError(
-            f"max_redeals = {given} with tournament.duplicate: every seating "
-            "of a deal must play the same cards, and a redeal after all pass would not; "
-            "in duplicate mode the first bidder takes an unbid deal at 1 (leave "
-            "max_redeals out, or write 0)"
-        )
-    return rules.model_copy(update={"max_redeals": 0})
+    fit = game_of(info).duplicate_rules
+    return rules if fit is None else fit(rules)
 
 
 def match_options(config: TournamentConfig) -> dict[str, Any]:

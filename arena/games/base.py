@@ -258,6 +258,10 @@ class Game:
     docs/overlay.md) and ``overlay.css`` if it has one. None: the overlay shows the
     game's tables with its neutral shell only (names, turns, comments, gifts)."""
 
+    duplicate_rules: Callable[[GameRules], GameRules] | None = field(default=None, repr=False)
+    """A tournament's rules made fit for duplicate deals, where every seating of a deal
+    must play the same cards (Dou Dizhu: nobody redeals), or a ValueError saying why the
+    file's cannot be; None for a game whose rules need nothing."""
     wire: Callable[[], Wire] | None = field(default=None, repr=False)
     """The game's messages and events as models (:class:`Wire`), loaded when asked for
     (``arena schema``, a check of its events); None for a game that publishes no

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from arena.games.base import Game, GameRules, Sides, Wire
 from arena.games.ddz.config_migration import migrate_config
+from arena.games.ddz.duplicate import duplicate_rules
 from arena.games.ddz.engine.records import Settlement
 from arena.games.ddz.engine.rules import Rules
 from arena.games.ddz.round_plan import round_plan
@@ -181,6 +182,7 @@ GAME: Final = Game(
     replay_check=_replay_check,
     model_prompts=_model_prompts,
     wire=_wire,
+    duplicate_rules=duplicate_rules,
     gifts=_gifts,
     round_plan=round_plan,
     migrate_config=migrate_config,
