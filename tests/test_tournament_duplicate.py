@@ -71,7 +71,7 @@ def test_rotations_seat_each_player_once_in_each_seat() -> None:
 def test_all_is_every_order_once() -> None:
     orders = seatings(("A", "B", "C"), Duplicate.ALL)
     assert sorted(orders) == sorted(itertools.permutations("ABC"))
-    assert seating_count(Duplicate.ALL) == 6 == len(orders)
+    assert seating_count(Duplicate.ALL, 3) == 6 == len(orders)
     assert seatings(("A", "B", "C"), Duplicate.OFF) == [("A", "B", "C")]
 
 
@@ -84,7 +84,7 @@ async def test_every_seating_is_dealt_the_same_cards_and_every_agent_sits_everyw
         matches = store.table_matches(run.tournament_id)
         headers = {(m.table_id, k): store.header(m.id, k) for m in matches for k in range(1, 11)}
         stored = store.rounds(run.tournament_id)
-    count = seating_count(Duplicate(mode))
+    count = seating_count(Duplicate(mode), 3)
     assert sorted(m.table_id for m in matches) == [f"s1t1.{n}" for n in range(1, count + 1)]
     assert all(m.status == "finished" for m in matches)
     assert len(stored) == 10 * count

@@ -53,7 +53,7 @@ def play(
     history: list[FinishedTable] = []
     planned: list[list[Table]] = []
     for stage_no in range(1, stages + 1):
-        tables = plan_stage(kind, stage_no, names, history, seed)
+        tables = plan_stage(kind, stage_no, names, history, seed, size=3)
         planned.append(tables)
         for table in tables:
             points = (rng.randint(-12, 12), rng.randint(-12, 12), rng.randint(-12, 12))
@@ -65,27 +65,27 @@ def play(
 
 
 def test_three_agents_play_one_table_match() -> None:
-    assert default_kind(3) is ScheduleKind.ROUND_ROBIN
-    assert default_stages(3) == 1
-    (only,) = round_robin(["A", "B", "C"], seed=1)
+    assert default_kind(3, size=3) is ScheduleKind.ROUND_ROBIN
+    assert default_stages(3, size=3) == 1
+    (only,) = round_robin(["A", "B", "C"], seed=1, size=3)
     (table,) = only
     assert sorted(table.players) == ["A", "B", "C"]
     assert table.table_id == "s1t1"
 
 
 def test_round_robin_up_to_twenty_tables_then_five_swiss_stages() -> None:
-    assert default_kind(6) is ScheduleKind.ROUND_ROBIN  # C(6,3) = 20
-    assert default_stages(6) == 10  # 20 tables, two at a time
-    assert default_kind(7) is ScheduleKind.SWISS  # C(7,3) = 35
-    assert default_stages(7) == 5
-    assert default_stages(40) == 5
+    assert default_kind(6, size=3) is ScheduleKind.ROUND_ROBIN  # C(6,3) = 20
+    assert default_stages(6, size=3) == 10  # 20 tables, two at a time
+    assert default_kind(7, size=3) is ScheduleKind.SWISS  # C(7,3) = 35
+    assert default_stages(7, size=3) == 5
+    assert default_stages(40, size=3) == 5
     with pytest.raises(ValueError, match="at least 3"):
-        default_stages(2)
+        default_stages(2, size=3)
 
 
 def test_duplicate_names_are_refused() -> None:
     with pytest.raises(ValueError, match="distinct: A"):
-        round_robin(["A", "B", "A", "C"], seed=1)
+        round_robin(["A", "B", "A", "C"], seed=1, size=3)
 
 
 # ─── round robin ─────────────────────────────────────────────────────────────────────
@@ -95,7 +95,7 @@ def test_duplicate_names_are_refused() -> None:
 @given(n=st.integers(3, 12), seed=st.integers(0, 2**53 - 1))
 def test_a_round_robin_plays_every_triple_once_with_balanced_seats(n: int, seed: int) -> None:
     names = roster(n)
-    stages = round_robin(names, seed)
+    stages = round_robin(names, seed, size=3)
     tables = [table for stage in stages for table in stage]
     triples = Counter(frozenset(t.players) for t in tables)
     assert set(triples) == {frozenset(c) for c in itertools.combinations(names, 3)}
@@ -105,17 +105,17 @@ def test_a_round_robin_plays_every_triple_once_with_balanced_seats(n: int, seed:
     assert all(spread(c) <= SEAT_BOUND[n] for c in counts.values()), counts
     assert all(no_agent_twice(stage) for stage in stages)
     assert len({t.table_id for t in tables}) == len(tables)
-    assert len(stages) == round_robin_stages(n)
-    assert round_robin(names, seed) == stages  # the seed decides it all
+    assert len(stages) == round_robin_stages(n, size=3)
+    assert round_robin(names, seed, size=3) == stages  # the seed decides it all
 
 
 def test_six_agents_play_two_tables_in_every_stage() -> None:
-    stages = round_robin(roster(6), seed=3)
+    stages = round_robin(roster(6), seed=3, size=3)
     assert [len(stage) for stage in stages] == [2] * 10
 
 
 def test_the_seed_decides_who_takes_which_place() -> None:
-    draws = {tuple(t.players for t in round_robin(roster(5), seed)[0]) for seed in range(8)}
+    draws = {tuple(t.players for t in round_robin(roster(5), seed, size=3)[0]) for seed in range(8)}
     assert len(draws) > 1
 
 
@@ -156,7 +156,7 @@ def prefix_spreads(
 def test_every_prefix_of_round_robin_stages_is_balanced(
     n: int, data: st.DataObject, seed: int
 ) -> None:
-    cycle = round_robin_stages(n)
+    cycle = round_robin_stages(n, size=3)
     stages = data.draw(st.integers(1, 3 * cycle), label="stages")
     names = roster(n)
     planned = play(ScheduleKind.ROUND_ROBIN, names, stages, seed)
@@ -173,11 +173,11 @@ def test_every_prefix_of_three_cycles_keeps_the_bounds(n: int) -> None:
     """The plan depends on the roster's size alone (the seed only names its places), so
     every prefix of every size can be checked, not a sample."""
     names = roster(n)
-    planned = play(ScheduleKind.ROUND_ROBIN, names, 3 * round_robin_stages(n), seed=5)
+    planned = play(ScheduleKind.ROUND_ROBIN, names, 3 * round_robin_stages(n, size=3), seed=5)
     spreads = prefix_spreads(names, planned)
     assert max(s for s, _, _ in spreads) <= SEAT_BOUND[n]
     assert max(m for _, m, _ in spreads) <= MEET_BOUND[n]
-    cycle = planned[: round_robin_stages(n)]  # one full cycle: every pair equally
+    cycle = planned[: round_robin_stages(n, size=3)]  # one full cycle: every pair equally
     assert set(meetings(t for stage in cycle for t in stage).values()) == {n - 2}
 
 
@@ -222,9 +222,9 @@ def test_six_agents_cannot_keep_every_prefix_within_two_meetings() -> None:
 
 
 def test_twelve_agents_plan_a_stage_well_under_a_second() -> None:
-    plan = _RoundRobinPlan(12)  # fresh: no cached stages
+    plan = _RoundRobinPlan(12, size=3)  # fresh: no cached stages
     slowest = 0.0
-    for index in range(round_robin_stages(12) + 5):
+    for index in range(round_robin_stages(12, size=3) + 5):
         started = time.perf_counter()
         plan.stage(index)
         slowest = max(slowest, time.perf_counter() - started)
@@ -236,7 +236,7 @@ def test_twelve_agents_plan_a_stage_well_under_a_second() -> None:
 
 def test_swiss_groups_neighbours_in_the_standings() -> None:
     standings = roster(9)
-    tables = swiss_stage(standings, {}, {}, seed=1, stage_no=1)
+    tables = swiss_stage(standings, {}, {}, seed=1, stage_no=1, size=3)
     assert [sorted(t.players) for t in tables] == [standings[0:3], standings[3:6], standings[6:9]]
     assert [t.index for t in tables] == [1, 2, 3]
 
@@ -247,17 +247,17 @@ def test_swiss_avoids_the_rematches_a_neighbour_grouping_would_make() -> None:
         FinishedTable(1, (standings[i], standings[i + 1], standings[i + 2]), (0, 0, 0))
         for i in range(0, 9, 3)
     ]
-    tables = swiss_stage(standings, meetings(first), seat_counts(first), seed=1, stage_no=2)
+    tables = swiss_stage(standings, meetings(first), seat_counts(first), seed=1, stage_no=2, size=3)
     assert max(meetings([*first, *tables]).values()) == 1  # one from each old table
 
 
 def test_swiss_sits_out_the_lowest_ranked_that_sat_out_least() -> None:
     standings = roster(7)
-    first = swiss_stage(standings, {}, {}, seed=1, stage_no=1)
+    first = swiss_stage(standings, {}, {}, seed=1, stage_no=1, size=3)
     playing = {p for t in first for p in t.players}
     assert set(standings) - playing == {"agent06"}  # the last
     seats = seat_counts(first)
-    second = swiss_stage(standings, meetings(first), seats, seed=1, stage_no=2)
+    second = swiss_stage(standings, meetings(first), seats, seed=1, stage_no=2, size=3)
     assert set(standings) - {p for t in second for p in t.players} == {"agent05"}
 
 
@@ -389,7 +389,9 @@ def test_a_resumed_run_pairs_as_an_uninterrupted_one(
         for table in stage:
             points = (rng.randint(-12, 12), rng.randint(-12, 12), rng.randint(-12, 12))
             history.append(FinishedTable(stage_no, table.players, points))
-    resumed = plan_stage(kind, cut + 1, names, list(reversed(history)), seed)  # order: no matter
+    resumed = plan_stage(
+        kind, cut + 1, names, list(reversed(history)), seed, size=3
+    )  # order: no matter
     assert resumed == whole[cut]
 
 
@@ -397,9 +399,9 @@ def test_a_stage_is_planned_from_earlier_stages_only() -> None:
     names = roster(9)
     later = [FinishedTable(3, ("agent00", "agent01", "agent02"), (1, 0, -1))]
     with pytest.raises(ValueError, match="earlier stages only"):
-        plan_stage(ScheduleKind.SWISS, 3, names, later, seed=1)
+        plan_stage(ScheduleKind.SWISS, 3, names, later, seed=1, size=3)
     with pytest.raises(ValueError, match="from 1"):
-        plan_stage(ScheduleKind.SWISS, 0, names, [], seed=1)
+        plan_stage(ScheduleKind.SWISS, 0, names, [], seed=1, size=3)
 
 
 def test_swiss_standings_follow_points_or_the_ratings_given() -> None:
@@ -408,11 +410,11 @@ def test_swiss_standings_follow_points_or_the_ratings_given() -> None:
         FinishedTable(1, ("agent00", "agent01", "agent02"), (-10, -10, 20)),
         FinishedTable(1, ("agent03", "agent04", "agent05"), (30, -15, -15)),
     ]
-    by_points = plan_stage(ScheduleKind.SWISS, 2, names, history, seed=4)
+    by_points = plan_stage(ScheduleKind.SWISS, 2, names, history, seed=4, size=3)
     assert "agent03" in by_points[0].players
     assert "agent02" in by_points[0].players
     ratings = {"agent00": 6.0, "agent04": 5.0, "agent01": 4.0, "agent05": 3.0, "agent02": 2.0}
-    by_rating = plan_stage(ScheduleKind.SWISS, 2, names, history, seed=4, ratings=ratings)
+    by_rating = plan_stage(ScheduleKind.SWISS, 2, names, history, seed=4, ratings=ratings, size=3)
     # neighbours by rating; each table must repeat one pair (two tables of three met)
     assert [set(t.players) for t in by_rating] == [
         {"agent00", "agent04", "agent01"},

@@ -96,9 +96,9 @@ def seating_tables(
     ]
 
 
-def seating_count(mode: Duplicate, seats: int = 3) -> int:
-    """How many seatings play each deal at a table of ``seats`` (3, the default game's,
-    when not given): 1, ``seats`` (rotations) or ``seats!`` (all)."""
+def seating_count(mode: Duplicate, seats: int) -> int:
+    """How many seatings play each deal at a table of ``seats``: 1, ``seats``
+    (rotations) or ``seats!`` (all)."""
     if mode is Duplicate.OFF:
         return 1
     return seats if mode is Duplicate.ROTATIONS else factorial(seats)

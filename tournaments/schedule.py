@@ -29,8 +29,8 @@ Two kinds of schedule:
   for 7 to 20 agents, 1 to 8 stages). Seven agents in five stages always leave one pair
   unmet: no schedule that sits each out at most once avoids it.
 
-``size`` defaults to 3, the default game's (Dou Dizhu's) table; a tournament passes its
-game's (:attr:`tournaments.config.TournamentConfig.seat_count`).
+``size`` is a table's seats, always given: a tournament passes its game's
+(:attr:`tournaments.config.TournamentConfig.seat_count`).
 """
 
 from __future__ import annotations
@@ -118,12 +118,12 @@ class FinishedTable:
 # ─── round robin ─────────────────────────────────────────────────────────────────────
 
 
-def default_kind(n: int, *, size: int = 3) -> ScheduleKind:
+def default_kind(n: int, *, size: int) -> ScheduleKind:
     """Round robin while it has at most :data:`ROUND_ROBIN_LIMIT` tables, else Swiss."""
     return ScheduleKind.ROUND_ROBIN if comb(n, size) <= ROUND_ROBIN_LIMIT else ScheduleKind.SWISS
 
 
-def default_stages(n: int, *, size: int = 3) -> int:
+def default_stages(n: int, *, size: int) -> int:
     """How many stages a roster of ``n`` plays by default at tables of ``size``: one
     full round robin over the groups, or :data:`SWISS_STAGES` Swiss stages when that
     would be more than :data:`ROUND_ROBIN_LIMIT` table matches."""
@@ -133,13 +133,13 @@ def default_stages(n: int, *, size: int = 3) -> int:
     return round_robin_stages(n, size=size)
 
 
-def round_robin_stages(n: int, *, size: int = 3) -> int:
+def round_robin_stages(n: int, *, size: int) -> int:
     """Stages in one cycle of the round robin of ``n`` agents at tables of ``size``."""
     _check_roster_size(n, size)
     return len(_round_robin_by_index(n, size))
 
 
-def round_robin(roster: Sequence[str], seed: int, *, size: int = 3) -> list[list[Table]]:
+def round_robin(roster: Sequence[str], seed: int, *, size: int) -> list[list[Table]]:
     """One full cycle of the round robin: stages of tables, every group once.
 
     The cycle's shape depends on the roster's size (and the table's) alone; the seed
@@ -202,7 +202,7 @@ class _RoundRobinPlan:
     asked.
     """
 
-    def __init__(self, n: int, size: int = 3) -> None:
+    def __init__(self, n: int, size: int) -> None:
         self.n = n
         self.size = size
         self.groups: tuple[Seated, ...] = tuple(itertools.combinations(range(n), size))
@@ -342,7 +342,7 @@ def swiss_stage(
     seed: int,
     stage_no: int,
     *,
-    size: int = 3,
+    size: int,
 ) -> list[Table]:
     """A Swiss stage's tables: neighbours in ``standings`` (best first) grouped by
     ``size``.
@@ -534,7 +534,7 @@ def plan_stage(
     seed: int,
     *,
     ratings: Mapping[str, float] | None = None,
-    size: int = 3,
+    size: int,
 ) -> list[Table]:
     """Stage ``stage_no``'s tables (from 1) of ``size`` seats, from the tables of
     earlier stages alone.
