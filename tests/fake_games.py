@@ -101,8 +101,21 @@ def registered(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         "six": f"{__name__}:SIX",
         "fussy": f"{__name__}:FUSSY",
     }
+    with plugged_in(monkeypatch, plugins):
+        yield
+
+
+@contextmanager
+def plugged_in(monkeypatch: pytest.MonkeyPatch, plugins: dict[str, str]) -> Iterator[None]:
+    """``plugins`` (name: ``module:GAME``) as the registry's entry points, and nothing
+    of them left after: the registry caches the games it loaded by name, so a game of
+    one test's is never another test's game of the same name."""
     monkeypatch.setattr(registry, "_plugins", lambda: plugins)
-    yield
+    registry.get_game.cache_clear()
+    try:
+        yield
+    finally:
+        registry.get_game.cache_clear()
 
 
 def team_record(

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import pytest
+from fake_games import plugged_in
 
 from arena.events import Event
 from arena.games import registry
@@ -93,8 +94,8 @@ HEX: Final = _game("hex", 6)
 def registered(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The fake games found by name, as a plugin's would be."""
     plugins = {**registry._plugins(), "quad": f"{__name__}:QUAD", "hex": f"{__name__}:HEX"}
-    monkeypatch.setattr(registry, "_plugins", lambda: plugins)
-    yield
+    with plugged_in(monkeypatch, plugins):
+        yield
 
 
 def events(game: str, players: list[str], table: str = "t1") -> list[Event]:

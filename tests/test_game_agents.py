@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 import pytest
-from fake_games import FOUR
+from fake_games import FOUR, plugged_in
 from fake_providers import FakeOpenAI, Reply
 from test_config import error_of, write
 
@@ -147,10 +147,11 @@ MUTE: Final = dataclasses.replace(
 
 
 @pytest.fixture
-def games(monkeypatch: pytest.MonkeyPatch) -> None:
+def games(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """``quad`` and ``mute`` found by name, as a plugin's games would be."""
     plugins = {**registry._plugins(), "quad": f"{__name__}:QUAD", "mute": f"{__name__}:MUTE"}
-    monkeypatch.setattr(registry, "_plugins", lambda: plugins)
+    with plugged_in(monkeypatch, plugins):
+        yield
 
 
 @pytest.fixture

@@ -43,7 +43,7 @@ def test_a_test_gift_names_its_effect_and_is_marked() -> None:
         2,
     )
     with pytest.raises(ValidationError, match="target_seat"):
-        gift_for_test(GiftEffect.SWAP, target=3)
+        gift_for_test(GiftEffect.SWAP, target=6)  # no game seats seven
 
 
 async def test_sending_to_a_broker_that_is_not_there_names_it() -> None:
@@ -113,7 +113,7 @@ def test_an_unknown_effect_is_one_line_listing_the_effects(
 @pytest.mark.parametrize(
     ("argv", "expected"),
     [
-        (["double", "--seat", "3"], "--seat: Input should be less than or equal to 2"),
+        (["double", "--seat", "6"], "--seat: Input should be less than or equal to 5"),
         (["double", "--table", "no spaces"], "--table: String should match pattern"),
         (["double", "--event-id", ""], "--event-id: String should have at least 1 character"),
         (["double", "--mqtt", "http://x"], "--mqtt: 'http://x': the URL must start with mqtt://"),

@@ -260,7 +260,7 @@ class Game:
 
     duplicate_rules: Callable[[GameRules], GameRules] | None = field(default=None, repr=False)
     """A tournament's rules made fit for duplicate deals, where every seating of a deal
-    must play the same cards (Dou Dizhu: nobody redeals), or a ValueError saying why the
+    must play the same cards (Dou Dizhu: nobody redeals), or a ConfigError saying why the
     file's cannot be; None for a game whose rules need nothing."""
     wire: Callable[[], Wire] | None = field(default=None, repr=False)
     """The game's messages and events as models (:class:`Wire`), loaded when asked for

@@ -44,6 +44,8 @@ from typing import Any, Final
 import orjson
 
 from arena.config import MqttSettings
+from arena.errors import ConfigError
+from arena.games.registry import get_game
 from arena.sinks.mqtt_feed import MqttFeed, status_payload
 
 __all__ = [
@@ -192,6 +194,10 @@ async def serve(options: dict[str, Any], credentials: dict[str, str]) -> None:
 
     reader = asyncio.StreamReader(limit=1 << 20)
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
+    # the game's snapshot code (its engine's models: tens of ms) loaded now, not when the
+    # first event comes, which would hold the first events of a match up behind it
+    with contextlib.suppress(ConfigError):  # else told when its first event comes
+        get_game(game).public_state("start-up", run_id=run_id)
     feed.start()
     gc.freeze()  # start-up's objects (pydantic's, the modules') out of every collection
     reporter = asyncio.create_task(report())

@@ -8,6 +8,7 @@ deal at 1 (``max_redeals = 0``).
 
 from __future__ import annotations
 
+from arena.errors import ConfigError
 from arena.games.base import GameRules
 from arena.games.ddz.engine.rules import Rules
 
@@ -15,10 +16,11 @@ __all__ = ["duplicate_rules"]
 
 
 def duplicate_rules(rules: GameRules) -> GameRules:
-    """``rules`` with ``max_redeals = 0``; a ValueError when the file asked for redeals."""
+    """``rules`` with ``max_redeals = 0``; a ConfigError (a ValueError: the tournament
+    file's validation reports it under ``rules``) when the file asked for redeals."""
     given = Rules.of(rules)
     if "max_redeals" in given.model_fields_set and given.max_redeals != 0:
-        raise ValueError(
+        raise ConfigError(
             f"max_redeals = {given.max_redeals} with tournament.duplicate: every seating "
             "of a deal must play the same cards, and a redeal after all pass would not; "
             "in duplicate mode the first bidder takes an unbid deal at 1 (leave "
