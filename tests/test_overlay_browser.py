@@ -384,6 +384,21 @@ async def test_the_spectator_view_shows_hands_only_after_the_delay(browser: Brow
     assert public_trouble == []
 
 
+async def test_before_any_table_the_overlay_shows_the_games_seats_waiting(
+    browser: Browser,
+) -> None:
+    """Before a match starts (``arena serve`` waits for Start) the page shows the
+    default game's three seats, empty, as it always did: a table waiting."""
+    server = ArenaServer(ServerSettings(port=0), mode="play", token=TOKEN)
+    async with server:
+        page, trouble = await open_page(browser, f"{server.url}/overlay")
+        await page.wait_for_function("document.querySelectorAll('.seat').length === 3")
+        names = await page.locator(".seat-name").all_text_contents()
+        assert names == ["", "", ""]
+        assert await page.locator(".seat-play .card").count() == 0
+    assert trouble == []
+
+
 async def test_the_spectator_view_says_when_it_is_off(browser: Browser) -> None:
     server = ArenaServer(ServerSettings(port=0), mode="play", token=TOKEN)
     async with server:

@@ -35,7 +35,7 @@ from typing import Any, Final, Literal
 
 from arena.errors import ConfigError
 from arena.events import Event
-from arena.games.registry import DEFAULT_GAME
+from arena.games.registry import DEFAULT_GAME, get_game
 from arena.masking import mask
 from arena.safe_json import dumps
 from arena.server.game_assets import game_overlay
@@ -402,7 +402,14 @@ class OverlayHub:
             "match": self.match_status,
             "run": self.run_id,
             "degraded": self.degraded,
+            "seats": self._idle_seats(subscription.shown),
         }
+
+    def _idle_seats(self, table: str | None) -> int:
+        """The seats a page shows, empty, before its table's first snapshot: those of
+        the table's game (the default game's before any table is known)."""
+        known = self._tables.get(table) if table is not None else None
+        return get_game(known.game if known is not None else DEFAULT_GAME).seat_count()
 
     def _snapshot_text(self, feed: Feed, table: str) -> str:
         states = self._public if feed == "public" else self._delayed

@@ -372,6 +372,9 @@
       : "";
     if (!state) {
       $("#round-info").textContent = "";
+      // before the first snapshot: the game's seats, empty, as a table waiting
+      const idle = app.server && Number.isInteger(app.server.seats) ? app.server.seats : 0;
+      if (app.seatsBuilt === null && idle > 0) buildSeats(idle);
       return;
     }
     root.dataset.table = state.table || "";
