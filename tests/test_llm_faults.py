@@ -179,9 +179,9 @@ async def test_server_errors_until_the_deadline_give_up_before_it(oai: FakeOpenA
     started = time.monotonic()
     with pytest.raises(AgentReplyError) as caught:
         await play(agent, time_limit_ms=1500)
-    # its own error, raised at its deadline (the SDK's retries would take many seconds);
-    # the second beyond it is a loaded machine's scheduling, not a wait of the seat's
-    assert time.monotonic() - started < 1.5 + 1.0
+    # its own error, raised at its deadline (the detail says so below); 10 s is a hang
+    # guard, far from the minutes the SDK's own retries and timeouts would take
+    assert time.monotonic() - started < 10
     detail = caught.value.detail
     assert detail.startswith("openai model 'gpt-test': HTTP 502 Bad gateway after")
     assert "the next retry would wait" in detail  # the arena's backoff, not the provider's
@@ -199,7 +199,7 @@ async def test_a_provider_that_never_answers_is_given_up_before_the_deadline(
     started = time.monotonic()
     with pytest.raises(AgentDownError) as caught:
         await play(agent, time_limit_ms=800)
-    assert time.monotonic() - started < 0.8 + 1.0  # not the SDK's minutes (as above)
+    assert time.monotonic() - started < 10  # a hang guard: the reply was due in 60 s
     assert re.fullmatch(
         rf"openai model 'gpt-test' at {re.escape(oai.base_url)}: no answer within 0\.\d+ s",
         caught.value.detail,
