@@ -208,7 +208,7 @@ async def test_fuzzed_gifts_over_mqtt_and_the_webhook_are_all_told_and_lose_noth
         playing(
             mosquitto,
             *("--rounds", str(ROUNDS), "--pace", "0.04", "--gifts", "--record", str(replay)),
-            *("--serve", "--port", str(port)),
+            *("--serve", "--exit-when-done", "--port", str(port)),
             environ={"ARENA_SERVER_TOKEN": TOKEN},
         ) as arena,
     ):

@@ -76,9 +76,12 @@ def processes() -> Iterator[list[subprocess.Popen[str]]]:
         process.communicate(timeout=10)
 
 
-def test_play_serve_prints_the_overlay_url_and_serves_while_it_plays(
+def test_play_serve_prints_the_overlay_url_and_stays_up_after_the_match(
     processes: list[subprocess.Popen[str]],
 ) -> None:
+    """The session, not just the match: the server plays, then keeps serving the final
+    picture (an open overlay does not freeze on "connecting") until Ctrl-C, which ends
+    the show cleanly (status 0, the replay kept as written)."""
     process = arena(
         "play", "--serve", "--port", "0", "--rounds", "2", "--pace", "0.05", "--no-live"
     )
@@ -89,7 +92,53 @@ def test_play_serve_prints_the_overlay_url_and_serves_while_it_plays(
     assert health["mode"] == "play"
     assert health["status"] == "ok"
     assert "<html" in httpx.get(f"{base}/overlay", timeout=5).text.lower()
+    lines_until(process.stderr, r"the match is over; .*/overlay shows the final standings")
+    assert process.poll() is None  # still serving
+    ended = httpx.get(f"{base}/healthz", timeout=5).json()
+    assert ended["status"] == "ok"
+    assert ended["match"] == "ended"
+    process.send_signal(signal.SIGINT)
+    assert process.wait(timeout=30) == 0
+
+
+def test_exit_when_done_stops_serving_when_the_match_ends(
+    processes: list[subprocess.Popen[str]],
+) -> None:
+    process = arena(
+        *("play", "--serve", "--exit-when-done", "--port", "0", "--rounds", "1"),
+        *("--pace", "0", "--no-live"),
+    )
+    processes.append(process)
     assert process.wait(timeout=60) == 0
+    assert "the final standings" not in (process.stderr.read() if process.stderr else "")
+
+
+def test_wait_for_start_deals_once_an_overlay_page_opens(
+    processes: list[subprocess.Popen[str]],
+) -> None:
+    """OBS connecting is the cue: nothing is dealt while no page is open; the first
+    overlay page's feed starts the match (the control page's preview would not)."""
+    import websockets.sync.client as ws_client
+
+    process = arena(
+        *("play", "--serve", "--wait-for-start", "--exit-when-done", "--port", "0"),
+        *("--rounds", "1", "--pace", "0", "--no-live"),
+    )
+    processes.append(process)
+    found, _ = lines_until(process.stderr, r"overlay: (http://127\.0\.0\.1:\d+)/overlay")
+    base = found.group(1)
+    lines_until(process.stderr, r"waiting for Start on .* or open the overlay")
+    with ws_client.connect(base.replace("http://", "ws://") + "/ws?preview=1") as preview:
+        first = json.loads(preview.recv(timeout=5))
+        assert first["type"] == "server"
+        time.sleep(0.5)
+        assert httpx.get(f"{base}/healthz", timeout=5).json()["match"] == "waiting"
+    with ws_client.connect(base.replace("http://", "ws://") + "/ws") as page:
+        kinds = set()
+        while "match_ended" not in kinds:
+            kinds.add(json.loads(page.recv(timeout=30)).get("type"))
+        assert {"server", "snapshot", "play", "round_result"} <= kinds
+    assert process.wait(timeout=30) == 0
 
 
 def test_serve_waits_for_start_from_the_controls_and_plays_again(
@@ -151,8 +200,8 @@ def test_spectator_delay_goes_to_the_server_without_mqtt(
     processes: list[subprocess.Popen[str]],
 ) -> None:
     process = arena(
-        *("play", "--serve", "--port", "0", "--rounds", "1", "--pace", "0", "--no-live"),
-        *("--spectator-delay", "0.2"),
+        *("play", "--serve", "--exit-when-done", "--port", "0", "--rounds", "1", "--pace", "0"),
+        *("--no-live", "--spectator-delay", "0.2"),
     )
     processes.append(process)
     lines_until(process.stderr, r"every hand goes to http://127\.0\.0\.1:\d+/spectator 0\.2 s")

@@ -22,6 +22,7 @@ from arena.commands.publishing import (
     spectator_feed,
 )
 from arena.commands.recording import drop_if_empty, open_replay, say_replay_kept
+from arena.commands.usage import UsageError
 from arena.config import ArenaConfig
 from arena.errors import ArenaError, ConfigError
 from arena.logs import LEVELS, add_logging_flags, say, sayer
@@ -115,7 +116,20 @@ def add_play_command(commands: argparse._SubParsersAction[Any], summary: str) ->
         "--serve",
         action="store_true",
         help="serve the stream overlay, its feeds and the controls while playing "
-        "(http://127.0.0.1:8750/overlay by default; docs/overlay.md)",
+        "(http://127.0.0.1:8750/overlay by default; docs/overlay.md); the server stays up "
+        "after the match, showing the final standings, until Ctrl-C",
+    )
+    play.add_argument(
+        "--wait-for-start",
+        action="store_true",
+        help="with --serve: deal only once an overlay page is open (OBS has connected) or "
+        "Start is pressed on /control",
+    )
+    play.add_argument(
+        "--exit-when-done",
+        action="store_true",
+        help="with --serve: stop serving when the match ends (for scripts), rather than "
+        "showing the final standings until Ctrl-C",
     )
     add_server_flags(play)
     add_logging_flags(play)
@@ -138,27 +152,40 @@ def run_play_command(args: argparse.Namespace) -> int:
     from arena.runner import new_seed
 
     serving = args.command == "serve" or args.serve
+    for flag, given in (
+        ("--wait-for-start", args.wait_for_start),
+        ("--exit-when-done", args.exit_when_done),
+    ):
+        if given and not serving:
+            raise UsageError(f"{flag}: only with --serve (it says when the server plays or stops)")
     config, live = effective_config(args)
     check_terminal_for_humans(enumerate(config.seats), str(args.config))
     gift_settings = checked_gift_settings(config, args)
     seed = config.match.seed if config.match.seed is not None else new_seed()
     server = _arena_server(config, args) if serving else None
 
+    shown = False
+    """The match was played and the server shows its end: a stop now is the show's end."""
+
     async def run() -> None:
+        nonlocal shown
         stop_on_sigterm()
         if server is None:
             await _play_once(config, args, seed, live, gift_settings, None)
             return
+        if args.wait_for_start:  # an overlay opening (OBS connecting) starts it too
+            server.hub.on_page = server.control.start
         async with server:
             say_server(server, sayer(args.log_format), args.log_format)
             match_seed = seed
             while True:
                 if not server.control.started:
+                    page = " or open the overlay" if args.wait_for_start else ""
                     say(
                         args.log_format,
                         "server_waiting",
                         f"waiting for Start on {server.url}/control (or POST "
-                        "/control/api/start with the token)",
+                        f"/control/api/start with the token){page}",
                     )
                     await server.control.wait_for_start()
                 try:
@@ -176,20 +203,30 @@ def run_play_command(args: argparse.Namespace) -> int:
                     )
                 else:
                     server.parts.last_error = None
-                if args.command != "serve":
-                    await asyncio.sleep(0.3)  # the pages get the final picture
-                    return
+                if args.command != "serve" or args.exit_when_done:
+                    if args.exit_when_done:
+                        await asyncio.sleep(0.3)  # the pages get the final picture
+                        return
+                    shown = True
+                    say(
+                        args.log_format,
+                        "server_showing_the_end",
+                        f"the match is over; {server.url}/overlay shows the final standings "
+                        "until Ctrl-C stops the server",
+                    )
+                    await asyncio.Event().wait()  # until Ctrl-C or SIGTERM
                 server.control.rearm()
                 match_seed = config.match.seed if config.match.seed is not None else new_seed()
 
     try:
         asyncio.run(run())
     except BaseException as exc:
-        drop_if_empty(args.record)  # an agent that failed to start left nothing to keep
         stopped = isinstance(exc, KeyboardInterrupt) or is_sigterm(exc)
-        if stopped and args.record is not None and args.record.is_file():
-            say_replay_kept(args.log_format, args.record, config.match.tables)
-        raise
+        if not (stopped and shown):  # else the show is over, its match played whole
+            drop_if_empty(args.record)  # an agent that failed to start left nothing to keep
+            if stopped and args.record is not None and args.record.is_file():
+                say_replay_kept(args.log_format, args.record, config.match.tables)
+            raise
     if args.record:
         say(
             args.log_format,
@@ -317,5 +354,7 @@ def _arena_server(config: ArenaConfig, args: argparse.Namespace) -> ArenaServer:
         seats=config.seats,
         config_dir=args.config.parent if args.config is not None else None,
         spectator_delay_s=spectator.delay_s if spectator.enabled else None,
-        started=args.command != "serve" or args.start,
+        # arena serve waits for Start (unless --start); arena play --serve deals at once,
+        # unless told to wait for Start or an overlay page
+        started=args.start if args.command == "serve" else not args.wait_for_start,
     )

@@ -73,6 +73,8 @@ def _with_play_defaults(args: argparse.Namespace) -> argparse.Namespace:
         "simulate_gifts": None,
         "gift_file": None,
         "serve": True,
+        "wait_for_start": False,  # it waits for Start anyway (--start: not the first)
+        "exit_when_done": False,  # a server of many matches
     }
     for key, value in defaults.items():
         setattr(args, key, getattr(args, key, value))

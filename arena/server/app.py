@@ -182,7 +182,8 @@ class Routes:
         async def serve(websocket: WebSocket) -> None:
             await websocket.accept()
             table = websocket.query_params.get("table") or None
-            subscription = self.parts.hub.subscribe(kind, table)
+            preview = websocket.query_params.get("preview") == "1"
+            subscription = self.parts.hub.subscribe(kind, table, preview=preview)
             sender = asyncio.create_task(_send_all(websocket, subscription.next))
             try:
                 while True:  # a page says nothing; this notices it going away

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
@@ -194,6 +194,9 @@ class OverlayHub:
         self.pausing = False
         """A pause was asked for: the tables stop after the round they play."""
         self._subscriptions: list[Subscription] = []
+        self.on_page: Callable[[], object] | None = None
+        """Called when a page (not a preview) opens its feed: ``--wait-for-start`` deals
+        once an overlay is there to show it."""
         self._flush_handle: asyncio.TimerHandle | None = None
         self.degraded: Degraded = []
         """The run's degraded sinks (this hub among them, if its events fail), as the
@@ -332,12 +335,17 @@ class OverlayHub:
 
     # --- pages --------------------------------------------------------------------------
 
-    def subscribe(self, feed: Feed, table: str | None = None) -> Subscription:
-        """A new page's feed, starting with the whole picture."""
+    def subscribe(
+        self, feed: Feed, table: str | None = None, *, preview: bool = False
+    ) -> Subscription:
+        """A new page's feed, starting with the whole picture. A ``preview`` (the control
+        page's picture of the overlay) is a page like another but starts nothing."""
         subscription = Subscription(self, feed, table)
         self._subscriptions.append(subscription)
         for text in self.picture(subscription):
             subscription.push(text)
+        if not preview and self.on_page is not None:
+            self.on_page()
         return subscription
 
     def unsubscribe(self, subscription: Subscription) -> None:

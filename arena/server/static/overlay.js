@@ -595,8 +595,12 @@
 
   function connect() {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    let path = MODE === "spectator" ? "/ws/spectator" : "/ws";
-    if (TABLE) path += `?table=${encodeURIComponent(TABLE)}`;
+    const query = new URLSearchParams();
+    if (TABLE) query.set("table", TABLE);
+    // the control page's preview: a page like another, but it starts no match
+    if (new URLSearchParams(location.search).get("preview") === "1") query.set("preview", "1");
+    const asked = query.toString();
+    const path = (MODE === "spectator" ? "/ws/spectator" : "/ws") + (asked ? `?${asked}` : "");
     const ws = new WebSocket(`${proto}//${location.host}${path}`);
     app.ws = ws;
     ws.onopen = () => { app.backoff = 500; app.disconnected = false; render(); };
