@@ -166,6 +166,41 @@ def test_serve_waits_for_start_from_the_controls_and_plays_again(
     assert process.wait(timeout=15) == 130
 
 
+def test_serve_next_in_counts_down_between_matches_then_deals_the_next(
+    processes: list[subprocess.Popen[str]], tmp_path: Path
+) -> None:
+    """Between two matches the pages are told when the next is dealt (``next_at``,
+    which the overlay counts down to), and at zero it is dealt without a Start."""
+    import websockets.sync.client as ws_client
+
+    config = tmp_path / "stream.toml"
+    config.write_text("[match]\nrounds = 1\n[table]\npace_s = 0.0\n", encoding="utf-8")
+    process = arena(
+        *("serve", "--config", str(config), "--port", "0", "--start", "--next-in", "2"),
+        token=TOKEN,
+    )
+    processes.append(process)
+    found, _ = lines_until(process.stderr, r"controls: (http://127\.0\.0\.1:\d+)/control")
+    base = found.group(1)
+    lines_until(process.stderr, r"the next match is dealt in 2 s")
+    with ws_client.connect(base.replace("http://", "ws://") + "/ws") as page:
+        told = json.loads(page.recv(timeout=5))
+        assert told["type"] == "server"
+        now_ms = time.time() * 1000
+        if told["next_at"] is not None:  # (the countdown may just have ended)
+            assert now_ms - 1000 < told["next_at"] <= now_ms + 2500
+        kinds = set()
+        while "match_ended" not in kinds:  # the second match, dealt by the countdown
+            message = json.loads(page.recv(timeout=30))
+            kinds.add(message.get("type"))
+            if message.get("type") == "server":
+                assert message["next_at"] is None or message["next_at"] > now_ms - 1000
+    lines_until(process.stderr, r"the next match is dealt in 2 s")  # and again after it
+    assert httpx.get(f"{base}/healthz", timeout=5).json()["next_at"] is not None
+    process.send_signal(signal.SIGINT)
+    assert process.wait(timeout=15) == 130
+
+
 def test_a_gift_between_two_matches_is_told_no_match_is_playing(
     processes: list[subprocess.Popen[str]], tmp_path: Path
 ) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -216,6 +217,16 @@ def run_play_command(args: argparse.Namespace) -> int:
                     )
                     await asyncio.Event().wait()  # until Ctrl-C or SIGTERM
                 server.control.rearm()
+                next_in = getattr(args, "next_in", None)  # arena serve's
+                if next_in is not None:  # the next match deals itself after a countdown
+                    say(
+                        args.log_format,
+                        "server_next_match",
+                        f"the next match is dealt in {next_in:g} s (Start on /control deals "
+                        "it at once)",
+                        next_in_s=next_in,
+                    )
+                    await _count_down(server, next_in)
                 match_seed = config.match.seed if config.match.seed is not None else new_seed()
 
     try:
@@ -235,6 +246,18 @@ def run_play_command(args: argparse.Namespace) -> int:
             path=str(args.record),
         )
     return 0
+
+
+async def _count_down(server: ArenaServer, seconds: float) -> None:
+    """Between two matches: the pages count down to the next one, which Start on
+    /control deals at once; at zero it is dealt."""
+    server.hub.set_next(int((time.time() + seconds) * 1000))
+    try:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(server.control.wait_for_start(), seconds)
+        server.control.start()
+    finally:
+        server.hub.set_next(None)
 
 
 async def _play_once(

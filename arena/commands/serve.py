@@ -34,6 +34,13 @@ def add_serve_command(commands: argparse._SubParsersAction[Any], summary: str) -
         "--start", action="store_true", help="play the first match at once, without Start"
     )
     serve.add_argument(
+        "--next-in",
+        type=_seconds,
+        metavar="SECONDS",
+        help="after a match, deal the next one in SECONDS (the overlay counts down over "
+        "the last match's end; Start on /control deals it at once); default: wait for Start",
+    )
+    serve.add_argument(
         "--pace",
         type=float,
         help=f"seconds each action stays on screen (default: [table] pace_s, "
@@ -53,6 +60,17 @@ def add_serve_command(commands: argparse._SubParsersAction[Any], summary: str) -
     )
     add_server_flags(serve)
     add_logging_flags(serve)
+
+
+def _seconds(text: str) -> float:
+    """A countdown: more than 0 seconds, at most a day."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < seconds <= 86_400:
+        raise argparse.ArgumentTypeError(f"{seconds:g}: give more than 0 seconds, at most 86400")
+    return seconds
 
 
 def run_serve_command(args: argparse.Namespace) -> int:
@@ -75,6 +93,7 @@ def _with_play_defaults(args: argparse.Namespace) -> argparse.Namespace:
         "serve": True,
         "wait_for_start": False,  # it waits for Start anyway (--start: not the first)
         "exit_when_done": False,  # a server of many matches
+        "next_in": None,
     }
     for key, value in defaults.items():
         setattr(args, key, getattr(args, key, value))

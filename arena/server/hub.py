@@ -194,6 +194,9 @@ class OverlayHub:
         self.pausing = False
         """A pause was asked for: the tables stop after the round they play."""
         self._subscriptions: list[Subscription] = []
+        self.next_at: int | None = None
+        """When the next match is dealt (Unix ms), between two matches of ``arena serve
+        --next-in``; None otherwise. Pages count down to it."""
         self.on_page: Callable[[], object] | None = None
         """Called when a page (not a preview) opens its feed: ``--wait-for-start`` deals
         once an overlay is there to show it."""
@@ -261,6 +264,13 @@ class OverlayHub:
         page says "paused" only for a table of its that waits."""
         if tables != self.paused or pausing != self.pausing:
             self.paused, self.pausing = tables, pausing
+            self._tell_server()
+
+    def set_next(self, at_ms: int | None) -> None:
+        """When the next match is dealt (Unix ms; None: no match is due): every page
+        is told, and counts down."""
+        if at_ms != self.next_at:
+            self.next_at = at_ms
             self._tell_server()
 
     def health_changed(self, degraded: Degraded) -> None:
@@ -385,6 +395,7 @@ class OverlayHub:
             "mode": self.mode,
             "run": self.run_id,
             "match": self.match_status,
+            "next_at": self.next_at,
             "paused": sorted(self.paused),
             "featured": self.featured,
             "tables": self.tables,
@@ -411,6 +422,7 @@ class OverlayHub:
             "run": self.run_id,
             "degraded": self.degraded,
             "seats": self._idle_seats(subscription.shown),
+            "next_at": self.next_at,
         }
 
     def _idle_seats(self, table: str | None) -> int:

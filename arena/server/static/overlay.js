@@ -38,6 +38,7 @@
       delayed: (s) => `延迟 ${s} 秒`, peek: (v) => `${v} 偷看了`,
       specOff: "延迟观战未开启", specOffHint: "启动时加上 --spectator-delay SECONDS",
       connecting: "连接中…", degraded: "信号异常", winner: (s) => `${s} 胜`,
+      nextIn: (mmss) => `下一场 ${mmss}`,
     },
     en: {
       waiting: "Waiting", live: "Live", paused: "Paused", ended: "Ended",
@@ -48,6 +49,7 @@
       delayed: (s) => `delayed ${s} s`, peek: (v) => `${v} peeked`,
       specOff: "Delayed spectator view is off", specOffHint: "start the arena with --spectator-delay SECONDS",
       connecting: "Connecting…", degraded: "Degraded", winner: (s) => `${s} wins`,
+      nextIn: (mmss) => `Next match in ${mmss}`,
     },
   };
 
@@ -401,6 +403,17 @@
   }
 
   /** Countdown on the seat to act; runs ~4x a second. */
+  /** Between two matches of ``arena serve --next-in``: when the next one is dealt. */
+  function tickNextUp() {
+    const box = $("#next-up");
+    const at = app.server && Number.isInteger(app.server.next_at) ? app.server.next_at : null;
+    const left = at === null ? 0 : Math.max(0, Math.ceil((at - Date.now()) / 1000));
+    box.hidden = left <= 0;
+    if (box.hidden) return;
+    const mmss = `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+    box.textContent = t("nextIn", mmss);
+  }
+
   function tickCountdown() {
     const state = app.snapshot;
     const turn = state && state.status === "live" ? state.turn : null;
@@ -646,6 +659,7 @@
     // Exposed read-only for debugging in the browser console.
     window.arenaOverlay = app;
     setInterval(tickCountdown, 250);
+    setInterval(tickNextUp, 250);
     connect();
   }
 
