@@ -9,6 +9,7 @@ system's ``chromium`` (``.ci/run`` installs it, with CJK fonts). Screenshots are
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import signal
@@ -54,6 +55,14 @@ class ChattyAgent(HeuristicAgent):
         return reply.model_copy(
             update={"comment": "看我的 <b>牌</b>!", "emotion": Emotion.CONFIDENT}
         )
+
+
+class SlowAgent(HeuristicAgent):
+    """The heuristic player, taking its time over each play (as a model would)."""
+
+    async def play(self, request: PlayRequest) -> PlayResponse:
+        await asyncio.sleep(1.5)
+        return await super().play(request)
 
 
 def config(rounds: int = 1, pace_s: float = 0.08) -> ArenaConfig:
@@ -421,6 +430,52 @@ async def test_between_matches_the_overlay_counts_down_to_the_next(
         assert frame["x"] + frame["width"] <= LANDSCAPE["width"]
         server.hub.set_next(None)
         await box.wait_for(state="hidden", timeout=10_000)
+    assert trouble == []
+
+
+@pytest.mark.parametrize("layout", ["landscape", "portrait"])
+async def test_a_slow_seat_is_shown_thinking_until_it_answers(
+    browser: Browser, layout: str
+) -> None:
+    """A seat taking its time (a model thinking) is shown so, counting up; it goes when
+    the seat plays. Scripted seats answer too fast to be shown thinking at all."""
+    cfg = parse_config(
+        {
+            "match": {"rounds": 1, "seed": 11},
+            "table": {"pace_s": 0.05},
+            "seats": [
+                {"name": "Slow", "type": "test_overlay_browser:SlowAgent"},
+                {"name": EVIL, "type": "greedy"},
+                {"name": "Gamma", "type": "heuristic"},
+            ],
+        }
+    )
+    viewport = PORTRAIT if layout == "portrait" else LANDSCAPE
+    server = ArenaServer(ServerSettings(port=0), mode="play", token=TOKEN)
+    async with server:
+        page, trouble = await open_page(
+            browser, f"{server.url}/overlay?layout={layout}&lang=en", viewport=viewport
+        )
+        tables = build_tables(cfg, seed=11, sinks=[server.hub], sink_queue=None)
+        server.attach(tables)
+        game = asyncio.create_task(play_tables(tables, rounds=1, seed=11))
+        try:
+            chip = page.locator('.seat[data-seat="0"] > .thinking')
+            await chip.wait_for(state="visible", timeout=30_000)
+            assert (await chip.text_content() or "").startswith("Thinking ")
+            box = await chip.bounding_box()
+            assert box is not None
+            assert box["x"] >= 0
+            assert box["y"] >= 0
+            assert box["x"] + box["width"] <= viewport["width"]
+            assert box["y"] + box["height"] <= viewport["height"]
+            await shot(page, f"thinking-{layout}")
+            await chip.wait_for(state="detached", timeout=10_000)  # it played
+            assert await page.locator('.seat:not([data-seat="0"]) > .thinking').count() == 0
+        finally:
+            game.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await game
     assert trouble == []
 
 

@@ -39,6 +39,7 @@
       specOff: "延迟观战未开启", specOffHint: "启动时加上 --spectator-delay SECONDS",
       connecting: "连接中…", degraded: "信号异常", winner: (s) => `${s} 胜`,
       nextIn: (mmss) => `下一场 ${mmss}`,
+      thinking: (s) => `思考中 ${s} 秒`,
     },
     en: {
       waiting: "Waiting", live: "Live", paused: "Paused", ended: "Ended",
@@ -50,6 +51,7 @@
       specOff: "Delayed spectator view is off", specOffHint: "start the arena with --spectator-delay SECONDS",
       connecting: "Connecting…", degraded: "Degraded", winner: (s) => `${s} wins`,
       nextIn: (mmss) => `Next match in ${mmss}`,
+      thinking: (s) => `Thinking ${s} s`,
     },
   };
 
@@ -414,14 +416,28 @@
     box.textContent = t("nextIn", mmss);
   }
 
+  /** The seat whose turn it is, once it has taken a moment (a model thinking; a
+   *  scripted bot answers long before): how long so far, counting up. */
+  const THINKING_AFTER_MS = 400;
+  function tickThinking(node, turn, delayMs) {
+    const limit = turn && Number.isFinite(turn.time_limit_ms) ? turn.time_limit_ms : null;
+    const startedAt = turn && Number.isFinite(turn.deadline_at) && limit !== null
+      ? turn.deadline_at - limit + delayMs : null;
+    const elapsed = startedAt === null ? 0 : Date.now() - startedAt;
+    const box = slot(node, "thinking", elapsed >= THINKING_AFTER_MS);
+    node.classList.toggle("is-thinking", !!box);
+    if (box) box.textContent = t("thinking", (elapsed / 1000).toFixed(1));
+  }
+
   function tickCountdown() {
     const state = app.snapshot;
     const turn = state && state.status === "live" ? state.turn : null;
+    const delayMs = MODE === "spectator" && app.server && app.server.delay_s ? app.server.delay_s * 1000 : 0;
     document.querySelectorAll(".seat").forEach((node, i) => {
+      tickThinking(node, turn && turn.seat === i ? turn : null, delayMs);
       const box = slot($(".seat-stats", node), "countdown", !!(turn && turn.seat === i && turn.deadline_at));
       if (!box) return;
-      // The spectator view plays the table back delay_s late: shift the deadline with it.
-      const delayMs = MODE === "spectator" && app.server && app.server.delay_s ? app.server.delay_s * 1000 : 0;
+      // The spectator view plays the table back delay_s late: the deadline shifts with it.
       const left = Math.max(0, Math.ceil((turn.deadline_at + delayMs - Date.now()) / 1000));
       box.textContent = String(left); // plain seconds; the "s" is CSS
       box.classList.toggle("low", left <= 5);
