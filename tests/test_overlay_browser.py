@@ -479,6 +479,22 @@ async def test_a_slow_seat_is_shown_thinking_until_it_answers(
     assert trouble == []
 
 
+async def test_reduced_motion_is_respected(browser: Browser) -> None:
+    """A viewer (or OBS) asking for reduced motion gets no slide, zoom or pulse: a gift
+    banner and a thinking chip are simply there."""
+    server = ArenaServer(ServerSettings(port=0), mode="play", token=TOKEN)
+    async with server:
+        page, trouble = await open_page(browser, f"{server.url}/overlay")
+        await page.emulate_media(reduced_motion="reduce")
+        gift = {"id": "g1", "status": "applied", "viewer": "小明", "effect": "CHEER"}
+        server.hub.on_event(Event("gift", "t1", 1, 1, data=gift))
+        banner = page.locator("#gift-banners .gift-banner").first
+        await banner.wait_for(timeout=10_000)
+        seconds = await banner.evaluate("b => parseFloat(getComputedStyle(b).animationDuration)")
+        assert seconds < 0.001
+    assert trouble == []
+
+
 async def test_the_spectator_view_says_when_it_is_off(browser: Browser) -> None:
     server = ArenaServer(ServerSettings(port=0), mode="play", token=TOKEN)
     async with server:

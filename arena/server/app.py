@@ -234,6 +234,7 @@ class Routes:
             "effects": _offered(parts.gifts.effects, game) if parts.gifts is not None else [],
             "game": game_overlay(game) if game is not None else None,
             "seats": hub.seats_of(hub.featured),
+            "players": hub.players_of(hub.featured),
         }
 
     async def control_state(self, request: Request) -> Response:

@@ -74,12 +74,14 @@ class _Figures:
     """A model seat's figures at one table, from its ``decision`` events."""
 
     model: str | None = None
+    provider: str | None = None
     decisions: int = 0
     legal_first_try: int = 0
     cost: float | None = None
 
     def add(self, data: Mapping[str, Any]) -> None:
         self.model = data.get("model") or self.model
+        self.provider = data.get("provider") or self.provider
         self.decisions += 1
         self.legal_first_try += bool(data.get("legal_first_try"))
         cost = data.get("cost")
@@ -89,6 +91,7 @@ class _Figures:
     def to_dict(self) -> dict[str, Any]:
         return {
             "model": self.model,
+            "provider": self.provider,
             "decisions": self.decisions,
             "legal_first_try": self.legal_first_try,
             "legal_rate": round(self.legal_first_try / self.decisions, 4)
@@ -388,6 +391,19 @@ class OverlayHub:
         state = self._public.get(table) if table is not None else None
         seats = state.snapshot().get("seats") if state is not None else None
         return len(seats) if isinstance(seats, list) else None
+
+    def players_of(self, table: str | None) -> list[str | None]:
+        """The players' names at a table's seats, by seat (empty: no such table yet)."""
+        state = self._public.get(table) if table is not None else None
+        seats = state.snapshot().get("seats") if state is not None else None
+        if not isinstance(seats, list):
+            return []
+        return [
+            seat.get("player")
+            if isinstance(seat, dict) and isinstance(seat.get("player"), str)
+            else None
+            for seat in seats
+        ]
 
     def server_state(self) -> dict[str, Any]:
         """What ``/healthz`` and the control page say about the run."""

@@ -115,12 +115,30 @@
     fillSelect($("gift-effect"), st.effects || [], undefined, (e) => effectLabel(e, st));
   }
 
-  /** No target, or one of the featured table's seats. */
-  function fillTargets(seats) {
-    const count = typeof seats === "number" ? seats : 0;
+  /** No target, or one of the featured table's seats, by its player's name (the value,
+   *  what the API takes, stays the seat's number). */
+  function fillTargets(seats, players) {
+    const names = Array.isArray(players) ? players : [];
+    const count = typeof seats === "number" ? seats : names.length;
     const values = ["", ...Array.from({ length: count }, (_, i) => String(i))];
-    fillSelect($("gift-target"), values, undefined,
-      (v) => (v === "" ? "无 None" : `座位 Seat ${v}`));
+    fillSelect($("gift-target"), values, undefined, (v) => {
+      if (v === "") return "无 None";
+      const name = names[Number(v)];
+      // as text (an <option>'s textContent): a name is whatever the agent calls itself
+      return typeof name === "string" && name ? `${name} (座位 Seat ${Number(v) + 1})` : `座位 Seat ${Number(v) + 1}`;
+    });
+  }
+
+  /** The preview: the overlay itself (same origin), in a frame scaled to the page's
+   *  width; it follows the featured table as any overlay does. */
+  function setPreview() {
+    const frame = $("preview");
+    const layout = $("preview-layout").value === "portrait" ? "portrait" : "landscape";
+    // silent: the streamer hears the stream's own overlay, not a second one here
+    // preview=1: the preview is no overlay coming up, so it starts no match (--wait-for-start)
+    const src = `/overlay?${layout === "portrait" ? "layout=portrait&" : ""}sound=0&preview=1`;
+    frame.closest(".preview-box").dataset.layout = layout;
+    if (frame.getAttribute("src") !== src) frame.setAttribute("src", src);
   }
 
   function showState(st) {
@@ -147,7 +165,7 @@
     fillSelect($("featured"), st.tables || [], first ? st.featured : undefined);
     useGame(st.game);
     fillEffects(st);
-    fillTargets(st.seats);
+    fillTargets(st.seats, st.players);
     // Buttons stay enabled: the server says why an action does not apply right now.
     $("start").classList.toggle("dim", st.can_start === false);
   }
@@ -250,6 +268,8 @@
       ev.preventDefault();
       post("gift", giftBody());
     });
+    $("preview-layout").addEventListener("change", setPreview);
+    setPreview();
     takeTokenFromFragment();
     // A token from the link, or from earlier in this tab: log straight in.
     $("token").value = token();

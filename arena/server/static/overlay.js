@@ -40,6 +40,7 @@
       connecting: "连接中…", degraded: "信号异常", winner: (s) => `${s} 胜`,
       nextIn: (mmss) => `下一场 ${mmss}`,
       thinking: (s) => `思考中 ${s} 秒`,
+      everyone: "全场",
     },
     en: {
       waiting: "Waiting", live: "Live", paused: "Paused", ended: "Ended",
@@ -52,6 +53,7 @@
       connecting: "Connecting…", degraded: "Degraded", winner: (s) => `${s} wins`,
       nextIn: (mmss) => `Next match in ${mmss}`,
       thinking: (s) => `Thinking ${s} s`,
+      everyone: "everyone",
     },
   };
 
@@ -238,6 +240,7 @@
     for (let i = 0; i < count; i++) {
       const seat = el("div", "seat");
       seat.dataset.seat = String(i);
+      seat.style.setProperty("--seat-color", seatColor(i));
       const panel = el("div", "seat-panel panel");
       const head = el("div", "seat-head");
       const avatarBox = el("div", "seat-avatar-box");
@@ -292,26 +295,43 @@
     renderBubble($(".bubble", node), seat);
   }
 
+  // ---------- identity: seat colours, default avatars, provider badges (identity.js) ----------
+
+  const IDENTITY = window.ArenaIdentity || null;
+  /** The seat's colour (`--seat-color` on its `.seat`, and wherever the seat is named). */
+  function seatColor(i) {
+    return IDENTITY ? IDENTITY.seatColor(i) : "#9fb3d1";
+  }
+
+  /** A player's default avatar: drawn from the name (identity.js), else its initial. */
+  function defaultAvatar(box, player) {
+    const name = player || "?";
+    const shown = box.firstElementChild;
+    if (shown && shown.dataset.player === name) return; // drawn already, the same
+    const node = IDENTITY ? IDENTITY.avatar(name) : el("span", "avatar-initial", name.slice(0, 1));
+    node.dataset.player = name;
+    box.replaceChildren(node);
+  }
+
   const failedAvatars = new Set();
   function renderAvatar(box, player) {
     let url = safeAvatar(app.server && app.server.avatars ? app.server.avatars[player] : null);
     // A picture that failed once is not asked for again on every snapshot.
     if (url && failedAvatars.has(url)) url = null;
     let img = $(".seat-avatar", box);
+    box.title = player || "";
     if (!url) {
-      if (img) img.remove();
-      box.textContent = "";
-      box.appendChild(el("span", "avatar-initial", (player || "?").slice(0, 1)));
+      defaultAvatar(box, player);
       return;
     }
     if (!img) {
       box.replaceChildren();
       img = el("img", "seat-avatar");
       img.alt = "";
-      // A missing picture falls back to the initial rather than a broken-image icon.
+      // A missing picture falls back to the drawn avatar rather than a broken-image icon.
       img.onerror = () => {
         failedAvatars.add(url);
-        box.replaceChildren(el("span", "avatar-initial", (player || "?").slice(0, 1)));
+        defaultAvatar(box, player);
       };
       box.appendChild(img);
     }
@@ -321,7 +341,9 @@
   function renderFigures(box, fig) {
     if (!box) return;
     box.replaceChildren();
-    if (fig.model) box.appendChild(el("span", "fig-model", fig.model));
+    const badge = IDENTITY ? IDENTITY.providerBadge(fig) : null;
+    if (badge) box.appendChild(badge);
+    else if (fig.model) box.appendChild(el("span", "fig-model", fig.model));
     if (typeof fig.legal_rate === "number") {
       box.appendChild(el("span", "fig-rate", `${t("legal")} ${(fig.legal_rate * 100).toFixed(0)}%`));
     }
@@ -478,14 +500,16 @@
     if (d.status === "applied" && d.id && app.seenGifts.has(`${d.id}|queued`)) return;
     const banner = el("div", "gift-banner panel");
     banner.dataset.effect = d.effect || "";
-    banner.append(
-      el("span", "gift-icon", "★ "),
-      el("span", "gift-viewer", d.viewer || "?"),
-      el("span", "gift-sent", ` ${t("sent")} `),
-      el("span", "gift-name", d.gift || ""),
-      el("span", "gift-count", ` ×${d.units || 1}`),
-    );
-    if (d.effect) banner.append(el("span", "gift-effect", ` → ${effectName(d.effect)}`));
+    banner.append(el("span", "gift-icon", "★ "), el("span", "gift-viewer", d.viewer || "?"));
+    // a platform's gift ("rose ×3"); a test gift from the controls has none
+    if (d.gift) {
+      banner.append(
+        el("span", "gift-sent", ` ${t("sent")} `),
+        el("span", "gift-name", d.gift),
+        el("span", "gift-count", ` ×${d.units || 1}`),
+      );
+    }
+    giftTarget(banner, d);
     if (d.message) banner.append(el("div", "gift-message", d.message));
     const box = $("#gift-banners");
     box.appendChild(banner);
@@ -494,6 +518,27 @@
     setTimeout(() => banner.remove(), 6000);
     beep("gift");
     if (d.effect === "EFFECT") fullScreen("effect", "✦ ✦ ✦");
+  }
+
+  /** Who the gift is for: "→ Beta: 加油", the target player's name in its seat's colour
+   *  (from the snapshot; the seat's number if the snapshot has no such seat), or, for an
+   *  effect on no seat, "→ everyone: 特效". */
+  function giftTarget(banner, d) {
+    const seatNo = Number.isInteger(d.target) && d.target >= 0 ? d.target : null;
+    if (seatNo === null && !d.effect) return;
+    banner.append(el("span", "gift-arrow", " → "));
+    let who;
+    if (seatNo !== null) {
+      const seats = app.snapshot && Array.isArray(app.snapshot.seats) ? app.snapshot.seats : [];
+      const seat = seats[seatNo];
+      who = el("span", "gift-target", seat && seat.player ? seat.player : `#${seatNo + 1}`);
+      who.dataset.seat = String(seatNo);
+      who.style.setProperty("--seat-color", seatColor(seatNo));
+    } else {
+      who = el("span", "gift-target gift-everyone", t("everyone"));
+    }
+    banner.append(who);
+    if (d.effect) banner.append(el("span", "gift-effect", `: ${effectName(d.effect)}`));
   }
 
   /** The gift effects every game may offer; a game's own are its renderer's
