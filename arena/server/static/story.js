@@ -110,6 +110,7 @@
     });
     parts.push(rows);
     box.replaceChildren(...parts);
+    box.classList.toggle("many-seats", players.length > 4);
     box.dataset.round = String(d.round_no || "");
   }
 
