@@ -680,10 +680,19 @@ async def test_a_model_seat_shows_its_legal_move_rate_and_cost(
             await figures.wait_for(timeout=10_000)
             text = await figures.text_content() or ""
             others = await page.locator('.seat[data-seat="1"] .seat-figures').count()
+            # the match card, at the end: the model seat's figures beside its standing
+            card = page.locator("#match-card .match-row", has_text="GPT")
+            await card.wait_for(timeout=10_000)
+            on_card = await card.locator(".match-figures").text_content() or ""
+            card_figures = await page.locator("#match-card .match-figures").count()
     assert "gpt-test" in text
     assert "100%" in text  # the fake model always answers legally
     assert "$" in text
     assert others == 0  # a scripted seat has no model figures
+    assert "gpt-test" in on_card
+    assert "Legal 100%" in on_card
+    assert "$" in on_card
+    assert card_figures == 1  # the scripted seats' standings have none
     assert trouble == []
 
 

@@ -687,3 +687,52 @@ async def test_a_sink_that_keeps_failing_is_said_on_healthz_and_to_every_page() 
     assert recovered[-1]["degraded"] == []
     assert (after["status"], after["degraded"]) == ("ok", [])
     assert console.events == collected.events  # the second match, all of it
+
+
+async def test_the_snapshot_tells_the_rounds_and_the_matchs_story_to_a_late_joiner() -> None:
+    """Issue 27: the overlay's result and match cards are drawn from the snapshot's
+    ``story``: the last round's result until the next round starts, each round's scores
+    and totals, and the match's end, so that a page that joins late draws them too."""
+    sink = CollectingSink()
+    async with served() as server:
+        tables = build_tables(config(rounds=2), seed=7, sinks=[server.hub, sink], sink_queue=None)
+        server.attach(tables)
+        await play_tables(tables, rounds=2, seed=7)
+        server.hub.flush()
+        async with websockets.connect(ws_url(server)) as ws:
+            got = [json.loads(await ws.recv()) for _ in range(2)]
+        # the same events, one by one, into a hub of their own: the story as it grows
+        hub = type(server.hub)(run_id="story")
+        page = hub.subscribe("public")
+
+        def story() -> Any:
+            return json.loads(hub.picture(page)[-1])["story"]
+
+        seen = []
+        for event in sink.events:
+            hub.on_event(event)
+            if event.type in ("round_result", "round_started", "match_ended"):
+                seen.append((event.type, story()))
+    results = [e.to_dict() for e in sink.of_type("round_result")]
+    ended = sink.of_type("match_ended")[0].to_dict()
+    final = got[1]["story"]
+    assert final["match"] == ended
+    assert final["round"] == results[-1]  # the last round's, the match over
+    assert final["rounds"] == [
+        {
+            "round_no": r["data"]["round_no"],
+            "scores": r["data"]["scores"],
+            "totals": r["data"]["totals"],
+        }
+        for r in results
+    ]
+    kinds = [
+        (kind, s["round"] is not None, len(s["rounds"]), s["match"] is not None) for kind, s in seen
+    ]
+    assert kinds == [
+        ("round_started", False, 0, False),
+        ("round_result", True, 1, False),
+        ("round_started", False, 1, False),  # the card's round is over: the next began
+        ("round_result", True, 2, False),
+        ("match_ended", True, 2, True),
+    ]

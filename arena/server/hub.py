@@ -112,6 +112,12 @@ class _Table:
     gifts: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=_RECENT_GIFTS))
     hands: dict[str, Any] | None = None
     """The last delayed ``hands`` item (spectator side only)."""
+    last_round: dict[str, Any] | None = None
+    """The round just ended: its ``round_result`` event, until the next round starts."""
+    rounds: list[dict[str, Any]] = field(default_factory=list)
+    """Each ended round's ``round_no``, ``scores`` and ``totals``: the match's story."""
+    ended: dict[str, Any] | None = None
+    """The match's ``match_ended`` event, once it ended."""
 
     def fold(self, event: Event) -> None:
         """Keep the table's game, a model seat's figures and the last gifts, from the
@@ -120,6 +126,22 @@ class _Table:
         if event.type == "match_started":
             self.figures = {}
             self.gifts.clear()
+            self.last_round = self.ended = None
+            self.rounds = []
+        elif event.type == "round_started":
+            self.last_round = None
+        elif event.type == "round_result":
+            self.last_round = event.to_dict()
+            data = event.data
+            self.rounds.append(
+                {
+                    "round_no": data.get("round_no"),
+                    "scores": dict(data.get("scores") or {}),
+                    "totals": dict(data.get("totals") or {}),
+                }
+            )
+        elif event.type == "match_ended":
+            self.ended = event.to_dict()
         elif event.type == "decision" and event.seat is not None and event.seat >= 0:
             figures = self.figures.setdefault(event.seat, _Figures())
             figures.add(event.data)
@@ -132,6 +154,11 @@ class _Table:
         return [
             None if (f := self.figures.get(seat)) is None else f.to_dict() for seat in range(count)
         ]
+
+    def story_json(self) -> dict[str, Any]:
+        """The round's and the match's story, for the overlay's result and match cards
+        (a page that joins late draws them from this alone)."""
+        return {"round": self.last_round, "rounds": list(self.rounds), "match": self.ended}
 
 
 class Subscription:
@@ -462,6 +489,7 @@ class OverlayHub:
             "figures": extra.figures_json(len(seats) if isinstance(seats, list) else 0),
             "gifts": list(extra.gifts),
             "game": game_overlay(extra.game),
+            "story": extra.story_json(),
         }
         if feed == "spectator":
             message["hands"] = extra.hands

@@ -68,7 +68,7 @@
     server: null, snapshot: null, figures: [],
     hands: null, leaderboard: null, lang: LANG_PARAM || "zh",
     sound: SOUND_PARAM === "1", seenGifts: new Set(), ws: null, backoff: 500,
-    game: null, renderer: null, seatsBuilt: null,
+    game: null, renderer: null, seatsBuilt: null, story: null,
   };
 
   const $ = (sel, root) => (root || document).querySelector(sel);
@@ -567,6 +567,7 @@
   function onEvent(ev) {
     if (TABLE === null && app.server && app.server.table && ev.table && ev.table !== app.server.table) return;
     if (ev.type === "gift") giftBanner(ev);
+    if (window.ArenaStory) window.ArenaStory.onEvent(ev);
     // the game's own moments (Dou Dizhu: a bomb, a rocket, a spring) are its renderer's
     if (!ev.game || ev.game === app.game) hook("onEvent", ev);
   }
@@ -641,6 +642,7 @@
     }
     render();
     renderLeaderboard();
+    renderStory();
   }
 
   function onSnapshot(msg) {
@@ -649,7 +651,21 @@
     if (MODE === "spectator" && "hands" in msg) app.hands = msg.hands;
     // The last gifts of the table: show those we have not shown yet (e.g. on join).
     (msg.gifts || []).forEach((g) => { if (g && g.data) giftBanner(g); });
+    app.story = msg.story || null;
     render();
+    renderStory();
+  }
+
+  // ---------- the round's and the match's story (static/story.js) ----------
+
+  /** The result card and the match card, from the snapshot's `story`; the game's part
+   *  of a result (what made the stakes) is its renderer's `roundStory` hook. */
+  function renderStory() {
+    if (!window.ArenaStory) return;
+    window.ArenaStory.render(app.story, {
+      lang: app.lang, el, setCards, figures: app.figures,
+      hook: (name, ...args) => hook(name, ...args),
+    });
   }
 
   function onMessage(msg) {

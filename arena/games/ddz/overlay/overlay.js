@@ -16,12 +16,20 @@
       pass: "不出", bid0: "不叫", bid: (n) => `${n} 分`, grab: "抢地主", nograb: "不抢",
       call1: "叫地主", double: "加倍", nodouble: "不加倍", redouble: "再加倍", noredouble: "不再加倍",
       bomb: "炸弹!", rocket: "王炸!", spring: "春天!", reverse_spring: "反春!",
+      rsLandlordWon: (n) => `地主 ${n} 胜`, rsFarmersWon: "农民胜", rsCall: "叫分",
+      rsGrab: "抢地主", rsBomb: "炸弹", rsRocket: "王炸", rsSpring: "春天", rsReverse: "反春",
+      rsDoubled: (n) => `${n} 加倍`, rsRedoubled: "地主再加倍", rsGift: "礼物翻倍",
+      rsStakes: "总倍数", rsForced: "强制地主",
     },
     en: {
       call: "Call", mult: "Mult", bottom: "Bottom", landlord: "Landlord", farmer: "Farmer",
       pass: "Pass", bid0: "No bid", bid: (n) => `Bid ${n}`, grab: "Grab", nograb: "No grab",
       call1: "Call", double: "Double", nodouble: "No double", redouble: "Redouble", noredouble: "No redouble",
       bomb: "BOMB!", rocket: "ROCKET!", spring: "SPRING!", reverse_spring: "REVERSE SPRING!",
+      rsLandlordWon: (n) => `Landlord ${n} wins`, rsFarmersWon: "The farmers win", rsCall: "Call",
+      rsGrab: "Grab", rsBomb: "Bomb", rsRocket: "Rocket", rsSpring: "Spring", rsReverse: "Reverse spring",
+      rsDoubled: (n) => `${n} doubles`, rsRedoubled: "Landlord redoubles", rsGift: "Gift double",
+      rsStakes: "Stakes", rsForced: "Forced landlord",
     },
   };
 
@@ -85,6 +93,41 @@
     bidBox.hidden = !bidStr;
   }
 
+  /** What made a round's stakes (the result card): the call, then each doubling (a
+   *  grab, a bomb, a rocket, a spring, a farmer's double, the redouble, a viewer's
+   *  翻倍 gift), then the multiplier each farmer played for, and who won. */
+  function roundStory(data, api) {
+    const { t } = api;
+    const r = data.result || {};
+    const players = Array.isArray(data.players) ? data.players : [];
+    const name = (seat) => players[seat] || `#${Number(seat) + 1}`;
+    const x2 = (n) => `×${2 ** n}`;
+    const items = [{ label: t("rsCall"), value: String(r.call_score || "–"), kind: "call" }];
+    if (r.forced_landlord) items.push({ label: t("rsForced"), value: "✓", kind: "forced" });
+    if (r.grabs) items.push({ label: t("rsGrab"), value: x2(r.grabs), kind: "grab" });
+    for (let i = 0; i < (r.bombs || 0); i++) items.push({ label: t("rsBomb"), value: "×2", kind: "bomb" });
+    for (let i = 0; i < (r.rockets || 0); i++) items.push({ label: t("rsRocket"), value: "×2", kind: "rocket" });
+    if (r.spring) {
+      items.push({ label: t(r.spring === "reverse_spring" ? "rsReverse" : "rsSpring"), value: "×2", kind: "spring" });
+    }
+    if (r.gift_doubles) items.push({ label: t("rsGift"), value: x2(r.gift_doubles), kind: "gift" });
+    Object.keys(r.doubled || {}).sort().forEach((seat) => {
+      if (r.doubled[seat]) items.push({ label: t("rsDoubled", name(seat)), value: "×2", kind: "farmer" });
+    });
+    if (r.redoubled) items.push({ label: t("rsRedoubled"), value: "×2", kind: "redouble" });
+    // each farmer's multiplier (the same for both unless a double counted for one)
+    const exps = Object.values(r.exponents || {});
+    const mults = [...new Set(exps.map((e) => 2 ** e))].sort((a, b) => a - b);
+    const call = r.call_score || 1;
+    const stake = mults.length
+      ? mults.map((m) => `${call}×${m}=${call * m}`).join(" / ")
+      : `${call}×${2 ** (r.common_exponent || 0)}`;
+    items.push({ label: t("rsStakes"), value: stake, kind: "total" });
+    const headline = r.winner_side === "landlord" ? t("rsLandlordWon", name(r.landlord))
+      : r.winner_side === "farmer" ? t("rsFarmersWon") : "";
+    return { headline, items };
+  }
+
   window.ArenaOverlay.register("ddz", {
     labels: LABELS,
     effectNames: {
@@ -132,6 +175,15 @@
       node.classList.toggle("warn", seat.cards_left !== null && seat.cards_left <= 2 && seat.cards_left > 0);
       renderBadge(api.$(".seat-name-row", node), isLandlord, api);
       renderAction(node, seat, state, api);
+    },
+
+    roundStory,
+
+    /** A seat's role beside its name on the result card. */
+    roundSeatTag(data, seat, api) {
+      const r = data.result || {};
+      if (typeof r.landlord !== "number") return "";
+      return api.t(seat === r.landlord ? "landlord" : "farmer");
     },
 
     /** A bomb, a rocket, a spring: full screen, and their sound. */
