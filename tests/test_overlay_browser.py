@@ -65,6 +65,34 @@ class SlowAgent(HeuristicAgent):
         return await super().play(request)
 
 
+MODEL_KEY_ENV = "ARENA_TEST_OVERLAY_KEY"
+MODEL_KEY = "sk-overlay-test-0123456789"
+
+
+def model_seat_config(base_url: str, *, third: str, prices: bool = False) -> ArenaConfig:
+    """A match of one model seat ("GPT", its key in MODEL_KEY_ENV) against two scripted
+    seats, the third named ``third``; ``prices`` gives its calls a cost."""
+    options: dict[str, Any] = {
+        "model": "gpt-test",
+        "base_url": base_url,
+        "api_key_env": MODEL_KEY_ENV,
+        "structured": "none",
+    }
+    if prices:
+        options["prices"] = {"input": 1.0, "output": 2.0}
+    return parse_config(
+        {
+            "match": {"rounds": 1, "seed": 11},
+            "table": {"pace_s": 0.0},
+            "seats": [
+                {"name": "GPT", "type": "openai", "options": options},
+                {"name": "Beta", "type": "greedy"},
+                {"name": third, "type": "heuristic"},
+            ],
+        }
+    )
+
+
 def config(rounds: int = 1, pace_s: float = 0.08) -> ArenaConfig:
     return parse_config(
         {
@@ -648,29 +676,9 @@ async def test_another_page_cannot_frame_the_controls_but_may_frame_the_overlay(
 async def test_a_model_seat_shows_its_legal_move_rate_and_cost(
     browser: Browser, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("ARENA_TEST_OVERLAY_KEY", "sk-overlay-test-0123456789")
-    with FakeOpenAI(api_key="sk-overlay-test-0123456789", respond=legal_model) as provider:
-        cfg = parse_config(
-            {
-                "match": {"rounds": 1, "seed": 11},
-                "table": {"pace_s": 0.0},
-                "seats": [
-                    {
-                        "name": "GPT",
-                        "type": "openai",
-                        "options": {
-                            "model": "gpt-test",
-                            "base_url": provider.base_url,
-                            "api_key_env": "ARENA_TEST_OVERLAY_KEY",
-                            "structured": "none",
-                            "prices": {"input": 1.0, "output": 2.0},
-                        },
-                    },
-                    {"name": "Beta", "type": "greedy"},
-                    {"name": "Gamma", "type": "heuristic"},
-                ],
-            }
-        )
+    monkeypatch.setenv(MODEL_KEY_ENV, MODEL_KEY)
+    with FakeOpenAI(api_key=MODEL_KEY, respond=legal_model) as provider:
+        cfg = model_seat_config(provider.base_url, third="Gamma", prices=True)
         server = ArenaServer(ServerSettings(port=0), mode="play", token=TOKEN)
         async with server:
             tables = build_tables(cfg, seed=11, sinks=[server.hub], sink_queue=None)

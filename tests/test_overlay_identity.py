@@ -19,15 +19,18 @@ from playwright.async_api import Browser, Page
 from test_overlay_browser import (  # noqa: F401 (the browser fixture)
     EVIL,
     LANDSCAPE,
+    MODEL_KEY,
+    MODEL_KEY_ENV,
     PORTRAIT,
     TOKEN,
     browser,
+    model_seat_config,
     open_page,
     play_one_round,
     shot,
 )
 
-from arena.config import ServerSettings, parse_config
+from arena.config import ServerSettings
 from arena.events import Event
 from arena.runner import build_tables, play_tables
 from arena.server.wiring import ArenaServer
@@ -139,28 +142,9 @@ async def test_four_seats_have_four_colours_and_a_picture_that_fails_is_drawn_in
 async def test_a_model_seat_shows_its_provider_badge(
     browser: Browser, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("ARENA_TEST_OVERLAY_KEY", "sk-overlay-test-0123456789")
-    with FakeOpenAI(api_key="sk-overlay-test-0123456789", respond=legal_model) as provider:
-        cfg = parse_config(
-            {
-                "match": {"rounds": 1, "seed": 11},
-                "table": {"pace_s": 0.0},
-                "seats": [
-                    {
-                        "name": "GPT",
-                        "type": "openai",
-                        "options": {
-                            "model": "gpt-test",
-                            "base_url": provider.base_url,
-                            "api_key_env": "ARENA_TEST_OVERLAY_KEY",
-                            "structured": "none",
-                        },
-                    },
-                    {"name": "Beta", "type": "greedy"},
-                    {"name": EVIL, "type": "heuristic"},
-                ],
-            }
-        )
+    monkeypatch.setenv(MODEL_KEY_ENV, MODEL_KEY)
+    with FakeOpenAI(api_key=MODEL_KEY, respond=legal_model) as provider:
+        cfg = model_seat_config(provider.base_url, third=EVIL)
         server = ArenaServer(ServerSettings(port=0), mode="play", token=TOKEN)
         async with server:
             tables = build_tables(cfg, seed=11, sinks=[server.hub], sink_queue=None)
