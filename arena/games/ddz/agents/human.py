@@ -8,9 +8,9 @@ and asked again before it reaches the table (:class:`arena.agents.human.HumanSea
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Final
 
-from arena.agents.human import HumanSeat, Prompt
+from arena.agents.human import HumanSeat
 from arena.errors import IllegalActionError
 from arena.games.ddz.agents.base import BaseAgent
 from arena.games.ddz.agents.reading import hand_of, legal_for, pass_reply, trick_of
@@ -82,16 +82,6 @@ def parse_human_move(line: str, request: PlayRequest, rules: Rules = DEFAULT_RUL
 class HumanAgent(HumanSeat, BaseAgent):
     """Asks a person at the terminal (or any async ``prompt`` function, for tests) for
     Dou Dizhu's bids, doubles and moves."""
-
-    def __init__(
-        self,
-        name: str,
-        *,
-        seed: int | None = None,
-        prompt: Prompt | None = None,
-        **options: Any,
-    ) -> None:
-        super().__init__(name, seed=seed, prompt=prompt, **options)
 
     async def bid(self, request: BidRequest) -> BidResponse:
         """Ask for a bid among the allowed ones."""
