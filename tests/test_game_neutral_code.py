@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
+from code_words import code_words, standalone_strings
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES: Final = ("arena", "protocol", "gifts", "tournaments")
 
@@ -78,45 +80,12 @@ def neutral_files() -> Iterator[Path]:
                 yield path
 
 
-def code_words(tree: ast.Module) -> Iterator[tuple[int, str]]:
-    """Every name and string the code uses; prose (a string standing alone as a
-    statement: a docstring, an attribute's doc) is left out."""
-    prose = {
-        id(statement.value)
-        for node in ast.walk(tree)
-        for field in ("body", "orelse", "finalbody")
-        if isinstance(statements := getattr(node, field, None), list)
-        for statement in statements
-        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant)
-    }
-    for node in ast.walk(tree):
-        word = None
-        if isinstance(node, ast.Name):
-            word = node.id
-        elif isinstance(node, ast.Attribute):
-            word = node.attr
-        elif isinstance(node, ast.arg):
-            word = node.arg
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            word = node.name
-        elif isinstance(node, ast.keyword):
-            word = node.arg
-        elif isinstance(node, ast.alias):
-            word = node.name
-        elif isinstance(node, ast.ImportFrom):
-            word = node.module
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            word = None if id(node) in prose else node.value
-        if word:
-            yield getattr(node, "lineno", 0), word
-
-
 def test_code_outside_a_games_package_names_no_dou_dizhu_term() -> None:
     found = []
     for path in neutral_files():
         relative = path.relative_to(ROOT).as_posix()
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=relative)
-        for line, word in code_words(tree):
+        for line, word in code_words(tree, strings=True, prose=standalone_strings(tree)):
             match = DOU_DIZHU.search(PRODUCT.sub("", word))
             if match is None:
                 continue
@@ -136,7 +105,11 @@ def test_the_net_catches_what_it_is_for() -> None:
         "    landlord = seat % 3\n"
         '    return "ddz-arena/" + str(landlord)\n'
     )
-    words = [word for _, word in code_words(tree) if DOU_DIZHU.search(PRODUCT.sub("", word))]
+    words = [
+        word
+        for _, word in code_words(tree, strings=True, prose=standalone_strings(tree))
+        if DOU_DIZHU.search(PRODUCT.sub("", word))
+    ]
     assert words == ["landlord", "landlord"]
 
 
@@ -146,7 +119,7 @@ def test_every_kept_name_is_still_there() -> None:
     for path in neutral_files():
         relative = path.relative_to(ROOT).as_posix()
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=relative)
-        for _, word in code_words(tree):
+        for _, word in code_words(tree, strings=True, prose=standalone_strings(tree)):
             used.add((relative, word))
             match = DOU_DIZHU.search(PRODUCT.sub("", word))
             if match is not None:

@@ -17,6 +17,8 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+from code_words import code_words, docstrings
+
 ROOT = Path(__file__).resolve().parent.parent
 ABOVE_THE_ARENA = ("gifts", "tournaments")
 
@@ -121,38 +123,6 @@ def neutral_agent_files() -> list[Path]:
     return found
 
 
-def code_words(tree: ast.Module) -> Iterator[tuple[int, str]]:
-    """Every name and string a module's code uses (its docstrings are prose, left out)."""
-    docstrings = {
-        id(node.body[0].value)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
-        and node.body
-        and isinstance(node.body[0], ast.Expr)
-        and isinstance(node.body[0].value, ast.Constant)
-    }
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            yield node.lineno, node.id
-        elif isinstance(node, ast.Attribute):
-            yield node.lineno, node.attr
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            yield node.lineno, node.name
-        elif isinstance(node, ast.arg):
-            yield node.lineno, node.arg
-        elif isinstance(node, ast.alias):
-            yield node.lineno, node.name
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            yield node.lineno, node.module
-        elif (
-            isinstance(node, ast.Constant)
-            and isinstance(node.value, str)
-            and id(node) not in docstrings
-            and node.value not in PACKAGE_NAMES
-        ):
-            yield node.lineno, node.value
-
-
 def test_the_agents_code_imports_no_game_and_names_no_dou_dizhu_term() -> None:
     """The agents' interface, transports, model seats, registry and check serve any game:
     they import a game only through the registry, and their code (not their prose)
@@ -169,8 +139,9 @@ def test_the_agents_code_imports_no_game_and_names_no_dou_dizhu_term() -> None:
                         "arena.games.registry",
                     ):
                         offenders.append(f"{relative}:{node.lineno}: imports {name}")
-        for line, word in code_words(tree):
-            if GAME_WORDS.search(word):
+        words = code_words(tree, strings=True, prose=docstrings(tree))
+        for line, word in words:
+            if word not in PACKAGE_NAMES and GAME_WORDS.search(word):
                 offenders.append(f"{relative}:{line}: {word[:60]!r}")
     assert offenders == []
 
@@ -187,22 +158,6 @@ GIFT_SEAM: tuple[str, ...] = (
 GIFT_SEAM_WORDS = ("landlord", "farmer", "bidder", "call_score", "spring", "rocket", "bomb")
 OLD_NAMES = frozenset({"landlord_policy", "rotate_landlord", "rotate_bidder"})
 """Dou Dizhu's options by the names callers used before the seam: accepted, passed on."""
-
-
-def names_in(tree: ast.Module) -> Iterator[tuple[int, str]]:
-    """Each name the code gives or reads (not its docs): variables, attributes,
-    arguments, functions and classes."""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            yield node.lineno, node.id
-        elif isinstance(node, ast.Attribute):
-            yield node.lineno, node.attr
-        elif isinstance(node, ast.arg):
-            yield node.lineno, node.arg
-        elif isinstance(node, ast.keyword) and node.arg is not None:
-            yield node.value.lineno, node.arg
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            yield node.lineno, node.name
 
 
 def test_the_gift_seam_names_no_game_and_counts_no_seats() -> None:
@@ -223,7 +178,7 @@ def test_the_gift_seam_names_no_game_and_counts_no_seats() -> None:
         for number, line in enumerate(text.splitlines(), 1):
             if "range(3)" in line or "% 3" in line or "(0, 0, 0)" in line:
                 offenders.append(f"{relative}:{number}: three seats: {line.strip()}")
-        for number, name in names_in(tree):
+        for number, name in code_words(tree):
             lowered = name.lower()
             if name not in OLD_NAMES and any(word in lowered for word in GIFT_SEAM_WORDS):
                 offenders.append(f"{relative}:{number}: a Dou Dizhu name: {name}")

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
+
+from code_words import code_words
 
 ROOT = Path(__file__).resolve().parent.parent
 DDZ_TERMS: Final = re.compile(
@@ -34,31 +35,13 @@ ALLOWED: Final = {
 """(file, identifier) pairs still named in Dou Dizhu's words, and why."""
 
 
-def identifiers(tree: ast.AST) -> Iterator[str]:
-    """Every name the code itself uses: names, attributes, definitions, arguments,
-    keywords and imported modules (not strings, docstrings or comments)."""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            yield node.id
-        elif isinstance(node, ast.Attribute):
-            yield node.attr
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            yield node.name
-        elif isinstance(node, ast.arg | ast.keyword) and node.arg is not None:
-            yield node.arg
-        elif isinstance(node, ast.alias):
-            yield node.name
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            yield node.module
-
-
 def named_terms() -> set[tuple[str, str]]:
     """Each (file, identifier) of ``tournaments/`` that names a Dou Dizhu term."""
     found: set[tuple[str, str]] = set()
     for path in sorted((ROOT / "tournaments").rglob("*.py")):
         relative = path.relative_to(ROOT).as_posix()
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=relative)
-        found.update((relative, name) for name in identifiers(tree) if DDZ_TERMS.search(name))
+        found.update((relative, name) for _, name in code_words(tree) if DDZ_TERMS.search(name))
     return found
 
 
@@ -77,5 +60,5 @@ def test_the_listed_exceptions_are_still_there() -> None:
 
 def test_the_check_sees_an_identifier_and_not_a_docstring() -> None:
     code = 'def stake(landlord: int) -> int:\n    """The landlord\'s bomb."""\n    return 1\n'
-    names = {name for name in identifiers(ast.parse(code)) if DDZ_TERMS.search(name)}
+    names = {name for _, name in code_words(ast.parse(code)) if DDZ_TERMS.search(name)}
     assert names == {"landlord"}
