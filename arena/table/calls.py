@@ -249,11 +249,9 @@ def _coerce(reply: object, expected: type[R]) -> R:
         if "type" in reply and reply["type"] != wanted:
             raise AgentReplyError("unparsable", f"expected a {wanted}, got type {reply['type']!r}")
         try:
-            reply = read_message(reply, {wanted: expected})
+            return read_message(reply, {wanted: expected})
         except ProtocolError as exc:
             raise AgentReplyError("unparsable", f"expected a {wanted}: {exc}") from exc
-        if isinstance(reply, expected):
-            return reply
     if isinstance(reply, Message):
         got = getattr(reply, "type", type(reply).__name__)
         raise AgentReplyError("unparsable", f"expected a {wanted}, got a {got}")
