@@ -112,6 +112,7 @@ async def test_a_killed_mqtt_worker_is_said_degraded_on_healthz_and_every_page_f
     async with (
         arena_play(
             *("--mqtt", mosquitto.url, "--rounds", "100", "--pace", "0.02", "--no-live"),
+            *("--round-pause", "0"),
             *("--seed", "1"),
         ) as (arena, base),
         websockets.connect(base.replace("http://", "ws://") + "/ws") as ws,

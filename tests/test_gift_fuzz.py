@@ -207,7 +207,8 @@ async def test_fuzzed_gifts_over_mqtt_and_the_webhook_are_all_told_and_lose_noth
         subscribed_as(mosquitto, GiftWatcher()) as watcher,
         playing(
             mosquitto,
-            *("--rounds", str(ROUNDS), "--pace", "0.04", "--gifts", "--record", str(replay)),
+            *("--rounds", str(ROUNDS), "--pace", "0.04", "--round-pause", "0"),
+            *("--gifts", "--record", str(replay)),
             *("--serve", "--exit-when-done", "--port", str(port)),
             environ={"ARENA_SERVER_TOKEN": TOKEN},
         ) as arena,

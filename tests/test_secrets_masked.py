@@ -278,7 +278,7 @@ async def test_no_secret_in_replay_logs_feed_or_rejections(
                     *(sys.executable, "-m", "arena.cli", "play", "--config", str(config)),
                     *("--rounds", "2", "--seed", "11", "--no-live", "--record", str(replay)),
                     *("--mqtt", broker.url, "--gifts", "--spectator-delay", "0.2"),
-                    *("--serve", "--exit-when-done", "--port", "0"),
+                    *("--serve", "--exit-when-done", "--port", "0", "--round-pause", "0"),
                     *("--log-format", log_format, "--log-level", "debug"),
                     cwd=REPO,
                     env=env,

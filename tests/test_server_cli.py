@@ -83,7 +83,17 @@ def test_play_serve_prints_the_overlay_url_and_stays_up_after_the_match(
     picture (an open overlay does not freeze on "connecting") until Ctrl-C, which ends
     the show cleanly (status 0, the replay kept as written)."""
     process = arena(
-        "play", "--serve", "--port", "0", "--rounds", "2", "--pace", "0.05", "--no-live"
+        "play",
+        "--serve",
+        "--port",
+        "0",
+        "--rounds",
+        "2",
+        "--pace",
+        "0.05",
+        "--no-live",
+        "--round-pause",
+        "0",
     )
     processes.append(process)
     found, _ = lines_until(process.stderr, r"overlay: (http://127\.0\.0\.1:\d+)/overlay")

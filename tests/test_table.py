@@ -779,6 +779,28 @@ async def test_the_first_action_is_not_held() -> None:
     assert first == stamps.stamps[0][0]  # nothing was on screen before it: no wait
 
 
+async def test_a_round_pause_waits_between_rounds_only() -> None:
+    clock = ManualClock()
+    stamps = OrderSink(clock)
+    table, _ = seat_table(
+        GreedyAgent("A"), GreedyAgent("B"), GreedyAgent("C"), sinks=[stamps], round_pause_s=7.5
+    )
+    table.clock = clock
+    await play_match(table, rounds=3, seed=4)
+    assert clock.slept == [7.5, 7.5]  # between rounds 1-2 and 2-3: not first, not after last
+    ends = [t for t, e in stamps.stamps if e.type == "round_result"]
+    starts = [t for t, e in stamps.stamps if e.type == "round_started"]
+    assert [b - a for a, b in zip(ends[:-1], starts[1:], strict=True)] == [7.5, 7.5]
+
+
+async def test_no_round_pause_by_default() -> None:
+    clock = ManualClock()
+    table, _ = seat_table(GreedyAgent("A"), GreedyAgent("B"), GreedyAgent("C"))
+    table.clock = clock
+    await play_match(table, rounds=3, seed=4)
+    assert clock.slept == []
+
+
 # ─── sinks ──────────────────────────────────────────────────────────────────────────────
 
 

@@ -114,6 +114,14 @@ def add_play_command(commands: argparse._SubParsersAction[Any], summary: str) ->
         f"{defaults.table.pace_s} on the live board, 0 in plain lines)",
     )
     play.add_argument(
+        "--round-pause",
+        type=float,
+        metavar="SECONDS",
+        help="seconds between a round's result and the next deal (default: [table] "
+        "round_pause_s; unset, 6 for a paced match with --serve, so that the overlay's "
+        "result card is read, else 0)",
+    )
+    play.add_argument(
         "--serve",
         action="store_true",
         help="serve the stream overlay, its feeds and the controls while playing "

@@ -11,16 +11,21 @@ from arena.commands.usage import UsageError
 from arena.config import ArenaConfig, load_config, parse_config
 from arena.errors import ConfigError
 
-__all__ = ["DEFAULT_BROKER", "effective_config"]
+__all__ = ["DEFAULT_BROKER", "SHOW_ROUND_PAUSE_S", "effective_config"]
 
 DEFAULT_BROKER: Final = "default"
 """``--mqtt`` without a URL (or ``--mqtt default``): the [mqtt] address, else embedded."""
+
+SHOW_ROUND_PAUSE_S: Final = 6.0
+"""A served, paced match's pause between rounds (``[table] round_pause_s`` unset): the
+overlay's result card stays up this long before the next deal covers the table."""
 
 _FLAG_KEYS = {
     "match.rounds": "--rounds",
     "match.tables": "--tables",
     "match.seed": "--seed",
     "table.pace_s": "--pace",
+    "table.round_pause_s": "--round-pause",
     "spectator.delay_s": "--spectator-delay",
 }
 """Config keys the ``play`` flags set: an error in one names the flag."""
@@ -67,6 +72,14 @@ def effective_config(args: argparse.Namespace) -> tuple[ArenaConfig, bool]:
         data["table"]["pace_s"] = args.pace
     elif not live and not args.serve:  # served, the overlay shows it: paced as configured
         data["table"]["pace_s"] = 0.0
+    if args.round_pause is not None:
+        data["table"]["round_pause_s"] = args.round_pause
+    elif (
+        args.serve
+        and data["table"]["pace_s"]
+        and "round_pause_s" not in config.table.model_fields_set
+    ):
+        data["table"]["round_pause_s"] = SHOW_ROUND_PAUSE_S
     return parse_config(data, source="command line", aliases=_FLAG_KEYS), live
 
 

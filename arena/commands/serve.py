@@ -47,6 +47,13 @@ def add_serve_command(commands: argparse._SubParsersAction[Any], summary: str) -
         f"{defaults.table.pace_s})",
     )
     serve.add_argument(
+        "--round-pause",
+        type=float,
+        metavar="SECONDS",
+        help="seconds between a round's result and the next deal (default: [table] "
+        "round_pause_s; unset, 6 when paced, so that the overlay's result card is read)",
+    )
+    serve.add_argument(
         "--gifts",
         action="store_true",
         help="take viewers' gifts: from the webhook /gifts/webhook, signed with "

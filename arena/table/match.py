@@ -175,12 +175,15 @@ async def _play(
     deals = table.table_id
     round_no = len(summary.rounds)
     over = table.game.match_over
+    first = round_no + 1
     while (
         (rounds is None or round_no < rounds)
         and (goes_on is None or not summary.rounds or goes_on(summary.rounds))
         and not (summary.rounds and over(summary.rounds))
     ):
         round_no += 1
+        if round_no > first and table.settings.round_pause_s:
+            await table.clock.sleep(table.settings.round_pause_s)  # the result card is read
         plan = plan_round(
             seed, deals, round_no, game=table.game, rules=table.rules, options=options
         )

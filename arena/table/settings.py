@@ -50,6 +50,11 @@ class TableSettings(BaseModel):
     pace_s: float = Field(default=0.0, ge=0, le=60)
     """Minimum seconds each action stays on screen (live shows); 0 = as fast as possible."""
 
+    round_pause_s: float = Field(default=0.0, ge=0, le=600)
+    """Seconds between a round's result and the next deal, so that a show's result card
+    is read before the next round covers it; 0 = none (served, ``arena play --serve``
+    and ``arena serve`` make it ``SHOW_ROUND_PAUSE_S`` unless the config sets it)."""
+
 
 def seat_deadline(given: float | None, agent: object, settings: TableSettings) -> float:
     """A seat's deadline, at the table and in ``arena agent check``: its own
