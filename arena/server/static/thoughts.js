@@ -112,7 +112,8 @@
     ].map((c) => ({ x: c.x, y: c.y, w, h }));
   }
 
-  /** The first place in the frame over no panel, covering the least of the rest. */
+  /** The first place in the frame over no panel, covering the least of the rest; the
+   *  box stays where it was while that place is still clear (no jumping with each play). */
   function place(box, panel, f, placed) {
     const w = box.offsetWidth;
     const h = box.offsetHeight;
@@ -121,12 +122,16 @@
     const soft = [...document.querySelectorAll(SOFT)].map(f.rect);
     let best = null;
     let bestCost = Infinity;
-    candidates(p, w, h).forEach((c) => {
+    const side = Number(box.dataset.side);
+    const sides = candidates(p, w, h);
+    const order = Number.isInteger(side) && sides[side] ? [sides[side], ...sides] : sides;
+    order.forEach((c) => {
       if (c.x < 0 || c.y < 0 || c.x + c.w > f.w || c.y + c.h > f.h) return;
       if (hard.some((r) => overlap(c, r) > 0)) return;
       const cost = soft.reduce((sum, r) => sum + overlap(c, r), 0);
       if (cost < bestCost) { best = c; bestCost = cost; }
     });
+    if (best) box.dataset.side = String(sides.findIndex((c) => c.x === best.x && c.y === best.y));
     if (!best) { // nowhere free: the first side, kept inside the frame
       const c = candidates(p, w, h)[0];
       best = { x: Math.max(0, Math.min(c.x, f.w - w)), y: Math.max(0, Math.min(c.y, f.h - h)), w, h };
