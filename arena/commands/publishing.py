@@ -108,9 +108,15 @@ def spectator_feed(
         return None
     from arena.server.wiring import spectator_outputs
     from arena.sinks.spectator import SpectatorFeed
+    from arena.table.moderation import build_moderator
 
     outputs, where = spectator_outputs(mqtt, server)
-    feed = SpectatorFeed(outputs, delay_s=settings.delay_s, max_pending=settings.max_pending)
+    feed = SpectatorFeed(
+        outputs,
+        delay_s=settings.delay_s,
+        max_pending=settings.max_pending,
+        moderator=build_moderator(config.moderation),  # the tables' filter, for reasoning
+    )
     if settings.delay_s < 1:
         say(
             log_format,

@@ -14,8 +14,9 @@ the contract of docs/overlay.md:
   table's game and its overlay renderer (:mod:`arena.server.game_assets`);
 - the public events themselves, exactly as on the MQTT feed (``v`` and ``run`` added);
 - ``leaderboard``: a tournament's standings;
-- on ``/ws/spectator`` only: ``spectator`` items (every hand), and snapshots folded
-  from the delayed events alone, so that the delayed view never runs ahead of its delay.
+- on ``/ws/spectator`` only: ``spectator`` items (every hand, each seat's thoughts), and
+  snapshots folded from the delayed events alone (with the last ``hands`` item and each
+  seat's last ``thought``), so that the delayed view never runs ahead of its delay.
 
 Nothing here waits: :meth:`OverlayHub.emit` folds the event and appends to queues. A
 page that cannot keep up (its queue full) loses its queue and is sent the whole picture
@@ -112,6 +113,8 @@ class _Table:
     gifts: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=_RECENT_GIFTS))
     hands: dict[str, Any] | None = None
     """The last delayed ``hands`` item (spectator side only)."""
+    thoughts: dict[int, dict[str, Any]] = field(default_factory=dict)
+    """Each seat's last delayed ``thought`` item (spectator side only), this match."""
     last_round: dict[str, Any] | None = None
     """The round just ended: its ``round_result`` event, until the next round starts."""
     rounds: list[dict[str, Any]] = field(default_factory=list)
@@ -125,6 +128,7 @@ class _Table:
         self.game = event.game
         if event.type == "match_started":
             self.figures = {}
+            self.thoughts = {}
             self.gifts.clear()
             self.last_round = self.ended = None
             self.rounds = []
@@ -368,6 +372,8 @@ class OverlayHub:
             self._mark("spectator", table)
         elif kind == "hands":
             extra.hands = item
+        elif kind == "thought" and isinstance(item.get("seat"), int):
+            extra.thoughts[item["seat"]] = item
         text = _json({"type": "spectator", "item": item})
         for subscription in self._subscriptions:
             if subscription.feed == "spectator" and subscription.shown == table:
@@ -493,6 +499,7 @@ class OverlayHub:
         }
         if feed == "spectator":
             message["hands"] = extra.hands
+            message["thoughts"] = [extra.thoughts[seat] for seat in sorted(extra.thoughts)]
         return _json(message)
 
     # --- inside -------------------------------------------------------------------------

@@ -21,7 +21,21 @@ Items are JSON-ready dicts, in order per table, each with a ``kind``:
   the game's own), ``players``, ``hands`` (a list of canonical cards per seat),
   ``seat`` (who played, for ``"play"``), and what else the game's recorder says of its
   round (its module lists them);
+- ``"thought"``: what a seat had in mind for a decision (see below);
 - any kind a caller adds with :meth:`SpectatorTable.note` (a gift's ``"peek"``).
+
+A ``"thought"`` item follows the event of the action it explains: ``seat``, ``player``,
+``request`` (the request's type, from the seat's ``turn_started``), ``action`` (the
+action event's type: ``play``, ``bid`` ...), ``hint`` (the agent's strategy hint as the
+event carries it, moderated by the table; None without one) and ``reasoning`` (None, or
+a summary of a model seat's reasoning where its provider returns one: its last
+sentences, :func:`~arena.sinks.thoughts.reasoning_summary`, with secrets and anything
+shaped like a key redacted, then passed through the feed's moderator). A model seat's
+report reaches the recorder (``decision``) before its action's event: the reasoning of
+the accepted attempt waits for the seat's next event other than the table's own
+``decision`` and ``budget_spent``, which is its action. A seat with neither a hint nor
+reasoning (a scripted bot) gets no thought item. The reasoning is hidden information
+(it may name the seat's cards): it is never in a public event, only here, delayed.
 
 Each also has ``table``, ``round``, ``seq`` (the feed's own count per table, from 1),
 ``after_seq`` (the last public event's ``seq`` at that moment: where the item fits in
@@ -54,14 +68,16 @@ import asyncio
 import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Final, Protocol, runtime_checkable
 
 from arena.errors import ConfigError
 from arena.events import Event
 from arena.games.registry import DEFAULT_GAME, get_game
 from arena.logs import get_logger
 from arena.sinks.health import guard_after_failure
+from arena.sinks.thoughts import reasoning_summary, redacted
 from arena.table.clock import Clock, MonotonicClock
+from arena.table.moderation import Moderator, default_moderator
 
 __all__ = [
     "CollectingSpectatorOutput",
@@ -71,6 +87,9 @@ __all__ = [
 ]
 
 log = get_logger(__name__)
+
+_TABLE_OWN: Final = frozenset({"decision", "budget_spent"})
+"""A seat's events the table emits between a model seat's report and its action."""
 
 DEFAULT_MAX_PENDING = 20_000
 """About 100 rounds of one table (~180 items a round): far more than a paced show
@@ -117,6 +136,7 @@ class SpectatorFeed:
         clock: Clock | None = None,
         wall: Callable[[], float] = time.time,
         max_pending: int = DEFAULT_MAX_PENDING,
+        moderator: Moderator | None = None,
     ) -> None:
         if not delay_s >= 0:
             raise ConfigError(f"a spectator delay is 0 s or more, not {delay_s!r}")
@@ -136,6 +156,10 @@ class SpectatorFeed:
         self._task: asyncio.Task[None] | None = None
         self._closing = False
         self._tables: dict[str, SpectatorTable] = {}
+        self.moderator = moderator if moderator is not None else default_moderator()
+        """What viewers may read of a model's reasoning: the tables' moderator (the
+        ``[moderation]`` section), as for comments and hints."""
+        self._moderating: set[asyncio.Task[None]] = set()
 
     # --- tables put items in --------------------------------------------------------------
 
@@ -168,6 +192,23 @@ class SpectatorFeed:
             return
         self._pending.append((self.clock.now() + self.delay_s, item))
         self._wake.set()
+
+    def moderate_then_put(
+        self, recorder: SpectatorTable, kind: str, data: dict[str, Any], text: str
+    ) -> None:
+        """Put an item whose ``data["reasoning"]`` is ``text`` once the moderator's hook
+        has read it (a task: a recorder cannot await); :meth:`close` waits for these
+        first (each takes at most the hook's timeout)."""
+
+        async def moderate() -> None:
+            seat = int(data.get("seat") or 0)
+            player = str(data.get("player") or "")
+            shown = await self.moderator.moderate(text, seat=seat, player=player)
+            recorder.put_item(kind, {**data, "reasoning": redacted(shown)})
+
+        task = asyncio.get_running_loop().create_task(moderate())
+        self._moderating.add(task)
+        task.add_done_callback(self._moderating.discard)
 
     @property
     def pending(self) -> int:
@@ -209,6 +250,8 @@ class SpectatorFeed:
         Takes at most ``delay_s`` plus the outputs' time; items put afterwards are
         dropped. Cancelled (the caller's bound), what is left is dropped and counted.
         """
+        if self._moderating:  # thoughts still with the moderator's hook go in first
+            await asyncio.gather(*self._moderating, return_exceptions=True)
         self._closing = True
         self._wake.set()
         try:
@@ -264,6 +307,11 @@ class SpectatorTable:
         self.seq = 0
         self.last_event_seq = 0
         self.players: list[str] = []
+        self._asked: dict[int, str] = {}
+        """Each seat's last request type (its ``turn_started``), for its thought."""
+        self._thinking: dict[int, str | None] = {}
+        """A model seat's accepted decision whose action event has not come yet: the
+        summary of its reasoning (None: the provider returned none)."""
 
     # --- the Recorder protocol ------------------------------------------------------------
 
@@ -271,6 +319,7 @@ class SpectatorTable:
         """A new round: its players (the seed stays out of the feed)."""
         self.round = int(header["round"])
         self.players = list(header.get("players", ()))
+        self._thinking.clear()
 
     def message(
         self,
@@ -287,6 +336,17 @@ class SpectatorTable:
         """The public event into the feed (the game's subclass then follows the hands)."""
         self.last_event_seq = event.seq
         self._put("event", {"event": event.to_dict()}, round_no=event.round)
+        if event.seat is not None:
+            self._follow_thought(event)
+
+    def decision(self, seat: int, record: dict[str, Any]) -> None:
+        """A model seat's attempt (see :class:`~arena.table.DecisionRecorder`): the
+        accepted one's reasoning waits for the seat's action event."""
+        if record.get("outcome") != "accepted":
+            return
+        report = record.get("report")
+        reasoning = report.get("reasoning") if isinstance(report, Mapping) else None
+        self._thinking[seat] = reasoning_summary(reasoning)
 
     def round_ended(self, summary: dict[str, Any]) -> None:
         """Nothing to add: the round's result event already showed what it shows."""
@@ -294,12 +354,56 @@ class SpectatorTable:
     def effect(self, record: dict[str, Any]) -> None:
         """A viewer gift's hidden details (the cards it moved): the game's to follow."""
 
+    # --- what the seats had in mind -------------------------------------------------------
+
+    def _follow_thought(self, event: Event) -> None:
+        """After a seat's event: remember what it was asked, or put the thought behind its
+        action (a model seat's reasoning, the hint an event carries)."""
+        seat = event.seat
+        assert seat is not None
+        kind = event.type
+        if kind == "turn_started":
+            asked = event.data.get("request")
+            if isinstance(asked, str):
+                self._asked[seat] = asked
+            return
+        if kind in _TABLE_OWN:
+            return
+        hint = event.data.get("hint")
+        thinking = self._thinking
+        if seat not in thinking and not hint:
+            return
+        reasoning = thinking.pop(seat, None)
+        data: dict[str, Any] = {
+            "seat": seat,
+            "player": event.player,
+            "request": self._asked.get(seat),
+            "action": kind,
+            "hint": redacted(hint) if isinstance(hint, str) and hint else None,
+            "reasoning": None,
+        }
+        if reasoning is None:
+            if data["hint"] is not None:
+                self._put("thought", data)
+            return
+        moderator = self.feed.moderator
+        if moderator.synchronous:
+            data["reasoning"] = moderator.filter(reasoning)
+            self._put("thought", data)
+        else:
+            self.feed.moderate_then_put(self, "thought", data, reasoning)
+
     # --- more hidden information ------------------------------------------------------------
 
     def note(self, kind: str, data: Mapping[str, Any]) -> None:
         """Put any other hidden item in the feed, delayed like the rest (a gift's peek at
         a hand: ``note("peek", {"viewer": ..., "seat": ..., "cards": [...]})``)."""
         self._put(kind, dict(data))
+
+    def put_item(self, kind: str, data: dict[str, Any]) -> None:
+        """Put an item made elsewhere (a thought back from the moderator's hook) with this
+        table's numbering, as it stands now."""
+        self._put(kind, data)
 
     def _put(self, kind: str, data: dict[str, Any], *, round_no: int | None = None) -> None:
         self.seq += 1

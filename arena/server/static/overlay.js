@@ -414,6 +414,7 @@
       if (nodes[i]) renderSeat(nodes[i], seat, state, app.figures[i]);
     });
     if (MODE === "spectator") renderHands();
+    if (MODE === "spectator" && window.ArenaThoughts) window.ArenaThoughts.render(app); // thoughts.js
     tickCountdown();
   }
 
@@ -622,6 +623,7 @@
     if (!item) return;
     if (item.kind === "hands") { app.hands = item; renderHands(); }
     else if (item.kind === "peek") showPeek(item);
+    else if (item.kind === "thought" && window.ArenaThoughts) window.ArenaThoughts.item(item, app);
     else if (item.kind === "event" && item.event) onEvent(item.event);
   }
 
@@ -649,6 +651,7 @@
     app.snapshot = msg.state || null;
     app.figures = Array.isArray(msg.figures) ? msg.figures : [];
     if (MODE === "spectator" && "hands" in msg) app.hands = msg.hands;
+    if (MODE === "spectator" && "thoughts" in msg && window.ArenaThoughts) window.ArenaThoughts.snapshot(msg.thoughts);
     // The last gifts of the table: show those we have not shown yet (e.g. on join).
     (msg.gifts || []).forEach((g) => { if (g && g.data) giftBanner(g); });
     app.story = msg.story || null;
