@@ -191,6 +191,10 @@ class ServerSettings(BaseModel):
     sound: bool = False
     """Sound effects for bombs, rockets, spring and gifts (``?sound=1`` turns them on
     for one page)."""
+    between_tables_s: float = Field(default=5.0, ge=0, le=600)
+    """``tournament run --serve``: when the featured table ends, the overlay shows it
+    this long more with the between screen (the standings, the next table, a
+    countdown) before it follows the next table; 0: at once. The tables do not wait."""
 
 
 class ArenaConfig(BaseModel):

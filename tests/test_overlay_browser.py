@@ -436,23 +436,25 @@ async def test_before_any_table_the_overlay_shows_the_games_seats_waiting(
     assert trouble == []
 
 
-@pytest.mark.parametrize(("lang", "words"), [("zh", "下一场 0:"), ("en", "Next match in 0:")])
+@pytest.mark.parametrize(("lang", "words"), [("zh", "下一场"), ("en", "Next match")])
 async def test_between_matches_the_overlay_counts_down_to_the_next(
     browser: Browser, lang: str, words: str
 ) -> None:
     """``arena serve --next-in``: the page says when the next match is dealt, counting
-    down, in the middle of the frame; gone once it is dealt."""
+    down, in the middle of the frame; gone once it is dealt (the whole between screen:
+    tests/test_overlay_between_browser.py)."""
     server = ArenaServer(ServerSettings(port=0), mode="serve", token=TOKEN)
     async with server:
         server.hub.set_next(int((time.time() + 30) * 1000))
         page, trouble = await open_page(browser, f"{server.url}/overlay?lang={lang}")
-        box = page.locator("#next-up")
+        box = page.locator("#between")
         await box.wait_for(state="visible", timeout=10_000)
-        first = await box.text_content() or ""
-        assert first.startswith(words)
-        seconds = int(first.rsplit(":", 1)[1])
+        assert await page.locator(".between-title").text_content() == words
+        clock = await page.locator(".between-clock").text_content() or ""
+        assert clock.startswith("0:")
+        seconds = int(clock.rsplit(":", 1)[1])
         assert 25 <= seconds <= 30
-        frame = await box.bounding_box()
+        frame = await page.locator(".between-card").bounding_box()
         assert frame is not None
         assert frame["x"] >= 0
         assert frame["x"] + frame["width"] <= LANDSCAPE["width"]

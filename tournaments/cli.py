@@ -389,9 +389,10 @@ def _arena_server(args: argparse.Namespace, settings: TournamentConfig) -> Arena
     if not args.serve:
         return None
     from arena.server.wiring import ArenaServer
+    from tournaments.schedule import table_place
 
     spectator = settings.spectator
-    return ArenaServer(
+    server = ArenaServer(
         settings.server,
         mode="tournament",
         host=args.host,
@@ -400,6 +401,8 @@ def _arena_server(args: argparse.Namespace, settings: TournamentConfig) -> Arena
         config_dir=args.file.parent if getattr(args, "file", None) is not None else None,
         spectator_delay_s=spectator.delay_s if spectator.enabled else None,
     )
+    server.hub.describe_table = table_place  # the between screen: "next: stage 2, table 1"
+    return server
 
 
 def _sayer(log_format: str) -> Say:

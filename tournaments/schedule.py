@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -62,6 +63,7 @@ __all__ = [
     "round_robin_stages",
     "seat_counts",
     "swiss_stage",
+    "table_place",
 ]
 
 ROUND_ROBIN_LIMIT: Final = 20
@@ -102,6 +104,22 @@ class Table:
         """``s2t1``: unique in the tournament, so round seeds derived from the
         tournament's seed and this id differ between tables."""
         return f"s{self.stage}t{self.index}"
+
+
+_TABLE_ID: Final = re.compile(r"s(\d+)t(\d+)(?:\.(\d+))?")
+
+
+def table_place(table_id: str) -> dict[str, int]:
+    """A table's stage and number (and, in duplicate mode, its seating) from its id
+    (``s2t1``, ``s2t1.3``), for the overlay to say which table comes next; empty for an
+    id of another shape."""
+    found = _TABLE_ID.fullmatch(table_id)
+    if found is None:
+        return {}
+    place = {"stage": int(found[1]), "index": int(found[2])}
+    if found[3] is not None:
+        place["seating"] = int(found[3])
+    return place
 
 
 @dataclass(frozen=True, slots=True)

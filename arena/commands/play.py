@@ -259,7 +259,9 @@ def run_play_command(args: argparse.Namespace) -> int:
 async def _count_down(server: ArenaServer, seconds: float) -> None:
     """Between two matches: the pages count down to the next one, which Start on
     /control deals at once; at zero it is dealt."""
-    server.hub.set_next(int((time.time() + seconds) * 1000))
+    hub = server.hub
+    players = hub.players_of(hub.featured) or None  # the next match seats the same agents
+    hub.set_next(int((time.time() + seconds) * 1000), players=players)
     try:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(server.control.wait_for_start(), seconds)

@@ -24,11 +24,18 @@ again instead (``server`` and ``snapshot``): a slow browser never slows a table,
 right again at once. A page follows the featured table unless it asked for one
 (``?table=t2``); the featured table is the streamer's pick (``/control``), else the
 first table that is live.
+
+Between two featured tables (a tournament's, ``between_tables_s`` > 0) the hub keeps
+showing the table that ended for that long, with ``next_at`` and ``next`` (the table
+that will be featured, its players) in the ``server`` message, so that the pages show
+the between screen before they follow the next table. Only the pages wait: the tables
+play on as fast as they play.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -217,8 +224,15 @@ class OverlayHub:
         sound: bool = False,
         spectator_delay_s: float | None = None,
         avatars: Mapping[str, str] | None = None,
+        between_tables_s: float = 0.0,
     ) -> None:
         self.mode: Mode = mode
+        self.between_tables_s = between_tables_s
+        """How long the pages keep showing a featured table that ended, counting down to
+        the next one (0: they follow the next at once)."""
+        self.describe_table: Callable[[str], Mapping[str, Any]] | None = None
+        """What the pages are told of the next table besides its id and players (a
+        tournament's: its stage and number), or None."""
         self.lang = lang
         self.sound = sound
         self.spectator_delay_s = spectator_delay_s
@@ -230,7 +244,15 @@ class OverlayHub:
         self._subscriptions: list[Subscription] = []
         self.next_at: int | None = None
         """When the next match is dealt (Unix ms), between two matches of ``arena serve
-        --next-in``; None otherwise. Pages count down to it."""
+        --next-in``, or the end of a hold between two featured tables; None otherwise.
+        Pages count down to it."""
+        self.upcoming: dict[str, Any] | None = None
+        """What is known of what comes at ``next_at`` (``next`` in the ``server``
+        message): the table and its players, or None."""
+        self._hold: asyncio.TimerHandle | None = None
+        """The hold between two featured tables, while it lasts."""
+        self._held: str | None = None
+        """The table whose end started the hold."""
         self.on_page: Callable[[], object] | None = None
         """Called when a page (not a preview) opens its feed: ``--wait-for-start`` deals
         once an overlay is there to show it."""
@@ -256,6 +278,7 @@ class OverlayHub:
         self._chosen: str | None = None
         """The streamer's pick (``/control``)."""
         self._leaderboard: dict[str, Any] | None = None
+        self._end_hold()
         self.events = 0
         self.degraded = []  # the new run's board says its own
         for subscription in self._subscriptions:
@@ -291,6 +314,8 @@ class OverlayHub:
             known = ", ".join(self._tables) or "none yet"
             raise ConfigError(f"no table {table!r} (tables: {known})")
         self._chosen = table
+        if self._end_hold():  # the streamer's pick now: no countdown to another table
+            self._tell_server()
         self._follow_featured()
 
     def set_paused(self, tables: frozenset[str], *, pausing: bool) -> None:
@@ -300,11 +325,12 @@ class OverlayHub:
             self.paused, self.pausing = tables, pausing
             self._tell_server()
 
-    def set_next(self, at_ms: int | None) -> None:
-        """When the next match is dealt (Unix ms; None: no match is due): every page
-        is told, and counts down."""
-        if at_ms != self.next_at:
-            self.next_at = at_ms
+    def set_next(self, at_ms: int | None, *, players: list[str | None] | None = None) -> None:
+        """When the next match is dealt (Unix ms; None: no match is due) and who plays
+        it, if known: every page is told, and counts down."""
+        upcoming = None if at_ms is None or players is None else {"players": list(players)}
+        if at_ms != self.next_at or upcoming != self.upcoming:
+            self.next_at, self.upcoming = at_ms, upcoming
             self._tell_server()
 
     def health_changed(self, degraded: Degraded) -> None:
@@ -472,6 +498,7 @@ class OverlayHub:
             "degraded": self.degraded,
             "seats": self._idle_seats(subscription.shown),
             "next_at": self.next_at,
+            "next": self.upcoming,
         }
 
     def _idle_seats(self, table: str | None) -> int:
@@ -512,16 +539,84 @@ class OverlayHub:
 
     def _choose_auto(self, event: Event) -> None:
         """Keep the featured table while it plays; when it ends, a table still live
-        (the streamer's pick too: it lapses when its match ends and another plays)."""
-        before = self.featured
+        (the streamer's pick too: it lapses when its match ends and another plays),
+        after the hold between two tables if there is one."""
+        if self._hold is not None:  # the pages wait on the ended table: the next may change
+            self._tell_upcoming()
+            return
+        ended = event.table if event.type == "match_ended" else None
+        if ended is not None and ended == self.featured and self._start_hold(ended):
+            return
+        self._follow_next(ended)
+
+    def _choice(self, ended: str | None) -> tuple[str | None, str | None]:
+        """The streamer's pick and the automatic choice once ``ended`` (a table whose
+        match just ended, or None) is let go: the pick lapses when its match ends and
+        another table plays; the automatic one moves to a live table when its ended."""
         live = [s.table for s in self._public if s.status == "live"]
-        if event.type == "match_ended" and event.table == self._chosen and live:
-            self._chosen = None
+        chosen = None if ended is not None and ended == self._chosen and live else self._chosen
         auto = self._public.get(self._auto) if self._auto is not None else None
         if (auto is None or auto.status == "ended") and live:
-            self._auto = live[0]
+            return chosen, live[0]
+        return chosen, self._auto
+
+    def _follow_next(self, ended: str | None) -> None:
+        """Feature a live table in place of one that ended; the pages following move."""
+        before = self.featured
+        self._chosen, self._auto = self._choice(ended)
         if self.featured != before:
             self._follow_featured()
+
+    def _start_hold(self, ended: str) -> bool:
+        """The featured table ended: the pages keep it for ``between_tables_s``,
+        counting down to the next (False: no hold, or no loop to end it)."""
+        if self.between_tables_s <= 0:
+            return False
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return False
+        self._held = ended
+        self._hold = loop.call_later(self.between_tables_s, self._release_hold)
+        self.next_at = int((time.time() + self.between_tables_s) * 1000)
+        self.upcoming = self._upcoming_json()
+        self._tell_server()
+        return True
+
+    def _release_hold(self) -> None:
+        """The countdown is over: the pages follow the next table (if one plays yet;
+        else the next to start, at once)."""
+        self._hold = None
+        self.next_at = self.upcoming = None
+        self._tell_server()
+        self._follow_next(self._held)
+
+    def _end_hold(self) -> bool:
+        """Cancel a hold (a new run, the streamer's pick); whether there was one."""
+        if self._hold is None:
+            return False
+        self._hold.cancel()
+        self._hold = None
+        self.next_at = self.upcoming = None
+        return True
+
+    def _upcoming_json(self) -> dict[str, Any] | None:
+        """The table the pages will follow once the hold ends, its players and what
+        :attr:`describe_table` says of it; None while none plays."""
+        chosen, auto = self._choice(self._held)
+        table = chosen if chosen in self._tables else auto
+        if table is None or table == self.featured:
+            return None
+        upcoming: dict[str, Any] = {"table": table, "players": self.players_of(table)}
+        if self.describe_table is not None:
+            upcoming.update(self.describe_table(table))
+        return upcoming
+
+    def _tell_upcoming(self) -> None:
+        upcoming = self._upcoming_json()
+        if upcoming != self.upcoming:
+            self.upcoming = upcoming
+            self._tell_server()
 
     def _follow_featured(self) -> None:
         """Pages following the featured table move to it: its whole picture."""

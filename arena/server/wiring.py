@@ -102,6 +102,7 @@ class ArenaServer:
             sound=settings.sound,
             spectator_delay_s=spectator_delay_s,
             avatars=urls,
+            between_tables_s=settings.between_tables_s if mode == "tournament" else 0.0,
         )
         self.control = MatchControl(started=started, on_change=self._control_changed)
         self.parts = ServerParts(

@@ -38,7 +38,6 @@
       delayed: (s) => `延迟 ${s} 秒`, peek: (v) => `${v} 偷看了`,
       specOff: "延迟观战未开启", specOffHint: "启动时加上 --spectator-delay SECONDS",
       connecting: "连接中…", degraded: "信号异常", winner: (s) => `${s} 胜`,
-      nextIn: (mmss) => `下一场 ${mmss}`,
       thinking: (s) => `思考中 ${s} 秒`,
       everyone: "全场",
     },
@@ -51,7 +50,6 @@
       delayed: (s) => `delayed ${s} s`, peek: (v) => `${v} peeked`,
       specOff: "Delayed spectator view is off", specOffHint: "start the arena with --spectator-delay SECONDS",
       connecting: "Connecting…", degraded: "Degraded", winner: (s) => `${s} wins`,
-      nextIn: (mmss) => `Next match in ${mmss}`,
       thinking: (s) => `Thinking ${s} s`,
       everyone: "everyone",
     },
@@ -428,15 +426,13 @@
   }
 
   /** Countdown on the seat to act; runs ~4x a second. */
-  /** Between two matches of ``arena serve --next-in``: when the next one is dealt. */
+  /** The next match or table is coming (the server's `next_at`): the between screen
+   *  (static/between.js) over the table, counting down. */
   function tickNextUp() {
-    const box = $("#next-up");
-    const at = app.server && Number.isInteger(app.server.next_at) ? app.server.next_at : null;
-    const left = at === null ? 0 : Math.max(0, Math.ceil((at - Date.now()) / 1000));
-    box.hidden = left <= 0;
-    if (box.hidden) return;
-    const mmss = `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
-    box.textContent = t("nextIn", mmss);
+    if (!window.ArenaBetween) return;
+    window.ArenaBetween.tick({
+      server: app.server, leaderboard: app.leaderboard, story: app.story, lang: app.lang, el,
+    });
   }
 
   /** The seat whose turn it is, once it has taken a moment (a model thinking; a
