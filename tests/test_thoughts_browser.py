@@ -96,7 +96,9 @@ async def test_the_spectator_view_shows_a_model_seats_thoughts_and_the_overlay_n
             game = asyncio.create_task(play_tables(tables, rounds=1, seed=11))
             try:
                 await live.locator(".seat-cards-left").first.wait_for(timeout=10_000)
-                assert await wide.locator("#thoughts .thought").count() == 0  # not yet
+                early = await wide.locator("#thoughts .thought").count()
+                if time.monotonic() - started < delay:  # (a loaded machine may be later)
+                    assert early == 0  # not yet
                 thought = wide.locator('#thoughts .thought[data-seat="0"]')
                 await thought.wait_for(timeout=15_000)
                 assert time.monotonic() - started >= delay
