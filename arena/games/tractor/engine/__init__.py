@@ -58,7 +58,7 @@ from arena.games.tractor.engine.scoring import (
     settle,
     team_of,
 )
-from arena.games.tractor.engine.throws import ThrowVerdict, judge_throw, punishment
+from arena.games.tractor.engine.throws import ThrowVerdict, beaten_part, judge_throw, punishment
 from arena.games.tractor.engine.tricks import beats, trick_winner
 from arena.games.tractor.engine.trump import TRUMP, Trump, group_name, trump_context
 from arena.games.tractor.engine.views import SeatView, seat_view
@@ -103,6 +103,7 @@ __all__ = [
     "Trump",
     "TrumpCandidate",
     "TrumpLocked",
+    "beaten_part",
     "beats",
     "card_id",
     "card_ids",
