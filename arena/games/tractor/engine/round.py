@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from enum import StrEnum
 
 from arena.errors import IllegalActionError, SetupError
-from arena.games.tractor.engine.cards import POINTS, shuffled_deck
+from arena.games.tractor.engine.cards import DECK, POINTS, shuffled_deck
 from arena.games.tractor.engine.declaring import Declaration, Declaring, declaration_of, declarations
 from arena.games.tractor.engine.follow import FollowRule, check_follow, follow_rule
 from arena.games.tractor.engine.patterns import Kind, Play, classify
@@ -65,6 +65,19 @@ _DECLARING, _BURYING, _PLAYING, _FINISHED = (
 )
 
 
+def _prepared(
+    deal: Sequence[Sequence[int]], rules: TractorRules
+) -> tuple[list[list[int]], tuple[int, ...]]:
+    """A prepared deal checked: each seat's hand, then the kitty, the 108 cards once."""
+    *hands, kitty = deal
+    sizes = [len(h) for h in hands]
+    if len(hands) != rules.players or set(sizes) != {rules.hand_size}:
+        raise SetupError(f"a deal is {rules.players} hands of {rules.hand_size}, then the kitty")
+    if len(kitty) != rules.kitty_size or sorted(c for part in deal for c in part) != list(DECK):
+        raise SetupError(f"a deal holds the 108 cards once, {rules.kitty_size} in the kitty")
+    return [list(h) for h in hands], tuple(kitty)
+
+
 class Round:
     """A round from the deal to the score.
 
@@ -73,6 +86,8 @@ class Round:
     declaration locks becomes banker (nobody: a seat drawn from the seed), and both
     teams must be at one level. ``tie_after``: equal declarations in one window go to
     the seat nearest after it (the previous banker); None: a seat drawn from the seed.
+    ``deal`` plays a prepared deal (each seat's cards in the order dealt, then the
+    kitty) instead of the seed's; the seed still draws the seats it draws.
     """
 
     __slots__ = (
@@ -108,6 +123,7 @@ class Round:
         levels: tuple[int, int] = (2, 2),
         banker: int | None = None,
         tie_after: int | None = None,
+        deal: Sequence[Sequence[int]] | None = None,
     ) -> None:
         n = rules.players
         for name, seat in (("banker", banker), ("tie_after", tie_after)):
@@ -125,6 +141,8 @@ class Round:
         self._dealt = [deck[seat:dealt:n] for seat in range(n)]
         """Each seat's cards in the order dealt (deal steps reveal them in this order)."""
         self.kitty: tuple[int, ...] = tuple(deck[dealt:])
+        if deal is not None:
+            self._dealt, self.kitty = _prepared(deal, rules)
         self._drawn_banker = rng.randrange(n)
         drawn_tie = rng.randrange(n)
         self.levels = levels

@@ -30,7 +30,7 @@ class TractorRules(GameRules):
     """Cards in the kitty (底牌); None: 8 for 4 players, 12 for 6. The rest must deal
     evenly: 108 − kitty a multiple of ``players``."""
 
-    deal_steps: int = Field(default=1, ge=1, le=16)
+    deal_steps: int = Field(default=1, ge=1, le=25)
     """1: the whole hand is dealt, then trump is declared. N > 1: the hand is revealed in
     N steps with a declaration window after each, as in a real draw."""
 
