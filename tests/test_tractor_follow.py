@@ -105,7 +105,9 @@ def test_a_follow_short_of_the_tractor_fills_with_its_longest_tractor_then_pairs
     assert follow(hand, lead, "♥2 ♥2 ♥3 ♥3 ♥9 ♥9") is None
     assert follow(hand, lead, "♥2 ♥2 ♥3 ♥3 ♥J ♥Q") == "you hold 3 pairs in ♥: play 3 pairs"
     assert follow(hand, lead, "♥2 ♥2 ♥9 ♥9 ♥J ♥Q") is not None
-    rule = follow_rule(cards(hand), classify(cards(lead, taken=cards(hand)), LEVEL_5_SPADES), LEVEL_5_SPADES)
+    rule = follow_rule(
+        cards(hand), classify(cards(lead, taken=cards(hand)), LEVEL_5_SPADES), LEVEL_5_SPADES
+    )
     assert rule.describe() == "play 6 ♥ cards, including a tractor of 2 pairs and one more pair"
 
 
@@ -195,7 +197,9 @@ def oracle_shape(chosen: Sequence[int], lead: Play, trump: Trump) -> tuple[tuple
     return oracle_tractors(chain, lead.tractors), min(pairs, lead.pair_count)
 
 
-def oracle_legal(hand: Sequence[int], play: Sequence[int], lead: Play, trump: Trump, best: object) -> bool:
+def oracle_legal(
+    hand: Sequence[int], play: Sequence[int], lead: Play, trump: Trump, best: object
+) -> bool:
     g = lead.group
     mine = [c for c in hand if trump.group[c] == g]
     played = [c for c in play if trump.group[c] == g]
@@ -210,7 +214,7 @@ def random_case(rng: random.Random) -> tuple[tuple[int, ...], Play, Trump]:
     level = rng.randint(2, 14)
     trump = trump_context(level, rng.choice([None, 0, 1, 2, 3]))
     suits = rng.sample(range(4), 2)
-    ranks = rng.sample([r for r in range(2, 15)], 6) + [level]
+    ranks = [*rng.sample([r for r in range(2, 15)], 6), level]
     pool = [c for c in range(108) if (SUIT[c] in suits and RANK[c] in ranks) or RANK[c] >= 15]
     rng.shuffle(pool)
     hand = tuple(pool[: rng.randint(4, 11)])
@@ -236,9 +240,7 @@ def test_the_engine_agrees_with_the_simple_statement_on_every_subset_of_many_han
         if n > len(hand):
             continue
         mine = [c for c in hand if trump.group[c] == lead.group]
-        best = max(
-            (oracle_shape(s, lead, trump) for s in combinations(mine, n)), default=None
-        )
+        best = max((oracle_shape(s, lead, trump) for s in combinations(mine, n)), default=None)
         legal_faces = set()
         for play in combinations(hand, n):
             engine = check_follow(hand, play, lead, trump)
@@ -263,5 +265,10 @@ def test_the_fill_order_plays_low_cards_first(seed: int) -> None:
     lead = classify(cards("♥6 ♥6 ♥7 ♥7 ♥8 ♥8", taken=hand), LEVEL_5_SPADES)
     played = fill_follow(hand, lead, LEVEL_5_SPADES)
     assert sorted(RANK[c] for c in played) == [2, 2, 3, 3, 9, 9]
-    assert check_follow(hand, fill_follow(hand, lead, LEVEL_5_SPADES, random.Random(seed)), lead, LEVEL_5_SPADES) is None
+    assert (
+        check_follow(
+            hand, fill_follow(hand, lead, LEVEL_5_SPADES, random.Random(seed)), lead, LEVEL_5_SPADES
+        )
+        is None
+    )
     assert TRUMP == 4

@@ -23,7 +23,7 @@ def deal(
     from arena.games.tractor.engine import TractorRules
     from arena.games.tractor.engine.cards import RANK
 
-    rules = TractorRules(players=players)
+    rules = TractorRules.model_validate({"players": players})
     taken: list[int] = []
     hands: list[list[int]] = [[] for _ in range(players)]
     for seat, text in given.items():

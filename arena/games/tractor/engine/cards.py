@@ -61,9 +61,7 @@ RANK: Final[tuple[int, ...]] = tuple(
 """A card's rank: 2..14 (A), 15 the small joker, 16 the big one."""
 SUIT: Final[tuple[int, ...]] = tuple(-1 if f >= 52 else f // 13 for f in FACE)
 """A card's suit (0..3 for ♠ ♥ ♦ ♣), −1 for a joker."""
-POINTS: Final[tuple[int, ...]] = tuple(
-    5 if r == 5 else 10 if r in (10, 13) else 0 for r in RANK
-)
+POINTS: Final[tuple[int, ...]] = tuple(5 if r == 5 else 10 if r in (10, 13) else 0 for r in RANK)
 """A card's points: 5 for a 5, 10 for a 10 or a K; 200 in all."""
 
 
@@ -82,8 +80,7 @@ def _id_text(card: int) -> str:
 _IDS: Final[tuple[str, ...]] = tuple(_id_text(c) for c in DECK)
 _BY_ID: Final[dict[str, int]] = {text: c for c, text in enumerate(_IDS)}
 _FACES: Final[tuple[str, ...]] = tuple(
-    rank_text(RANK[c]) if SUIT[c] < 0 else SUIT_SYMBOLS[SUIT[c]] + _RANK_TEXT[RANK[c]]
-    for c in DECK
+    rank_text(RANK[c]) if SUIT[c] < 0 else SUIT_SYMBOLS[SUIT[c]] + _RANK_TEXT[RANK[c]] for c in DECK
 )
 
 

@@ -91,9 +91,7 @@ def follow_rule(hand: Sequence[int], lead: Play, trump: Trump) -> FollowRule:
     return FollowRule(g, count, len(mine), tractors, min(pairs, lead.pair_count))
 
 
-def check_follow(
-    hand: Sequence[int], cards: Sequence[int], lead: Play, trump: Trump
-) -> str | None:
+def check_follow(hand: Sequence[int], cards: Sequence[int], lead: Play, trump: Trump) -> str | None:
     """Why ``cards`` may not follow ``lead`` from ``hand``, or None when they may.
 
     The reason says what the follow must contain, for the agent's retry. Measured at

@@ -55,7 +55,7 @@ def legal_leads(hand: Sequence[int], trump: Trump) -> list[Play]:
     chains: dict[tuple[int, int], tuple[int, int]] = {
         (group[c[0]], power[c[0]]): (c[0], c[1]) for c in pairs if power[c[0]] <= CHAIN_TOP
     }
-    for (g, p) in sorted(chains):
+    for g, p in sorted(chains):
         if (g, p - 1) in chains:
             continue  # not the low end of a run
         run = [chains[(g, p)]]
@@ -134,7 +134,9 @@ def fill_follow(
     return tuple(_shaped(mine, rule, trump, rng))
 
 
-def _shaped(mine: list[int], rule: FollowRule, trump: Trump, rng: random.Random | None) -> list[int]:
+def _shaped(
+    mine: list[int], rule: FollowRule, trump: Trump, rng: random.Random | None
+) -> list[int]:
     power = trump.power
     faces = _by_face(mine)
     pairs = {f: c for f, c in faces.items() if len(c) == 2}

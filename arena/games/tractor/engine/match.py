@@ -81,10 +81,10 @@ def play_random_round(round_: Round, rng: random.Random, *, declare_chance: floa
     """Play ``round_`` to its end with random legal decisions drawn from ``rng``."""
     while round_.phase is Phase.DECLARING:
         replies: dict[int, tuple[int, ...] | None] = {}
-        for seat in range(round_.players):
-            options = round_.declaration_options(seat)
+        for asked in range(round_.players):
+            options = round_.declaration_options(asked)
             if options and rng.random() < declare_chance:
-                replies[seat] = rng.choice(options).cards
+                replies[asked] = rng.choice(options).cards
         round_.declare(replies)
     if round_.phase is Phase.BURYING and round_.banker is not None:
         round_.bury(rng.sample(round_.hands[round_.banker], len(round_.kitty)))
@@ -101,9 +101,7 @@ def play_random_round(round_: Round, rng: random.Random, *, declare_chance: floa
             round_.play(seat, fill_follow(hand, lead, trump, rng))
 
 
-def play_match(
-    rules: TractorRules = DEFAULT_RULES, *, seed: int, max_rounds: int = 500
-) -> Match:
+def play_match(rules: TractorRules = DEFAULT_RULES, *, seed: int, max_rounds: int = 500) -> Match:
     """A whole match played from ``seed`` by random legal agents."""
     match = Match(rules, seed)
     rng = random.Random(seed)

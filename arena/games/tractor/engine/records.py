@@ -17,8 +17,8 @@ from arena.games.tractor.engine.scoring import RoundScore
 
 __all__ = [
     "Action",
-    "BuryAction",
     "Buried",
+    "BuryAction",
     "DeclareAction",
     "Event",
     "KittyTaken",

@@ -20,18 +20,23 @@ from enum import StrEnum
 
 from arena.errors import IllegalActionError, SetupError
 from arena.games.tractor.engine.cards import DECK, POINTS, shuffled_deck
-from arena.games.tractor.engine.declaring import Declaration, Declaring, declaration_of, declarations
+from arena.games.tractor.engine.declaring import (
+    Declaration,
+    Declaring,
+    declaration_of,
+    declarations,
+)
 from arena.games.tractor.engine.follow import FollowRule, check_follow, follow_rule
 from arena.games.tractor.engine.patterns import Kind, Play, classify
 from arena.games.tractor.engine.records import (
     Action,
-    BuryAction,
     Buried,
+    BuryAction,
     DeclareAction,
     Event,
     KittyTaken,
-    Played,
     PlayAction,
+    Played,
     RoundEnded,
     StepRevealed,
     ThrowPunished,
@@ -103,11 +108,11 @@ class Round:
         "lead",
         "level",
         "levels",
+        "phase",
         "played",
         "result",
         "rules",
         "seed",
-        "phase",
         "to_act",
         "trick",
         "trick_points",
@@ -224,9 +229,7 @@ class Round:
     def declare(self, replies: Mapping[int, Sequence[int] | None]) -> list[Event]:
         """One declaration window: each seat's cards, or None (or absent) for a pass. All
         replies count equally; any illegal one raises and nothing changes."""
-        offers = {
-            seat: self.declaration(seat, cards) for seat, cards in replies.items() if cards
-        }
+        offers = {seat: self.declaration(seat, cards) for seat, cards in replies.items() if cards}
         self.actions.append(DeclareAction({s: d.cards for s, d in offers.items()}))
         start = len(self.events)
         step = self.declaring.step

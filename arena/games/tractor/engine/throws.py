@@ -48,9 +48,7 @@ def _holds_higher(part: Part, cards: Sequence[int], trump: Trump) -> bool:
     if part.kind is Kind.PAIR:
         return any(p > part.top for p in pair_powers)
     chain = {p for p in pair_powers if p <= CHAIN_TOP}
-    return any(
-        all(top - k in chain for k in range(part.pairs)) for top in chain if top > part.top
-    )
+    return any(all(top - k in chain for k in range(part.pairs)) for top in chain if top > part.top)
 
 
 def beaten_part(throw: Play, opponents: Sequence[Sequence[int]], trump: Trump) -> Part | None:
