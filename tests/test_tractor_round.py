@@ -316,3 +316,25 @@ def test_a_no_trump_round_plays_to_its_end() -> None:
     assert round_.trump.suit is None
     play_random_round(round_, random.Random(21))
     assert round_.phase is Phase.FINISHED
+
+
+def test_the_fallback_is_always_legal_and_plays_a_round_to_its_end() -> None:
+    round_ = Round(TractorRules(players=6), seed=9)
+    assert round_.fallback() == ()
+    round_.declare({})
+    while round_.phase is Phase.BURYING or round_.phase is Phase.PLAYING:
+        seat = round_.to_act
+        assert seat is not None
+        play = round_.fallback()
+        if round_.phase is Phase.BURYING:
+            round_.bury(play)
+        else:
+            assert round_.refusal(seat, play) is None
+            round_.play(seat, play)
+    assert round_.result is not None
+
+
+def test_an_agent_may_name_faces_and_gets_copies_of_its_hand() -> None:
+    hands = deal({0: "♥A ♥A ♥K"}, avoid_rank=2)
+    round_ = Round(seed=1, deal=hands, banker=0)
+    assert set(round_.resolve(0, ["♥A", "HA", "kh"])) == set(cards("♥A ♥A ♥K"))

@@ -123,7 +123,7 @@ def oracle_stands(throw: Play, opponents: Sequence[Sequence[int]], trump: Trump)
 def test_the_standing_check_agrees_with_brute_force_on_many_small_hands() -> None:
     rng = random.Random(9)
     stood = fell = 0
-    for _ in range(600):
+    for _ in range(1500):
         trump = trump_context(rng.randint(2, 14), rng.choice([None, 0, 1, 2, 3]))
         suits = rng.sample(range(4), 2)
         ranks = rng.sample(range(2, 15), 6)
@@ -141,5 +141,5 @@ def test_the_standing_check_agrees_with_brute_force_on_many_small_hands() -> Non
         assert (beaten_part(throw, opponents, trump) is None) == expected, (throw, opponents)
         stood += expected
         fell += not expected
-    assert stood > 30
-    assert fell > 30
+    assert stood > 100
+    assert fell > 100

@@ -26,6 +26,8 @@ from arena.games.tractor.engine.declaring import (
 from arena.games.tractor.engine.follow import FollowRule, check_follow, follow_rule
 from arena.games.tractor.engine.legal import (
     LEAD_RULE,
+    fallback_bury,
+    fallback_play,
     fill_follow,
     legal_follows,
     legal_leads,
@@ -113,6 +115,8 @@ __all__ = [
     "declaration_of",
     "declarations",
     "face_text",
+    "fallback_bury",
+    "fallback_play",
     "faces_text",
     "fill_follow",
     "follow_rule",

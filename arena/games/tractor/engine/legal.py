@@ -21,6 +21,8 @@ from arena.games.tractor.engine.trump import CHAIN_TOP, TRUMP, Trump
 
 __all__ = [
     "LEAD_RULE",
+    "fallback_bury",
+    "fallback_play",
     "fill_follow",
     "legal_follows",
     "legal_leads",
@@ -132,6 +134,21 @@ def fill_follow(
         extra = rng.sample(others, need) if rng else _lowest_first(others, trump)[:need]
         return tuple(mine + extra)
     return tuple(_shaped(mine, rule, trump, rng))
+
+
+def fallback_play(hand: Sequence[int], lead: Play | None, trump: Trump) -> tuple[int, ...]:
+    """One legal play for a seat whose agent gave none (a fallback, a stand-in): a lead
+    of the cheapest single (a plain card without points if there is one), or the follow
+    by the fill order."""
+    if lead is None:
+        return (_lowest_first(list(hand), trump)[0],)
+    return fill_follow(hand, lead, trump)
+
+
+def fallback_bury(hand: Sequence[int], count: int, trump: Trump) -> tuple[int, ...]:
+    """A legal bury for a banker whose agent gave none: the ``count`` cheapest cards
+    (plain cards without points first, low ones first)."""
+    return tuple(_lowest_first(list(hand), trump)[:count])
 
 
 def _shaped(

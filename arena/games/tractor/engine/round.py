@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from enum import StrEnum
 
 from arena.errors import IllegalActionError, SetupError
-from arena.games.tractor.engine.cards import DECK, POINTS, shuffled_deck
+from arena.games.tractor.engine.cards import DECK, POINTS, resolve_cards, shuffled_deck
 from arena.games.tractor.engine.declaring import (
     Declaration,
     Declaring,
@@ -27,6 +27,7 @@ from arena.games.tractor.engine.declaring import (
     declarations,
 )
 from arena.games.tractor.engine.follow import FollowRule, check_follow, follow_rule
+from arena.games.tractor.engine.legal import fallback_bury, fallback_play
 from arena.games.tractor.engine.patterns import Kind, Play, classify
 from arena.games.tractor.engine.records import (
     Action,
@@ -193,6 +194,21 @@ class Round:
         if self.phase is not _DECLARING:
             return []
         return declarations(seat, self.revealed(seat), self.level, self.declaring.best)
+
+    def resolve(self, seat: int, tokens: Sequence[object]) -> tuple[int, ...]:
+        """The cards of ``seat``'s hand an agent's tokens name (ids, or faces such as
+        ``♥10``, ``H10``, ``大王`` for any copy held); CardResolutionError otherwise."""
+        return resolve_cards(tokens, self.revealed(seat))
+
+    def fallback(self) -> tuple[int, ...]:
+        """One legal play (or, while burying, a legal bury) for the seat to act, for a
+        fallback or a stand-in; () while declaring (a pass)."""
+        seat, trump = self.to_act, self.trump
+        if seat is None or trump is None:
+            return ()
+        if self.phase is _BURYING:
+            return fallback_bury(self.hands[seat], len(self.kitty), trump)
+        return fallback_play(self.hands[seat], self.lead, trump)
 
     def follow_rule(self) -> FollowRule | None:
         """What the seat to act must play, when it follows a lead."""
