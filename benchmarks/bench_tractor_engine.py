@@ -58,7 +58,7 @@ def best_of(repeats: int, work: Callable[[], int]) -> tuple[float, float, int]:
 
 
 def rounds(players: int, count: int) -> Callable[[], int]:
-    rules = TractorRules(players=players)
+    rules = TractorRules.model_validate({"players": players})
 
     def work() -> int:
         for seed in range(count):
@@ -68,17 +68,22 @@ def rounds(players: int, count: int) -> Callable[[], int]:
     return work
 
 
-def follow_cases(count: int) -> list[tuple[tuple[int, ...], tuple[int, ...], Play, Trump]]:
+Case = tuple[tuple[int, ...], tuple[int, ...], Play, Trump]
+"""A follow to check: the hand, the proposed follow, the lead, the trump."""
+
+
+def follow_cases(count: int) -> list[Case]:
     """(hand, proposed follow, lead, trump): half legal follows, half random cards."""
     rng = random.Random(2028)
-    cases = []
+    cases: list[Case] = []
     seed = 0
     while len(cases) < count:
         seed += 1
         round_ = Round(seed=seed)
         round_.declare({})
         trump = round_.trump
-        assert trump is not None and round_.banker is not None
+        assert trump is not None
+        assert round_.banker is not None
         round_.bury(round_.hands[round_.banker][:8])
         leader = round_.banker
         lead = classify(random_lead(round_.hands[leader], trump, rng), trump)
@@ -114,7 +119,9 @@ def main() -> None:
         ("random cards", cases[1::2]),
     ):
 
-        def work(chosen: list[tuple[tuple[int, ...], tuple[int, ...], Play, Trump]] = chosen) -> int:
+        def work(
+            chosen: list[tuple[tuple[int, ...], tuple[int, ...], Play, Trump]] = chosen,
+        ) -> int:
             for hand, play, lead, trump in chosen:
                 check_follow(hand, play, lead, trump)
             return len(chosen)

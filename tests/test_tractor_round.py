@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -338,3 +339,11 @@ def test_an_agent_may_name_faces_and_gets_copies_of_its_hand() -> None:
     hands = deal({0: "♥A ♥A ♥K"}, avoid_rank=2)
     round_ = Round(seed=1, deal=hands, banker=0)
     assert set(round_.resolve(0, ["♥A", "HA", "kh"])) == set(cards("♥A ♥A ♥K"))
+
+
+def test_the_code_of_the_docs_runs() -> None:
+    text = (Path(__file__).resolve().parent.parent / "docs" / "rules-tractor.md").read_text(
+        encoding="utf-8"
+    )
+    code = text.split("```python\n")[1].split("```")[0]
+    exec(compile(code, "rules-tractor.md", "exec"), {"print": lambda *_: None})

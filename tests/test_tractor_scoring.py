@@ -122,3 +122,12 @@ def test_a_round_limit_ends_the_match_with_the_higher_level_then_the_points() ->
 def test_a_first_round_needs_equal_levels() -> None:
     with pytest.raises(SetupError):
         Round(seed=1, levels=(2, 3))
+
+
+def test_the_worked_round_of_the_docs() -> None:
+    """docs/rules-tractor.md, "A worked round"."""
+    kill = score(60, kitty_points=15, banker=0, last_winner=3, last_lead=Kind.PAIR, levels=(7, 4))
+    assert (kill.multiplier, kill.defender_points, kill.delta) == (4, 120, 2)
+    assert (kill.levels_after, kill.next_banker) == ((7, 6), 3)
+    held = score(60, kitty_points=15, banker=0, last_winner=2, last_lead=Kind.PAIR, levels=(7, 4))
+    assert (held.defender_points, held.levels_after, held.next_banker) == (60, (8, 4), 0)
