@@ -211,34 +211,43 @@ def oracle_legal(
 
 
 def random_case(rng: random.Random) -> tuple[tuple[int, ...], Play, Trump]:
+    """A small hand and a lead of another hand's cards, from few neighbouring ranks of two
+    suits, level cards and jokers: pairs, tractors and throws of tractors come often."""
     level = rng.randint(2, 14)
     trump = trump_context(level, rng.choice([None, 0, 1, 2, 3]))
     suits = rng.sample(range(4), 2)
-    ranks = [*rng.sample([r for r in range(2, 15)], 6), level]
+    low = rng.randint(2, 9)
+    ranks = [*range(low, low + 6), level]
     pool = [c for c in range(108) if (SUIT[c] in suits and RANK[c] in ranks) or RANK[c] >= 15]
     rng.shuffle(pool)
-    hand = tuple(pool[: rng.randint(4, 11)])
-    rest = pool[len(hand) :]
-    g = trump.group[rest[0]]
-    same = [c for c in rest if trump.group[c] == g]
-    same.sort(key=lambda c: (trump.power[c], FACE[c]))
-    size = min(len(same), rng.choice([1, 2, 2, 4, 4, 4, 5, 6]))
-    if rng.random() < 0.6:  # a stretch of neighbours: pairs and tractors come out often
-        start = rng.randrange(len(same) - size + 1)
+    g = trump.group[pool[0]]
+    same = sorted((c for c in pool if trump.group[c] == g), key=lambda c: (trump.power[c], c))
+    size = min(len(same), rng.choice([1, 2, 2, 4, 4, 5, 6, 8, 8, 8]))
+    start = rng.randrange(len(same) - size + 1)
+    roll = rng.random()
+    if roll < 0.4:  # a stretch of neighbours: pairs and tractors
         lead_cards = same[start : start + size]
+    elif roll < 0.7:  # a stretch with a face taken out of its middle: two tractors
+        stretch = same[start : start + size + 2]
+        gap = FACE[stretch[len(stretch) // 2]]
+        lead_cards = [c for c in stretch if FACE[c] != gap][:size] or stretch[:1]
     else:
         lead_cards = rng.sample(same, size)
+    rest = [c for c in pool if c not in lead_cards]
+    hand = tuple(rest[: rng.randint(max(4, size - 2), 12)])
     return hand, classify(lead_cards, trump), trump
 
 
 def test_the_engine_agrees_with_the_simple_statement_on_every_subset_of_many_hands() -> None:
     rng = random.Random(28)
     judged = refused = 0
+    leads: Counter[tuple[int, ...]] = Counter()
     for _ in range(1500):
         hand, lead, trump = random_case(rng)
         n = len(lead.cards)
         if n > len(hand):
             continue
+        leads[lead.tractors] += 1
         mine = [c for c in hand if trump.group[c] == lead.group]
         best = max((oracle_shape(s, lead, trump) for s in combinations(mine, n)), default=None)
         legal_faces = set()
@@ -257,6 +266,10 @@ def test_the_engine_agrees_with_the_simple_statement_on_every_subset_of_many_han
         assert check_follow(hand, fill_follow(hand, lead, trump, rng), lead, trump) is None
     assert judged > 80_000
     assert 0.2 < refused / judged < 0.95  # both verdicts are well exercised
+    # single tractors, throws with one and with two tractors: all of them often
+    assert leads[(2,)] > 100
+    assert sum(n for t, n in leads.items() if len(t) == 1 and t[0] >= 3) > 30
+    assert sum(n for t, n in leads.items() if len(t) >= 2) > 20
 
 
 @pytest.mark.parametrize("seed", range(3))

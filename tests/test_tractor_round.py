@@ -347,3 +347,19 @@ def test_the_code_of_the_docs_runs() -> None:
     )
     code = text.split("```python\n")[1].split("```")[0]
     exec(compile(code, "rules-tractor.md", "exec"), {"print": lambda *_: None})
+
+
+def test_each_decision_is_stated_in_a_sentence_for_requests() -> None:
+    round_ = Round(seed=12)
+    assert round_.requirement(0).startswith("declare trump with a level card (2)")
+    round_.declare({})
+    banker = round_.banker
+    assert banker is not None
+    assert round_.requirement(banker) == "bury 8 cards of your hand"
+    assert round_.requirement((banker + 1) % 4) == ""
+    round_.bury(round_.fallback())
+    assert round_.requirement(banker).startswith("lead any single, pair or tractor")
+    round_.play(banker, round_.fallback())
+    rule = round_.follow_rule()
+    assert rule is not None
+    assert round_.requirement((banker + 1) % 4) == rule.describe()

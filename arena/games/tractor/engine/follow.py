@@ -81,9 +81,11 @@ def follow_rule(hand: Sequence[int], lead: Play, trump: Trump) -> FollowRule:
     """What a follow of ``lead`` from ``hand`` must be (see the module)."""
     g = lead.group
     group = trump.group
-    mine = [c for c in hand if group[c] == g]
     count = len(lead.cards)
-    if len(mine) <= count or count == 1:
+    if count == 1 or not lead.pair_count:  # no shape to ask for: only the group counts
+        return FollowRule(g, count, sum(1 for c in hand if group[c] == g))
+    mine = [c for c in hand if group[c] == g]
+    if len(mine) <= count:
         return FollowRule(g, count, len(mine))
     pairs, chain = pair_structure(mine, trump)
     wanted = lead.tractors

@@ -209,6 +209,9 @@ def classify(cards: Sequence[int], trump: Trump) -> Play:
     or a MIXED follow."""
     group = trump.group
     first = group[cards[0]]
+    if len(cards) == 1:  # most plays: no decomposition needed
+        top = trump.power[cards[0]]
+        return Play(_SINGLE, first, tuple(cards), (Part(_SINGLE, 0, top, tuple(cards)),), (0,))
     for card in cards:
         if group[card] != first:
             return Play(_MIXED, MIXED, tuple(cards), (), ())

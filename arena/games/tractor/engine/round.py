@@ -19,7 +19,14 @@ from collections.abc import Mapping, Sequence
 from enum import StrEnum
 
 from arena.errors import IllegalActionError, SetupError
-from arena.games.tractor.engine.cards import DECK, POINTS, resolve_cards, shuffled_deck
+from arena.games.tractor.engine.cards import (
+    DECK,
+    POINTS,
+    faces_text,
+    rank_text,
+    resolve_cards,
+    shuffled_deck,
+)
 from arena.games.tractor.engine.declaring import (
     Declaration,
     Declaring,
@@ -27,7 +34,7 @@ from arena.games.tractor.engine.declaring import (
     declarations,
 )
 from arena.games.tractor.engine.follow import FollowRule, check_follow, follow_rule
-from arena.games.tractor.engine.legal import fallback_bury, fallback_play
+from arena.games.tractor.engine.legal import LEAD_RULE, fallback_bury, fallback_play
 from arena.games.tractor.engine.patterns import Kind, Play, classify
 from arena.games.tractor.engine.records import (
     Action,
@@ -63,12 +70,15 @@ class Phase(StrEnum):
     FINISHED = "finished"
 
 
+# Enum members as module constants on the hot paths: on Python 3.11 every ``Phase.X`` is
+# a lookup through ``EnumType.__getattr__``, several times slower than a global.
 _DECLARING, _BURYING, _PLAYING, _FINISHED = (
     Phase.DECLARING,
     Phase.BURYING,
     Phase.PLAYING,
     Phase.FINISHED,
 )
+_THROW = Kind.THROW
 
 
 def _prepared(
@@ -210,6 +220,23 @@ class Round:
             return fallback_bury(self.hands[seat], len(self.kitty), trump)
         return fallback_play(self.hands[seat], self.lead, trump)
 
+    def requirement(self, seat: int) -> str:
+        """What ``seat`` is asked for now, as a sentence for a request or a prompt ("" if
+        nothing)."""
+        if self.phase is _DECLARING:
+            best = self.declaring.best
+            floor = f", stronger than {faces_text(best.cards)}" if best else ""
+            return (
+                f"declare trump with a level card ({rank_text(self.level)}) or a pair of "
+                f"them, or with jokers for no trump{floor}; or pass"
+            )
+        if seat != self.to_act:
+            return ""
+        if self.phase is _BURYING:
+            return f"bury {len(self.kitty)} cards of your hand"
+        rule = self.follow_rule()
+        return LEAD_RULE if rule is None else rule.describe()
+
     def follow_rule(self) -> FollowRule | None:
         """What the seat to act must play, when it follows a lead."""
         if self.phase is not _PLAYING or self.lead is None or self.to_act is None:
@@ -325,7 +352,7 @@ class Round:
         start = len(self.events)
         play = classify(cards, trump)
         leading = self.lead is None
-        if leading and play.kind is Kind.THROW:
+        if leading and play.kind is _THROW:
             opponents = [h for s, h in enumerate(self.hands) if team_of(s) != team_of(seat)]
             verdict = judge_throw(play, opponents, trump)
             if verdict is not None:
