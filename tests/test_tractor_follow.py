@@ -136,6 +136,20 @@ def test_a_throw_is_followed_part_by_part() -> None:
     assert follow(hand, "♥A ♥K", "♥3 ♥9") is None  # two singles: any two ♥
 
 
+def test_a_throw_of_two_tractors_asks_for_two_tractors_when_the_hand_has_them() -> None:
+    hand = "♥2 ♥2 ♥3 ♥3 ♥7 ♥7 ♥8 ♥8 ♥J ♥A"
+    throw = "♥9 ♥9 ♥10 ♥10 ♥Q ♥Q ♥K ♥K"  # the J missing between: two tractors
+    assert follow(hand, throw, "♥2 ♥2 ♥3 ♥3 ♥7 ♥7 ♥8 ♥8") is None
+    assert follow(hand, throw, "♥2 ♥2 ♥3 ♥3 ♥7 ♥7 ♥J ♥A") == (
+        "you hold tractors of 2 and 2 pairs in ♥: play 8 ♥ cards, "
+        "including a tractor of 2 pairs and a tractor of 2 pairs"
+    )
+    # one run of three pairs serves the first tractor; what is left of it is a pair
+    hand = "♥2 ♥2 ♥3 ♥3 ♥4 ♥4 ♥8 ♥J ♥A"
+    assert follow(hand, throw, "♥2 ♥2 ♥3 ♥3 ♥4 ♥4 ♥8 ♥J") is None
+    assert follow(hand, throw, "♥2 ♥2 ♥4 ♥4 ♥3 ♥8 ♥J ♥A") is not None
+
+
 def test_trumps_are_one_group_whatever_their_suit() -> None:
     hand = "♥5 ♥5 ♠9 小王 ♣3"
     assert follow(hand, "♠K ♠K", "♥5 ♥5") is None  # a pair of level cards answers a trump pair

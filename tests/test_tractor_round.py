@@ -246,8 +246,31 @@ def test_a_throw_that_does_not_stand_is_played_as_its_lowest_single() -> None:
     assert set(cards("♥A ♥A")) <= set(round_.hands[0])  # the rest returns to the hand
 
 
+def test_a_partners_higher_card_does_not_make_a_throw_fail() -> None:
+    hands = deal({0: "♥A ♥A ♥Q ♣3", 2: "♥K ♥K ♥3", 1: "♥J", 3: "♥4"}, avoid_rank=2)
+    round_ = Round(seed=1, deal=hands, banker=0)
+    round_.declare({})
+    round_.bury([c for c in round_.hands[0] if c not in cards("♥A ♥A ♥Q")][-8:])
+    events = round_.play(0, cards("♥A ♥A ♥Q"))
+    assert not any(isinstance(e, ThrowPunished) for e in events)
+
+
+def test_six_players_judge_a_throw_against_all_three_opponents() -> None:
+    rules = TractorRules(players=6)
+    hands = deal({0: "♥A ♥A ♥Q", 2: "♥K", 4: "♥K", 5: "♥3"}, players=6, avoid_rank=2)
+    round_ = Round(rules, seed=1, deal=hands, banker=0)
+    round_.declare({})
+    round_.bury([c for c in round_.hands[0] if c not in cards("♥A ♥A ♥Q")][-12:])
+    assert not any(isinstance(e, ThrowPunished) for e in round_.play(0, cards("♥A ♥A ♥Q")))
+    hands = deal({0: "♥A ♥A ♥Q", 2: "♥3", 4: "♥4", 5: "♥K"}, players=6, avoid_rank=2)
+    round_ = Round(rules, seed=1, deal=hands, banker=0)
+    round_.declare({})
+    round_.bury([c for c in round_.hands[0] if c not in cards("♥A ♥A ♥Q")][-12:])
+    assert any(isinstance(e, ThrowPunished) for e in round_.play(0, cards("♥A ♥A ♥Q")))
+
+
 def test_a_throw_that_stands_is_played_whole() -> None:
-    hands = deal({0: "♥A ♥A ♥K ♣3", 1: "♥Q ♥3", 2: "♥J", 3: "♥4"}, avoid_rank=2)
+    hands = deal({0: "♥A ♥A ♥K ♣3", 1: "♥Q ♥3", 2: "♥K ♥J", 3: "♥4"}, avoid_rank=2)
     round_ = Round(seed=1, deal=hands, banker=0)
     round_.declare({})
     round_.bury([c for c in round_.hands[0] if c not in cards("♥A ♥A ♥K")][-8:])
