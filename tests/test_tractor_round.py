@@ -55,6 +55,24 @@ def assert_each_card_once(round_: Round) -> None:
     assert places(round_) == Counter(DECK)
 
 
+def assert_views_hide_what_seats_may_not_know(round_: Round) -> None:
+    """Every card in a seat's view is its own (dealt to it so far), played, declared in
+    public, or the kitty and buried cards for the banker (the buried for all at the end)."""
+    played = {c for _, cs in round_.played for c in cs}
+    declared = set(round_.declaring.best.cards) if round_.declaring.best else set()
+    for seat in range(round_.players):
+        view = seat_view(round_, seat)
+        allowed = set(round_.revealed(seat)) | played | declared
+        if seat == round_.banker and round_.phase is not Phase.DECLARING:
+            allowed |= set(round_.kitty) | set(round_.buried)
+        if round_.phase is Phase.FINISHED:
+            allowed |= set(round_.buried)
+        seen = {*view.hand, *(view.kitty or ()), *(view.buried or ())}
+        seen |= {c for _, cs in (*view.trick, *view.played) for c in cs}
+        seen |= set(view.candidate.cards) if view.candidate else set()
+        assert seen <= allowed, (seat, seen - allowed)
+
+
 def step(round_: Round, rng: random.Random) -> None:
     """One random legal action."""
     if round_.phase is Phase.DECLARING:
@@ -96,7 +114,7 @@ def replay(round_: Round) -> Round:
     players=st.sampled_from([4, 6]),
     steps=st.sampled_from([1, 1, 4]),
 )
-def test_every_round_ends_keeps_each_card_in_one_place_counts_200_and_replays(
+def test_every_round_ends_keeps_each_card_in_one_place_hides_hands_counts_200_and_replays(
     seed: int, players: int, steps: int
 ) -> None:
     round_ = Round(
@@ -109,6 +127,9 @@ def test_every_round_ends_keeps_each_card_in_one_place_counts_200_and_replays(
             break
         step(round_, rng)
         assert_each_card_once(round_)
+        if rng.random() < 0.1:
+            assert_views_hide_what_seats_may_not_know(round_)
+    assert_views_hide_what_seats_may_not_know(round_)
     assert round_.phase is Phase.FINISHED
     assert round_.result is not None
     won = [e for e in round_.events if isinstance(e, TrickWon)]
