@@ -223,3 +223,52 @@ def test_the_overlay_and_its_server_know_no_game() -> None:
                 if isinstance(node, ast.Import | ast.ImportFrom):
                     found += [f"{relative}: imports {m}" for m in imported(node) if ".ddz" in m]
     assert found == []
+
+
+# ─── Tractor's engine is pure (issue 28) ─────────────────────────────────────────────────
+
+TRACTOR_ENGINE_MAY_IMPORT = (
+    "__future__",
+    "collections",
+    "dataclasses",
+    "enum",
+    "functools",
+    "random",
+    "typing",
+    "pydantic",
+    "protocol.cards",
+    "arena.errors",
+    "arena.games.base",
+    "arena.games.tractor",
+)
+"""What Tractor's engine may import: the standard library's data tools, pydantic for its
+rule settings, the card notation, the arena's errors and the game base; never the
+table, the server, asyncio, logging or I/O."""
+
+
+def test_the_tractor_engine_imports_nothing_that_knows_the_table() -> None:
+    offenders = []
+    for path in sorted((ROOT / "arena" / "games" / "tractor").rglob("*.py")):
+        relative = path.relative_to(ROOT).as_posix()
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=relative)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                for name in imported(node):
+                    if not any(
+                        name == allowed or name.startswith(allowed + ".")
+                        for allowed in TRACTOR_ENGINE_MAY_IMPORT
+                    ):
+                        offenders.append(f"{relative}:{node.lineno}: imports {name}")
+    assert offenders == []
+
+
+def test_importing_the_tractor_engine_loads_no_table_server_or_asyncio() -> None:
+    code = (
+        "import sys, arena.games.tractor.engine\n"
+        "print(sorted(m for m in sys.modules if m == 'asyncio' or m.startswith("
+        "('arena.table', 'arena.server', 'arena.sinks', 'asyncio.'))))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.strip() == "[]"

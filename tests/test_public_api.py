@@ -8,6 +8,7 @@ PACKAGES = [
     "protocol",
     "arena",
     "arena.games.ddz.engine",
+    "arena.games.tractor.engine",
     "arena.agents",
     "arena.table",
     "gifts",
