@@ -25,7 +25,6 @@ from test_overlay_browser import (
     LANDSCAPE,
     PORTRAIT,
     REPO,
-    SlowAgent,
     browser,  # noqa: F401 (fixture)
     open_page,
     overlaps,
@@ -88,6 +87,15 @@ READ_TABLE = """() => {
 }"""
 
 
+# A play's flight into the centre, over (at most two seconds waited for).
+SETTLED = """() => Promise.race([
+  Promise.all(document.getAnimations()
+    .filter(a => a.effect && a.effect.target && a.effect.target.closest('#trick'))
+    .map(a => a.finished.catch(() => null))),
+  new Promise(done => setTimeout(done, 2000)),
+])"""
+
+
 def inside(box: dict[str, float], viewport: dict[str, int]) -> bool:
     return (
         box["x"] >= 0
@@ -133,9 +141,6 @@ def match_config() -> Any:
             ],
         }
     )
-
-
-assert SlowAgent  # the slow seat's type, by its module path above
 
 
 async def save_docs(page: Page, layout: str) -> None:
@@ -191,6 +196,7 @@ async def test_the_centre_shows_the_last_play_and_the_ring_the_seat_to_act(
                 arg=EVIL,
                 timeout=60_000,
             )
+            await page.evaluate(SETTLED)
             seen = await page.evaluate(READ_TABLE)
             await shot(page, f"table-{layout}-{lang}")
             if lang == "zh":

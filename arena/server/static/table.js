@@ -19,7 +19,10 @@
 "use strict";
 
 (function () {
-  const MOVES_KEPT = 12;
+  const MOVES_KEPT = 24; // (a seat event no game names is kept, not shown)
+  /** A seat's events that are never moves of the history (every table's). */
+  const NOT_MOVES = new Set(["turn_started", "decision", "fault", "seat_replaced", "budget_spent",
+    "gift", "effect_applied", "round_started", "round_result", "match_started", "match_ended"]);
   const MOVES_SHOWN = 8;
   const TRICK_SHOWN = 4; // the newest entries of a trick in the centre (six seats: not all)
   const SVG = "http://www.w3.org/2000/svg";
@@ -34,6 +37,7 @@
   const hist = { table: null, round: null, lastSeq: -1, items: [] };
   let lastTrick = null; // {round, entries}: the trick shown, kept dimmed once it is won
   let shownKeys = new Set(); // the centre's entries already drawn (animated once only)
+  let lastDrawn = null; // what the centre shows now, as its entries' keys
   let drawnFor = null; // the table whose trick was drawn: a page that joins animates nothing
 
   function word(ctx, key) {
@@ -44,17 +48,19 @@
 
   const isTrickAction = (a) => !!a && (a.type === "play" || a.type === "pass");
 
-  /** One move of the history, from a seat's action ({type, ...}). */
-  function moveOf(seat, player, action, seq, ctx) {
+  /** One move of the history, from a seat's action ({type, ...}); its words are found
+   *  when it is drawn (the game's renderer may load after the move came). */
+  function moveOf(seat, player, action, seq) {
     const cards = action.type === "play" && Array.isArray(action.cards) ? action.cards.map(String) : null;
-    let text = null;
-    if (action.type === "pass") text = word(ctx, "pass");
-    else if (!cards) {
-      const own = ctx.hook("moveText", action);
-      if (typeof own !== "string" || !own) return null; // a move the game does not name
-      text = own;
-    }
-    return { seat, player: player || `#${seat + 1}`, type: action.type, cards, text, seq };
+    return { seat, player: player || `#${seat + 1}`, type: action.type, cards, action, seq };
+  }
+
+  /** A move's words: a pass, else the game's (`moveText`); null when none names it. */
+  function moveWords(move, ctx) {
+    if (move.cards) return "";
+    if (move.type === "pass") return word(ctx, "pass");
+    const own = ctx.hook("moveText", move.action);
+    return typeof own === "string" && own ? own : null;
   }
 
   /** The seats that acted, oldest first: after the seat to act, round the table
@@ -77,8 +83,7 @@
     hist.lastSeq = Number.isInteger(state.seq) ? state.seq : -1;
     hist.items = [];
     actingOrder(state).forEach((s, i) => {
-      const move = moveOf(s.seat, s.player, s.action, hist.lastSeq - 1 + i / 100, ctx);
-      if (move) hist.items.push(move);
+      hist.items.push(moveOf(s.seat, s.player, s.action, hist.lastSeq - 1 + i / 100));
     });
   }
 
@@ -93,10 +98,9 @@
     if (!Number.isInteger(ev.seat) || ev.seat < 0) return;
     if (!Number.isInteger(ev.seq) || ev.seq <= hist.lastSeq) return;
     const action = Object.assign({}, ev.data || {}, { type: ev.type });
-    const move = moveOf(ev.seat, ev.player, action, ev.seq, ctx);
-    if (!move) return;
+    if (NOT_MOVES.has(ev.type)) return;
     hist.lastSeq = ev.seq;
-    hist.items.push(move);
+    hist.items.push(moveOf(ev.seat, ev.player, action, ev.seq));
     while (hist.items.length > MOVES_KEPT) hist.items.shift();
   }
 
@@ -122,9 +126,10 @@
   function renderMoves(ctx) {
     const box = document.getElementById("moves");
     if (!box) return;
-    const items = hist.items.slice(-MOVES_SHOWN).reverse(); // newest first
+    const named = hist.items.map((m) => ({ m, text: moveWords(m, ctx) })).filter((x) => x.text !== null);
+    const items = named.slice(-MOVES_SHOWN).reverse(); // newest first
     box.hidden = items.length === 0;
-    const rows = items.map((m) => {
+    const rows = items.map(({ m, text }) => {
       const row = ctx.el("div", "move");
       row.dataset.type = m.type;
       row.dataset.seat = String(m.seat);
@@ -133,7 +138,7 @@
         row.dataset.cards = m.cards.join(" ");
         row.append(miniCards(ctx, m.cards));
       } else {
-        row.append(ctx.el("span", "move-text", m.text));
+        row.append(ctx.el("span", "move-text", text));
       }
       return row;
     });
@@ -147,7 +152,9 @@
     const when = (s) => {
       for (let i = hist.items.length - 1; i >= 0; i--) {
         const m = hist.items[i];
-        if (m.seat === s.seat) return m.type === s.action.type ? m.seq : -1;
+        if (m.seat === s.seat && (m.type === "play" || m.type === "pass")) {
+          return m.type === s.action.type ? m.seq : -1;
+        }
       }
       return -1;
     };
@@ -189,9 +196,13 @@
       lastTrick = null;
       entries = [];
     }
+    entries = entries.slice(-TRICK_SHOWN);
+    // the same trick as drawn: left as it is (a flight under way is not restarted)
+    const drawn = `${state.table}|${won}|${entries.map((e) => e.key).join(";")}|${ctx.lang}`;
+    if (drawn === lastDrawn && box.childElementCount === entries.length) return;
+    lastDrawn = drawn;
     box.dataset.state = won ? "won" : "live";
     box.hidden = entries.length === 0;
-    entries = entries.slice(-TRICK_SHOWN);
     let newest = -1;
     entries.forEach((e, i) => { if (e.action.type === "play") newest = i; });
     const seen = new Set();
@@ -265,7 +276,10 @@
   /** Each snapshot: the history (rebuilt when the table or round is new), the trick. */
   function render(state, ctx) {
     if (!state) return;
-    if (state.table !== hist.table || state.round !== hist.round) rebuild(state, ctx);
+    // the first snapshot of a page that saw the round's events already keeps them
+    const kept = hist.table === null && hist.round === state.round && hist.items.length > 0;
+    if (kept) hist.table = state.table;
+    else if (state.table !== hist.table || state.round !== hist.round) rebuild(state, ctx);
     renderMoves(ctx);
     renderTrick(state, ctx);
   }
