@@ -344,3 +344,42 @@ async def test_a_play_flies_in_and_reduced_motion_keeps_it_still(
     assert durations[0] > 0.2
     assert durations[1] < 0.001
     assert trouble == still_trouble == []
+
+
+async def test_a_bomb_lands_in_the_centre_named_and_shaking(
+    browser: Browser,  # noqa: F811 (fixture)
+) -> None:
+    """Dou Dizhu's renderer: a bomb in the centre under its hand type's name, the trick
+    shaking and the full-screen effect; the landlord's bid listed in the moves."""
+    server = ArenaServer(ServerSettings(port=0), mode="play", token=TOKEN)
+    async with server:
+        page, trouble = await open_page(browser, f"{server.url}/overlay?lang=en")
+        made: list[Event] = []
+
+        def add(type_: str, seat: int | None = None, **data: Any) -> None:
+            made.append(Event(type_, "t1", 1, len(made) + 1, seat, None, data))
+
+        add("match_started", players=["A", EVIL, "C"], rounds=1)
+        add("round_started", players=["A", EVIL, "C"], round_no=1)
+        add("bid", 1, bid=3, mode="score")
+        add("landlord_chosen", 1, call_score=3, bottom_cards=["♠3", "♠4", "♠5"])
+        for event in made:
+            server.hub.on_event(event)
+        await page.locator(".seat.landlord").wait_for(timeout=10_000)
+        add("play", 1, cards=["♠9", "♥9", "♣9", "♦9"], hand_type="BOMB", cards_left=16)
+        server.hub.on_event(made[-1])
+        await page.locator("#trick.boom").wait_for(timeout=10_000)
+        await page.locator("#effects .fx-bomb").wait_for(timeout=10_000)
+        latest = page.locator("#trick .trick-entry.latest")
+        await latest.locator(".card").first.wait_for(timeout=10_000)
+        cards = await latest.locator(".card").evaluate_all("cs => cs.map(c => c.dataset.card)")
+        label = await latest.locator(".trick-label").text_content()
+        who = await latest.locator(".trick-who").text_content()
+        moves = await page.locator("#moves .move").all_text_contents()
+        await shot(page, "table-bomb")
+    assert cards == ["♠9", "♥9", "♣9", "♦9"]
+    assert label == "Bomb"
+    assert who == EVIL
+    assert moves[0].startswith(EVIL)  # newest first: the bomb, then the bid
+    assert moves[1] == f"{EVIL}Bid 3"
+    assert trouble == []

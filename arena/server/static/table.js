@@ -35,6 +35,7 @@
   };
 
   const hist = { table: null, round: null, lastSeq: -1, items: [] };
+  let players = []; // the seats' players, by seat, from the last snapshot
   let lastTrick = null; // {round, entries}: the trick shown, kept dimmed once it is won
   let shownKeys = new Set(); // the centre's entries already drawn (animated once only)
   let lastDrawn = null; // what the centre shows now, as its entries' keys
@@ -52,7 +53,7 @@
    *  when it is drawn (the game's renderer may load after the move came). */
   function moveOf(seat, player, action, seq) {
     const cards = action.type === "play" && Array.isArray(action.cards) ? action.cards.map(String) : null;
-    return { seat, player: player || `#${seat + 1}`, type: action.type, cards, action, seq };
+    return { seat, player: player || null, type: action.type, cards, action, seq };
   }
 
   /** A move's words: a pass, else the game's (`moveText`); null when none names it. */
@@ -133,7 +134,8 @@
       const row = ctx.el("div", "move");
       row.dataset.type = m.type;
       row.dataset.seat = String(m.seat);
-      row.append(who(ctx, m.seat, m.player));
+      // (an event without its player's name: the seat's, as the snapshot has it)
+      row.append(who(ctx, m.seat, m.player || players[m.seat] || `#${m.seat + 1}`));
       if (m.cards) {
         row.dataset.cards = m.cards.join(" ");
         row.append(miniCards(ctx, m.cards));
@@ -276,6 +278,7 @@
   /** Each snapshot: the history (rebuilt when the table or round is new), the trick. */
   function render(state, ctx) {
     if (!state) return;
+    players = (Array.isArray(state.seats) ? state.seats : []).map((s) => (s && s.player) || null);
     // the first snapshot of a page that saw the round's events already keeps them
     const kept = hist.table === null && hist.round === state.round && hist.items.length > 0;
     if (kept) hist.table = state.table;

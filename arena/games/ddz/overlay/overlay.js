@@ -218,6 +218,14 @@
       const d = ev.data || {};
       if (ev.type === "play" && d.hand_type === "BOMB") { api.fullScreen("bomb", api.t("bomb")); api.beep("bomb"); }
       if (ev.type === "play" && d.hand_type === "ROCKET") { api.fullScreen("rocket", api.t("rocket")); api.beep("rocket"); }
+      // the centre trick shakes as a bomb or a rocket lands (overlay.css; none with reduced motion)
+      const trick = document.getElementById("trick");
+      if (trick && ev.type === "play" && (d.hand_type === "BOMB" || d.hand_type === "ROCKET")) {
+        trick.classList.remove("boom");
+        void trick.offsetWidth; // (restarts the shake for a second bomb)
+        trick.classList.add("boom");
+        setTimeout(() => trick.classList.remove("boom"), 900);
+      }
       if (ev.type === "round_result" && d.result && d.result.spring) {
         api.fullScreen("spring", api.t(d.result.spring === "reverse_spring" ? "reverse_spring" : "spring"));
         api.beep("spring");
