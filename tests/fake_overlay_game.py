@@ -43,7 +43,11 @@ class QuadState:
                 for i, p in enumerate(data["players"])
             ]
         elif event.type == "turn_started":
-            self.turn = {"seat": event.seat, "deadline_at": data.get("deadline_at")}
+            self.turn = {
+                "seat": event.seat,
+                "deadline_at": data.get("deadline_at"),
+                "time_limit_ms": data.get("time_limit_ms"),
+            }
         elif event.type == "play" and event.seat is not None:
             seat = self.seats[event.seat]
             seat["action"] = {"type": "play", "cards": list(data["cards"])}

@@ -412,8 +412,17 @@
       if (nodes[i]) renderSeat(nodes[i], seat, state, app.figures[i]);
     });
     if (MODE === "spectator") renderHands();
+    if (TABLE_PARTS) TABLE_PARTS.render(state, tableCtx());
     if (MODE === "spectator" && window.ArenaThoughts) window.ArenaThoughts.render(app); // thoughts.js
     tickCountdown();
+  }
+
+  // ---------- the middle of the table: the trick, the moves, the turn ring (table.js) ----------
+
+  const TABLE_PARTS = window.ArenaTable || null;
+  /** What table.js borrows from the shell: its helpers and the page's language. */
+  function tableCtx() {
+    return { lang: app.lang, el, t, setCards, seatColor, hook: (name, ...args) => hook(name, ...args) };
   }
 
   /** Spectator: every seat's hand face up, from the latest `hands` item. */
@@ -455,11 +464,19 @@
     document.querySelectorAll(".seat").forEach((node, i) => {
       tickThinking(node, turn && turn.seat === i ? turn : null, delayMs);
       const box = slot($(".seat-stats", node), "countdown", !!(turn && turn.seat === i && turn.deadline_at));
-      if (!box) return;
+      if (!box) {
+        if (TABLE_PARTS) TABLE_PARTS.ring(node, null);
+        return;
+      }
       // The spectator view plays the table back delay_s late: the deadline shifts with it.
-      const left = Math.max(0, Math.ceil((turn.deadline_at + delayMs - Date.now()) / 1000));
+      const leftMs = Math.max(0, turn.deadline_at + delayMs - Date.now());
+      const left = Math.ceil(leftMs / 1000);
       box.textContent = String(left); // plain seconds; the "s" is CSS
       box.classList.toggle("low", left <= 5);
+      node.classList.toggle("turn-low", left <= 5);
+      // the ring round the avatar empties with the decision time (a full ring without a limit)
+      const limit = Number.isFinite(turn.time_limit_ms) && turn.time_limit_ms > 0 ? turn.time_limit_ms : null;
+      if (TABLE_PARTS) TABLE_PARTS.ring(node, limit === null ? 1 : leftMs / limit, left <= 5);
     });
   }
 
@@ -481,6 +498,9 @@
       return row;
     });
     $("#lb-rows").replaceChildren(...rows);
+    // the move history sits above the leaderboard in their shared corner (overlay.css)
+    $("#overlay").style.setProperty("--lb-space", box.hidden ? "0px" : `${box.offsetHeight + 16}px`);
+    $("#overlay").classList.toggle("with-leaderboard", !box.hidden);
   }
 
   // ---------- gift banners ----------
@@ -565,6 +585,10 @@
     if (TABLE === null && app.server && app.server.table && ev.table && ev.table !== app.server.table) return;
     if (ev.type === "gift") giftBanner(ev);
     if (window.ArenaStory) window.ArenaStory.onEvent(ev);
+    if (TABLE_PARTS) {
+      TABLE_PARTS.onEvent(ev, tableCtx());
+      TABLE_PARTS.redraw(tableCtx());
+    }
     // the game's own moments (Dou Dizhu: a bomb, a rocket, a spring) are its renderer's
     if (!ev.game || ev.game === app.game) hook("onEvent", ev);
   }

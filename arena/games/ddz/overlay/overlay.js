@@ -20,6 +20,12 @@
       rsGrab: "抢地主", rsBomb: "炸弹", rsRocket: "王炸", rsSpring: "春天", rsReverse: "反春",
       rsDoubled: (n) => `${n} 加倍`, rsRedoubled: "地主再加倍", rsGift: "礼物翻倍",
       rsStakes: "总倍数", rsForced: "强制地主",
+      hands: {
+        SINGLE: "单张", PAIR: "对子", TRIPLE: "三张", TRIPLE_WITH_SINGLE: "三带一",
+        TRIPLE_WITH_PAIR: "三带二", STRAIGHT: "顺子", STRAIGHT_PAIR: "连对", AIRPLANE: "飞机",
+        AIRPLANE_WITH_SINGLES: "飞机带翅膀", AIRPLANE_WITH_PAIRS: "飞机带对",
+        FOUR_WITH_TWO_SINGLES: "四带二", FOUR_WITH_TWO_PAIRS: "四带两对", BOMB: "炸弹", ROCKET: "王炸",
+      },
     },
     en: {
       call: "Call", mult: "Mult", bottom: "Bottom", landlord: "Landlord", farmer: "Farmer",
@@ -30,6 +36,12 @@
       rsGrab: "Grab", rsBomb: "Bomb", rsRocket: "Rocket", rsSpring: "Spring", rsReverse: "Reverse spring",
       rsDoubled: (n) => `${n} doubles`, rsRedoubled: "Landlord redoubles", rsGift: "Gift double",
       rsStakes: "Stakes", rsForced: "Forced landlord",
+      hands: {
+        SINGLE: "Single", PAIR: "Pair", TRIPLE: "Triple", TRIPLE_WITH_SINGLE: "Triple + 1",
+        TRIPLE_WITH_PAIR: "Triple + pair", STRAIGHT: "Straight", STRAIGHT_PAIR: "Pair straight",
+        AIRPLANE: "Airplane", AIRPLANE_WITH_SINGLES: "Airplane + wings", AIRPLANE_WITH_PAIRS: "Airplane + pairs",
+        FOUR_WITH_TWO_SINGLES: "Four + 2", FOUR_WITH_TWO_PAIRS: "Four + 2 pairs", BOMB: "Bomb", ROCKET: "Rocket",
+      },
     },
   };
 
@@ -179,6 +191,21 @@
 
     roundStory,
 
+    /** The centre trick: a play's hand type, in words (a single needs none). */
+    trickLabel(action, api) {
+      const names = api.t("hands");
+      const type = action && action.hand_type;
+      if (!type || type === "SINGLE" || !names || typeof names !== "object") return "";
+      return names[type] || "";
+    },
+
+    /** The move history: a bid or a double, in words (plays and passes are the shell's). */
+    moveText(action, api) {
+      if (action.type === "bid") return bidText(action, api.t);
+      if (action.type === "double") return doubleText(action, api.t);
+      return "";
+    },
+
     /** A seat's role beside its name on the result card. */
     roundSeatTag(data, seat, api) {
       const r = data.result || {};
@@ -191,6 +218,14 @@
       const d = ev.data || {};
       if (ev.type === "play" && d.hand_type === "BOMB") { api.fullScreen("bomb", api.t("bomb")); api.beep("bomb"); }
       if (ev.type === "play" && d.hand_type === "ROCKET") { api.fullScreen("rocket", api.t("rocket")); api.beep("rocket"); }
+      // the centre trick shakes as a bomb or a rocket lands (overlay.css; none with reduced motion)
+      const trick = document.getElementById("trick");
+      if (trick && ev.type === "play" && (d.hand_type === "BOMB" || d.hand_type === "ROCKET")) {
+        trick.classList.remove("boom");
+        void trick.offsetWidth; // (restarts the shake for a second bomb)
+        trick.classList.add("boom");
+        setTimeout(() => trick.classList.remove("boom"), 900);
+      }
       if (ev.type === "round_result" && d.result && d.result.spring) {
         api.fullScreen("spring", api.t(d.result.spring === "reverse_spring" ? "reverse_spring" : "spring"));
         api.beep("spring");
