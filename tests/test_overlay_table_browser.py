@@ -5,7 +5,7 @@ holds all of it without overlaps, in both layouts and both languages.
 A real server plays a real scripted match on loopback (its first seat slow, so that the
 page can be read while it thinks); the 4- and 6-seat game without a renderer is fed to
 the hub by hand (tests/fake_overlay_game.py). Screenshots go to test-artifacts/; with
-``ARENA_DOCS_SHOTS=1`` the landscape and portrait pictures of docs/overlay.md are
+``ARENA_DOCS_SCREENSHOTS=1`` the landscape and portrait pictures of docs/overlay.md are
 written too.
 """
 
@@ -38,7 +38,7 @@ from arena.server.wiring import ArenaServer
 from arena.sinks.base import CollectingSink
 
 TOKEN = "table-browser-test-token"
-DOCS_SHOTS = os.environ.get("ARENA_DOCS_SHOTS") == "1"
+DOCS_SHOTS = os.environ.get("ARENA_DOCS_SCREENSHOTS") == "1"
 MOVES = ("play", "pass")
 
 # Everything the page shows of the table, read at once (the table moves on).
