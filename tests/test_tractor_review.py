@@ -30,6 +30,7 @@ from arena.games.tractor.engine import (
     check_follow,
     classify,
     declaration_of,
+    follow_rule,
     judge_throw,
     match_winner,
     resolve_cards,
@@ -241,6 +242,13 @@ def test_follow_the_short_refusal_counts_its_other_cards_in_good_english() -> No
     assert refused == "you hold 2 ♥ cards: play all 2 of your ♥ cards, then any 1 other card"
     refused = follow("♥3 ♣3 ♣4", "♥J ♥J", "♣3 ♣4", LEVEL_7_SPADES)
     assert refused == "you hold 1 ♥ card: play your ♥ card, then any 1 other card"
+    hand = cards("♥3 ♥4 ♣3")
+    assert follow_rule(hand, classify(cards("♥J"), LEVEL_7_SPADES), LEVEL_7_SPADES).describe() == (
+        "play 1 ♥ card"
+    )
+    assert follow_rule(hand, classify(cards("♦J"), LEVEL_7_SPADES), LEVEL_7_SPADES).describe() == (
+        "you have no ♦: play any 1 card"
+    )
 
 
 def test_follow_a_throw_part_by_part_its_tractors_then_its_pairs() -> None:
@@ -444,7 +452,8 @@ def test_declaring_the_first_banker_is_the_seat_whose_declaration_locked() -> No
 def test_kitty_default_size_and_the_banker_buries_as_many_of_any_cards(
     players: int, hand: int, kitty: int
 ) -> None:
-    round_ = Round(TractorRules(players=players), seed=2, banker=0)
+    rules = TractorRules.model_validate({"players": players})
+    round_ = Round(rules, seed=2, banker=0)
     assert [len(h) for h in round_.hands] == [hand] * players
     assert len(round_.kitty) == kitty
     round_.declare({})
