@@ -537,3 +537,14 @@ def test_a_round_limit_goes_to_the_higher_level_then_the_points_else_a_draw() ->
     assert match._leader() == 1
     match.levels = (6, 5)
     assert match._leader() == 0
+
+
+def test_the_lead_request_states_the_punishment_as_the_rules_do() -> None:
+    """§9: the lowest single, else the lowest pair, else the lowest tractor (not the
+    lowest part: ♥Q ♥Q ♥A is played as ♥A)."""
+    round_ = Round(seed=4, banker=0)
+    round_.declare({})
+    round_.bury(round_.hands[0][:8])
+    said = round_.requirement(0)
+    assert "lowest single, else its lowest pair, else its lowest tractor" in said
+    assert "higher single, pair or tractor" in said
