@@ -19,6 +19,7 @@ from arena.games.tractor.engine import (
     Declaring,
     Kind,
     Match,
+    Phase,
     Play,
     Round,
     RoundScore,
@@ -548,3 +549,23 @@ def test_the_lead_request_states_the_punishment_as_the_rules_do() -> None:
     said = round_.requirement(0)
     assert "lowest single, else its lowest pair, else its lowest tractor" in said
     assert "higher single, pair or tractor" in said
+
+
+def test_trick_no_trump_level_pairs_of_two_suits_tie_and_the_earlier_wins() -> None:
+    no_trump = trump_context(5, None)
+    assert winner(["♥5 ♥5", "♠5 ♠5", "小王 小王", "♦5 ♦5"], no_trump) == 2
+    assert winner(["♥5 ♥5", "♠5 ♠5", "♣5 ♣5", "♦5 ♦5"], no_trump) == 0
+
+
+def test_declaring_ties_in_a_later_round_go_after_the_previous_rounds_banker() -> None:
+    match = Match(TractorRules(), seed=11)
+    first = match.new_round()
+    first.declare({})
+    assert first.banker is not None
+    first.bury(first.fallback())
+    while first.phase is not Phase.FINISHED:
+        seat = first.to_act
+        assert seat is not None
+        first.play(seat, first.fallback())
+    match.record(first)
+    assert match.new_round().declaring.tie_after == first.banker
