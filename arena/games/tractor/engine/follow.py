@@ -55,16 +55,16 @@ class FollowRule:
         """The requirement as a sentence: ``play 4 ♠ cards: a tractor of 2 pairs``."""
         where = group_name(self.group)
         if self.void:
-            return f"you have no {where}: play any {self.count} cards"
+            return f"you have no {where}: play any {_cards(self.count)}"
         if self.short:
-            if self.held == self.count:
-                return f"play all {self.held} of your {where} cards"
-            return (
-                f"play all {self.held} of your {where} cards, "
-                f"then any {self.count - self.held} other cards"
+            mine = (
+                f"your {where} card" if self.held == 1 else f"all {self.held} of your {where} cards"
             )
+            if self.held == self.count:
+                return f"play {mine}"
+            return f"play {mine}, then any {_cards(self.count - self.held, 'other')}"
         shape = self._shape_words()
-        return f"play {self.count} {where} cards" + (f", including {shape}" if shape else "")
+        return f"play {_cards(self.count, where)}" + (f", including {shape}" if shape else "")
 
     def _shape_words(self) -> str:
         words = [f"a tractor of {t} pairs" for t in self.tractors]
@@ -117,7 +117,7 @@ def refusal(rule: FollowRule, cards: Sequence[int], trump: Trump) -> str | None:
     mine = [c for c in cards if group[c] == g]
     if rule.short:
         if len(mine) != rule.held:
-            return f"you hold {rule.held} {where} cards: {rule.describe()}"
+            return f"you hold {_cards(rule.held, where)}: {rule.describe()}"
         return None
     if len(mine) != rule.count:
         return f"you hold {rule.held} {where} cards: play {rule.count} of them and nothing else"
@@ -135,6 +135,12 @@ def refusal(rule: FollowRule, cards: Sequence[int], trump: Trump) -> str | None:
             return f"you hold a pair in {where}: play a pair"
         return f"you hold {rule.pairs} pairs in {where}: play {rule.pairs} pairs"
     return None
+
+
+def _cards(count: int, what: str = "") -> str:
+    """``1 ♥ card``, ``2 other cards``, ``3 cards``."""
+    words = f"{count} {what} card" if what else f"{count} card"
+    return words if count == 1 else words + "s"
 
 
 def _tractors_words(tractors: Sequence[int]) -> str:

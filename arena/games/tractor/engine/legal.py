@@ -31,7 +31,8 @@ __all__ = [
 
 LEAD_RULE: Final = (
     "lead any single, pair or tractor, or a throw: several of them in one suit group "
-    "(it is played as its lowest part if an opponent can beat any of its parts)"
+    "(if an opponent holds a higher single, pair or tractor of that group than one of its "
+    "parts, it is played as its lowest single, else its lowest pair, else its lowest tractor)"
 )
 """What a lead must be, for requests and prompts."""
 
