@@ -20,14 +20,14 @@ from arena.errors import CardResolutionError, InvalidCardError
 from protocol.cards import CardNotationError, parse_token
 
 __all__ = [
-    "ACE",
-    "BIG_JOKER",
     "CARD_COUNT",
     "DECK",
     "FACE",
     "POINTS",
     "RANK",
-    "SMALL_JOKER",
+    "RANK_ACE",
+    "RANK_BIG_JOKER",
+    "RANK_SMALL_JOKER",
     "SUIT",
     "SUIT_LETTERS",
     "SUIT_SYMBOLS",
@@ -43,10 +43,10 @@ __all__ = [
 ]
 
 CARD_COUNT: Final = 108
-ACE: Final = 14
-SMALL_JOKER: Final = 15
+RANK_ACE: Final = 14
+RANK_SMALL_JOKER: Final = 15
 """The small joker's rank (above A; jokers have no suit)."""
-BIG_JOKER: Final = 16
+RANK_BIG_JOKER: Final = 16
 SUIT_LETTERS: Final = ("S", "H", "D", "C")
 SUIT_SYMBOLS: Final = ("♠", "♥", "♦", "♣")
 _RANK_TEXT: Final = {**{r: str(r) for r in range(2, 11)}, 11: "J", 12: "Q", 13: "K", 14: "A"}
@@ -56,7 +56,7 @@ DECK: Final[tuple[int, ...]] = tuple(range(CARD_COUNT))
 FACE: Final[tuple[int, ...]] = tuple(c % 54 for c in DECK)
 """A card's face (0..53): the two copies of a card share it."""
 RANK: Final[tuple[int, ...]] = tuple(
-    SMALL_JOKER if f == 52 else BIG_JOKER if f == 53 else f % 13 + 2 for f in FACE
+    RANK_SMALL_JOKER if f == 52 else RANK_BIG_JOKER if f == 53 else f % 13 + 2 for f in FACE
 )
 """A card's rank: 2..14 (A), 15 the small joker, 16 the big one."""
 SUIT: Final[tuple[int, ...]] = tuple(-1 if f >= 52 else f // 13 for f in FACE)
@@ -67,7 +67,13 @@ POINTS: Final[tuple[int, ...]] = tuple(5 if r == 5 else 10 if r in (10, 13) else
 
 def rank_text(rank: int) -> str:
     """``"10"``, ``"K"``, ``"小王"``."""
-    return "小王" if rank == SMALL_JOKER else "大王" if rank == BIG_JOKER else _RANK_TEXT[rank]
+    return (
+        "小王"
+        if rank == RANK_SMALL_JOKER
+        else "大王"
+        if rank == RANK_BIG_JOKER
+        else _RANK_TEXT[rank]
+    )
 
 
 def _id_text(card: int) -> str:

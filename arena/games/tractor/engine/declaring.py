@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 from arena.games.tractor.engine.cards import (
-    BIG_JOKER,
     FACE,
     RANK,
-    SMALL_JOKER,
+    RANK_BIG_JOKER,
+    RANK_SMALL_JOKER,
     SUIT,
     SUIT_SYMBOLS,
     faces_text,
@@ -40,8 +40,8 @@ class Strength(IntEnum):
 
     LEVEL_SINGLE = 1
     LEVEL_PAIR = 2
-    SMALL_JOKER = 3
-    BIG_JOKER = 4
+    RANK_SMALL_JOKER = 3
+    RANK_BIG_JOKER = 4
     SMALL_JOKER_PAIR = 5
     BIG_JOKER_PAIR = 6
 
@@ -70,10 +70,10 @@ def declaration_of(seat: int, cards: Sequence[int], level: int) -> Declaration |
         return "two cards declare only as a pair (two copies of one card)"
     rank = RANK[cards[0]]
     pair = len(cards) == 2
-    if rank == BIG_JOKER:
-        strength = Strength.BIG_JOKER_PAIR if pair else Strength.BIG_JOKER
-    elif rank == SMALL_JOKER:
-        strength = Strength.SMALL_JOKER_PAIR if pair else Strength.SMALL_JOKER
+    if rank == RANK_BIG_JOKER:
+        strength = Strength.BIG_JOKER_PAIR if pair else Strength.RANK_BIG_JOKER
+    elif rank == RANK_SMALL_JOKER:
+        strength = Strength.SMALL_JOKER_PAIR if pair else Strength.RANK_SMALL_JOKER
     elif rank == level:
         strength = Strength.LEVEL_PAIR if pair else Strength.LEVEL_SINGLE
     else:
@@ -89,7 +89,7 @@ def declarations(
     (one per face and size), weakest first."""
     by_face: dict[int, list[int]] = {}
     for card in hand:
-        if RANK[card] == level or RANK[card] >= SMALL_JOKER:
+        if RANK[card] == level or RANK[card] >= RANK_SMALL_JOKER:
             by_face.setdefault(FACE[card], []).append(card)
     floor = 0 if best is None else best.strength
     found = []

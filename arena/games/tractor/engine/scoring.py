@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arena.games.tractor.engine.cards import ACE
+from arena.games.tractor.engine.cards import RANK_ACE
 from arena.games.tractor.engine.patterns import Kind
 from arena.games.tractor.engine.rules import TractorRules
 
@@ -85,7 +85,7 @@ def settle(
     else:
         up_team, gain, next_banker = banker_team, 1, banker
     after = list(levels)
-    after[up_team] = min(ACE, levels[up_team] + gain)
+    after[up_team] = min(RANK_ACE, levels[up_team] + gain)
     return RoundScore(
         banker=banker,
         trick_points=trick_points,
@@ -110,8 +110,8 @@ def match_winner(score: RoundScore, rules: TractorRules) -> int | None:
     if rules.play_through:
         banker_team = team_of(score.banker)
         held = score.up_team == banker_team
-        return banker_team if held and score.levels_before[banker_team] == ACE else None
+        return banker_team if held and score.levels_before[banker_team] == RANK_ACE else None
     for team in (0, 1):
-        if score.levels_after[team] == ACE:
+        if score.levels_after[team] == RANK_ACE:
             return team
     return None

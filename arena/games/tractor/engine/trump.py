@@ -23,10 +23,10 @@ from functools import lru_cache
 from typing import Final
 
 from arena.games.tractor.engine.cards import (
-    BIG_JOKER,
     DECK,
     RANK,
-    SMALL_JOKER,
+    RANK_BIG_JOKER,
+    RANK_SMALL_JOKER,
     SUIT,
     SUIT_SYMBOLS,
     rank_text,
@@ -77,9 +77,9 @@ class Trump:
 
 
 def _power(rank: int, suit: int, level: int, trump_suit: int | None) -> int:
-    if rank == BIG_JOKER:
+    if rank == RANK_BIG_JOKER:
         return 16
-    if rank == SMALL_JOKER:
+    if rank == RANK_SMALL_JOKER:
         return 15
     if rank == level:
         return TRUMP_LEVEL if suit == trump_suit else OFF_LEVEL
