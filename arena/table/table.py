@@ -936,6 +936,8 @@ class Table:
                 self.rules.model_dump(mode="json"),
                 self.settings.model_dump(mode="json"),
             )
+            if not settings["round_pause_s"]:  # a show's pause changes no play: at its
+                del settings["round_pause_s"]  # default, headers stay as before it was
             cached = self._setup_dump = (self.rules, self.settings, rules, settings)
         return {"rules": dict(cached[2]), "settings": dict(cached[3])}
 

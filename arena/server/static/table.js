@@ -1,7 +1,7 @@
 /* The middle of the table on the overlay: every game's centre trick, move history and
  * turn ring (issue 27). The shell (overlay.js) calls it; it knows seats, their
  * `action` ({type, cards?}) and the `play` / `pass` events, nothing of one game: a
- * game's renderer names its other moves (`moveText(action)`, a bid, a double) and
+ * game's renderer names its other moves (`moveText(action)`: a bid, say) and
  * labels a play (`trickLabel(action)`, a hand type).
  *
  * - The trick (#trick): the current trick's plays and passes, oldest to newest, each
