@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 
+from arena.errors import IllegalActionError
 from arena.games.tractor.engine.cards import (
     FACE,
     RANK,
@@ -134,14 +135,14 @@ class Declaring:
 
     def window(self, replies: Mapping[int, Declaration | None]) -> Declaration | None:
         """One window's replies (None or absent: a pass); returns the new candidate, None
-        when the window was quiet. A reply that cannot count raises ValueError."""
+        when the window was quiet. A reply that cannot count raises IllegalActionError."""
         if self.locked:
-            raise ValueError("trump is locked")
+            raise IllegalActionError("trump is locked")
         offers = [d for d in replies.values() if d is not None]
         for offer in offers:
             reason = self.refusal(offer)
             if reason is not None:
-                raise ValueError(reason)
+                raise IllegalActionError(reason)
         self.windows += 1
         final_step = self.step >= self.steps
         if not offers:

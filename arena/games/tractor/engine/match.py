@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from arena.errors import SetupError
 from arena.games.tractor.engine.legal import fill_follow, random_lead
 from arena.games.tractor.engine.round import Phase, Round
 from arena.games.tractor.engine.rules import DEFAULT_RULES, TractorRules
@@ -44,7 +45,7 @@ class Match:
     def new_round(self) -> Round:
         """The next round, dealt from its seed."""
         if self.over:
-            raise ValueError("the match is over")
+            raise SetupError("the match is over")
         return Round(
             self.rules,
             seed=round_seed(self.seed, len(self.scores) + 1),
@@ -57,7 +58,7 @@ class Match:
         """Carry a finished round's score into the match."""
         score = finished.result
         if score is None:
-            raise ValueError("the round is not finished")
+            raise SetupError("the round is not finished")
         self.scores.append(score)
         self.points[1 - team_of(score.banker)] += score.defender_points
         self.levels = score.levels_after

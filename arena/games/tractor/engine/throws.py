@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from arena.errors import SetupError
 from arena.games.tractor.engine.cards import FACE
 from arena.games.tractor.engine.patterns import Kind, Part, Play, classify
 from arena.games.tractor.engine.trump import CHAIN_TOP, Trump, group_name
@@ -72,7 +73,7 @@ def punishment(throw: Play, trump: Trump) -> Play:
         if parts:
             lowest = min(parts, key=lambda p: (p.top, p.pairs))
             return classify(lowest.cards, trump)
-    raise ValueError("a throw has parts")
+    raise SetupError("a throw has parts")
 
 
 def judge_throw(

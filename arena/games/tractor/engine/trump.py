@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Final
 
+from arena.errors import SetupError
 from arena.games.tractor.engine.cards import (
     DECK,
     RANK,
@@ -90,9 +91,9 @@ def _power(rank: int, suit: int, level: int, trump_suit: int | None) -> int:
 def trump_context(level: int, suit: int | None) -> Trump:
     """The trump context of a round at ``level`` with ``suit`` trump (None: no-trump)."""
     if not 2 <= level <= 14:
-        raise ValueError(f"a level is 2..14 (A), got {level!r}")
+        raise SetupError(f"a level is 2..14 (A), got {level!r}")
     if suit is not None and suit not in (0, 1, 2, 3):
-        raise ValueError(f"a trump suit is 0..3 or None, got {suit!r}")
+        raise SetupError(f"a trump suit is 0..3 or None, got {suit!r}")
     groups = tuple(
         TRUMP if SUIT[c] < 0 or RANK[c] == level or SUIT[c] == suit else SUIT[c] for c in DECK
     )
