@@ -400,7 +400,9 @@ async def test_the_spectator_view_shows_hands_only_after_the_delay(browser: Brow
         game = asyncio.create_task(play_tables(tables, rounds=1, seed=11))
         try:
             await public.locator(".seat-cards-left").first.wait_for(timeout=10_000)
-            assert await spectator.locator(".seat-hand .card").count() == 0  # not yet
+            early = await spectator.locator(".seat-hand .card").count()
+            if time.monotonic() - started < delay:  # (a loaded machine may be later)
+                assert early == 0  # not yet
             await spectator.locator(".seat-hand .card").first.wait_for(timeout=10_000)
             assert time.monotonic() - started >= delay
             shown = [
