@@ -687,7 +687,10 @@ wrong_fields = st.one_of(
             ("event_id", "x" * 129),
             ("platform", "Not A Platform"),
             ("platform", None),
-            ("target_seat", 3),
+            (
+                "target_seat",
+                6,
+            ),  # no game has a seventh seat (a seat the table lacks is the desk's to refuse)
             ("target_seat", "1"),
             ("effect", "WIN_THE_ROUND"),
             ("effect", 7),
