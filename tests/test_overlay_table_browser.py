@@ -148,22 +148,41 @@ async def save_docs(page: Page, layout: str) -> None:
         await page.screenshot(path=str(REPO / "docs" / f"overlay-{layout}.png"))
 
 
-@pytest.mark.parametrize(
-    ("layout", "lang"),
-    [("landscape", "zh"), ("landscape", "en"), ("portrait", "zh"), ("portrait", "en")],
-)
+# Every layout in every language: one page each, on one match (or one fed table).
+VIEWS = [("landscape", "zh"), ("landscape", "en"), ("portrait", "zh"), ("portrait", "en")]
+
+
+def viewport_of(layout: str) -> dict[str, int]:
+    return LANDSCAPE if layout == "landscape" else PORTRAIT
+
+
+async def open_views(
+    browser: Browser,  # noqa: F811 (fixture)
+    url: str,
+    views: list[tuple[str, str]],
+) -> list[tuple[Page, list[str]]]:
+    """One page per (layout, language) on the server at ``url``, opened together."""
+    return list(
+        await asyncio.gather(
+            *(
+                open_page(
+                    browser, f"{url}/overlay?layout={layout}&lang={lang}", viewport_of(layout)
+                )
+                for layout, lang in views
+            )
+        )
+    )
+
+
 async def test_the_centre_shows_the_last_play_and_the_ring_the_seat_to_act(
     browser: Browser,  # noqa: F811 (fixture)
-    layout: str,
-    lang: str,
 ) -> None:
-    viewport = LANDSCAPE if layout == "landscape" else PORTRAIT
+    """One real match, watched by a page per layout and language; each page is read
+    at its own moment of the slow seat thinking (the next such turn if it missed one)."""
     recorder = CollectingSink()
     server = ArenaServer(ServerSettings(port=0), mode="play", token=TOKEN)
     async with server:
-        page, trouble = await open_page(
-            browser, f"{server.url}/overlay?layout={layout}&lang={lang}", viewport=viewport
-        )
+        pages = await open_views(browser, server.url, VIEWS)
         server.hub.set_leaderboard(
             {
                 "tournament": "t-1",
@@ -180,7 +199,8 @@ async def test_the_centre_shows_the_last_play_and_the_ring_the_seat_to_act(
         )
         server.attach(tables)
         game = asyncio.create_task(play_tables(tables, rounds=1, seed=11))
-        try:
+
+        async def read(page: Page, layout: str, lang: str) -> dict[str, Any]:
             # the slow seat thinking over a play (a second in), the hostile seat in the trick
             await page.wait_for_function(
                 """(evil) => {
@@ -197,14 +217,32 @@ async def test_the_centre_shows_the_last_play_and_the_ring_the_seat_to_act(
                 timeout=60_000,
             )
             await page.evaluate(SETTLED)
-            seen = await page.evaluate(READ_TABLE)
+            seen: dict[str, Any] = await page.evaluate(READ_TABLE)
             await shot(page, f"table-{layout}-{lang}")
             if lang == "zh":
                 await save_docs(page, layout)
+            return seen
+
+        try:
+            views = await asyncio.gather(
+                *(
+                    read(page, layout, lang)
+                    for (page, _), (layout, lang) in zip(pages, VIEWS, strict=True)
+                )
+            )
         finally:
             game.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await game
+    for seen, (_, trouble), (layout, lang) in zip(views, pages, VIEWS, strict=True):
+        check_centre(seen, recorder, lang, viewport_of(layout))
+        assert trouble == []
+
+
+def check_centre(
+    seen: dict[str, Any], recorder: CollectingSink, lang: str, viewport: dict[str, int]
+) -> None:
+    """What one page read while the slow seat thought, against what the table emitted."""
     # the centre: the last play the page had seen, by the seat that made it
     plays = [e for e in recorder.of_type("play") if e.seq <= seen["seq"]]
     assert seen["centre"] == list(plays[-1].data["cards"])
@@ -238,53 +276,49 @@ async def test_the_centre_shows_the_last_play_and_the_ring_the_seat_to_act(
     assert EVIL in [m["who"] for m in seen["moves"]]
     assert seen["movesTitle"] == ("出牌记录" if lang == "zh" else "Moves")
     check_frame(seen, viewport)
-    assert trouble == []
 
 
 @pytest.mark.parametrize(
-    ("game", "count", "layout", "lang"),
+    ("game", "count", "views"),
     [
-        ("hex", 6, "landscape", "zh"),
-        ("hex", 6, "landscape", "en"),
-        ("hex", 6, "portrait", "zh"),
-        ("hex", 6, "portrait", "en"),
-        ("quad", 4, "landscape", "en"),
-        ("quad", 4, "portrait", "zh"),
+        ("hex", 6, VIEWS),
+        ("quad", 4, [("landscape", "en"), ("portrait", "zh")]),
     ],
+    ids=["hex-6", "quad-4"],
 )
 async def test_a_game_of_more_seats_has_its_trick_ring_and_history_in_the_frame(
     browser: Browser,  # noqa: F811 (fixture)
     monkeypatch: pytest.MonkeyPatch,
     game: str,
     count: int,
-    layout: str,
-    lang: str,
+    views: list[tuple[str, str]],
 ) -> None:
     """The shell alone (the game has no renderer): its trick from the seats' actions, its
     history rebuilt from the snapshot by a page that joins late, the ring on the seat
-    to act; and the result card takes the centre when the round ends."""
-    viewport = LANDSCAPE if layout == "landscape" else PORTRAIT
+    to act; and the result card takes the centre when the round ends. One fed table,
+    a page per layout and language on it."""
     players = [EVIL, *(f"玩家{i}" for i in range(1, count))]
     with registered(monkeypatch):
         server = ArenaServer(ServerSettings(port=0), mode="play", token=TOKEN)
         async with server:
             fed = events(game, players)
             now = int(time.time() * 1000)
-            # the next seat round the table is to act, two thirds of its 30 s left
+            # the next seat round the table is to act, two thirds of its 60 s left (the
+            # pages open a while after: the ring empties a sixtieth a second meanwhile)
             fed.append(
                 Event("turn_started", "t1", 1, len(fed) + 1, 0, None,
-                      {"deadline_at": now + 20_000, "time_limit_ms": 30_000}, game=game)
+                      {"deadline_at": now + 40_000, "time_limit_ms": 60_000}, game=game)
             )  # fmt: skip
             for event in fed:
                 server.hub.on_event(event)
             server.hub.flush()
-            page, trouble = await open_page(
-                browser, f"{server.url}/overlay?layout={layout}&lang={lang}", viewport=viewport
-            )
-            await page.locator("#trick .trick-entry.latest .card").wait_for(timeout=10_000)
-            await page.locator(".seat .turn-ring").wait_for(timeout=10_000)
-            seen = await page.evaluate(READ_TABLE)
-            await shot(page, f"table-{game}-{layout}-{lang}")
+            pages = await open_views(browser, server.url, views)
+            seen = []
+            for (page, _), (layout, lang) in zip(pages, views, strict=True):
+                await page.locator("#trick .trick-entry.latest .card").wait_for(timeout=10_000)
+                await page.locator(".seat .turn-ring").wait_for(timeout=10_000)
+                seen.append(await page.evaluate(READ_TABLE))
+                await shot(page, f"table-{game}-{layout}-{lang}")
             result = {
                 "round_no": 1,
                 "players": players,
@@ -295,24 +329,27 @@ async def test_a_game_of_more_seats_has_its_trick_ring_and_history_in_the_frame(
             server.hub.on_event(
                 Event("round_result", "t1", 1, len(fed) + 1, None, None, result, game=game)
             )
-            await page.locator("#round-card").wait_for(state="visible", timeout=10_000)
-            trick_hidden = not await page.locator("#trick").is_visible()
-            await shot(page, f"table-{game}-{layout}-{lang}-result")
-    assert seen["centre"] == [f"♠{count + 2}"]  # the last play: the last seat's
-    assert seen["centreSeat"] == count - 1
-    assert seen["turnSeats"] == [0]
-    assert seen["ringSeats"] == [0]
-    assert abs(seen["fraction"] - seen["expected"]) < 0.1
-    assert 0.5 < seen["fraction"] < 0.8
-    # every seat played once: the history, newest first, rebuilt on joining
-    assert [(m["seat"], m["cards"]) for m in seen["moves"]] == [
-        (i, [f"♠{i + 3}"]) for i in reversed(range(count))
-    ]
-    assert seen["moves"][-1]["who"] == EVIL
-    assert seen["centreMarkup"] == 0
-    check_frame(seen, viewport)
-    assert trick_hidden  # the result card has the centre
-    assert trouble == []
+            trick_hidden = []
+            for (page, _), (layout, lang) in zip(pages, views, strict=True):
+                await page.locator("#round-card").wait_for(state="visible", timeout=10_000)
+                trick_hidden.append(not await page.locator("#trick").is_visible())
+                await shot(page, f"table-{game}-{layout}-{lang}-result")
+    for one, (_, trouble), (layout, _lang) in zip(seen, pages, views, strict=True):
+        assert one["centre"] == [f"♠{count + 2}"]  # the last play: the last seat's
+        assert one["centreSeat"] == count - 1
+        assert one["turnSeats"] == [0]
+        assert one["ringSeats"] == [0]
+        assert abs(one["fraction"] - one["expected"]) < 0.1
+        assert 0.5 < one["fraction"] < 0.8
+        # every seat played once: the history, newest first, rebuilt on joining
+        assert [(m["seat"], m["cards"]) for m in one["moves"]] == [
+            (i, [f"♠{i + 3}"]) for i in reversed(range(count))
+        ]
+        assert one["moves"][-1]["who"] == EVIL
+        assert one["centreMarkup"] == 0
+        check_frame(one, viewport_of(layout))
+        assert trouble == []
+    assert all(trick_hidden)  # the result card has the centre
 
 
 async def test_a_play_flies_in_and_reduced_motion_keeps_it_still(
