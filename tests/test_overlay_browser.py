@@ -312,77 +312,81 @@ def overlaps(a: FloatRect, b: FloatRect) -> bool:
     )
 
 
-@pytest.mark.parametrize(
-    ("game", "count", "layout"),
-    [
-        ("quad", 4, "landscape"),
-        ("quad", 4, "portrait"),
-        ("hex", 6, "landscape"),
-        ("hex", 6, "portrait"),
-    ],
-)
+@pytest.mark.parametrize(("game", "count"), [("quad", 4), ("hex", 6)])
 async def test_a_game_without_a_renderer_is_shown_by_the_shell_around_the_table(
-    browser: Browser, monkeypatch: pytest.MonkeyPatch, game: str, count: int, layout: str
+    browser: Browser, monkeypatch: pytest.MonkeyPatch, game: str, count: int
 ) -> None:
     """Issue 26: a table of another game, of four or six seats, fed to the hub by hand:
     its seats around the table, names, plays, bubbles, the turn and a gift, by the
-    shell alone (the game has no renderer), and none of Dou Dizhu's parts."""
+    shell alone (the game has no renderer), and none of Dou Dizhu's parts. One fed
+    table, a page in each layout on it."""
     players = [EVIL, *(f"玩家{i}" for i in range(1, count))]
-    viewport = LANDSCAPE if layout == "landscape" else PORTRAIT
     with registered(monkeypatch):
         server = ArenaServer(ServerSettings(port=0), mode="play", token=TOKEN)
         async with server:
             for event in events(game, players):
                 server.hub.on_event(event)
             server.hub.flush()
-            page, trouble = await open_page(
-                browser, f"{server.url}/overlay?layout={layout}", viewport=viewport
-            )
-            await page.locator(f'.seat[data-seat="{count - 1}"] .seat-play .card').wait_for(
-                timeout=10_000
-            )
-            assert await page.locator(".seat").count() == count
-            assert await page.locator("#seats").get_attribute("data-count") == str(count)
-            assert await page.locator(".seat .seat-name").all_text_contents() == players
-            plays = [
-                await page.locator(f'.seat[data-seat="{i}"] .seat-play .card').evaluate_all(
-                    "cards => cards.map(c => c.dataset.card)"
+            layouts = {"landscape": LANDSCAPE, "portrait": PORTRAIT}
+            pages = {
+                layout: await open_page(
+                    browser, f"{server.url}/overlay?layout={layout}", viewport=viewport
                 )
-                for i in range(count)
-            ]
-            assert plays == [[f"♠{i + 3}"] for i in range(count)]
-            left = await page.locator(".seat .seat-cards-left").all_text_contents()
-            assert left == ["24"] * count
-            bubbles = await page.locator(".seat .bubble-text").all_text_contents()
-            assert bubbles == [f"<i>seat {i}</i>" for i in range(count)]  # as text
-            assert await page.locator(".seat .bubble i").count() == 0
-            turn = page.locator(".seat.turn")
-            assert await turn.count() == 1
-            assert await turn.get_attribute("data-seat") == str(count - 1)
-            assert await page.locator("#status").get_attribute("data-status") == "live"
-            # Dou Dizhu's parts are its renderer's: none of them here
-            for selector in ("#call-score", "#multiplier", "#bottom-cards", ".badge-landlord"):
-                assert await page.locator(selector).count() == 0
-            assert await page.evaluate("window.arenaOverlay.game") == game
-            # every seat on screen, no two panels over each other
-            panels = [await p.bounding_box() for p in await page.locator(".seat-panel").all()]
-            boxes = [box for box in panels if box is not None]
-            assert len(boxes) == count
-            for box in boxes:
-                assert box["x"] >= 0
-                assert box["y"] >= 0
-                assert box["x"] + box["width"] <= viewport["width"]
-                assert box["y"] + box["height"] <= viewport["height"]
-            for i, box in enumerate(boxes):
-                assert not any(overlaps(box, other) for other in boxes[i + 1 :])
+                for layout, viewport in layouts.items()
+            }
+            for layout, (page, _) in pages.items():
+                await shows_the_fed_table(page, game, count, players, layouts[layout])
             gift = {"id": "g1", "status": "applied", "viewer": EVIL, "gift": "rose"}
             gift["effect"] = "CHEER"
             server.hub.on_event(Event("gift", "t1", 1, 100, data=gift, game=game))
-            banner = page.locator("#gift-banners .gift-banner").first
-            await banner.wait_for(timeout=10_000)
-            assert EVIL in (await banner.text_content() or "")
-            await shot(page, f"overlay-{game}-{layout}")
-    assert trouble == []
+            for layout, (page, _) in pages.items():
+                banner = page.locator("#gift-banners .gift-banner").first
+                await banner.wait_for(timeout=10_000)
+                assert EVIL in (await banner.text_content() or "")
+                await shot(page, f"overlay-{game}-{layout}")
+    for _, trouble in pages.values():
+        assert trouble == []
+
+
+async def shows_the_fed_table(
+    page: Page, game: str, count: int, players: list[str], viewport: dict[str, int]
+) -> None:
+    """The fed table of ``tests/fake_overlay_game.py`` as the shell shows it on ``page``."""
+    await page.locator(f'.seat[data-seat="{count - 1}"] .seat-play .card').wait_for(timeout=10_000)
+    assert await page.locator(".seat").count() == count
+    assert await page.locator("#seats").get_attribute("data-count") == str(count)
+    assert await page.locator(".seat .seat-name").all_text_contents() == players
+    plays = [
+        await page.locator(f'.seat[data-seat="{i}"] .seat-play .card').evaluate_all(
+            "cards => cards.map(c => c.dataset.card)"
+        )
+        for i in range(count)
+    ]
+    assert plays == [[f"♠{i + 3}"] for i in range(count)]
+    left = await page.locator(".seat .seat-cards-left").all_text_contents()
+    assert left == ["24"] * count
+    bubbles = await page.locator(".seat .bubble-text").all_text_contents()
+    assert bubbles == [f"<i>seat {i}</i>" for i in range(count)]  # as text
+    assert await page.locator(".seat .bubble i").count() == 0
+    turn = page.locator(".seat.turn")
+    assert await turn.count() == 1
+    assert await turn.get_attribute("data-seat") == str(count - 1)
+    assert await page.locator("#status").get_attribute("data-status") == "live"
+    # Dou Dizhu's parts are its renderer's: none of them here
+    for selector in ("#call-score", "#multiplier", "#bottom-cards", ".badge-landlord"):
+        assert await page.locator(selector).count() == 0
+    assert await page.evaluate("window.arenaOverlay.game") == game
+    # every seat on screen, no two panels over each other
+    panels = [await p.bounding_box() for p in await page.locator(".seat-panel").all()]
+    boxes = [box for box in panels if box is not None]
+    assert len(boxes) == count
+    for box in boxes:
+        assert box["x"] >= 0
+        assert box["y"] >= 0
+        assert box["x"] + box["width"] <= viewport["width"]
+        assert box["y"] + box["height"] <= viewport["height"]
+    for i, box in enumerate(boxes):
+        assert not any(overlaps(box, other) for other in boxes[i + 1 :])
 
 
 async def test_the_spectator_view_shows_hands_only_after_the_delay(browser: Browser) -> None:
@@ -403,14 +407,18 @@ async def test_the_spectator_view_shows_hands_only_after_the_delay(browser: Brow
             early = await spectator.locator(".seat-hand .card").count()
             if time.monotonic() - started < delay:  # (a loaded machine may be later)
                 assert early == 0  # not yet
-            await spectator.locator(".seat-hand .card").first.wait_for(timeout=10_000)
+            # every seat's hand read at once, the moment all three show (read seat by
+            # seat, a loaded machine could see the round end between two reads)
+            hands = await spectator.wait_for_function(
+                """() => {
+                    const hands = [0, 1, 2].map(i => [...document.querySelectorAll(
+                        `.seat[data-seat="${i}"] .seat-hand .card`)].map(c => c.dataset.card));
+                    return hands.every(h => h.length > 0) && hands;
+                }""",
+                timeout=10_000,
+            )
             assert time.monotonic() - started >= delay
-            shown = [
-                await spectator.locator(f'.seat[data-seat="{i}"] .seat-hand .card').evaluate_all(
-                    "cards => cards.map(c => c.dataset.card)"
-                )
-                for i in range(3)
-            ]
+            shown: list[list[str]] = await hands.json_value()
             cards = [card for hand in shown for card in hand]
             assert all(1 <= len(hand) <= 20 for hand in shown)  # every seat's hand, face up
             assert len(set(cards)) == len(cards) > 17  # real cards, none twice
@@ -438,39 +446,40 @@ async def test_before_any_table_the_overlay_shows_the_games_seats_waiting(
     assert trouble == []
 
 
-@pytest.mark.parametrize(("lang", "words"), [("zh", "下一场"), ("en", "Next match")])
-async def test_between_matches_the_overlay_counts_down_to_the_next(
-    browser: Browser, lang: str, words: str
-) -> None:
+async def test_between_matches_the_overlay_counts_down_to_the_next(browser: Browser) -> None:
     """``arena serve --next-in``: the page says when the next match is dealt, counting
     down, in the middle of the frame; gone once it is dealt (the whole between screen:
-    tests/test_overlay_between_browser.py)."""
+    tests/test_overlay_between_browser.py). A page per language, on one server."""
     server = ArenaServer(ServerSettings(port=0), mode="serve", token=TOKEN)
     async with server:
         server.hub.set_next(int((time.time() + 30) * 1000))
-        page, trouble = await open_page(browser, f"{server.url}/overlay?lang={lang}")
-        box = page.locator("#between")
-        await box.wait_for(state="visible", timeout=10_000)
-        assert await page.locator(".between-title").text_content() == words
-        clock = await page.locator(".between-clock").text_content() or ""
-        assert clock.startswith("0:")
-        seconds = int(clock.rsplit(":", 1)[1])
-        assert 25 <= seconds <= 30
-        frame = await page.locator(".between-card").bounding_box()
-        assert frame is not None
-        assert frame["x"] >= 0
-        assert frame["x"] + frame["width"] <= LANDSCAPE["width"]
+        pages = {
+            words: await open_page(browser, f"{server.url}/overlay?lang={lang}")
+            for lang, words in (("zh", "下一场"), ("en", "Next match"))
+        }
+        for words, (page, _) in pages.items():
+            box = page.locator("#between")
+            await box.wait_for(state="visible", timeout=10_000)
+            assert await page.locator(".between-title").text_content() == words
+            clock = await page.locator(".between-clock").text_content() or ""
+            assert clock.startswith("0:")
+            seconds = int(clock.rsplit(":", 1)[1])
+            assert 25 <= seconds <= 30
+            frame = await page.locator(".between-card").bounding_box()
+            assert frame is not None
+            assert frame["x"] >= 0
+            assert frame["x"] + frame["width"] <= LANDSCAPE["width"]
         server.hub.set_next(None)
-        await box.wait_for(state="hidden", timeout=10_000)
-    assert trouble == []
+        for page, _ in pages.values():
+            await page.locator("#between").wait_for(state="hidden", timeout=10_000)
+    for _, trouble in pages.values():
+        assert trouble == []
 
 
-@pytest.mark.parametrize("layout", ["landscape", "portrait"])
-async def test_a_slow_seat_is_shown_thinking_until_it_answers(
-    browser: Browser, layout: str
-) -> None:
+async def test_a_slow_seat_is_shown_thinking_until_it_answers(browser: Browser) -> None:
     """A seat taking its time (a model thinking) is shown so, counting up; it goes when
-    the seat plays. Scripted seats answer too fast to be shown thinking at all."""
+    the seat plays. Scripted seats answer too fast to be shown thinking at all. One
+    match, a page in each layout watching it."""
     cfg = parse_config(
         {
             "match": {"rounds": 1, "seed": 11},
@@ -482,16 +491,21 @@ async def test_a_slow_seat_is_shown_thinking_until_it_answers(
             ],
         }
     )
-    viewport = PORTRAIT if layout == "portrait" else LANDSCAPE
+    layouts = {"landscape": LANDSCAPE, "portrait": PORTRAIT}
     server = ArenaServer(ServerSettings(port=0), mode="play", token=TOKEN)
     async with server:
-        page, trouble = await open_page(
-            browser, f"{server.url}/overlay?layout={layout}&lang=en", viewport=viewport
-        )
+        pages = {
+            layout: await open_page(
+                browser, f"{server.url}/overlay?layout={layout}&lang=en", viewport=viewport
+            )
+            for layout, viewport in layouts.items()
+        }
         tables = build_tables(cfg, seed=11, sinks=[server.hub], sink_queue=None)
         server.attach(tables)
         game = asyncio.create_task(play_tables(tables, rounds=1, seed=11))
-        try:
+
+        async def watch(page: Page, layout: str) -> None:
+            viewport = layouts[layout]
             chip = page.locator('.seat[data-seat="0"] > .thinking')
             await chip.wait_for(state="visible", timeout=30_000)
             assert (await chip.text_content() or "").startswith("Thinking ")
@@ -504,11 +518,15 @@ async def test_a_slow_seat_is_shown_thinking_until_it_answers(
             await shot(page, f"thinking-{layout}")
             await chip.wait_for(state="detached", timeout=10_000)  # it played
             assert await page.locator('.seat:not([data-seat="0"]) > .thinking').count() == 0
+
+        try:
+            await asyncio.gather(*(watch(page, layout) for layout, (page, _) in pages.items()))
         finally:
             game.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await game
-    assert trouble == []
+    for _, trouble in pages.values():
+        assert trouble == []
 
 
 async def test_reduced_motion_is_respected(browser: Browser) -> None:
@@ -763,6 +781,7 @@ async def test_a_feed_that_cannot_deliver_is_said_in_words_on_the_badge_and_the_
     absent = Mosquitto(tmp_path)  # never started: nothing listens on its port
     feed = MqttSink(MqttSettings(enabled=True, port=absent.port), run_id="away", environ={})
     feed.unreachable_grace_s = 0.3
+    feed.close_within_s = 0.5  # the broker never comes: no use waiting 5 s for it at close
     server = ArenaServer(ServerSettings(port=0), mode="play", token=TOKEN)
     async with server:
         overlay, trouble = await open_page(browser, f"{server.url}/overlay?lang=en")
@@ -781,8 +800,10 @@ async def test_a_feed_that_cannot_deliver_is_said_in_words_on_the_badge_and_the_
                 await state.wait_for(timeout=10_000)
                 said = await state.text_content()
                 await shot(overlay, "overlay-feed-degraded")
-            finally:
-                await game
+            finally:  # (the match's end is nothing to this test: it stops here)
+                game.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await game
         await feed.close()
     assert title is not None
     assert title.startswith("mqtt: broker unreachable for ")
