@@ -9,6 +9,7 @@ The browser is Debian's chromium, as in ``test_overlay_browser``; screenshots go
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import httpx
@@ -64,31 +65,38 @@ async def seat_looks(page: Page) -> list[dict[str, Any]]:
     return looks
 
 
-@pytest.mark.parametrize("layout", ["landscape", "portrait"])
 async def test_each_seat_has_its_colour_and_a_drawn_avatar_the_same_after_a_reload(
-    browser: Browser, layout: str
+    browser: Browser,
 ) -> None:
-    viewport = LANDSCAPE if layout == "landscape" else PORTRAIT
+    """One match played, then a page in each layout on it."""
     server = ArenaServer(ServerSettings(port=0), mode="play", token=TOKEN)
     async with server:
         await play_one_round(server)
-        page, trouble = await open_page(
-            browser, f"{server.url}/overlay?layout={layout}", viewport=viewport
-        )
-        await page.locator("#status[data-status=ended]").wait_for(timeout=10_000)
-        await page.locator(".seat svg.seat-avatar-default").nth(2).wait_for(timeout=5_000)
-        looks = await seat_looks(page)
-        pictures = [
-            await page.locator(f'.seat[data-seat="{i}"] svg.seat-avatar-default').screenshot()
-            for i in range(3)
-        ]
-        boxes = [await a.bounding_box() for a in await page.locator(".seat-avatar-box").all()]
-        await shot(page, f"identity-seats-{layout}")
-        await page.reload()
-        await page.locator("#status[data-status=ended]").wait_for(timeout=10_000)
-        await page.locator(".seat svg.seat-avatar-default").nth(2).wait_for(timeout=5_000)
-        again = await seat_looks(page)
-        assert await page.locator(".seat img, .seat-avatar-box svg foreignObject").count() == 0
+        for layout, viewport in (("landscape", LANDSCAPE), ("portrait", PORTRAIT)):
+            page, trouble = await open_page(
+                browser, f"{server.url}/overlay?layout={layout}", viewport=viewport
+            )
+            await has_its_colours_and_avatars(page, layout, viewport)
+            assert trouble == []
+
+
+async def has_its_colours_and_avatars(page: Page, layout: str, viewport: dict[str, int]) -> None:
+    """Each seat of the ended match on ``page``: its colour, its drawn avatar, the same
+    after a reload."""
+    await page.locator("#status[data-status=ended]").wait_for(timeout=10_000)
+    await page.locator(".seat svg.seat-avatar-default").nth(2).wait_for(timeout=5_000)
+    looks = await seat_looks(page)
+    pictures = [
+        await page.locator(f'.seat[data-seat="{i}"] svg.seat-avatar-default').screenshot()
+        for i in range(3)
+    ]
+    boxes = [await a.bounding_box() for a in await page.locator(".seat-avatar-box").all()]
+    await shot(page, f"identity-seats-{layout}")
+    await page.reload()
+    await page.locator("#status[data-status=ended]").wait_for(timeout=10_000)
+    await page.locator(".seat svg.seat-avatar-default").nth(2).wait_for(timeout=5_000)
+    again = await seat_looks(page)
+    assert await page.locator(".seat img, .seat-avatar-box svg foreignObject").count() == 0
     colors = [look["color"] for look in looks]
     assert all(color.startswith("#") for color in colors)
     assert len(set(colors)) == 3  # each seat its own colour
@@ -111,7 +119,6 @@ async def test_each_seat_has_its_colour_and_a_drawn_avatar_the_same_after_a_relo
         assert box["width"] > 40
         assert 0 <= box["x"] <= viewport["width"] - box["width"]
         assert 0 <= box["y"] <= viewport["height"] - box["height"]
-    assert trouble == []
 
 
 async def test_four_seats_have_four_colours_and_a_picture_that_fails_is_drawn_instead(
@@ -201,20 +208,20 @@ async def test_a_model_seat_shows_its_provider_badge(
     assert trouble == []
 
 
-@pytest.mark.parametrize(
-    ("layout", "lang"), [("landscape", "zh"), ("portrait", "en"), ("landscape", "en")]
-)
-async def test_a_gift_banner_names_its_target_in_its_seats_colour(
-    browser: Browser, layout: str, lang: str
-) -> None:
-    viewport = LANDSCAPE if layout == "landscape" else PORTRAIT
+async def test_a_gift_banner_names_its_target_in_its_seats_colour(browser: Browser) -> None:
+    """One match played, a page per layout and language on it, the same gifts to all."""
+    views = [("landscape", "zh"), ("portrait", "en"), ("landscape", "en")]
     server = ArenaServer(ServerSettings(port=0), mode="play", token=TOKEN)
     async with server:
         await play_one_round(server)
-        page, trouble = await open_page(
-            browser, f"{server.url}/overlay?layout={layout}&lang={lang}", viewport=viewport
-        )
-        await page.locator("#status[data-status=ended]").wait_for(timeout=10_000)
+        pages = []
+        for layout, lang in views:
+            viewport = LANDSCAPE if layout == "landscape" else PORTRAIT
+            page, trouble = await open_page(
+                browser, f"{server.url}/overlay?layout={layout}&lang={lang}", viewport=viewport
+            )
+            await page.locator("#status[data-status=ended]").wait_for(timeout=10_000)
+            pages.append((page, trouble))
         gifts: list[dict[str, Any]] = [
             {"id": "g1", "status": "applied", "viewer": "小明", "effect": "CHEER", "target": 1},
             {"id": "g2", "status": "applied", "viewer": EVIL, "effect": "CHEER", "target": 0},
@@ -222,23 +229,37 @@ async def test_a_gift_banner_names_its_target_in_its_seats_colour(
         ]
         for seq, gift in enumerate(gifts, start=10_000):
             server.hub.on_event(Event("gift", "t1", 1, seq, data=gift))
-        banners = page.locator("#gift-banners .gift-banner")
-        await banners.nth(2).wait_for(timeout=10_000)
-        texts = await banners.all_text_contents()
-        targets = await page.locator("#gift-banners .gift-target").evaluate_all(
-            """spans => spans.map(s => ({
-                text: s.textContent, seat: s.dataset.seat ?? null, color: getComputedStyle(s).color,
-            }))"""
+        # read together: a banner leaves after some seconds
+        await asyncio.gather(
+            *(
+                names_the_targets(page, layout, lang)
+                for (page, _), (layout, lang) in zip(pages, views, strict=True)
+            )
         )
-        colors = await seat_looks(page)
-        markup = await page.locator("#gift-banners img").count()
-        # measured where they rest: after each banner's slide-in
-        await page.wait_for_function(
-            "[...document.querySelectorAll('#gift-banners .gift-banner')]"
-            ".every(b => b.getAnimations().length === 0)"
-        )
-        panels = [await b.bounding_box() for b in await banners.all()]
-        await shot(page, f"identity-gift-banners-{layout}-{lang}")
+    for _, trouble in pages:
+        assert trouble == []
+
+
+async def names_the_targets(page: Page, layout: str, lang: str) -> None:
+    """The three gifts' banners on ``page``: each names its target, in its seat's colour."""
+    viewport = LANDSCAPE if layout == "landscape" else PORTRAIT
+    banners = page.locator("#gift-banners .gift-banner")
+    await banners.nth(2).wait_for(timeout=10_000)
+    texts = await banners.all_text_contents()
+    targets = await page.locator("#gift-banners .gift-target").evaluate_all(
+        """spans => spans.map(s => ({
+            text: s.textContent, seat: s.dataset.seat ?? null, color: getComputedStyle(s).color,
+        }))"""
+    )
+    colors = await seat_looks(page)
+    markup = await page.locator("#gift-banners img").count()
+    # measured where they rest: after each banner's slide-in
+    await page.wait_for_function(
+        "[...document.querySelectorAll('#gift-banners .gift-banner')]"
+        ".every(b => b.getAnimations().length === 0)"
+    )
+    panels = [await b.bounding_box() for b in await banners.all()]
+    await shot(page, f"identity-gift-banners-{layout}-{lang}")
     cheer = "加油" if lang == "zh" else "Cheer"
     everyone = "全场" if lang == "zh" else "everyone"
     effect = "特效" if lang == "zh" else "Effect"
@@ -255,7 +276,6 @@ async def test_a_gift_banner_names_its_target_in_its_seats_colour(
         assert box["y"] >= 0
         assert box["x"] + box["width"] <= viewport["width"]
         assert box["y"] + box["height"] <= viewport["height"]
-    assert trouble == []
 
 
 async def test_the_control_page_offers_targets_by_name_and_previews_the_overlay(
