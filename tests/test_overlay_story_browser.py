@@ -248,57 +248,66 @@ async def test_the_result_and_match_cards_tell_what_the_table_emitted(
     assert ARTIFACTS.is_dir()
 
 
-@pytest.mark.parametrize(
-    ("game", "count", "layout"), [("hex", 6, "landscape"), ("quad", 4, "portrait")]
-)
 async def test_a_game_without_a_renderer_gets_the_cards_without_its_part(
     browser: Browser,  # noqa: F811 (the fixture, imported)
     monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The shell's cards for a game of four or six seats with no renderer: the result
+    card's seats, points, totals and hands, without the stakes (no ``roundStory``), its
+    headline naming the players whose score went up; then the match card. The two games
+    are fed at once, each to its own server, so that their result cards' hold (the
+    story's HOLD_MS) is waited out together."""
+    with registered(monkeypatch):
+        await asyncio.gather(
+            gets_the_cards(browser, "hex", 6, "landscape"),
+            gets_the_cards(browser, "quad", 4, "portrait"),
+        )
+
+
+async def gets_the_cards(
+    browser: Browser,  # noqa: F811 (the fixture, imported)
     game: str,
     count: int,
     layout: str,
 ) -> None:
-    """The shell's cards for a game of four or six seats with no renderer: the result
-    card's seats, points, totals and hands, without the stakes (no ``roundStory``), its
-    headline naming the players whose score went up; then the match card."""
+    """One game's table fed to a server of its own, its cards read on a page."""
     players = [EVIL, *(f"玩家{i}" for i in range(1, count))]
     viewport = LANDSCAPE if layout == "landscape" else PORTRAIT
     scores = {p: (9 if i == 0 else 3 if i % 2 == 0 else -3) for i, p in enumerate(players)}
     ranks = {9: 1, 3: 2, -3: 3}
     hands = [[f"♥{3 + i}"] * (i % 3) for i in range(count)]
-    with registered(monkeypatch):
-        server = ArenaServer(ServerSettings(port=0), mode="play", token=TOKEN)
-        async with server:
-            made = events(game, players)
-            for event in made:
-                server.hub.on_event(event)
-            server.hub.flush()
-            page, trouble = await open_page(
-                browser, f"{server.url}/overlay?layout={layout}&lang=en", viewport=viewport
-            )
-            await page.locator(".seat").first.wait_for()
-            data = {
-                "round_no": 1,
-                "players": players,
-                "scores": scores,
-                "totals": scores,
-                "result": {"final_hands": hands},
-            }
-            server.hub.on_event(Event("round_result", "t1", 1, 50, None, None, data, game=game))
-            seen = await card_of(page, ROUND_CARD)
-            await settled(page)
-            await inside(page, "#round-card", viewport)
-            await shot(page, f"story-round-{game}-{layout}")
-            standings = [
-                {"player": p, "rank": ranks[scores[p]], "score": scores[p]}
-                | {"rounds_won": int(scores[p] > 0)}
-                for p in sorted(players, key=lambda p: -scores[p])
-            ]
-            ended = {"players": players, "rounds": 1, "totals": scores, "standings": standings}
-            ended["rounds_won"] = {s["player"]: s["rounds_won"] for s in standings}
-            server.hub.on_event(Event("match_ended", "t1", 1, 51, None, None, ended, game=game))
-            shown = await card_of(page, MATCH_CARD)
-            await inside(page, "#match-card", viewport)
+    server = ArenaServer(ServerSettings(port=0), mode="play", token=TOKEN)
+    async with server:
+        made = events(game, players)
+        for event in made:
+            server.hub.on_event(event)
+        server.hub.flush()
+        page, trouble = await open_page(
+            browser, f"{server.url}/overlay?layout={layout}&lang=en", viewport=viewport
+        )
+        await page.locator(".seat").first.wait_for()
+        data = {
+            "round_no": 1,
+            "players": players,
+            "scores": scores,
+            "totals": scores,
+            "result": {"final_hands": hands},
+        }
+        server.hub.on_event(Event("round_result", "t1", 1, 50, None, None, data, game=game))
+        seen = await card_of(page, ROUND_CARD)
+        await settled(page)
+        await inside(page, "#round-card", viewport)
+        await shot(page, f"story-round-{game}-{layout}")
+        standings = [
+            {"player": p, "rank": ranks[scores[p]], "score": scores[p]}
+            | {"rounds_won": int(scores[p] > 0)}
+            for p in sorted(players, key=lambda p: -scores[p])
+        ]
+        ended = {"players": players, "rounds": 1, "totals": scores, "standings": standings}
+        ended["rounds_won"] = {s["player"]: s["rounds_won"] for s in standings}
+        server.hub.on_event(Event("match_ended", "t1", 1, 51, None, None, ended, game=game))
+        shown = await card_of(page, MATCH_CARD)
+        await inside(page, "#match-card", viewport)
     winners = [p for p in players if scores[p] > 0]
     assert seen["headline"] == f"{', '.join(winners)} win"
     assert seen["items"] == []  # no renderer: no stakes
