@@ -33,6 +33,8 @@ from test_overlay_browser import (
 
 from arena.config import ServerSettings, parse_config
 from arena.events import Event
+from arena.games.ddz.agents.scripted import HeuristicAgent
+from arena.games.ddz.messages import PlayRequest, PlayResponse
 from arena.runner import build_tables, play_tables
 from arena.server.wiring import ArenaServer
 from arena.sinks.base import CollectingSink
@@ -87,13 +89,39 @@ READ_TABLE = """() => {
 }"""
 
 
-# A play's flight into the centre, over (at most two seconds waited for).
-SETTLED = """() => Promise.race([
-  Promise.all(document.getAnimations()
-    .filter(a => a.effect && a.effect.target && a.effect.target.closest('#trick'))
-    .map(a => a.finished.catch(() => null))),
-  new Promise(done => setTimeout(done, 2000)),
-])"""
+# The moment to read: the slow seat a while into thinking over a play, the hostile
+# seat's play in the trick and every play's flight into the centre over; the page is
+# read in the same step (the table moves on), else nothing yet.
+AT_THE_MOMENT = (
+    """([evil, after]) => {
+    const app = window.arenaOverlay, s = app.snapshot;
+    const t = s && s.turn;
+    if (!t || t.seat !== 0 || s.phase !== 'playing') return false;
+    if (!t.time_limit_ms) return false;
+    if (Date.now() - (t.deadline_at - t.time_limit_ms) < after) return false;
+    const names = [...document.querySelectorAll('#trick .trick-who')]
+        .map(n => n.textContent);
+    if (!names.includes(evil) || !document.querySelector('#trick .latest')) return false;
+    const flying = document.getAnimations().some(a => a.playState === 'running'
+        && a.effect && a.effect.target && a.effect.target.closest
+        && a.effect.target.closest('#trick'));
+    return !flying && ("""
+    + READ_TABLE
+    + """)();
+}"""
+)
+
+
+class ThinkingAgent(HeuristicAgent):
+    """The heuristic player, taking three seconds over each play: long enough that a
+    page on a loaded machine reads it still thinking, past THOUGHT_S."""
+
+    async def play(self, request: PlayRequest) -> PlayResponse:
+        await asyncio.sleep(3.0)
+        return await super().play(request)
+
+
+THOUGHT_S = 1.2  # into the slow seat's turn (of its 5 s) when the page is read
 
 
 def inside(box: dict[str, float], viewport: dict[str, int]) -> bool:
@@ -128,14 +156,18 @@ def check_frame(seen: dict[str, Any], viewport: dict[str, int]) -> None:
 
 
 def match_config() -> Any:
-    """Three seats, the first slow (the page is read while it thinks, 4 s to decide),
+    """Three seats, the first slow (the page is read while it thinks, 5 s to decide),
     the one before it hostile by name (it has always just acted)."""
     return parse_config(
         {
             "match": {"rounds": 1, "seed": 11},
             "table": {"pace_s": 0.05},
             "seats": [
-                {"name": "Slow", "type": "test_overlay_browser:SlowAgent", "timeout_s": 4},
+                {
+                    "name": "Slow",
+                    "type": "test_overlay_table_browser:ThinkingAgent",
+                    "timeout_s": 5,
+                },
                 {"name": "Beta", "type": "greedy"},
                 {"name": EVIL, "type": "heuristic"},
             ],
@@ -201,23 +233,11 @@ async def test_the_centre_shows_the_last_play_and_the_ring_the_seat_to_act(
         game = asyncio.create_task(play_tables(tables, rounds=1, seed=11))
 
         async def read(page: Page, layout: str, lang: str) -> dict[str, Any]:
-            # the slow seat thinking over a play (a second in), the hostile seat in the trick
-            await page.wait_for_function(
-                """(evil) => {
-                    const app = window.arenaOverlay, s = app.snapshot;
-                    const t = s && s.turn;
-                    if (!t || t.seat !== 0 || s.phase !== 'playing') return false;
-                    if (!t.time_limit_ms) return false;
-                    if (Date.now() - (t.deadline_at - t.time_limit_ms) < 900) return false;
-                    const names = [...document.querySelectorAll('#trick .trick-who')]
-                        .map(n => n.textContent);
-                    return names.includes(evil) && !!document.querySelector('#trick .latest');
-                }""",
-                arg=EVIL,
-                timeout=60_000,
+            # the slow seat thinking over a play (THOUGHT_S in), the hostile seat in the trick
+            found = await page.wait_for_function(
+                AT_THE_MOMENT, arg=[EVIL, THOUGHT_S * 1000], timeout=60_000, polling="raf"
             )
-            await page.evaluate(SETTLED)
-            seen: dict[str, Any] = await page.evaluate(READ_TABLE)
+            seen: dict[str, Any] = await found.json_value()
             await shot(page, f"table-{layout}-{lang}")
             if lang == "zh":
                 await save_docs(page, layout)
@@ -254,7 +274,7 @@ def check_centre(
     assert seen["ringSeats"] == [0]
     assert seen["expected"] is not None
     assert abs(seen["fraction"] - seen["expected"]) < 0.12
-    assert seen["fraction"] < 0.85  # a second of four gone: the ring has emptied some
+    assert seen["fraction"] < 0.85  # 1.2 s of 5 gone: the ring has emptied some
     # the history: the round's last moves, newest first, by seat and cards
     round_no = plays[-1].round
     done = [
@@ -303,11 +323,12 @@ async def test_a_game_of_more_seats_has_its_trick_ring_and_history_in_the_frame(
         async with server:
             fed = events(game, players)
             now = int(time.time() * 1000)
-            # the next seat round the table is to act, two thirds of its 60 s left (the
-            # pages open a while after: the ring empties a sixtieth a second meanwhile)
+            # the next seat round the table is to act, two thirds of its 300 s left (the
+            # pages are read a while after, one by one: a loaded machine may take 20 s
+            # to open and read four, the ring emptying a three-hundredth a second)
             fed.append(
                 Event("turn_started", "t1", 1, len(fed) + 1, 0, None,
-                      {"deadline_at": now + 40_000, "time_limit_ms": 60_000}, game=game)
+                      {"deadline_at": now + 200_000, "time_limit_ms": 300_000}, game=game)
             )  # fmt: skip
             for event in fed:
                 server.hub.on_event(event)
