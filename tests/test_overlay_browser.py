@@ -507,14 +507,24 @@ async def test_a_slow_seat_is_shown_thinking_until_it_answers(browser: Browser) 
         async def watch(page: Page, layout: str) -> None:
             viewport = layouts[layout]
             chip = page.locator('.seat[data-seat="0"] > .thinking')
-            await chip.wait_for(state="visible", timeout=30_000)
-            assert (await chip.text_content() or "").startswith("Thinking ")
-            box = await chip.bounding_box()
-            assert box is not None
+            # read in the step that finds it: on a loaded machine the seat may have
+            # played (the chip gone) by a later step
+            found = await page.wait_for_function(
+                """() => {
+                    const c = document.querySelector('.seat[data-seat="0"] > .thinking');
+                    const r = c && c.getBoundingClientRect();
+                    if (!r || !r.width) return null;
+                    return {text: c.textContent, x: r.left, y: r.top, w: r.width, h: r.height};
+                }""",
+                timeout=30_000,
+                polling="raf",
+            )
+            box = await found.json_value()
+            assert box["text"].startswith("Thinking ")
             assert box["x"] >= 0
             assert box["y"] >= 0
-            assert box["x"] + box["width"] <= viewport["width"]
-            assert box["y"] + box["height"] <= viewport["height"]
+            assert box["x"] + box["w"] <= viewport["width"]
+            assert box["y"] + box["h"] <= viewport["height"]
             await shot(page, f"thinking-{layout}")
             await chip.wait_for(state="detached", timeout=10_000)  # it played
             assert await page.locator('.seat:not([data-seat="0"]) > .thinking').count() == 0
