@@ -204,7 +204,7 @@ class SpectatorFeed:
             seat = int(data.get("seat") or 0)
             player = str(data.get("player") or "")
             shown = await self.moderator.moderate(text, seat=seat, player=player)
-            recorder.put_item(kind, {**data, "reasoning": redacted(shown)})
+            recorder.note(kind, {**data, "reasoning": redacted(shown)})
 
         task = asyncio.get_running_loop().create_task(moderate())
         self._moderating.add(task)
@@ -399,11 +399,6 @@ class SpectatorTable:
         """Put any other hidden item in the feed, delayed like the rest (a gift's peek at
         a hand: ``note("peek", {"viewer": ..., "seat": ..., "cards": [...]})``)."""
         self._put(kind, dict(data))
-
-    def put_item(self, kind: str, data: dict[str, Any]) -> None:
-        """Put an item made elsewhere (a thought back from the moderator's hook) with this
-        table's numbering, as it stands now."""
-        self._put(kind, data)
 
     def _put(self, kind: str, data: dict[str, Any], *, round_no: int | None = None) -> None:
         self.seq += 1
