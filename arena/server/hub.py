@@ -445,18 +445,20 @@ class OverlayHub:
         extra = self._tables.get(table) if table is not None else None
         return extra.game if extra is not None else None
 
-    def seats_of(self, table: str | None) -> int | None:
-        """How many seats a table's public snapshot has (None: no such table yet)."""
+    def _seats(self, table: str | None) -> list[Any] | None:
+        """A table's seats as its public snapshot has them (None: no such table yet)."""
         state = self._public.get(table) if table is not None else None
         seats = state.snapshot().get("seats") if state is not None else None
-        return len(seats) if isinstance(seats, list) else None
+        return seats if isinstance(seats, list) else None
+
+    def seats_of(self, table: str | None) -> int | None:
+        """How many seats a table's public snapshot has (None: no such table yet)."""
+        seats = self._seats(table)
+        return None if seats is None else len(seats)
 
     def players_of(self, table: str | None) -> list[str | None]:
         """The players' names at a table's seats, by seat (empty: no such table yet)."""
-        state = self._public.get(table) if table is not None else None
-        seats = state.snapshot().get("seats") if state is not None else None
-        if not isinstance(seats, list):
-            return []
+        seats = self._seats(table) or []
         return [
             seat.get("player")
             if isinstance(seat, dict) and isinstance(seat.get("player"), str)
@@ -586,8 +588,7 @@ class OverlayHub:
     def _release_hold(self) -> None:
         """The countdown is over: the pages follow the next table (if one plays yet;
         else the next to start, at once)."""
-        self._hold = None
-        self.next_at = self.upcoming = None
+        self._end_hold()
         self._tell_server()
         self._follow_next(self._held)
 
