@@ -22,7 +22,7 @@ DEFAULT_GAME: Final = "ddz"
 """The game of a config, a replay or a tournament that names none (all of them, before
 the arena played a second game)."""
 
-GAME_NAMES: Final[tuple[str, ...]] = ("ddz",)
+GAME_NAMES: Final[tuple[str, ...]] = ("ddz", "tractor")
 """The games this repository ships, each a package ``arena/games/<name>/``."""
 
 ENTRY_POINT_GROUP: Final = "ddz_arena.games"

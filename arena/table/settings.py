@@ -50,6 +50,11 @@ class TableSettings(BaseModel):
     pace_s: float = Field(default=0.0, ge=0, le=60)
     """Minimum seconds each action stays on screen (live shows); 0 = as fast as possible."""
 
+    declaration_window_s: float | None = Field(default=None, gt=0, le=3600)
+    """A window in which several seats are asked at once and every reply counts equally
+    (Tractor's trump declaration): its length in seconds; None = ``decision_timeout_s``.
+    A reply after it is a pass."""
+
     round_pause_s: float = Field(default=0.0, ge=0, le=600)
     """Seconds between a round's result and the next deal, so that a show's result card
     is read before the next round covers it; 0 = none (served, ``arena play --serve``

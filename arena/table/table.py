@@ -938,6 +938,8 @@ class Table:
             )
             if not settings["round_pause_s"]:  # a show's pause changes no play: at its
                 del settings["round_pause_s"]  # default, headers stay as before it was
+            if settings["declaration_window_s"] is None:  # only games that ask together
+                del settings["declaration_window_s"]
             cached = self._setup_dump = (self.rules, self.settings, rules, settings)
         return {"rules": dict(cached[2]), "settings": dict(cached[3])}
 
