@@ -59,6 +59,7 @@ from arena.masking import MaskedLines
 from arena.replay_round import RecordedRound, ReplayError, RoundIncomplete, RoundMismatch
 from arena.safe_json import dumps, replaced_dumps
 from protocol import Message
+from protocol.events import MAX_SEATS
 
 __all__ = [
     "TIMING_FIELDS",
@@ -400,7 +401,8 @@ class _Reader:
             table, round_no = _table_round(line["table"], line["round"])
         elif kind == "decision":
             table, round_no = _table_round(line["table"], line["round"])
-            _check_decision(line)
+            started = self.rounds.get((table, round_no))
+            _check_decision(line, seats=len(started.header["players"]) if started else None)
         else:
             raise ReplayError(f"{self.source}:{number}: unknown line kind {kind!r}")
         target = self.rounds.get((table, round_no))
@@ -463,9 +465,10 @@ _REPORT_TEXTS: Final = ("raw_text", "reasoning", "error")
 """Report fields that may be missing or None, and are text when given."""
 
 
-def _check_decision(line: dict[str, Any]) -> None:
+def _check_decision(line: dict[str, Any], *, seats: int | None) -> None:
     """A decision line has the fields ``arena replay --decisions`` shows, of their types:
-    a checker passes over these lines, so a broken one is caught here or nowhere."""
+    a checker passes over these lines, so a broken one is caught here or nowhere.
+    ``seats``: the round's seats (its header's players), None before its header."""
     for fields, where in ((_DECISION_FIELDS, line), (_REPORT_FIELDS, line["report"])):
         if type(where) is not dict:
             raise TypeError(f"report is {type(where).__name__}, not an object")
@@ -474,7 +477,7 @@ def _check_decision(line: dict[str, Any]) -> None:
             if type(value) not in types:  # exact types: True is no token count
                 prefix = "" if where is line else "report."
                 raise TypeError(f"{prefix}{key} is {value!r}")
-    if not 0 <= line["seat"] <= 2 or line["attempt"] < 0:
+    if not 0 <= line["seat"] < (seats or MAX_SEATS) or line["attempt"] < 0:
         raise TypeError(f"seat {line['seat']} attempt {line['attempt']}")
     report = line["report"]
     for key in _REPORT_TEXTS:

@@ -137,13 +137,15 @@ def _print_round(recorded: RecordedRound) -> None:
     each of its actions (best effort: a line that cannot be shown is skipped here and
     reported by the check)."""
     from arena.events import Event
+    from arena.games.registry import DEFAULT_GAME
     from arena.sinks.console import EventLines
 
     print(f"== table {recorded.table}, round {recorded.round}, seed {recorded.header['seed']}")
     lines = EventLines(None)
+    game = recorded.header.get("game", DEFAULT_GAME)  # a replay's events leave it to the header
     for raw in recorded.events:
         try:
-            shown = lines.lines(Event(**raw))
+            shown = lines.lines(Event(**{"game": game, **raw}))
         except (KeyError, TypeError, ValueError, AttributeError):
             continue
         for line in shown:
