@@ -192,8 +192,8 @@ class _RoundCheck:
         self.used_line = 0
         """The line of the last reply an action used."""
         self.gifts = _gift_marks(header)
-        self.summary_result = _recorded_result(recorded)
-        """The result the round's end shows (None when the replay has none)."""
+        self.summary_result, self.result_line = _recorded_result(recorded)
+        """The result the round's end shows (None when the replay has none), and where."""
 
     def run(self) -> None:
         """Check every line in order; a mismatch names its line."""
@@ -542,7 +542,7 @@ class _RoundCheck:
             source = f"the BURY_RESPONSE used (line {self.used_line})"
         shown = self.summary_result
         if shown is not None:
-            what = "the kitty the round's end shows"
+            what = f"the kitty {self.result_line} shows"
             found = card_difference(what, shown["kitty"], ids(cards), source)
             if found is not None:
                 raise _Mismatch(found)
@@ -784,16 +784,16 @@ def _gift_marks(header: Mapping[str, Any]) -> list[str]:
     return [str(change["effect"]) for change in changes]
 
 
-def _recorded_result(recorded: RecordedRound) -> dict[str, Any] | None:
-    """The result the round's end shows: the round_end summary's, else the event's."""
-    if recorded.summary is not None:
-        result: dict[str, Any] = recorded.summary["result"]
-        return result
-    for event in recorded.events:
-        if event["type"] == "round_result":
-            found: dict[str, Any] = event["data"]["result"]
-            return found
-    return None
+def _recorded_result(recorded: RecordedRound) -> tuple[dict[str, Any] | None, str]:
+    """The result the round's end shows (the round_end summary's, else the
+    round_result event's; None when neither is there), and which line shows it."""
+    for number, line in recorded.lines:
+        if line["kind"] == "round_end":
+            return line["summary"]["result"], f"the round_end line (line {number})"
+    for number, line in recorded.lines:
+        if line["kind"] == "event" and line["event"]["type"] == "round_result":
+            return line["event"]["data"]["result"], f"the round_result event (line {number})"
+    return None, "nothing"
 
 
 def _malformed(exc: Exception, line: int) -> str:
