@@ -33,9 +33,10 @@ def schema_errors(value: Any, schema: dict[str, Any], defs: dict[str, Any], at: 
         options = [schema_errors(value, option, defs, at) for option in schema["anyOf"]]
         return [] if any(not errors for errors in options) else [f"{at}: matches no anyOf"]
     errors: list[str] = []
-    kinds = {
+    kinds: dict[str, type | tuple[type, ...]] = {
         "string": str,
         "integer": int,
+        "number": (int, float),
         "boolean": bool,
         "array": list,
         "object": dict,
@@ -44,7 +45,7 @@ def schema_errors(value: Any, schema: dict[str, Any], defs: dict[str, Any], at: 
     kind = schema.get("type")
     if kind and not isinstance(value, kinds[kind]):
         return [f"{at}: not {kind}"]
-    if kind == "integer" and isinstance(value, bool):
+    if kind in ("integer", "number") and isinstance(value, bool):
         return [f"{at}: not integer"]
     if "const" in schema and value != schema["const"]:
         errors.append(f"{at}: not const")
