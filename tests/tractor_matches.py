@@ -5,7 +5,7 @@ errs now and then so that rejected replies, fallbacks and stand-ins are recorded
 from __future__ import annotations
 
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -47,9 +47,10 @@ async def play_tractor(
     record: Path | None = None,
     sinks: Sequence[Sink] = (),
     agents: Sequence[Any] | None = None,
+    watch: Callable[[Table], None] | None = None,
 ) -> MatchSummary:
     """A match of random seats (or ``agents``) to the rules' round limit, recorded into
-    ``record`` when given."""
+    ``record`` when given; ``watch`` is handed the table before it plays."""
     if agents is None:
         agents = [
             RandomAgent(name, seed=i, rules=rules) for i, name in enumerate(names(rules.players))
@@ -62,6 +63,8 @@ async def play_tractor(
         sinks=sinks,
         recorder=writer.for_table("t1") if writer is not None else None,
     )
+    if watch is not None:
+        watch(table)
     try:
         await table.open()
         return await play_match(table, rounds=rules.round_limit, seed=seed)
