@@ -223,7 +223,8 @@ async def test_a_transport_answers_any_games_request_with_ask() -> None:
 def test_a_game_named_in_the_wrong_case_is_offered_the_right_name(tmp_path: Path) -> None:
     path = write(tmp_path, 'game = "DDZ"\n')
     assert error_of(path) == (
-        f"{path}: game: no game called 'DDZ' (did you mean 'ddz'?): the arena plays 'ddz', 'tractor'"
+        f"{path}: game: no game called 'DDZ' (did you mean 'ddz'?): "
+        "the arena plays 'ddz', 'tractor'"
     )
 
 

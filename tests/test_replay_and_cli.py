@@ -280,7 +280,8 @@ def test_play_help_describes_the_command_and_its_defaults(
     assert (
         "Play a match: agents at each table (three for Dou Dizhu, four or six for Tractor)" in text
     )
-    assert "--game NAME" in text and "--players N" in text
+    assert "--game NAME" in text
+    assert "--players N" in text
     assert "config/arena.toml" in text
     assert f"rounds per table (default: {documented.match.rounds})" in text
     assert f"tables playing at once (default: {documented.match.tables})" in text
