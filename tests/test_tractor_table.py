@@ -21,7 +21,7 @@ from arena.games.tractor.agents.base import (
     read_play,
 )
 from arena.games.tractor.agents.scripted import RandomAgent
-from arena.games.tractor.engine import Round, TractorRules, fill_follow
+from arena.games.tractor.engine import Round, TractorRules, card_ids, face_text, fill_follow
 from arena.games.tractor.messages import (
     DeclareRequest,
     DeclareResponse,
@@ -251,3 +251,31 @@ async def test_a_round_limit_ends_the_match_and_names_the_leader(limit: int) -> 
     levels = last.score.levels_after
     if levels[0] != levels[1]:
         assert last.winner_team == (0 if levels[0] > levels[1] else 1)
+
+
+class FacePlayer(RandomAgent):
+    """Answers with faces (``♥10``, ``H10``, ``10h``, ``大王``) instead of card ids."""
+
+    styles = (
+        lambda face: face,
+        lambda face: face if face in ("小王", "大王") else "SHDC"["♠♥♦♣".index(face[0])] + face[1:],
+        lambda face: face if face in ("小王", "大王") else face[1:] + "shdc"["♠♥♦♣".index(face[0])],
+    )
+
+    async def play(self, request: PlayRequest) -> PlayResponse:
+        reply = await super().play(request)
+        style = self.styles[len(request.played) % len(self.styles)]
+        faces = [style(face_text(card)) for card in card_ids(reply.cards)]
+        return reply.model_copy(update={"cards": faces})
+
+
+async def test_replies_may_name_faces_instead_of_card_ids() -> None:
+    table, sink = _table(
+        [FacePlayer("Faces", seed=1), *(Passer(f"P{i}", seed=i) for i in (1, 2, 3))]
+    )
+    await play_match(table, rounds=1, seed=8)
+    assert table.faults(0).to_dict()["illegal"] == 0
+    plays = [e for e in sink.events if e.type == "play" and e.seat == 0]
+    assert len(plays) >= 20
+    assert not any(e.data["fallback"] for e in plays)
+    assert all(card.startswith("D") for e in plays for card in e.data["cards"])  # ids again
