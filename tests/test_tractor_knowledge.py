@@ -51,8 +51,11 @@ def faces(value: Any) -> Iterator[str]:
     """Every card face (``♥10``, ``大王``) written in a JSON value's text."""
     if isinstance(value, str):
         yield from FACE.findall(value)
-    elif isinstance(value, dict | list):
-        for item in value.values() if isinstance(value, dict) else value:
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from faces(item)
+    elif isinstance(value, list):
+        for item in value:
             yield from faces(item)
 
 
