@@ -24,10 +24,15 @@ from tractor_matches import ClumsyAgent, names, play_tractor, tractor_rules
 
 from arena.cli import main
 from arena.replay import load_replay, verify_round
+from arena.table import SafePointHandle
+from arena.table.safe_point import PHASE_PLAY
 
 
-async def recorded(path: Path, players: int, seed: int, *, clumsy: bool = False) -> Path:
-    """A match of two rounds recorded into ``path``."""
+async def recorded(
+    path: Path, players: int, seed: int, *, clumsy: bool = False, swaps: bool = False
+) -> Path:
+    """A match of two rounds recorded into ``path``: of random seats, or ``clumsy`` ones;
+    with ``swaps``, a viewer's 换牌 before every lead but a hand's last few."""
     rules = tractor_rules(players, 2)
     agents = None
     if clumsy:
@@ -35,8 +40,20 @@ async def recorded(path: Path, players: int, seed: int, *, clumsy: bool = False)
             ClumsyAgent(name, seed=i, rules=rules, hopeless=i == 1)
             for i, name in enumerate(names(players))
         ]
-    await play_tractor(rules, seed=seed, record=path, agents=agents)
+    await play_tractor(
+        rules, seed=seed, record=path, agents=agents, safe_points=[swap] if swaps else []
+    )
     return path
+
+
+async def swap(handle: SafePointHandle) -> None:
+    """换牌 between the seat about to lead and the next (an opponent): their first cards."""
+    leader = handle.to_act
+    if handle.phase != PHASE_PLAY or not handle.is_leading or leader is None:
+        return
+    if handle.hand_sizes[leader] > 3:
+        other = (leader + 1) % handle.seats
+        handle.swap_cards(leader, handle.hand(leader)[0], other, handle.hand(other)[0])
 
 
 def lines_of(path: Path) -> list[dict[str, Any]]:
@@ -82,6 +99,24 @@ async def test_a_recorded_match_verifies_round_by_round(
     assert finished[0].result.levels_after == tuple(rounds[1].header["levels"])
 
 
+def test_arena_play_records_a_match_that_arena_replay_shows_and_verifies(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record = tmp_path / "six.jsonl"
+    play = ["play", "--no-live", "--seed", "5", "--rounds", "1", "--game", "tractor"]
+    assert main([*play, "--players", "6", "--record", str(record)]) == 0
+    capsys.readouterr()
+
+    code, out = replay(capsys, str(record))
+
+    lines = out.splitlines()
+    assert code == 0, out
+    assert lines[0].startswith("== table t1, round 1, seed ")
+    assert any("trump locked: level 2" in line for line in lines)  # Tractor's lines
+    assert any("buries 12 cards" in line for line in lines)
+    assert lines[-1] == "✓ table t1 round 1: every move legal, messages agree, scores match"
+
+
 @pytest.mark.parametrize("players", [4, 6])
 async def test_rejected_replies_fallbacks_and_a_stand_in_verify_too(
     tmp_path: Path, players: int
@@ -96,6 +131,21 @@ async def test_rejected_replies_fallbacks_and_a_stand_in_verify_too(
     for kind in ("declare", "bury", "play"):
         assert any(e["data"]["fallback"] for e in events(path, kind)), kind
     assert events(path, "seat_replaced")
+
+
+async def test_a_round_with_viewers_swaps_verifies_and_its_record_marks_each(
+    tmp_path: Path,
+) -> None:
+    path = await recorded(tmp_path / "swaps.jsonl", 4, seed=3, swaps=True)
+
+    rounds = load_replay(path).rounds
+    for one in rounds:
+        verify_round(one)
+        swaps = [line for _, line in one.lines if line["kind"] == "effect"]
+        assert len(swaps) > 5
+        assert all(line["effect"] == "swap" and len(line["cards"]) == 2 for line in swaps)
+        assert one.summary is not None
+        assert one.summary["gifts"] == ["SWAP"] * len(swaps)
 
 
 # ─── one card changed fails, naming it ──────────────────────────────────────────────────
@@ -174,15 +224,20 @@ def edit_kitty(lines: list[dict[str, Any]]) -> tuple[int, str, str]:
     return bury + 1, card, f"the kitty the round_end line (line {index + 1}) shows"
 
 
+def edit_swap(lines: list[dict[str, Any]]) -> tuple[int, str, str]:
+    index = _first(lines, lambda line: line["kind"] == "effect")
+    return _swap(lines, index, lines[index]["cards"], "the swap of seats")
+
+
 @pytest.mark.parametrize(
     "edit",
-    [edit_play, edit_deal, edit_declaration, edit_throw, edit_kitty],
+    [edit_play, edit_deal, edit_declaration, edit_throw, edit_kitty, edit_swap],
     ids=lambda e: e.__name__,
 )
 async def test_one_card_changed_fails_naming_the_line_and_the_card(
     tmp_path: Path, edit: Edit, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = await recorded(tmp_path / "match.jsonl", 4, seed=3)
+    path = await recorded(tmp_path / "match.jsonl", 4, seed=3, swaps=edit is edit_swap)
     lines = lines_of(path)
     number, card, said = edit(lines)
     forged = tmp_path / "forged.jsonl"

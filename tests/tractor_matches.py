@@ -24,6 +24,7 @@ from arena.games.tractor.messages import (
 from arena.replay import ReplayWriter
 from arena.sinks.base import Sink
 from arena.table import MatchSummary, Table, play_match
+from arena.table.safe_point import SafePoint
 
 __all__ = ["ClumsyAgent", "names", "play_tractor", "tractor_rules"]
 
@@ -48,9 +49,11 @@ async def play_tractor(
     sinks: Sequence[Sink] = (),
     agents: Sequence[Any] | None = None,
     watch: Callable[[Table], None] | None = None,
+    safe_points: Sequence[SafePoint] = (),
 ) -> MatchSummary:
     """A match of random seats (or ``agents``) to the rules' round limit, recorded into
-    ``record`` when given; ``watch`` is handed the table before it plays."""
+    ``record`` when given; ``watch`` is handed the table before it plays, and each of
+    ``safe_points`` is called between two turns (a gift's moment)."""
     if agents is None:
         agents = [
             RandomAgent(name, seed=i, rules=rules) for i, name in enumerate(names(rules.players))
@@ -62,6 +65,7 @@ async def play_tractor(
         rules=rules,
         sinks=sinks,
         recorder=writer.for_table("t1") if writer is not None else None,
+        safe_points=safe_points,
     )
     if watch is not None:
         watch(table)

@@ -315,8 +315,7 @@ class GameOverData(EventData):
     levels: Levels = Field(description="Each team's level at the end.")
     rounds: Annotated[StrictInt, Field(ge=1)] = Field(description="Rounds played.")
     points: Annotated[list[Count], Field(min_length=2, max_length=2)] = Field(
-        description="Each team's points as defenders over the match (the round limit's "
-        "tie-break)."
+        description="Each team's points as defenders over the match (the round limit's tie-break)."
     )
 
 

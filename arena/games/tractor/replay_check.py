@@ -29,9 +29,13 @@ at each line checks that
   next banker, each seat's score; a match said over is over by the level rule or at a
   round limit.
 
-A gift's effect inside a round (an ``effect`` line) is not applied yet: such a round is
-reported as a mismatch naming the line. A round the replay stops inside is checked as
-far as it goes and reported as incomplete, never as verified.
+- a viewer's swap (an ``effect`` line: the cards it moved) applies to the engine between
+  two turns, as the table applied it, and its ``effect_applied`` event follows and shows
+  the same effect, seats and number of cards; the round's record marks it ``SWAP``, after
+  the changes between rounds (the header's ``gift_changes``, such as a ``RESHUFFLE``).
+
+A round the replay stops inside is checked as far as it goes and reported as incomplete,
+never as verified.
 """
 
 from __future__ import annotations
@@ -191,7 +195,10 @@ class _RoundCheck:
         self.throw: _Throw | None = None
         self.used_line = 0
         """The line of the last reply an action used."""
+        self.effect: tuple[int, dict[str, Any]] | None = None
+        """A swap applied, with its line, whose ``effect_applied`` event is still due."""
         self.gifts = _gift_marks(header)
+        """The marks the round's record must show: the changes, then a SWAP per swap."""
         self.summary_result, self.result_line = _recorded_result(recorded)
         """The result the round's end shows (None when the replay has none), and where."""
 
@@ -214,7 +221,7 @@ class _RoundCheck:
                 if kind == "event":
                     self._event(line["event"])
                 elif kind == "effect":
-                    _effect(line)
+                    self._effect(line)
                 elif kind == "message":
                     seat, message = line["seat"], line["message"]
                     if line["dir"] == "from_agent":
@@ -236,6 +243,7 @@ class _RoundCheck:
                 "is followed by no action"
             )
         self._window_closed("the round's end")
+        self._effect_announced_before("the round's end")
         if self.pending:
             raise _Mismatch(
                 f"the engine's {_ANNOUNCED_BY[type(self.pending[0])]} is never announced"
@@ -344,6 +352,7 @@ class _RoundCheck:
         what = f"{kind} to seat {seat}"
         self._window_closed(f"the {what}")
         self._all_announced(f"the {what}")
+        self._effect_announced_before(f"the {what}")
         to_act = rnd.to_act if kind != "DECLARE_REQUEST" else seat
         if rnd.phase is not _PHASE_OF[kind] or to_act != seat:
             raise _Mismatch(
@@ -470,7 +479,7 @@ class _RoundCheck:
             elif kind == "game_over":
                 self._game_over_event(data)
             elif kind == "effect_applied":
-                _effect(None)
+                self._effect_announced(seq, data)
         except (_Mismatch, ValueError) as exc:  # ValueError: an illegal action, a bad card
             raise _Mismatch(f"event {seq} ({kind} by seat {seat}): {exc}") from exc
 
@@ -749,6 +758,53 @@ class _RoundCheck:
         if found is not None:
             raise _Mismatch(found)
 
+    # --- gifts' effects ------------------------------------------------------------------
+
+    def _effect(self, line: dict[str, Any]) -> None:
+        """A viewer's 换牌 (the only effect inside a Tractor round): applied to the engine
+        between two turns, as the table applied it, if the engine allows it there."""
+        self._effect_announced_before("the next effect")
+        self._window_closed("an effect")
+        self._all_announced("an effect")
+        for seat, attempt in self.open.items():  # asked, and its action not yet shown
+            raise _Mismatch(
+                f"an effect while seat {seat} decides (its request at line {attempt.line}): "
+                "effects apply only between turns"
+            )
+        kind, seats, cards = line["effect"], line["seats"], line["cards"]
+        if kind != "swap" or len(seats) != 2 or len(cards) != 2:
+            raise _Mismatch(f"no Tractor effect {kind!r} of seats {seats} moving {cards}")
+        (seat_a, seat_b), (card_a, card_b) = seats, card_ids(cards)
+        try:
+            self.rnd.swap_cards(seat_a, card_a, seat_b, card_b)
+        except ValueError as exc:  # IllegalActionError: not now, not these seats or cards
+            raise _Mismatch(
+                f"the swap of seats {seats} moving {' '.join(cards)} cannot apply: {exc}"
+            ) from exc
+        self.effect = (self.line, line)
+        self.gifts.append("SWAP")
+
+    def _effect_announced(self, seq: int, data: dict[str, Any]) -> None:
+        """The public event of the effect just applied: the same effect, seats and count."""
+        if self.effect is None:
+            raise _Mismatch("it follows no effect line")
+        number, line = self.effect
+        self.effect = None
+        applied = {
+            "effect": line["effect"],
+            "seats": line["seats"],
+            "cards_moved": len(line["cards"]),
+        }
+        found = difference(data, applied)
+        if found is not None:
+            raise _Mismatch(f"{found} (the effect at line {number})")
+
+    def _effect_announced_before(self, what: str) -> None:
+        if self.effect is not None:
+            raise _Mismatch(
+                f"the effect at line {self.effect[0]} has no effect_applied event before {what}"
+            )
+
     # --- order ----------------------------------------------------------------------------
 
     def _window_closed(self, what: str) -> None:
@@ -763,17 +819,6 @@ class _RoundCheck:
         if self.pending:
             made = _ANNOUNCED_BY[type(self.pending[0])]
             raise _Mismatch(f"{what} comes before the engine's {made} is announced")
-
-
-def _effect(line: Mapping[str, Any] | None) -> None:
-    """A gift's effect inside a round (an ``effect`` line, or its ``effect_applied``
-    event): not applied by this check yet, so the round cannot be verified."""
-    if line is None:
-        raise _Mismatch("it follows no effect line")
-    raise _Mismatch(
-        f"a gift's {line.get('effect')!r} effect: the Tractor check does not apply "
-        "effects inside a round yet"
-    )
 
 
 def _gift_marks(header: Mapping[str, Any]) -> list[str]:
