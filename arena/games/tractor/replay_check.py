@@ -26,9 +26,8 @@ at each line checks that
   the next request;
 - the round's end (the ``round_result`` event, the round_end summary) shows the
   engine's score: trick and kitty points, the kill's multiplier, the level change, the
-  next banker, each seat's score; a match said over is over by the level rule or at a
-  round limit.
-
+  next banker, each seat's score, the gifts that touched it; a match said over is over
+  by the level rule or at a round limit;
 - a viewer's swap (an ``effect`` line: the cards it moved) applies to the engine between
   two turns, as the table applied it, and its ``effect_applied`` event follows and shows
   the same effect, seats and number of cards; the round's record marks it ``SWAP``, after
@@ -41,7 +40,7 @@ never as verified.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,12 +48,10 @@ from pydantic import BaseModel
 
 from arena.games.tractor.engine import (
     Event,
-    KittyTaken,
     Phase,
     Played,
     Round,
     RoundEnded,
-    StepRevealed,
     ThrowPunished,
     TractorRules,
     TrickWon,
@@ -63,19 +60,20 @@ from arena.games.tractor.engine import (
     card_ids,
     classify,
     judge_throw,
-    match_winner,
     resolve_cards,
     team_of,
 )
-from arena.games.tractor.replay_diff import as_recorded, card_difference, difference
-from arena.games.tractor.result import TractorResult
-from arena.games.tractor.views import (
-    STRENGTH_NAMES,
-    TractorViews,
-    group_letter,
-    ids,
-    suit_letter,
+from arena.games.tractor.replay_attempts import Attempts
+from arena.games.tractor.replay_diff import Mismatch, as_recorded, card_difference, difference
+from arena.games.tractor.replay_result import (
+    ANNOUNCED_BY,
+    announcement,
+    gift_marks,
+    recorded_result,
+    result_agrees,
 )
+from arena.games.tractor.result import TractorResult
+from arena.games.tractor.views import TractorViews, group_letter, ids
 from arena.replay_round import RecordedRound, RoundIncomplete, RoundMismatch
 
 __all__ = ["verify_round"]
@@ -93,7 +91,7 @@ def verify_round(recorded: RecordedRound) -> Round:
         check.run()
         if recorded.cut_off is None:
             check.finish()
-    except _Mismatch as exc:
+    except Mismatch as exc:
         raise RoundMismatch(recorded.table, recorded.round, str(exc)) from exc
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
         # A line of the right kind but the wrong shape (an edit, another program's file).
@@ -103,22 +101,6 @@ def verify_round(recorded: RecordedRound) -> Round:
         detail = f"the replay ends inside this round {recorded.cut_off}"
         raise RoundIncomplete(recorded.table, recorded.round, detail)
     return check.rnd
-
-
-class _Mismatch(Exception):
-    """What differs, said for a person; verify_round adds the table and round."""
-
-
-@dataclass
-class _Attempt:
-    """One request to a seat and what became of it."""
-
-    line: int
-    request: dict[str, Any]
-    reply: dict[str, Any] | None = None
-    reply_line: int = 0
-    late: bool = False
-    rejected: bool = False
 
 
 @dataclass(frozen=True)
@@ -136,21 +118,6 @@ _PHASE_OF = {
     "BURY_REQUEST": Phase.BURYING,
     "PLAY_REQUEST": Phase.PLAYING,
 }
-_REQUEST_OF = {"declare": "DECLARE_REQUEST", "bury": "BURY_REQUEST", "play": "PLAY_REQUEST"}
-_REPLY_TO = {
-    "DECLARE_REQUEST": "DECLARE_RESPONSE",
-    "BURY_REQUEST": "BURY_RESPONSE",
-    "PLAY_REQUEST": "PLAY_RESPONSE",
-}
-_ANNOUNCED_BY: dict[type, str] = {
-    TrumpCandidate: "trump_candidate",
-    StepRevealed: "deal_step",
-    TrumpLocked: "trump_locked",
-    KittyTaken: "kitty_taken",
-    TrickWon: "trick_won",
-    RoundEnded: "round_result",
-}
-"""The event that announces each thing the engine does besides the seats' actions."""
 _BETWEEN_ACTIONS = frozenset(
     {"turn_started", "fault", "decision", "budget_spent", "seat_replaced", "gift"}
 )
@@ -167,7 +134,7 @@ class _RoundCheck:
         self.rules = TractorRules.model_validate(header["rules"])
         self.players: list[str] = list(header["players"])
         if len(self.players) != self.rules.players:
-            raise _Mismatch(
+            raise Mismatch(
                 f"the round_start line names {len(self.players)} players for a table of "
                 f"{self.rules.players}"
             )
@@ -181,10 +148,10 @@ class _RoundCheck:
                 tie_after=header["tie_after"],
             )
         except ValueError as exc:  # SetupError: a seat or level out of range
-            raise _Mismatch(f"the round_start line sets up no round: {exc}") from exc
+            raise Mismatch(f"the round_start line sets up no round: {exc}") from exc
         self.views = TractorViews(tuple(self.players), listing=[False] * self.rules.players)
         self.views_ready = False
-        self.open: dict[int, _Attempt] = {}
+        self.attempts = Attempts(self.players)
         self.seq = recorded.seq_before
         self.window: dict[int, tuple[int, ...]] = {}
         """The current declaration window's declare events so far, by seat."""
@@ -193,13 +160,11 @@ class _RoundCheck:
         self.announced: dict[type, Event] = {}
         """The last of each kind announced (what its notification must say)."""
         self.throw: _Throw | None = None
-        self.used_line = 0
-        """The line of the last reply an action used."""
         self.effect: tuple[int, dict[str, Any]] | None = None
         """A swap applied, with its line, whose ``effect_applied`` event is still due."""
-        self.gifts = _gift_marks(header)
+        self.gifts = gift_marks(header)
         """The marks the round's record must show: the changes, then a SWAP per swap."""
-        self.summary_result, self.result_line = _recorded_result(recorded)
+        self.summary_result, self.result_line = recorded_result(recorded)
         """The result the round's end shows (None when the replay has none), and where."""
 
     def run(self) -> None:
@@ -212,7 +177,7 @@ class _RoundCheck:
             "TRICK_WON": self._trick_won,
             "ROUND_RESULT": self._round_result,
             "GAME_OVER": self._game_over,
-            "REPLY_REJECTED": self._rejected,
+            "REPLY_REJECTED": self.attempts.rejected,
         }
         for number, line in self.recorded.lines:
             self.line = number
@@ -225,41 +190,40 @@ class _RoundCheck:
                 elif kind == "message":
                     seat, message = line["seat"], line["message"]
                     if line["dir"] == "from_agent":
-                        self._reply(seat, message, late=bool(line.get("late")))
+                        late = bool(line.get("late"))
+                        self.attempts.replied(seat, message, number, late=late)
                     elif message.get("type") in _PHASE_OF:
                         self._request(seat, message)
                     elif message.get("type") in notices:
                         self._ready(message)
                         notices[message["type"]](seat, message)
-            except _Mismatch as exc:
-                raise _Mismatch(f"line {self.line}: {exc}") from exc
+            except Mismatch as exc:
+                raise Mismatch(f"line {self.line}: {exc}") from exc
 
     def finish(self) -> None:
         """The end of a complete round: nothing left open, and the engine's result shown."""
         self.line = 0
-        for seat, attempt in self.open.items():
-            raise _Mismatch(
+        for seat, attempt in self.attempts:
+            raise Mismatch(
                 f"the {attempt.request['type']} to seat {seat} at line {attempt.line} "
                 "is followed by no action"
             )
         self._window_closed("the round's end")
         self._effect_announced_before("the round's end")
         if self.pending:
-            raise _Mismatch(
-                f"the engine's {_ANNOUNCED_BY[type(self.pending[0])]} is never announced"
-            )
+            raise Mismatch(f"the engine's {ANNOUNCED_BY[type(self.pending[0])]} is never announced")
         rnd = self.rnd
         if rnd.phase is not Phase.FINISHED or rnd.result is None:
-            raise _Mismatch(f"the recorded actions leave the round {rnd.phase.value}")
+            raise Mismatch(f"the recorded actions leave the round {rnd.phase.value}")
         summary = self.recorded.summary
         if summary is None:
-            raise _Mismatch("the round has no round_end line")
+            raise Mismatch("the round has no round_end line")
         results = [e for e in self.recorded.events if e["type"] == "round_result"]
         if len(results) != 1:
-            raise _Mismatch(f"expected one round_result event, found {len(results)}")
-        self._result_agrees("the round_end line", summary)
+            raise Mismatch(f"expected one round_result event, found {len(results)}")
+        result_agrees(self.result_line, summary, rnd, self.recorded, self.gifts)
         if summary["seed"] != self.recorded.header["seed"]:
-            raise _Mismatch(f"the round_end line says seed {summary['seed']!r}")
+            raise Mismatch(f"the round_end line says seed {summary['seed']!r}")
 
     # --- messages to the agents ---------------------------------------------------------
 
@@ -277,11 +241,11 @@ class _RoundCheck:
     ) -> None:
         found = difference(shown, as_recorded(expected), ignore=ignore)
         if found is not None:
-            raise _Mismatch(f"{what}: {found}")
+            raise Mismatch(f"{what}: {found}")
 
     def _deal(self, seat: int, message: dict[str, Any]) -> None:
         if self.rnd.phase is not Phase.DECLARING or self.rnd.declaring.windows:
-            raise _Mismatch(f"a DEAL to seat {seat} after the declarations began")
+            raise Mismatch(f"a DEAL to seat {seat} after the declarations began")
         self._agrees(f"DEAL to seat {seat}", message, self.views.deal(self.rnd, seat))
 
     def _trump_candidate(self, seat: int, message: dict[str, Any]) -> None:
@@ -299,7 +263,7 @@ class _RoundCheck:
     def _throw_punished(self, seat: int, message: dict[str, Any]) -> None:
         throw = self.throw
         if throw is None:
-            raise _Mismatch(f"THROW_PUNISHED to seat {seat} follows no throw_punished event")
+            raise Mismatch(f"THROW_PUNISHED to seat {seat} follows no throw_punished event")
         expected = self.views.throw_punished(
             throw.seat, throw.original, throw.punished, throw.reason
         )
@@ -317,7 +281,7 @@ class _RoundCheck:
         what = f"ROUND_RESULT to seat {seat}"
         score = self.rnd.result
         if score is None:
-            raise _Mismatch(f"{what} before the engine finished the round")
+            raise Mismatch(f"{what} before the engine finished the round")
         totals = [message["total_scores"][player] for player in self.players]
         deltas = TractorResult(score=score, players=self.rnd.players, kitty=self.rnd.buried).scores
         expected = self.views.round_result(
@@ -326,14 +290,14 @@ class _RoundCheck:
         self._agrees(what, message, expected)
         shown = self.summary_result
         if shown is not None and message["game_over"] != shown["match_over"]:
-            raise _Mismatch(f"{what} says game_over {message['game_over']!r}")
+            raise Mismatch(f"{what} says game_over {message['game_over']!r}")
 
     def _game_over(self, seat: int, message: dict[str, Any]) -> None:
         what = f"GAME_OVER to seat {seat}"
         score = self.rnd.result
         shown = self.summary_result
         if score is None or shown is None or not shown["match_over"]:
-            raise _Mismatch(f"{what}, but the round does not end the match")
+            raise Mismatch(f"{what}, but the round does not end the match")
         expected = self.views.game_over(
             shown["winner_team"], score.levels_after, message["rounds_played"]
         )
@@ -342,7 +306,7 @@ class _RoundCheck:
     def _last(self, kind: type, message: str, seat: int) -> Event:
         found = self.announced.get(kind)
         if found is None:
-            raise _Mismatch(f"{message} to seat {seat} before its event")
+            raise Mismatch(f"{message} to seat {seat} before its event")
         return found
 
     def _request(self, seat: int, message: dict[str, Any]) -> None:
@@ -355,7 +319,7 @@ class _RoundCheck:
         self._effect_announced_before(f"the {what}")
         to_act = rnd.to_act if kind != "DECLARE_REQUEST" else seat
         if rnd.phase is not _PHASE_OF[kind] or to_act != seat:
-            raise _Mismatch(
+            raise Mismatch(
                 f"a {kind} to seat {seat}, but the engine is {rnd.phase.value} "
                 f"with seat {rnd.to_act} to act"
             )
@@ -370,95 +334,20 @@ class _RoundCheck:
             self.views.listing = tuple(s == seat and listed for s in range(rnd.players))
             expected = self.views.play_request(rnd, seat, **limits)
         self._agrees(what, message, expected, ignore=("audience",))
-        previous = self.open.get(seat)
-        if previous is not None:
-            if not previous.rejected:
-                raise _Mismatch(
-                    f"a new {kind} to seat {seat} while the attempt at line {previous.line} "
-                    "was neither followed by an action nor rejected"
-                )
-            if message["request_id"] != previous.request["request_id"]:
-                raise _Mismatch(
-                    f"{what} asks again under request_id {message['request_id']!r}, "
-                    f"not {previous.request['request_id']!r} (line {previous.line})"
-                )
-        self.open[seat] = _Attempt(self.line, message)
-
-    def _rejected(self, seat: int, message: dict[str, Any]) -> None:
-        attempt = self.open.get(seat)
-        if (
-            attempt is None
-            or attempt.rejected
-            or message.get("request_id") != attempt.request.get("request_id")
-        ):
-            raise _Mismatch(
-                f"REPLY_REJECTED to seat {seat} for request {message.get('request_id')!r} "
-                "follows no open request of that seat"
-            )
-        attempt.rejected = True
-
-    # --- replies ------------------------------------------------------------------------
-
-    def _reply(self, seat: int, message: dict[str, Any], *, late: bool) -> None:
-        attempt = self.open.get(seat)
-        if attempt is None or attempt.rejected or attempt.reply is not None:
-            if late:
-                return  # a stale answer to an earlier request: recorded, never used
-            raise _Mismatch(f"a reply from seat {seat} that answers no open request")
-        attempt.reply, attempt.reply_line, attempt.late = message, self.line, late
-
-    def _decision(self, kind: str, seat: int, fallback: bool) -> dict[str, Any] | None:
-        """The reply the action used (None for a fallback), checked against its attempt."""
-        attempt = self.open.pop(seat, None)
-        wanted = _REQUEST_OF[kind]
-        if attempt is None:
-            if fallback and kind == "declare":
-                return None  # the window closed before the seat could be asked
-            raise _Mismatch(f"no {wanted} was sent to seat {seat} for it")
-        if attempt.request["type"] != wanted:
-            raise _Mismatch(f"it answers the {attempt.request['type']} at line {attempt.line}")
-        if fallback:
-            if not attempt.rejected:
-                raise _Mismatch(
-                    f"it says fallback, but the attempt at line {attempt.line} was not rejected"
-                )
-            return None
-        reply = attempt.reply
-        if reply is None or attempt.rejected or attempt.late:
-            why = (
-                "no reply"
-                if reply is None
-                else f"the reply at line {attempt.reply_line} came late"
-                if attempt.late
-                else f"the reply at line {attempt.reply_line} was rejected"
-            )
-            raise _Mismatch(f"it says no fallback, yet {why}")
-        at = f"the reply at line {attempt.reply_line}"
-        self.used_line = attempt.reply_line
-        if reply.get("type") != _REPLY_TO[wanted]:
-            shown = reply.get("type") or f"a {reply.get('python_type', 'non-message')}"
-            raise _Mismatch(f"{at} is {shown}, not a {_REPLY_TO[wanted]}")
-        if reply.get("player_id") != self.players[seat]:
-            raise _Mismatch(
-                f"{at} comes from {reply.get('player_id')!r}, not {self.players[seat]!r}"
-            )
-        request_id = reply.get("request_id")
-        if request_id is not None and request_id != attempt.request.get("request_id"):
-            raise _Mismatch(f"{at} answers request {request_id!r}, not the one asked")
-        return reply
+        self.attempts.asked(seat, message, self.line)
 
     def _replied_cards(self, reply: dict[str, Any], held: Sequence[int]) -> tuple[int, ...]:
         try:
             return resolve_cards(reply["cards"], held)
         except ValueError as exc:
-            raise _Mismatch(f"the reply names cards the seat does not hold: {exc}") from exc
+            raise Mismatch(f"the reply names cards the seat does not hold: {exc}") from exc
 
     # --- events -------------------------------------------------------------------------
 
     def _event(self, event: dict[str, Any]) -> None:
         seq = event["seq"]
         if isinstance(seq, bool) or not isinstance(seq, int) or seq <= self.seq:
-            raise _Mismatch(f"event number {seq!r} follows {self.seq}: the numbers must increase")
+            raise Mismatch(f"event number {seq!r} follows {self.seq}: the numbers must increase")
         self.seq = seq
         kind, seat, data = event["type"], event["seat"], event["data"]
         actions: dict[str, Callable[[int, dict[str, Any]], None]] = {
@@ -472,7 +361,7 @@ class _RoundCheck:
                 self._window_closed(f"a {kind} event")
             if kind in actions:
                 actions[kind](seat, data)
-            elif kind in _ANNOUNCED_BY.values():
+            elif kind in ANNOUNCED_BY.values():
                 self._announced(kind, seat, data)
             elif kind == "round_started":
                 self._round_started(data)
@@ -480,8 +369,8 @@ class _RoundCheck:
                 self._game_over_event(data)
             elif kind == "effect_applied":
                 self._effect_announced(seq, data)
-        except (_Mismatch, ValueError) as exc:  # ValueError: an illegal action, a bad card
-            raise _Mismatch(f"event {seq} ({kind} by seat {seat}): {exc}") from exc
+        except (Mismatch, ValueError) as exc:  # ValueError: an illegal action, a bad card
+            raise Mismatch(f"event {seq} ({kind} by seat {seat}): {exc}") from exc
 
     def _round_started(self, data: dict[str, Any]) -> None:
         header = self.recorded.header
@@ -496,34 +385,36 @@ class _RoundCheck:
             expected["reshuffled"] = any(change["effect"] == "RESHUFFLE" for change in changes)
         found = difference(data, expected)
         if found is not None:
-            raise _Mismatch(found)
+            raise Mismatch(found)
 
     def _declare(self, seat: int, data: dict[str, Any]) -> None:
         rnd = self.rnd
         if rnd.phase is not Phase.DECLARING:
-            raise _Mismatch(f"a declaration while the engine is {rnd.phase.value}")
+            raise Mismatch(f"a declaration while the engine is {rnd.phase.value}")
         window = rnd.declaring.windows + 1
         if data["window"] != window:
-            raise _Mismatch(f"it says window {data['window']!r}, the engine's next is {window}")
+            raise Mismatch(f"it says window {data['window']!r}, the engine's next is {window}")
         if seat != len(self.window):
-            raise _Mismatch(
+            raise Mismatch(
                 f"window {window}'s declare events come in seat order, seat {len(self.window)} next"
             )
         cards = card_ids(data["cards"])
         if data["declared"] is not bool(cards):
-            raise _Mismatch(f"declared {data['declared']!r} with cards {data['cards']}")
-        reply = self._decision("declare", seat, bool(data["fallback"]))
+            raise Mismatch(f"declared {data['declared']!r} with cards {data['cards']}")
+        reply = self.attempts.used(
+            "DECLARE_REQUEST", seat, fallback=bool(data["fallback"]), unasked=True
+        )
         if reply is None and cards:
-            raise _Mismatch("a fallback passes, yet it shows cards")
+            raise Mismatch("a fallback passes, yet it shows cards")
         if reply is not None:
             if reply["action"] == "PASS":
                 said: tuple[int, ...] = ()
             else:
                 said = self._replied_cards(reply, rnd.revealed(seat))
-            used = f"the DECLARE_RESPONSE used (line {self.used_line})"
+            used = f"the DECLARE_RESPONSE used (line {self.attempts.used_line})"
             found = card_difference("its cards", ids(cards), ids(said), used)
             if found is not None:
-                raise _Mismatch(found)
+                raise Mismatch(found)
         if cards:
             rnd.declaration(seat, cards)  # IllegalActionError: not a declaration it could make
         self.window[seat] = cards
@@ -537,59 +428,59 @@ class _RoundCheck:
         rnd = self.rnd
         self._all_announced("the burial")
         if rnd.phase is not Phase.BURYING or rnd.banker != seat:
-            raise _Mismatch(
+            raise Mismatch(
                 f"a burial by seat {seat}, but the engine is {rnd.phase.value} with "
                 f"banker {rnd.banker}"
             )
         if data["count"] != len(rnd.kitty):
-            raise _Mismatch(f"count {data['count']!r}, but the kitty had {len(rnd.kitty)}")
-        reply = self._decision("bury", seat, bool(data["fallback"]))
+            raise Mismatch(f"count {data['count']!r}, but the kitty had {len(rnd.kitty)}")
+        reply = self.attempts.used("BURY_REQUEST", seat, fallback=bool(data["fallback"]))
         if reply is None:
             cards, source = rnd.fallback(), "the engine's fallback burial"
         else:
             cards = self._replied_cards(reply, rnd.hands[seat])
-            source = f"the BURY_RESPONSE used (line {self.used_line})"
+            source = f"the BURY_RESPONSE used (line {self.attempts.used_line})"
         shown = self.summary_result
         if shown is not None:
             what = f"the kitty {self.result_line} shows"
             found = card_difference(what, shown["kitty"], ids(cards), source)
             if found is not None:
-                raise _Mismatch(found)
+                raise Mismatch(found)
         rnd.bury(cards)
 
     def _throw(self, seat: int, data: dict[str, Any]) -> None:
         rnd = self.rnd
         if rnd.phase is not Phase.PLAYING or rnd.to_act != seat or rnd.lead is not None:
-            raise _Mismatch(f"a punished throw, but seat {seat} is not to lead")
+            raise Mismatch(f"a punished throw, but seat {seat} is not to lead")
         if self.throw is not None:
-            raise _Mismatch("a second throw_punished before the play")
+            raise Mismatch("a second throw_punished before the play")
         throw = _Throw(seat, card_ids(data["original"]), card_ids(data["punished"]), data["reason"])
-        attempt = self.open.get(seat)
-        if attempt is not None and attempt.reply is not None and not attempt.late:
+        attempt = self.attempts.pending_reply(seat)
+        if attempt is not None and attempt.reply is not None:
             said = self._replied_cards(attempt.reply, rnd.hands[seat])
             used = f"the reply at line {attempt.reply_line}"
             found = card_difference("original", ids(throw.original), ids(said), used)
             if found is not None:
-                raise _Mismatch(found)
+                raise Mismatch(found)
         if rnd.trump is None:
-            raise _Mismatch("a punished throw before trump is locked")
+            raise Mismatch("a punished throw before trump is locked")
         opponents = [h for s, h in enumerate(rnd.hands) if team_of(s) != team_of(seat)]
         verdict = judge_throw(classify(throw.original, rnd.trump), opponents, rnd.trump)
         if verdict is None:
-            raise _Mismatch("the engine lets this throw stand")
+            raise Mismatch("the engine lets this throw stand")
         found = difference(
             {"punished": ids(throw.punished), "reason": throw.reason},
             {"punished": ids(verdict.punished.cards), "reason": verdict.reason},
         )
         if found is not None:
-            raise _Mismatch(found)
+            raise Mismatch(found)
         self.throw = throw
 
     def _play(self, seat: int, data: dict[str, Any]) -> None:
         rnd = self.rnd
         self._all_announced("the play")
         if rnd.phase is not Phase.PLAYING or rnd.to_act != seat:
-            raise _Mismatch(
+            raise Mismatch(
                 f"a play by seat {seat}, but the engine is {rnd.phase.value} with seat "
                 f"{rnd.to_act} to act"
             )
@@ -597,26 +488,26 @@ class _RoundCheck:
         throw, self.throw = self.throw, None
         if throw is not None:
             if throw.seat != seat or data.get("punished") is not True:
-                raise _Mismatch("it is not the punished play of the throw_punished before it")
+                raise Mismatch("it is not the punished play of the throw_punished before it")
             what, event = "its cards", "the throw_punished event's punished part"
             found = card_difference(what, ids(shown), ids(throw.punished), event)
             if found is not None:
-                raise _Mismatch(found)
+                raise Mismatch(found)
             proposed = throw.original
         elif "punished" in data:
-            raise _Mismatch("it says punished, but no throw_punished event precedes it")
+            raise Mismatch("it says punished, but no throw_punished event precedes it")
         else:
             proposed = shown
-        reply = self._decision("play", seat, bool(data["fallback"]))
+        reply = self.attempts.used("PLAY_REQUEST", seat, fallback=bool(data["fallback"]))
         if reply is None:
             expected, source = rnd.fallback(), "the engine's fallback play"
         else:
             expected = self._replied_cards(reply, rnd.hands[seat])
-            source = f"the PLAY_RESPONSE used (line {self.used_line})"
+            source = f"the PLAY_RESPONSE used (line {self.attempts.used_line})"
         what = "the throw proposed" if throw is not None else "its cards"
         found = card_difference(what, ids(proposed), ids(expected), source)
         if found is not None:
-            raise _Mismatch(found)
+            raise Mismatch(found)
         made = rnd.play(seat, proposed)
         self._punished_agrees(throw, made)
         played = next(e for e in made if type(e) is Played)
@@ -630,7 +521,7 @@ class _RoundCheck:
         }
         found = difference({k: data[k] for k in expected_data}, expected_data)
         if found is not None:
-            raise _Mismatch(found)
+            raise Mismatch(found)
         self.views.record_play(seat, play.cards)
         self._expect(made)
 
@@ -638,12 +529,12 @@ class _RoundCheck:
         punished = next((e for e in made if type(e) is ThrowPunished), None)
         if throw is None:
             if punished is not None:
-                raise _Mismatch(
+                raise Mismatch(
                     "the engine punishes this throw, but no throw_punished event precedes it"
                 )
             return
         if punished is None:
-            raise _Mismatch("a throw_punished event precedes it, but the engine lets it stand")
+            raise Mismatch("a throw_punished event precedes it, but the engine lets it stand")
         assert isinstance(punished, ThrowPunished)
         shown = {"original": ids(throw.original), "punished": ids(throw.punished)}
         engine = {"original": ids(punished.original), "punished": ids(punished.punished)}
@@ -651,112 +542,39 @@ class _RoundCheck:
         if found is None and throw.reason != punished.reason:
             found = f"reason {throw.reason!r} differs from the engine's {punished.reason!r}"
         if found is not None:
-            raise _Mismatch(f"the throw_punished event: {found}")
+            raise Mismatch(f"the throw_punished event: {found}")
 
     def _expect(self, made: Sequence[Event]) -> None:
         """What the engine did besides the action: its events must announce it."""
-        self.pending.extend(e for e in made if type(e) in _ANNOUNCED_BY)
+        self.pending.extend(e for e in made if type(e) in ANNOUNCED_BY)
 
     def _announced(self, kind: str, seat: int | None, data: dict[str, Any]) -> None:
         if not self.pending:
-            raise _Mismatch("the engine has nothing of the kind to announce here")
+            raise Mismatch("the engine has nothing of the kind to announce here")
         made = self.pending[0]
-        wanted = _ANNOUNCED_BY[type(made)]
+        wanted = ANNOUNCED_BY[type(made)]
         if kind != wanted:
-            raise _Mismatch(f"the engine's next to announce is a {wanted}")
+            raise Mismatch(f"the engine's next to announce is a {wanted}")
         self.pending.popleft()
         self.announced[type(made)] = made
-        expected_seat, expected = self._announcement(made)
+        expected_seat, expected = announcement(self.rnd, made)
         if seat != expected_seat:
-            raise _Mismatch(f"it names seat {seat}, the engine's is seat {expected_seat}")
+            raise Mismatch(f"it names seat {seat}, the engine's is seat {expected_seat}")
         if isinstance(made, RoundEnded):
-            self._result_agrees("the round_result event", data)
+            result_agrees("the round_result event", data, self.rnd, self.recorded, self.gifts)
             return
         found = difference(data, expected)
         if found is not None:
-            raise _Mismatch(found)
-
-    def _announcement(self, made: Event) -> tuple[int | None, dict[str, Any]]:
-        """The seat and data the event announcing ``made`` must show."""
-        rnd = self.rnd
-        if isinstance(made, TrumpCandidate):
-            best = made.declaration
-            return best.seat, {
-                "window": made.window,
-                "cards": ids(best.cards),
-                "strength": STRENGTH_NAMES[best.strength],
-                "suit": suit_letter(best.suit),
-            }
-        if isinstance(made, StepRevealed):
-            counts = [len(rnd.revealed(s)) for s in range(rnd.players)]
-            return None, {"step": made.step, "cards": counts}
-        if isinstance(made, TrumpLocked):
-            return made.banker, {
-                "level": made.level,
-                "trump_suit": suit_letter(made.suit),
-                "declarer": made.declarer,
-                "banker": made.banker,
-                "kitty_count": len(rnd.kitty),
-            }
-        if isinstance(made, KittyTaken):
-            return made.banker, {"count": made.count}
-        if isinstance(made, TrickWon):
-            return made.seat, {
-                "trick": made.trick,
-                "points": made.points,
-                "counted": made.counted,
-                "defender_points": rnd.trick_points,
-            }
-        assert isinstance(made, RoundEnded)
-        return made.score.next_banker, {}
-
-    def _result_agrees(self, what: str, record: Mapping[str, Any]) -> None:
-        """A round's record (round_end summary, round_result event) shows the engine's
-        score, each seat's score, the gifts that touched it, and a match end the rules
-        allow."""
-        score = self.rnd.result
-        assert score is not None
-        shown = record["result"]
-        result = TractorResult(
-            score=score,
-            players=self.rnd.players,
-            kitty=self.rnd.buried,
-            match_over=shown["match_over"],
-            winner_team=shown["winner_team"],
-        )
-        found = difference(shown, result.to_dict(), "result")
-        if found is None:
-            scores = dict(zip(self.players, result.scores, strict=True))
-            expected = {
-                "table": self.recorded.table,
-                "round_no": self.recorded.round,
-                "players": self.players,
-                "scores": scores,
-                "gifts": self.gifts,
-            }
-            found = difference({k: record.get(k) for k in expected}, expected)
-        if found is not None:
-            raise _Mismatch(f"{what}: {found}")
-        level_winner = match_winner(score, self.rules)
-        if level_winner is not None:
-            if not result.match_over or result.winner_team != level_winner:
-                raise _Mismatch(
-                    f"{what}: team {level_winner} won the match by the level rule, but it says "
-                    f"match_over {result.match_over}, winner_team {result.winner_team!r}"
-                )
-        elif result.match_over and self.rules.round_limit is None:
-            raise _Mismatch(f"{what}: the match is said over, but no team won it")
-        elif not result.match_over and result.winner_team is not None:
-            raise _Mismatch(f"{what}: winner_team {result.winner_team!r} of a match not over")
+            raise Mismatch(found)
 
     def _game_over_event(self, data: dict[str, Any]) -> None:
         score, shown = self.rnd.result, self.summary_result
         if score is None or shown is None or not shown["match_over"]:
-            raise _Mismatch("the round does not end the match")
+            raise Mismatch("the round does not end the match")
         expected = {"winner_team": shown["winner_team"], "levels": list(score.levels_after)}
         found = difference({k: data[k] for k in expected}, expected)
         if found is not None:
-            raise _Mismatch(found)
+            raise Mismatch(found)
 
     # --- gifts' effects ------------------------------------------------------------------
 
@@ -766,19 +584,19 @@ class _RoundCheck:
         self._effect_announced_before("the next effect")
         self._window_closed("an effect")
         self._all_announced("an effect")
-        for seat, attempt in self.open.items():  # asked, and its action not yet shown
-            raise _Mismatch(
+        for seat, attempt in self.attempts:  # asked, and its action not yet shown
+            raise Mismatch(
                 f"an effect while seat {seat} decides (its request at line {attempt.line}): "
                 "effects apply only between turns"
             )
         kind, seats, cards = line["effect"], line["seats"], line["cards"]
         if kind != "swap" or len(seats) != 2 or len(cards) != 2:
-            raise _Mismatch(f"no Tractor effect {kind!r} of seats {seats} moving {cards}")
+            raise Mismatch(f"no Tractor effect {kind!r} of seats {seats} moving {cards}")
         (seat_a, seat_b), (card_a, card_b) = seats, card_ids(cards)
         try:
             self.rnd.swap_cards(seat_a, card_a, seat_b, card_b)
         except ValueError as exc:  # IllegalActionError: not now, not these seats or cards
-            raise _Mismatch(
+            raise Mismatch(
                 f"the swap of seats {seats} moving {' '.join(cards)} cannot apply: {exc}"
             ) from exc
         self.effect = (self.line, line)
@@ -787,7 +605,7 @@ class _RoundCheck:
     def _effect_announced(self, seq: int, data: dict[str, Any]) -> None:
         """The public event of the effect just applied: the same effect, seats and count."""
         if self.effect is None:
-            raise _Mismatch("it follows no effect line")
+            raise Mismatch("it follows no effect line")
         number, line = self.effect
         self.effect = None
         applied = {
@@ -797,11 +615,11 @@ class _RoundCheck:
         }
         found = difference(data, applied)
         if found is not None:
-            raise _Mismatch(f"{found} (the effect at line {number})")
+            raise Mismatch(f"{found} (the effect at line {number})")
 
     def _effect_announced_before(self, what: str) -> None:
         if self.effect is not None:
-            raise _Mismatch(
+            raise Mismatch(
                 f"the effect at line {self.effect[0]} has no effect_applied event before {what}"
             )
 
@@ -810,35 +628,15 @@ class _RoundCheck:
     def _window_closed(self, what: str) -> None:
         if self.window:
             seats = sorted(self.window)
-            raise _Mismatch(
+            raise Mismatch(
                 f"{what} comes while window {self.rnd.declaring.windows + 1} has the "
                 f"declare events of seats {seats} only"
             )
 
     def _all_announced(self, what: str) -> None:
         if self.pending:
-            made = _ANNOUNCED_BY[type(self.pending[0])]
-            raise _Mismatch(f"{what} comes before the engine's {made} is announced")
-
-
-def _gift_marks(header: Mapping[str, Any]) -> list[str]:
-    """The gifts a round's record must mark: its between-rounds changes, in order."""
-    changes = header.get("gift_changes") or []
-    if type(changes) is not list or not all(type(c) is dict for c in changes):
-        raise _Mismatch(f"the round_start line's gift_changes is {changes!r}")
-    return [str(change["effect"]) for change in changes]
-
-
-def _recorded_result(recorded: RecordedRound) -> tuple[dict[str, Any] | None, str]:
-    """The result the round's end shows (the round_end summary's, else the
-    round_result event's; None when neither is there), and which line shows it."""
-    for number, line in recorded.lines:
-        if line["kind"] == "round_end":
-            return line["summary"]["result"], f"the round_end line (line {number})"
-    for number, line in recorded.lines:
-        if line["kind"] == "event" and line["event"]["type"] == "round_result":
-            return line["event"]["data"]["result"], f"the round_result event (line {number})"
-    return None, "nothing"
+            made = ANNOUNCED_BY[type(self.pending[0])]
+            raise Mismatch(f"{what} comes before the engine's {made} is announced")
 
 
 def _malformed(exc: Exception, line: int) -> str:

@@ -1,5 +1,6 @@
 """What differs between a message or event as a replay holds it and as the engine would
-have made it, said for a person (the Tractor replay check's words).
+have made it, said for a person (the Tractor replay check's words), and the error that
+says it (:class:`Mismatch`).
 
 Both sides are plain JSON values. Lists of card ids compare as sets of cards (a
 message's order is for reading, not meaning) and say which cards one side has that the
@@ -18,9 +19,13 @@ from pydantic import BaseModel
 
 from arena.games.tractor.messages import CARD_ID_PATTERN
 
-__all__ = ["as_recorded", "card_difference", "difference"]
+__all__ = ["Mismatch", "as_recorded", "card_difference", "difference"]
 
 _CARD_ID = re.compile(CARD_ID_PATTERN)
+
+
+class Mismatch(Exception):
+    """What differs, said for a person; the check adds the line, the table and round."""
 
 
 def as_recorded(message: BaseModel) -> dict[str, Any]:
