@@ -19,11 +19,13 @@ import time
 from typing import Any, Literal
 
 import pytest
+from tractor_cards import cards
 
 from arena.games.registry import get_game
 from arena.games.tractor.agents.heuristic import HeuristicAgent
+from arena.games.tractor.agents.holding import bury_choice
 from arena.games.tractor.agents.scripted import RandomAgent
-from arena.games.tractor.engine import TractorRules
+from arena.games.tractor.engine import TractorRules, faces_text, points_of, trump_context
 from arena.games.tractor.messages import PlayRequest, PlayResponse
 from arena.table.match import MatchSummary, play_match
 from arena.table.table import Table
@@ -49,18 +51,45 @@ class Timed(HeuristicAgent):
 
 
 async def duel(
-    players: Literal[4, 6], heuristic_team: int, *, seed: int, rounds: int
+    players: Literal[4, 6],
+    heuristic_team: int,
+    *,
+    seed: int,
+    rounds: int,
+    throws: Throws | None = None,
 ) -> tuple[MatchSummary, list[Any]]:
     """A match of the heuristic team against random players."""
     rules = TractorRules(players=players, round_limit=rounds)
     agents: list[Any] = [
         (Timed if seat % 2 == heuristic_team else RandomAgent)(
-            f"P{seat}", seed=seed * 10 + seat, rules=rules
+            f"{'H' if seat % 2 == heuristic_team else 'R'}{seat}",
+            seed=seed * 10 + seat,
+            rules=rules,
         )
         for seat in range(players)
     ]
-    table = Table(agents, game=GAME, rules=rules, sinks=[])
+    sinks = [] if throws is None else [throws]
+    table = Table(agents, game=GAME, rules=rules, sinks=sinks)
     return await play_match(table, rounds=rounds, seed=seed), agents
+
+
+class Throws:
+    """A sink counting the throws led by heuristic seats (named H…), and those punished."""
+
+    def __init__(self) -> None:
+        self.made: list[str] = []
+        self.punished: list[str] = []
+
+    async def emit(self, event: Any) -> None:
+        if not (event.player or "").startswith("H"):
+            return
+        if event.type == "play" and event.data["kind"] == "THROW" and event.data["leading"]:
+            self.made.append(event.player)
+        elif event.type == "throw_punished":
+            self.punished.append(event.player)
+
+    async def close(self) -> None:
+        """Nothing to release."""
 
 
 def rounds_won(summary: MatchSummary, team: int) -> tuple[int, int]:
@@ -103,6 +132,15 @@ async def test_the_heuristic_team_beats_random_players_on_either_side(
     assert spent[len(spent) // 2] < 0.001, "a typical decision takes under a millisecond"
 
 
+async def test_the_heuristic_throws_only_what_stands() -> None:
+    """Its throws are proved safe by the cards unseen: none is ever punished."""
+    throws = Throws()
+    for seed in (1, 2, 3):
+        await duel(4, seed % 2, seed=seed, rounds=6, throws=throws)
+    assert len(throws.made) >= 5  # it does throw (28 times here)
+    assert throws.punished == []
+
+
 async def test_heuristic_players_among_themselves_never_fall_back() -> None:
     """Four heuristic seats: every decision its own, first try, none refused."""
     rules = TractorRules(players=4, round_limit=4)
@@ -111,3 +149,29 @@ async def test_heuristic_players_among_themselves_never_fall_back() -> None:
     summary = await play_match(table, rounds=4, seed=5)
     assert len(summary.rounds) == 4
     assert_never_refused(summary, agents)
+
+
+def test_a_burial_voids_a_short_suit_and_keeps_points_trumps_and_pairs() -> None:
+    trump = trump_context(5, 0)  # level 5, ♠ trump
+    hand = cards(
+        "♣3 ♣7 ♥2 ♥3 ♥4 ♥6 ♥6 ♥8 ♥9 ♥10 ♥J ♥K ♥A ♦2 ♦3 ♦4 ♦7 ♦8 ♦9 ♦9 ♦Q ♦A "
+        "♠2 ♠3 ♠4 ♠7 ♠8 ♠J ♠Q ♠A ♥5 小王 大王"
+    )
+    buried = bury_choice(hand, 8, trump)
+    assert len(set(buried)) == 8
+    assert set(buried) <= set(hand)
+    assert {faces_text([c]) for c in buried} >= {"♣3", "♣7"}  # ♣ void now
+    assert points_of(buried) == 0
+    assert not any(trump.is_trump(c) for c in buried)
+    assert not {"♥6", "♦9"} & {faces_text([c]) for c in buried}  # pairs kept
+
+
+def test_a_burial_gives_points_only_when_forced_and_trumps_last_of_all() -> None:
+    trump = trump_context(5, 0)
+    plain = "♥3 ♦4 ♣6 ♥K ♥10 ♦10 ♣K ♣5"  # ♣5 is a level card: a trump
+    trumps = "♠2 ♠3 ♠4 ♠6 ♠7 ♠8 ♠9 ♠10 ♠J ♠Q ♠K ♠A ♠2 ♠3 ♠4 ♠6 ♠7 ♠8 ♠9 ♠10 ♠J ♠Q ♠K ♠A 小王"
+    hand = cards(f"{plain} {trumps}")
+    buried = bury_choice(hand, 8, trump)
+    assert sorted(faces_text(buried).split()) == sorted(
+        ["♥3", "♦4", "♣6", "♥K", "♥10", "♦10", "♣K", "♠2"]  # one trump, the lowest
+    )

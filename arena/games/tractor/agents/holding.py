@@ -104,16 +104,11 @@ def bury_choice(hand: Sequence[int], count: int, trump: Trump) -> list[int]:
     group, power = trump.group, trump.power
     paired = {f for f, cs in by_face(hand).items() if len(cs) == 2}
 
-    def price(card: int) -> float:
-        face = FACE[card]
-        cost = power[card] + POINTS[card] * 3
-        if group[card] == TRUMP:
-            cost += 60
-        if face in paired:
-            cost += 14
-        if RANK[card] == RANK_ACE:
-            cost += 6
-        return cost
+    def price(card: int) -> tuple[bool, int, int]:
+        """Kept first: trumps, then points (10s and Ks before 5s), then by worth: a pair
+        above any single but an ace, high cards above low ones."""
+        worth = power[card] + 12 * (FACE[card] in paired) + 6 * (RANK[card] == RANK_ACE)
+        return (group[card] == TRUMP, POINTS[card], worth)
 
     plain: dict[int, list[int]] = {}
     for c in hand:

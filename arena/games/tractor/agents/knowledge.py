@@ -20,7 +20,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from arena.games.tractor.agents.base import Reading
-from arena.games.tractor.engine import TRUMP, Play, beaten_part, card_ids, classify, trick_winner
+from arena.games.tractor.engine import (
+    TRUMP,
+    Kind,
+    Play,
+    beaten_part,
+    card_ids,
+    classify,
+    trick_winner,
+)
 from arena.games.tractor.engine.cards import CARD_COUNT, POINTS
 from arena.games.tractor.messages import PlayedCards, PlayRequest
 
@@ -136,6 +144,11 @@ class Knowledge:
         if not after:
             return True
         trumps_left = bool(self.unseen[TRUMP])
+        if play.kind is Kind.THROW and play.cards == lead.cards:
+            # a lead that stood: no opponent holds a higher part in its group
+            return lead.group == TRUMP or not (
+                trumps_left and self.void_opponents(lead.group, after)
+            )
         if play.group != TRUMP:
             return self.unbeatable(play) and not (
                 trumps_left and self.void_opponents(lead.group, after)

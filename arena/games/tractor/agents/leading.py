@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from arena.games.tractor.agents.knowledge import Knowledge
 from arena.games.tractor.agents.shaping import cheapest, dump_key, pair_faces, tractor_segments
-from arena.games.tractor.engine import TRUMP, Play, beaten_part, classify
+from arena.games.tractor.engine import TRUMP, Kind, Play, beaten_part, classify
 from arena.games.tractor.engine.cards import POINTS
 from arena.games.tractor.engine.trump import Trump
 
@@ -56,7 +56,7 @@ def lead(k: Knowledge) -> Choice:
     trumps_out = bool(k.unseen[TRUMP])
     found = _standing_lead(k, groups, trumps_out)
     if found is not None:
-        return found, "throw" if classify(found, trump).kind.value == "THROW" else None
+        return found, "throw" if classify(found, trump).kind is Kind.THROW else None
     key = dump_key(trump, hand)
     for g, cards in groups.items():
         if g == TRUMP or not trumps_out:
