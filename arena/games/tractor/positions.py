@@ -79,6 +79,10 @@ class Setup:
     """Each seat's player, in seat order."""
 
 
+Make = Callable[[str, int], Setup]
+"""Builds a position for a player with a time limit."""
+
+
 # --- building a position -------------------------------------------------------------
 
 
@@ -240,13 +244,13 @@ _SPADES: Final = 0
 _DIAMONDS: Final = 2
 
 
-def _declare_first(me: str, time_limit_ms: int, rules: Any = RULES) -> Setup:
+def _declare_first(me: str, time_limit_ms: int) -> Setup:
     # Level 2, nothing declared yet: ♥2 ♥2 and eleven hearts, a lone ♣2 and a small joker.
     hand = "♥2 ♥2 ♥3 ♥6 ♥8 ♥9 ♥10 ♥J ♥Q ♥K ♥A ♣2 ♣4 ♣7 ♣K ♦3 ♦6 ♦9 ♦J ♠4 ♠6 ♠8 ♠Q ♠A 小王"
     return _declare_setup(me, time_limit_ms, round_no=1, seat=0, hands={0: hand})
 
 
-def _declare_overcall(me: str, time_limit_ms: int, rules: Any = RULES) -> Setup:
+def _declare_overcall(me: str, time_limit_ms: int) -> Setup:
     # An opponent declared ♣2: the agent's ♦2 is no stronger (refused); ♠2 ♠2 or 小王 is.
     hand = "♠2 ♠2 ♠3 ♠6 ♠7 ♠9 ♠J ♠Q ♠K ♠A ♦2 ♦4 ♦8 ♦10 ♥3 ♥5 ♥7 ♥9 ♥J ♣3 ♣6 ♣9 ♣Q ♣A 小王"
     return _declare_setup(
@@ -254,42 +258,42 @@ def _declare_overcall(me: str, time_limit_ms: int, rules: Any = RULES) -> Setup:
     )
 
 
-def _bury_points(me: str, time_limit_ms: int, rules: Any = RULES) -> Setup:
+def _bury_points(me: str, time_limit_ms: int) -> Setup:
     # The banker at level 7, ♦ trump, took a kitty of ♣K ♠10 ♥5 and five more: bury 8.
     hand = "♦7 ♦7 ♦2 ♦4 ♦9 ♦J ♦Q ♦A ♠3 ♠4 ♠8 ♠K ♥2 ♥6 ♥6 ♥9 ♥J ♥A ♣3 ♣8 ♣10 ♣Q ♣7 大王 大王"
     dealt = _Deal({1: hand}, "♣K ♠10 ♥5", banker=1, declarer=1, suit=_DIAMONDS, level=7)
     return _bury_setup(me, time_limit_ms, round_no=3, dealt=dealt)
 
 
-def _follow_pair(me: str, time_limit_ms: int, rules: Any = RULES) -> Setup:
+def _follow_pair(me: str, time_limit_ms: int) -> Setup:
     # ♥9 ♥9 led; the agent's ♥3 ♥3 ♥4 ♥4 ♥8 ♥A: a pair it must play (either pair).
     hand = "♥3 ♥3 ♥4 ♥4 ♥8 ♥A ♦2 ♦6 ♦7 ♦9 ♦J ♦Q ♦K ♣2 ♣3 ♣6 ♣8 ♣10 ♣Q ♣A ♠3 ♠7 ♠9 ♠J ♠Q"
     dealt = _Deal({2: hand, 1: "♠5 ♥9 ♥9"}, "", banker=1, declarer=1, suit=_SPADES)
     return _play_setup(me, time_limit_ms, round_no=4, seat=2, dealt=dealt, plays=["♥9 ♥9"])
 
 
-def _follow_tractor(me: str, time_limit_ms: int, rules: Any = RULES) -> Setup:
+def _follow_tractor(me: str, time_limit_ms: int) -> Setup:
     # ♥J ♥J ♥Q ♥Q led at level 5: ♥3 ♥3 ♥4 ♥4 ♥6 ♥6 is a run (5 is trump), so a tractor.
     hand = "♥3 ♥3 ♥4 ♥4 ♥6 ♥6 ♥9 ♥9 ♥A ♦2 ♦3 ♦8 ♦10 ♦K ♣4 ♣7 ♣9 ♣J ♣K ♣A ♠2 ♠4 ♠8 ♠10 ♠A"
     dealt = _Deal({0: hand, 3: "♠5 ♥J ♥J ♥Q ♥Q"}, "", banker=3, declarer=3, suit=_SPADES)
     return _play_setup(me, time_limit_ms, round_no=5, seat=0, dealt=dealt, plays=["♥J ♥J ♥Q ♥Q"])
 
 
-def _follow_throw(me: str, time_limit_ms: int, rules: Any = RULES) -> Setup:
+def _follow_throw(me: str, time_limit_ms: int) -> Setup:
     # The throw ♣A ♣A ♣K stands (both aces are the thrower's): ♣2 ♣2 and one more ♣.
     hand = "♣2 ♣2 ♣3 ♣9 ♣J ♥2 ♥6 ♥7 ♥10 ♥Q ♥K ♦3 ♦4 ♦8 ♦9 ♦J ♦Q ♦A ♠3 ♠6 ♠7 ♠8 ♠9 ♠K 小王"
     dealt = _Deal({1: hand, 0: "♠5 ♣A ♣A ♣K"}, "", banker=0, declarer=0, suit=_SPADES)
     return _play_setup(me, time_limit_ms, round_no=6, seat=1, dealt=dealt, plays=["♣A ♣A ♣K"])
 
 
-def _follow_short(me: str, time_limit_ms: int, rules: Any = RULES) -> Setup:
+def _follow_short(me: str, time_limit_ms: int) -> Setup:
     # A ♦ tractor led; the agent holds two ♦: both, then any two other cards.
     hand = "♦3 ♦A ♥2 ♥3 ♥6 ♥6 ♥8 ♥J ♥Q ♥K ♣2 ♣4 ♣6 ♣7 ♣9 ♣10 ♣Q ♣K ♠2 ♠4 ♠6 ♠J ♠Q ♠A 大王"
     dealt = _Deal({2: hand, 1: "♠5 ♦9 ♦9 ♦10 ♦10"}, "", banker=1, declarer=1, suit=_SPADES)
     return _play_setup(me, time_limit_ms, round_no=7, seat=2, dealt=dealt, plays=["♦9 ♦9 ♦10 ♦10"])
 
 
-def _ruff_void(me: str, time_limit_ms: int, rules: Any = RULES) -> Setup:
+def _ruff_void(me: str, time_limit_ms: int) -> Setup:
     # ♣10, ♣K (partner), ♣A (opponent): 20 points; the agent, last, has no ♣: ruff.
     hand = "♥2 ♥3 ♥6 ♥7 ♥9 ♥J ♥Q ♥A ♦2 ♦4 ♦6 ♦8 ♦10 ♦J ♦K ♦A ♠2 ♠3 ♠6 ♠7 ♠9 ♠10 ♠Q ♦5 小王"
     dealt = _Deal({3: hand, 0: "♠5 ♣10", 1: "♣K", 2: "♣A"}, "", banker=0, declarer=0, suit=_SPADES)
@@ -298,28 +302,28 @@ def _ruff_void(me: str, time_limit_ms: int, rules: Any = RULES) -> Setup:
     )
 
 
-def _lead_throw_stands(me: str, time_limit_ms: int, rules: Any = RULES) -> Setup:
+def _lead_throw_stands(me: str, time_limit_ms: int) -> Setup:
     # The banker's first lead; the other ♥K is buried: ♥A ♥A ♥K ♥Q stands, with ♥3 not.
     hand = "♥A ♥A ♥K ♥Q ♥3 ♦2 ♦3 ♦6 ♦8 ♦9 ♦J ♦K ♣2 ♣4 ♣6 ♣8 ♣J ♣Q ♠5 ♠3 ♠7 ♠9 ♠J ♠K 大王"
     dealt = _Deal({0: hand}, "♥K", banker=0, declarer=0, suit=_SPADES)
     return _play_setup(me, time_limit_ms, round_no=9, seat=0, dealt=dealt)
 
 
-def _lead_throw_fails(me: str, time_limit_ms: int, rules: Any = RULES) -> Setup:
+def _lead_throw_fails(me: str, time_limit_ms: int) -> Setup:
     # The banker's first lead; an opponent holds ♣K ♣K: ♣A ♣Q ♣Q would be played as ♣A.
     hand = "♣A ♣Q ♣Q ♣9 ♥2 ♥4 ♥6 ♥8 ♥10 ♥J ♥K ♦3 ♦4 ♦7 ♦9 ♦Q ♦A ♠5 ♠2 ♠4 ♠6 ♠8 ♠10 ♠Q 小王"
     dealt = _Deal({2: hand, 1: "♣K ♣K"}, "", banker=2, declarer=2, suit=_SPADES)
     return _play_setup(me, time_limit_ms, round_no=10, seat=2, dealt=dealt)
 
 
-def _forced_follow(me: str, time_limit_ms: int, rules: Any = RULES) -> Setup:
+def _forced_follow(me: str, time_limit_ms: int) -> Setup:
     # A trump pair led; the agent's only trumps are ♠3 and ♥5 (a level card): both.
     hand = "♥2 ♥3 ♥4 ♥6 ♥7 ♥8 ♥9 ♥10 ♥J ♦2 ♦3 ♦4 ♦6 ♦7 ♦8 ♦9 ♣2 ♣3 ♣4 ♣6 ♣7 ♣8 ♣9 ♠3 ♥5"
     dealt = _Deal({1: hand, 0: "♠5 ♠K ♠K"}, "", banker=0, declarer=0, suit=_SPADES)
     return _play_setup(me, time_limit_ms, round_no=11, seat=1, dealt=dealt, plays=["♠K ♠K"])
 
 
-def _feed_partner(me: str, time_limit_ms: int, rules: Any = RULES) -> Setup:
+def _feed_partner(me: str, time_limit_ms: int) -> Setup:
     # The agent's partner (a defender) takes ♦3 with ♦A; the agent is last: ♦K or ♦10.
     hand = "♦K ♦10 ♦6 ♥2 ♥3 ♥4 ♥6 ♥8 ♥9 ♥J ♥Q ♥A ♣2 ♣3 ♣6 ♣8 ♣9 ♣J ♣Q ♠2 ♠4 ♠6 ♠9 ♠J 小王"
     dealt = _Deal({3: hand, 0: "♠5 ♦3", 1: "♦A", 2: "♦4"}, "", banker=0, declarer=0, suit=_SPADES)
@@ -328,13 +332,13 @@ def _feed_partner(me: str, time_limit_ms: int, rules: Any = RULES) -> Setup:
     )
 
 
-def _retry_after_rejection(me: str, time_limit_ms: int, rules: Any = RULES) -> Setup:
+def _retry_after_rejection(me: str, time_limit_ms: int) -> Setup:
     hand = "♥3 ♥9 ♥K ♦2 ♦4 ♦6 ♦7 ♦9 ♦J ♦Q ♦A ♣3 ♣4 ♣6 ♣8 ♣10 ♣J ♣K ♠2 ♠3 ♠6 ♠8 ♠10 ♠Q 大王"
     dealt = _Deal({1: hand, 0: "♠5 ♥7"}, "", banker=0, declarer=0, suit=_SPADES)
     return _play_setup(me, time_limit_ms, round_no=13, seat=1, dealt=dealt, plays=["♥7"])
 
 
-_SETUPS: Final[tuple[tuple[str, str, Callable[..., Setup], bool], ...]] = (
+_SETUPS: Final[tuple[tuple[str, str, Make, bool], ...]] = (
     ("declare_first", "the first declaration window: a good ♥ holding", _declare_first, False),
     (
         "declare_overcall",
@@ -383,10 +387,10 @@ def setup_of(name: str, me: str, time_limit_ms: int = 2000) -> Setup:
     return found(me, time_limit_ms)
 
 
-def _position(
-    round_no: int, name: str, about: str, make: Callable[..., Setup], retry: bool
-) -> Position:
+def _position(round_no: int, name: str, about: str, make: Make, retry: bool) -> Position:
     def build(me: str, time_limit_ms: int, rules: Any = RULES) -> Situation:
+        """The position's messages; the check's ``rules`` change nothing, its cards are
+        written for four seats under the default rules (see the module)."""
         return make(me, time_limit_ms).situation
 
     return Position(name, about, round_no, build, retry=retry)
