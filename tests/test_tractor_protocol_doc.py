@@ -13,6 +13,7 @@ the page.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from pathlib import Path
@@ -57,7 +58,7 @@ def section(text: str, heading: str) -> str:
     start = text.index(heading)
     level = heading.split(" ", 1)[0]
     rest = text[start + len(heading) :]
-    ends = [m.start() for m in re.finditer(r"^#{1,%d} " % len(level), rest, re.MULTILINE)]
+    ends = [m.start() for m in re.finditer(rf"^#{{1,{len(level)}}} ", rest, re.MULTILINE)]
     return heading + (rest[: ends[0]] if ends else rest)
 
 
@@ -74,7 +75,9 @@ def test_every_json_block_of_the_page_is_a_tractor_message() -> None:
 def test_every_message_has_a_section_naming_each_of_its_fields(name: str) -> None:
     text = guide()
     heading = next(
-        line for line in text.splitlines() if line == f"### {name}" or line.startswith(f"### {name} ")
+        line
+        for line in text.splitlines()
+        if line == f"### {name}" or line.startswith(f"### {name} ")
     )
     told = section(text, heading)
     fields = set(MESSAGE_TYPES[name].model_fields) - ENVELOPE
@@ -106,7 +109,7 @@ def test_the_transcript_is_one_real_round_seen_from_one_seat() -> None:
     assert messages[0].type == "DEAL"
     assert [m.type for m in messages[-3:]] == ["ROUND_RESULT", "GAME_OVER", "MATCH_END"]
     # every reply answers the request written just before it, for the seat asked
-    for before, line in zip(lines, lines[1:], strict=False):
+    for before, line in itertools.pairwise(lines):
         if line["from"] == "agent":
             request = before["message"]
             assert before["from"] == "arena"

@@ -31,6 +31,7 @@ from typing import Any, Final
 from arena.agents.process import SubprocessAgent
 from arena.games.registry import get_game
 from arena.games.tractor.agents.scripted import RandomAgent
+from arena.games.tractor.engine import TractorRules
 from arena.table import Table, TableSettings, play_match
 
 REPO: Final = Path(__file__).resolve().parent.parent
@@ -99,7 +100,7 @@ def suit_group(card: str, level: str, trump: str | None) -> str:
 async def record(seed: int = SEED) -> list[dict[str, Any]]:
     """South's wire in one round at a real table (see the module)."""
     game = get_game("tractor")
-    rules = game.rules(players=4, round_limit=1)
+    rules = TractorRules(players=4, round_limit=1)
     command = [sys.executable, str(EXAMPLE)]
     south = RecordedProgram("South", command=command, rules=rules, legal_moves=True)
     agents = [

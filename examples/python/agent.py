@@ -333,7 +333,7 @@ def pairs_of(cards: list[str]) -> list[list[str]]:
 
 def longest_run(pairs: list[list[str]], trump: Trump) -> list[list[str]]:
     """The longest run of pairs at consecutive chain places (lowest first), [] if none."""
-    placed = {}
+    placed: dict[int, list[str]] = {}
     for pair in pairs:
         place = trump.chain_place(pair[0])
         if place is not None:
@@ -342,7 +342,7 @@ def longest_run(pairs: list[list[str]], trump: Trump) -> list[list[str]]:
     for place in sorted(placed):
         if place - 1 in placed:
             continue  # not the low end of a run
-        run = []
+        run: list[list[str]] = []
         while place + len(run) in placed:
             run.append(placed[place + len(run)])
         if len(run) > len(best):
