@@ -40,7 +40,7 @@ def add_game_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--game",
         metavar="NAME",
-        help=f"the game the tables play: {names} (default: the config's game, ddz); "
+        help=f"the game the tables play: {names} (default: the config's game); "
         "another game than the config file's plays with its own default rules and seats",
     )
     parser.add_argument(
