@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from schema_check import schema_errors
 from tractor_transcript import TRANSCRIPT, layout
 
 from arena.cli import main
+from arena.config import parse_config
 from arena.errors import CardResolutionError
 from arena.games.tractor.engine import resolve_cards
 from arena.games.tractor.engine.cards import card_id
@@ -94,6 +96,14 @@ def test_the_nested_records_fields_are_named_too() -> None:
         assert f"`{field}`" in text, field
     for field in ("kind", "suit_group", "shape"):  # a lead's
         assert f"`{field}`" in section(text, "### PLAY_REQUEST —"), field
+
+
+def test_the_config_on_the_page_is_a_tractor_config() -> None:
+    [block] = re.findall(r"```toml\n(.*?)```", guide(), re.DOTALL)
+    config = parse_config(tomllib.loads(block))
+    assert config.game == "tractor"
+    types = [seat.type for seat in config.seats]
+    assert types == ["subprocess", "heuristic", "heuristic", "random"]
 
 
 def test_the_envelope_is_told_once_for_every_message() -> None:
