@@ -45,6 +45,11 @@ ENVELOPE = {
     "strategy_hint",
 }
 """Fields the page's envelope section tells once for every message."""
+AGAIN = (
+    "after a change to the messages or the example agent, write the transcript again "
+    "(PYTHONPATH=. .venv/bin/python tests/tractor_transcript.py) and take the page's "
+    "blocks from it (--show)"
+)
 
 
 def guide() -> str:
@@ -141,7 +146,7 @@ def test_each_block_of_the_example_round_is_a_transcript_message_verbatim_in_ord
     for block in blocks:
         message = json.loads(block)
         later = [i for i in range(at + 1, len(sent)) if sent[i] == message]
-        assert later, f"not in the transcript after message {at}: {block[:80]}"
+        assert later, f"not in the transcript after message {at}: {block[:80]} ({AGAIN})"
         at = later[0]
         assert block.rstrip("\n") == layout(message)  # shown as it came, lines broken only
     assert len(blocks) >= 20
