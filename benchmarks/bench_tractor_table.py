@@ -81,7 +81,9 @@ async def _table_rounds(game: str, players: int, rounds: int, agent: type) -> fl
     """CPU seconds per round of a match of ``rounds`` rounds (no game end for Tractor:
     a round limit above the count, levels carried as they come)."""
     info = get_game(game)
-    rules: Any = TractorRules.model_validate({"players": players, "round_limit": 1000}) if game == "tractor" else None
+    rules: Any = None
+    if game == "tractor":
+        rules = TractorRules.model_validate({"players": players, "round_limit": 1000})
     with tempfile.TemporaryDirectory() as folder:
         replay = ReplayWriter(Path(folder) / "bench.jsonl")
         agents = [agent(f"S{i}", seed=i) for i in range(players)]
