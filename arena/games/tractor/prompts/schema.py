@@ -18,11 +18,10 @@ from typing import Any, Final
 
 from arena.games.tractor.engine import card_id, face_text
 from arena.games.tractor.messages import BuryRequest, DeclareRequest, PlayRequest
+from arena.games.tractor.prompts.wording import AskRequest
 from protocol import Emotion
 
-__all__ = ["AskRequest", "decision_schema"]
-
-AskRequest = DeclareRequest | BuryRequest | PlayRequest
+__all__ = ["decision_schema"]
 
 
 def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
