@@ -205,7 +205,7 @@ def test_both_languages_have_the_same_phrases() -> None:
     chinese = json.loads(template_text("zh", "phrases.json"))
     assert set(english) == set(chinese)
     with pytest.raises(ConfigError, match="language must be one of zh, en"):
-        template_text("fr", "play.txt")  # type: ignore[arg-type]
+        template_text("fr", "play.txt")
 
 
 def test_the_declare_prompt_shows_the_candidate_the_options_and_the_window(
