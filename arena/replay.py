@@ -7,8 +7,9 @@ file for the organiser, never published; no secret the arena knows is in it
 - ``round_start``: table, round, seed, players, rules, settings, prepared deal if any;
 - ``message``: a message to (``to_agent``) or from (``from_agent``) a seat, with
   ``t_ms`` since the round started and, for replies, ``elapsed_ms``. A PLAY_REQUEST's
-  ``play_history`` is stored as ``play_history_len``: the first that-many plays of the
-  round, which the ``event`` lines hold, so the file grows linearly with the round. A
+  ``play_history`` (Tractor's: ``played``) is stored as ``play_history_len``
+  (``played_len``): the first that-many plays of the round, which the ``event`` lines
+  hold, so the file grows linearly with the round. A
   reply that is not a protocol message (an agent returned a dict, a string, None ...)
   is stored as ``{"invalid_reply": repr, "python_type": name}``; a reply that came after
   its deadline carries ``"late": true`` (it was never applied);
@@ -191,6 +192,9 @@ class TableRecorder:
             if "play_history" in body:
                 body = body.copy()
                 body["play_history_len"] = len(body.pop("play_history"))
+            elif "played" in body:
+                body = body.copy()
+                body["played_len"] = len(body.pop("played"))
         else:
             body = _invalid_reply(message)
         line: dict[str, Any] = {
@@ -660,12 +664,16 @@ def _invalid_reply(reply: object) -> dict[str, str]:
 
 def message_body(message: object) -> dict[str, Any]:
     """A message as a replay holds it: a protocol message's fields, a PLAY_REQUEST's
-    history as its length; anything else an agent returned as its repr and type."""
+    history (``play_history``, ``played``) as its length; anything else an agent
+    returned as its repr and type."""
     if type(message) in _MESSAGE_CLASSES or _learned(type(message)):
         body: dict[str, Any] = message.__dict__
         if "play_history" in body:
             body = body.copy()
             body["play_history_len"] = len(body.pop("play_history"))
+        elif "played" in body:
+            body = body.copy()
+            body["played_len"] = len(body.pop("played"))
         return body
     return _invalid_reply(message)
 

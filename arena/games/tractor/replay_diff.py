@@ -18,6 +18,7 @@ import orjson
 from pydantic import BaseModel
 
 from arena.games.tractor.messages import CARD_ID_PATTERN
+from arena.replay import encoded_message
 
 __all__ = ["Mismatch", "as_recorded", "card_difference", "difference"]
 
@@ -29,16 +30,10 @@ class Mismatch(Exception):
 
 
 def as_recorded(message: BaseModel) -> dict[str, Any]:
-    """A message as the replay writes it (its fields, nested records as theirs)."""
-    encoded = orjson.dumps(message.__dict__, default=_fields)
-    found: dict[str, Any] = orjson.loads(encoded)
+    """A message as the replay writes it (its fields, nested records as theirs, a
+    request's ``played`` as ``played_len``)."""
+    found: dict[str, Any] = orjson.loads(encoded_message(message))
     return found
-
-
-def _fields(value: object) -> Any:
-    if isinstance(value, BaseModel):
-        return value.__dict__
-    raise TypeError(f"cannot write {type(value).__name__}")
 
 
 def difference(
