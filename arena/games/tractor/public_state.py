@@ -547,9 +547,7 @@ class TractorPublicState:
             "rounds": self._rounds,
             "phase": self._phase,
             "seats": [
-                seat.to_dict(
-                    i, self._team_of(i), totals.get(seat.player) if seat.player else None
-                )
+                seat.to_dict(i, self._team_of(i), totals.get(seat.player) if seat.player else None)
                 for i, seat in enumerate(self._seats)
             ],
             "teams": self._team_seats(),

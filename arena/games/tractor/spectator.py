@@ -22,7 +22,7 @@ from typing import Any, Final
 from arena.errors import CardResolutionError, InvalidCardError
 from arena.events import Event
 from arena.games.tractor.engine import DECK, FACE, RANK, SUIT, card_id, card_text, resolve_cards
-from arena.games.tractor.engine.cards import SUIT_LETTERS
+from arena.games.tractor.engine.cards import SUIT_LETTERS, rank_text
 from arena.games.tractor.messages import (
     BuryRequest,
     BuryResponse,
@@ -34,7 +34,7 @@ from arena.sinks.spectator import SpectatorFeed, SpectatorTable
 
 __all__ = ["TractorSpectatorTable"]
 
-_LEVELS: Final = {text: rank for rank, text in enumerate("x x 2 3 4 5 6 7 8 9 10 J Q K A".split())}
+_LEVELS: Final = {rank_text(rank): rank for rank in range(2, 15)}
 """A level as the wire writes it (``"10"``, ``"A"``) to its rank (10, 14)."""
 
 
