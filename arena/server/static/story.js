@@ -6,7 +6,7 @@
  * event), so that a page that joins late draws the same cards as one that watched.
  *
  * - The result card: the headline (who won), what made the stakes (the game renderer's
- *   `roundStory(data)` hook: `{headline, items: [{label, value}]}`; a game without it
+ *   `roundStory(data)` hook: `{headline, items: [{label, value, cards?}]}`; a game without it
  *   shows the card without that part), then one row per seat: its name, the round's
  *   points, the running total and the cards left in its hand (`data.result.final_hands`
  *   by seat, or the renderer's `roundHands(data)`), with the renderer's
@@ -82,7 +82,13 @@
         if (!item) return;
         const chip = el("span", "story-item");
         if (item.kind) chip.dataset.kind = String(item.kind);
-        chip.append(el("span", "story-label", item.label), el("span", "story-value", item.value));
+        chip.append(el("span", "story-label", item.label));
+        if (Array.isArray(item.cards)) { // cards the round revealed (a kitty), as cards
+          const cards = el("span", "story-cards cards small");
+          ctx.setCards(cards, item.cards);
+          chip.append(cards);
+        }
+        chip.append(el("span", "story-value", item.value));
         stakes.append(chip);
       });
       parts.push(stakes);
