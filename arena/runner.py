@@ -127,6 +127,7 @@ def build_tables(
             Table(
                 agents,
                 table_id=table_id,
+                game=config.game_info,
                 rules=config.rules,
                 settings=config.table,
                 sinks=sinks,

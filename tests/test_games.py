@@ -36,10 +36,14 @@ def test_dou_dizhu_is_a_game_of_three_seats_with_its_own_rules_and_requests() ->
 
 
 def test_an_unknown_game_is_an_error_naming_the_games_there_are(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="no game called 'chess': the arena plays 'ddz'"):
+    with pytest.raises(
+        ConfigError, match="no game called 'chess': the arena plays 'ddz', 'tractor'"
+    ):
         get_game("chess")
     path = write(tmp_path, 'game = "chess"\n')
-    assert error_of(path) == f"{path}: game: no game called 'chess': the arena plays 'ddz'"
+    assert (
+        error_of(path) == f"{path}: game: no game called 'chess': the arena plays 'ddz', 'tractor'"
+    )
 
 
 def test_a_config_plays_dou_dizhu_unless_it_says_otherwise(tmp_path: Path) -> None:
@@ -219,7 +223,8 @@ async def test_a_transport_answers_any_games_request_with_ask() -> None:
 def test_a_game_named_in_the_wrong_case_is_offered_the_right_name(tmp_path: Path) -> None:
     path = write(tmp_path, 'game = "DDZ"\n')
     assert error_of(path) == (
-        f"{path}: game: no game called 'DDZ' (did you mean 'ddz'?): the arena plays 'ddz'"
+        f"{path}: game: no game called 'DDZ' (did you mean 'ddz'?): "
+        "the arena plays 'ddz', 'tractor'"
     )
 
 

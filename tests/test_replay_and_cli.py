@@ -277,7 +277,11 @@ def test_play_help_describes_the_command_and_its_defaults(
     assert done.value.code == 0
     text = " ".join(capsys.readouterr().out.split())  # argparse wraps to the terminal
     documented = load_config(DEFAULT_CONFIG)
-    assert "Play a match: three agents at each table" in text
+    assert (
+        "Play a match: agents at each table (three for Dou Dizhu, four or six for Tractor)" in text
+    )
+    assert "--game NAME" in text
+    assert "--players N" in text
     assert "config/arena.toml" in text
     assert f"rounds per table (default: {documented.match.rounds})" in text
     assert f"tables playing at once (default: {documented.match.tables})" in text

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arena.commands.human_seats import check_terminal_for_humans
-from arena.commands.play_config import DEFAULT_BROKER, effective_config
+from arena.commands.play_config import DEFAULT_BROKER, add_game_flags, effective_config
 from arena.commands.play_gifts import checked_gift_settings, start_match_gifts
 from arena.commands.publishing import (
     close_spectator_feed,
@@ -48,6 +48,7 @@ def add_play_command(commands: argparse._SubParsersAction[Any], summary: str) ->
         type=Path,
         help="TOML config file (default: the built-in settings, those of config/arena.toml)",
     )
+    add_game_flags(play)
     play.add_argument(
         "--rounds", type=int, help=f"rounds per table (default: {defaults.match.rounds})"
     )
@@ -148,8 +149,9 @@ def _description(defaults: ArenaConfig) -> str:
     """``arena play --help``'s opening: what the command does and where settings come from."""
     seats = ", ".join(f"{seat.name} ({seat.type})" for seat in defaults.seats)
     return (
-        "Play a match: three agents at each table, every table at once, shown as a live "
-        "board on a terminal and as plain lines otherwise. Settings come from the --config "
+        "Play a match: agents at each table (three for Dou Dizhu, four or six for "
+        "Tractor), every table at once, shown as a live board on a terminal and as plain "
+        "lines otherwise. Settings come from the --config "
         "file (each one, with its default, is in config/arena.toml); the flags below "
         f"override the file. Without a file: {seats} play {defaults.match.rounds} rounds."
     )

@@ -10,8 +10,9 @@ from typing import Any, Final
 from arena.commands.usage import UsageError
 from arena.config import ArenaConfig, load_config, parse_config
 from arena.errors import ConfigError
+from arena.games.registry import known_games
 
-__all__ = ["DEFAULT_BROKER", "SHOW_ROUND_PAUSE_S", "effective_config"]
+__all__ = ["DEFAULT_BROKER", "SHOW_ROUND_PAUSE_S", "add_game_flags", "effective_config"]
 
 DEFAULT_BROKER: Final = "default"
 """``--mqtt`` without a URL (or ``--mqtt default``): the [mqtt] address, else embedded."""
@@ -21,6 +22,8 @@ SHOW_ROUND_PAUSE_S: Final = 6.0
 overlay's result card stays up this long before the next deal covers the table."""
 
 _FLAG_KEYS = {
+    "game": "--game",
+    "rules.players": "--players",
     "match.rounds": "--rounds",
     "match.tables": "--tables",
     "match.seed": "--seed",
@@ -29,6 +32,51 @@ _FLAG_KEYS = {
     "spectator.delay_s": "--spectator-delay",
 }
 """Config keys the ``play`` flags set: an error in one names the flag."""
+
+
+def add_game_flags(parser: argparse.ArgumentParser) -> None:
+    """``--game`` and ``--players``, which ``play`` and ``serve`` share."""
+    names = ", ".join(known_games())
+    parser.add_argument(
+        "--game",
+        metavar="NAME",
+        help=f"the game the tables play: {names} (default: the config's game); "
+        "another game than the config file's plays with its own default rules and seats",
+    )
+    parser.add_argument(
+        "--players",
+        type=int,
+        metavar="N",
+        help="seats at each table, for a game that has a choice (Tractor: 4 or 6; the "
+        "default seats are repeated, numbered)",
+    )
+
+
+def _game_data(args: argparse.Namespace, config: ArenaConfig, data: dict[str, Any]) -> None:
+    """``--game`` and ``--players`` onto the config's data: another game than the
+    file's starts from its own default rules and seats (a file's seats or rules for
+    one game mean nothing to another, so naming any is an error); more players than the
+    file's seats: the game's default seats."""
+    game = getattr(args, "game", None)
+    players = getattr(args, "players", None)
+    if game is not None and game != config.game:
+        given = [key for key in ("rules", "seats") if key in config.model_fields_set]
+        if given:
+            raise UsageError(
+                f"--game {game}: the config file sets [{'] and ['.join(given)}] for "
+                f"{config.game!r}; give a file with game = {game!r} instead"
+            )
+        data["game"], data["rules"], data["seats"] = game, None, ()
+    if players is not None:
+        rules = dict(data.get("rules") or {})
+        rules["players"] = players
+        data["rules"] = rules
+        if "seats" not in config.model_fields_set or len(config.seats) != players:
+            if "seats" in config.model_fields_set:
+                raise UsageError(
+                    f"--players {players}: the config file seats {len(config.seats)} agents"
+                )
+            data["seats"] = ()
 
 
 def effective_config(args: argparse.Namespace) -> tuple[ArenaConfig, bool]:
@@ -43,6 +91,7 @@ def effective_config(args: argparse.Namespace) -> tuple[ArenaConfig, bool]:
         match["seed"] = args.seed
     data = config.model_dump()
     data["match"].update(match)
+    _game_data(args, config, data)
     live = _wants_live(args, config)
     if args.mqtt is not None:
         data["mqtt"]["enabled"] = True

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.commands.play import run_play_command
+from arena.commands.play_config import add_game_flags
 from arena.config import ArenaConfig
 from arena.logs import add_logging_flags
 from arena.server.flags import add_server_flags
@@ -30,6 +31,7 @@ def add_serve_command(commands: argparse._SubParsersAction[Any], summary: str) -
         type=Path,
         help="TOML config file (default: the built-in settings, those of config/arena.toml)",
     )
+    add_game_flags(serve)
     serve.add_argument(
         "--start", action="store_true", help="play the first match at once, without Start"
     )

@@ -131,8 +131,9 @@ note, a model's figures, a comment); the game's columns and total always show.""
 
 
 def _panel_lines(view: TableView) -> int:
-    """Lines of a table's board besides its log: two borders, the seats, the game's line."""
-    return 2 + len(view.seats) + 1
+    """Lines of a table's board besides its log: two borders, the seats, the game's
+    lines (one, or a few: Tractor's levels and trump, then its trick)."""
+    return 2 + len(view.seats) + view.panel.header(view).plain.count("\n") + 1
 
 
 class LiveBoard:

@@ -101,7 +101,7 @@ def check_follow(hand: Sequence[int], cards: Sequence[int], lead: Play, trump: T
     """
     count = len(lead.cards)
     if len(cards) != count:
-        return f"play {count} cards, as many as the lead"
+        return f"play {_cards(count)}, as many as the lead"
     held = set(hand)
     if len(set(cards)) != count or not held.issuperset(cards):
         return "play cards of your own hand, each once"
