@@ -24,10 +24,11 @@
   const LABELS = {
     zh: {
       team: (t) => (t === 0 ? "红队" : "蓝队"), teamShort: (t) => (t === 0 ? "红" : "蓝"),
-      playing: "打", trump: "主", noTrump: "无主", declaring: "亮主中", nobody: "未亮主",
+      playing: "打", trump: "主", noTrump: "无主",
+      playingShort: "打", trumpShort: "主", pointsShort: "闲家", kittyShort: "底", declaring: "亮主中", nobody: "未亮主",
       points: "闲家得分", kitty: "底牌", banker: "庄", bankerLong: "庄家", defender: "闲",
-      declares: (n) => `${n} 亮主`, declared: "亮", locked: "定主", by: (n) => `${n} 亮`,
-      throwFailed: "甩牌失败!", threw: (n) => `${n} 甩牌`, playedAs: "改出",
+      declares: "亮主", declared: "亮", locked: "定主", by: (n) => `${n} 亮`,
+      throwFailed: "甩牌失败!", threw: "甩", playedAs: "改出",
       kinds: { PAIR: "对子", TRACTOR: "拖拉机", THROW: "甩牌", MIXED: "垫牌" },
       ruff: "毙", punishedTag: "甩牌失败",
       moveDeclare: (c) => `亮主 ${c}`, moveBury: (n) => `扣底 ${n} 张`,
@@ -38,15 +39,16 @@
       rsDefenders: "闲家得分", rsTricks: "墩分", rsKitty: "底牌",
       rsKill: (p, m) => `抠底 ${p} × ${m} = ${p * m}`, rsKept: (p) => `${p} 分 · 庄家保底`,
       rsLevels: (team) => `${team}`, rsNext: "下一庄",
-      kill: (m) => `抠底 ×${m}!`, wins: (team) => `${team} 获胜!`, champion: (team) => `🏆 ${team} 胜`,
+      kill: (m) => `抠底 ×${m}!`, wins: (team) => `${team} 获胜!`, champion: (team) => `♛ ${team} 胜`,
       draw: "平局",
     },
     en: {
       team: (t) => (t === 0 ? "Red" : "Blue"), teamShort: (t) => (t === 0 ? "Red" : "Blue"),
-      playing: "Playing", trump: "Trump", noTrump: "No trump", declaring: "Declaring", nobody: "None yet",
+      playing: "Playing", trump: "Trump", noTrump: "No trump",
+      playingShort: "Lv", trumpShort: "Trump", pointsShort: "Def.", kittyShort: "Kitty", declaring: "Declaring", nobody: "None yet",
       points: "Defenders", kitty: "Kitty", banker: "Banker", bankerLong: "Banker", defender: "Def.",
-      declares: (n) => `${n} declares`, declared: "Declared", locked: "Trump", by: (n) => `by ${n}`,
-      throwFailed: "Throw failed!", threw: (n) => `${n} threw`, playedAs: "played as",
+      declares: "declares", declared: "Declared", locked: "Trump", by: (n) => `by ${n}`,
+      throwFailed: "Throw failed!", threw: "threw", playedAs: "played as",
       kinds: { PAIR: "Pair", TRACTOR: "Tractor", THROW: "Throw", MIXED: "Mixed" },
       ruff: "Ruff", punishedTag: "Throw failed",
       moveDeclare: (c) => `declares ${c}`, moveBury: (n) => `buries ${n}`,
@@ -57,7 +59,7 @@
       rsDefenders: "Defenders' points", rsTricks: "Tricks", rsKitty: "Kitty",
       rsKill: (p, m) => `kill ${p} × ${m} = ${p * m}`, rsKept: (p) => `${p} pts · kept`,
       rsLevels: (team) => `${team}`, rsNext: "Next banker",
-      kill: (m) => `KITTY ×${m}!`, wins: (team) => `${team} WINS!`, champion: (team) => `🏆 ${team} wins`,
+      kill: (m) => `KITTY ×${m}!`, wins: (team) => `${team} WINS!`, champion: (team) => `♛ ${team} wins`,
       draw: "Draw",
     },
   };
@@ -89,15 +91,17 @@
   };
 
   let current = null; // the last snapshot, for the hooks that get an action only
-  let flash = null; // {kind, until, ...}: an event's callout for a few seconds
+  let flash = null; // {round, until}: the trump locked, called out for a few seconds
 
   /** An item of the top bar: its label (set by the shell in the page's language), then
    *  its value. */
   function infoItem(api, key, value, cls) {
     const item = api.el("span", `info-item${cls ? " " + cls : ""}`);
-    const label = api.el("span", "info-label");
+    const label = api.el("span", "info-label tr-long");
     label.dataset.i18n = key;
-    item.append(label, document.createTextNode(" "), value);
+    const short = api.el("span", "info-label tr-short"); // (portrait: the bar is narrow)
+    short.dataset.i18n = `${key}Short`;
+    item.append(label, short, document.createTextNode(" "), value);
     return item;
   }
 
@@ -165,20 +169,34 @@
 
   // ---------- the callout over the table ----------
 
-  /** What the callout says now: a throw that did not stand (its trick lasts), the
-   *  candidate while declaring, else an event's words for a few seconds. */
+  /** What the callout says now: a throw that did not stand (while its trick lasts), the
+   *  candidate while declaring, the trump locked (while the banker buries, and a few
+   *  seconds after it locked while the first trick begins). */
   function calloutOf(state) {
     const punished = Array.isArray(state.punished) && state.punished.length
       ? state.punished[state.punished.length - 1] : null;
     if (punished && state.phase === "playing") return { kind: "punished", punished };
     if (state.phase === "declaring" && state.candidate) return { kind: "candidate", candidate: state.candidate };
-    if (flash && Date.now() < flash.until && flash.round === state.round) return flash;
+    // the trump just locked: while the banker buries, and a few seconds into the first trick
+    const trump = state.trump;
+    const early = state.tricks_done === 0 && !(state.trick && state.trick.plays.length > 1);
+    const fresh = flash && flash.round === state.round && Date.now() < flash.until && early;
+    if (trump && Number.isInteger(state.banker) && (state.phase === "burying" || fresh)) {
+      return { kind: "locked", suit: trump.suit, declarer: trump.declarer, banker: state.banker };
+    }
     return null;
   }
 
+  /** Cards as compact chips (the callout is one line between the seats and the trick). */
   function cardsBox(api, cards) {
-    const box = api.el("span", "tr-callout-cards cards small");
-    api.setCards(box, cards || []);
+    const box = api.el("span", "tr-callout-cards");
+    (cards || []).forEach((card) => {
+      const face = cardFace(card);
+      const chip = api.el("span", "mini-card", face);
+      chip.dataset.card = face;
+      if (face.includes("♥") || face.includes("♦") || face === "大王") chip.classList.add("red");
+      box.append(chip);
+    });
     return box;
   }
 
@@ -201,7 +219,8 @@
       box.dataset.seat = seat === null ? "" : String(seat);
       box.dataset.team = seat === null ? "" : String(teamOf(state, seat));
       parts.push(el("span", "tr-callout-title", t("throwFailed")));
-      parts.push(el("span", "tr-callout-who", t("threw", p.player || nameOf(state, seat))));
+      parts.push(el("span", "tr-callout-who", p.player || nameOf(state, seat)));
+      parts.push(el("span", "tr-callout-verb", t("threw")));
       parts.push(cardsBox(api, p.original));
       parts.push(el("span", "tr-callout-arrow", `→ ${t("playedAs")}`));
       parts.push(cardsBox(api, p.punished));
@@ -209,15 +228,16 @@
       const d = c.candidate;
       box.dataset.seat = String(d.seat);
       box.dataset.team = String(teamOf(state, d.seat));
-      parts.push(el("span", "tr-callout-who", t("declares", d.player || nameOf(state, d.seat))));
+      parts.push(el("span", "tr-callout-who", d.player || nameOf(state, d.seat)));
+      parts.push(el("span", "tr-callout-verb", t("declares")));
       parts.push(cardsBox(api, d.cards));
       parts.push(el("span", "tr-callout-title", trumpText(d.suit, t)));
     } else if (c.kind === "locked") {
       box.dataset.seat = String(c.banker);
       box.dataset.team = String(teamOf(state, c.banker));
       parts.push(el("span", "tr-callout-title", `${t("locked")} ${trumpText(c.suit, t)}`));
-      if (Number.isInteger(c.declarer)) parts.push(el("span", "tr-callout-who", t("by", nameOf(state, c.declarer))));
-      parts.push(el("span", "tr-callout-who", `${t("bankerLong")} ${nameOf(state, c.banker)}`));
+      parts.push(el("span", "tr-callout-verb", t("bankerLong")));
+      parts.push(el("span", "tr-callout-who", nameOf(state, c.banker)));
     }
     box.replaceChildren(...parts);
   }
@@ -242,6 +262,15 @@
     if (badge) {
       badge.textContent = `★ ${t("banker")}`;
       row.insertBefore(badge, chip.nextSibling);
+    }
+    // the declarer of the trump (or of the candidate, while declaring): its suit beside its name
+    const declaration = state.trump || (state.phase === "declaring" ? state.candidate : null);
+    const declarer = declaration ? (state.trump ? state.trump.declarer : declaration.seat) : null;
+    const mark = api.slot(row, "tr-badge-trump", declarer === seat.seat && Number.isInteger(declarer));
+    if (mark) {
+      mark.textContent = declaration.suit ? `${t("trump")} ${trumpText(declaration.suit, t)}` : t("noTrump");
+      mark.classList.toggle("red", ["H", "D"].includes(declaration.suit));
+      mark.classList.toggle("candidate", !state.trump);
     }
     // the seat's play in the current trick, or its declaration while declaring
     const action = seat.action;
@@ -399,8 +428,8 @@
     renderSeat: renderSeatParts,
     roundStory,
     roundSeatTag,
-    /** The result card's hands: every card was played (the kitty is in the story). */
-    roundHands: (data) => (Array.isArray(data.players) ? data.players.map(() => []) : []),
+    /** The result card shows no hands: every card was played (the kitty is in the story). */
+    roundHands: () => false,
     trickLabel,
     moveText,
 
@@ -411,19 +440,16 @@
       const { t } = api;
       if (ev.type === "throw_punished") api.beep("punished");
       if (ev.type === "trump_locked") {
-        flash = {
-          kind: "locked", round: ev.round, until: Date.now() + CALLOUT_MS,
-          suit: d.trump_suit || null, declarer: d.declarer, banker: d.banker,
-        };
+        flash = { round: ev.round, until: Date.now() + CALLOUT_MS };
         setTimeout(() => { if (current) renderCallout(current, api); }, CALLOUT_MS + 50);
       }
       if (ev.type === "round_result" && d.result && Number(d.result.multiplier) > 0) {
-        api.fullScreen("kill", t("kill", d.result.multiplier));
+        api.fullScreen("tr-kill", t("kill", d.result.multiplier));
         api.beep("kill");
       }
       if (ev.type === "game_over") {
         const team = Number.isInteger(d.winner_team) ? d.winner_team : null;
-        api.fullScreen(team === null ? "draw" : `win-${team}`, team === null ? t("draw") : t("wins", t("team", team)));
+        api.fullScreen(team === null ? "tr-draw" : `tr-win-${team}`, team === null ? t("draw") : t("wins", t("team", team)));
         api.beep("win");
       }
     },
