@@ -231,6 +231,7 @@ async def test_a_four_seat_match_step_by_step_in_every_layout_and_language(
         for (page, _), (layout, lang) in zip(pages, VIEWS, strict=True):
             await shot(page, f"tractor-4-{layout}-{lang}-result")
             if DOCS_SHOTS and (layout, lang) == ("landscape", "zh"):
+                await page.locator("#effects .fx").first.wait_for(state="detached")
                 await page.screenshot(path=str(REPO / "docs" / "overlay-tractor-result.png"))
         # the match won
         await feed(server, events[result + 1 :])

@@ -434,7 +434,7 @@
     moveText,
 
     /** A throw that did not stand, the trump locked: the callout (and a sound); a kitty
-     *  killed, the match won: full screen. */
+     *  killed for points, the match won: full screen. */
     onEvent(ev, api) {
       const d = ev.data || {};
       const { t } = api;
@@ -443,7 +443,9 @@
         flash = { round: ev.round, until: Date.now() + CALLOUT_MS };
         setTimeout(() => { if (current) renderCallout(current, api); }, CALLOUT_MS + 50);
       }
-      if (ev.type === "round_result" && d.result && Number(d.result.multiplier) > 0) {
+      // a kill that brought the defenders points (a kitty of no points adds nothing)
+      if (ev.type === "round_result" && d.result && Number(d.result.multiplier) > 0
+        && Number(d.result.kitty_points) > 0) {
         api.fullScreen("tr-kill", t("kill", d.result.multiplier));
         api.beep("kill");
       }
