@@ -81,7 +81,9 @@ async def _table_rounds(game: str, players: int, rounds: int, agent: type) -> fl
     """CPU seconds per round of a match of ``rounds`` rounds (no game end for Tractor:
     a round limit above the count, levels carried as they come)."""
     info = get_game(game)
-    rules: Any = TractorRules(players=players, round_limit=1000) if game == "tractor" else None
+    rules: Any = None
+    if game == "tractor":
+        rules = TractorRules.model_validate({"players": players, "round_limit": 1000})
     with tempfile.TemporaryDirectory() as folder:
         replay = ReplayWriter(Path(folder) / "bench.jsonl")
         agents = [agent(f"S{i}", seed=i) for i in range(players)]
@@ -102,7 +104,7 @@ async def _table_rounds(game: str, players: int, rounds: int, agent: type) -> fl
 
 def _engine_round(players: int, seed: int) -> int:
     """One bare random round; its decisions (windows × seats, the burial, the plays)."""
-    rnd = Round(TractorRules(players=players), seed=seed)
+    rnd = Round(TractorRules.model_validate({"players": players}), seed=seed)
     play_random_round(rnd, random.Random(seed))
     windows = sum(1 for a in rnd.actions if type(a).__name__ == "DeclareAction")
     plays = sum(1 for a in rnd.actions if type(a).__name__ == "PlayAction")

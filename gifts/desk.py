@@ -110,7 +110,7 @@ class GiftDesk:
         elif effect is None:
             self.queue.refuse(gift, None, "unmapped", now=now, target=named)
         elif effect not in self.offered:
-            reason = f"not_offered: {self.game}"
+            reason = self._not_offered(effect)
             self.queue.refuse(gift, effect, reason, now=now, target=named)
         elif self.closed:
             self.queue.refuse(gift, effect, "match_over", now=now, target=named)
@@ -157,6 +157,13 @@ class GiftDesk:
             )
         )
         await self.tell()
+
+    def _not_offered(self, effect: GiftEffect) -> str:
+        """``not_offered: <game>``, and the game's why when it says one (Tractor's
+        ``DOUBLE``: ``not_offered: tractor: Tractor has no stakes to double: ...``)."""
+        game_gifts = self.director.game_gifts
+        why = game_gifts.declined.get(effect) if game_gifts is not None else None
+        return f"not_offered: {self.game}: {why}" if why else f"not_offered: {self.game}"
 
     def _target(self, gift: GiftEvent, effect: GiftEffect) -> int | None:
         """The gift's seat: its own, else as ``[gifts] pick_target`` says for the

@@ -139,6 +139,10 @@ def test_only_a_cheer_quotes_the_message() -> None:
         ("double_cap", "rejected: the round's doubles are used up"),
         ("unmapped", "rejected: this gift does nothing here"),
         ("unknown_table", "rejected: no such table"),
+        (
+            "not_offered: tractor: Tractor has no stakes to double",
+            "rejected: not offered in this game: tractor: Tractor has no stakes to double",
+        ),
         ("unknown_table: t9", "rejected: no such table: t9"),
         ("no_target", "rejected: no seat to aim it at"),
         ("match_over", "rejected: the match is over"),
@@ -164,7 +168,7 @@ def test_every_reason_the_docs_name_has_words() -> None:
     listed = docs.split("`reason` why it was rejected (", 1)[1].split("the rules' words)")[0]
     codes = {code.partition(":")[0] for code in re.findall(r"`([^`]+)`", listed)}
     assert {"duplicate", "unknown_table", "invalid", "error", "match_over"} <= codes
-    assert len(codes) == 12
+    assert len(codes) == 13
     for code in sorted(codes):
         text = gift_text(gift("rejected", reason=f"{code}: detail"))
         assert text is not None

@@ -105,6 +105,7 @@ class FourGifts:
     at 4), ROLE_SWAP makes a seat the next round's dealer."""
 
     effects: frozenset[str] = frozenset({"DOUBLE", "ROLE_SWAP"})
+    declined: Mapping[str, str] = field(default_factory=dict)
     applied: list[tuple[str, int | None, str]] = field(default_factory=list)
 
     def refusals(self, handle: SafePointHandle) -> Mapping[str, str]:

@@ -253,19 +253,21 @@ async def test_a_round_limit_ends_the_match_and_names_the_leader(limit: int) -> 
         assert last.winner_team == (0 if levels[0] > levels[1] else 1)
 
 
+def _face_as(style: int, face: str) -> str:
+    """``♥10`` as itself (0), ``H10`` (1) or ``10h`` (2); jokers as they are."""
+    if style == 0 or face in ("小王", "大王"):
+        return face
+    suit = "♠♥♦♣".index(face[0])
+    return "SHDC"[suit] + face[1:] if style == 1 else face[1:] + "shdc"[suit]
+
+
 class FacePlayer(RandomAgent):
     """Answers with faces (``♥10``, ``H10``, ``10h``, ``大王``) instead of card ids."""
 
-    styles = (
-        lambda face: face,
-        lambda face: face if face in ("小王", "大王") else "SHDC"["♠♥♦♣".index(face[0])] + face[1:],
-        lambda face: face if face in ("小王", "大王") else face[1:] + "shdc"["♠♥♦♣".index(face[0])],
-    )
-
     async def play(self, request: PlayRequest) -> PlayResponse:
         reply = await super().play(request)
-        style = self.styles[len(request.played) % len(self.styles)]
-        faces = [style(face_text(card)) for card in card_ids(reply.cards)]
+        style = len(request.played) % 3
+        faces = [_face_as(style, face_text(card)) for card in card_ids(reply.cards)]
         return reply.model_copy(update={"cards": faces})
 
 

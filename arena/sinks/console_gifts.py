@@ -51,6 +51,7 @@ _GIFT_REASONS: Final = {
     "cooldown": "on cooldown",
     "last_cards": "too near the end of a hand",
     "unmapped": "this gift does nothing here",
+    "not_offered": "not offered in this game",
     "unknown_table": "no such table",
     "no_target": "no seat to aim it at",
     "match_over": "the match is over",

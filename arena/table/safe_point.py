@@ -322,6 +322,15 @@ class GameGifts(Protocol):
         """The effects the game applies itself (Dou Dizhu: ``DOUBLE``, ``ROLE_SWAP``)."""
         ...
 
+    @property
+    def declined(self) -> Mapping[str, str]:
+        """The effects the game does not offer (those left out of
+        :attr:`arena.games.base.Game.gift_effects`), each with why, in words a viewer
+        reads: a gift for one is rejected ``not_offered: <game>: <why>`` (Tractor:
+        ``DOUBLE``, "Tractor has no stakes to double: ..."). Empty for a game that
+        offers them all."""
+        ...
+
     def refusals(self, handle: SafePointHandle) -> Mapping[str, str]:
         """The effects the game's rules refuse at this moment, each with the reason a
         viewer is told (Dou Dizhu: ``DOUBLE`` ``double_cap`` once the round has its

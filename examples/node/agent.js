@@ -2,15 +2,22 @@
 // A Dou Dizhu Arena agent in plain Node.js (18 or newer, no npm packages):
 // copy this file to start your own.
 //
+// It plays both of the arena's games, Dou Dizhu (斗地主) and Tractor (升级 / 拖拉机): it
+// tells them apart by the requests it gets (docs/agents.md, "Playing Tractor").
+//
 // It speaks the arena's JSON messages in one of two ways:
 //
 //   node agent.js               JSON lines: one message a line on stdin, replies on stdout
 //   node agent.js --http 8766   an HTTP server on 127.0.0.1:8766: each message is POSTed,
 //                               a request's reply is the response body
 //
-// It plays simple, always-legal moves: it beats a single, pair or triple with the lowest
-// higher rank it holds (never breaking a bomb), passes otherwise, and leads its lowest
-// rank. Replace decideBid, decideDouble and decidePlay with your own ideas.
+// It plays simple, always-legal moves. Dou Dizhu: it beats a single, pair or triple with
+// the lowest higher rank it holds (never breaking a bomb), passes otherwise, and leads
+// its lowest rank. Tractor: it declares trump only with a long suit, buries its cheapest
+// cards, leads its lowest single and follows with what the request's `follow` asks for
+// (the lead's suit group, its tractors and pairs), cheapest first. Replace decideBid,
+// decideDouble and decidePlay (Tractor: decideDeclare, decideBury and decideTractorPlay)
+// with your own ideas.
 //
 // Each DEAL tells the rules in force and a seed of the seat's own: onDeal keeps both per
 // seat, and every random choice draws from a generator seeded with it, so the same match
@@ -182,17 +189,174 @@ function play(cards, handType) {
   return { type: "PLAY_RESPONSE", action: "PLAY", cards, hand_type: handType };
 }
 
+// ---- Tractor (升级 / 拖拉机): docs/protocol-tractor.md ----
+//
+// A Tractor card is an id: deck, suit letter, rank ("D1_H_10": deck 1, ♥10) or a joker
+// ("D2_SJ" small, "D1_BJ" big). The two copies of a card (D1_ and D2_) are the same
+// face: two of them are a pair. The level cards (the round's `level` rank, every suit),
+// the jokers and the `trump_suit`'s cards are all trumps: one suit group, "TRUMP".
+
+const TRACTOR_RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"];
+const TRUMP = "TRUMP";
+
+// [suit, rank]: ["H", "10"] for "D1_H_10"; [null, "SJ"] or [null, "BJ"] for a joker.
+function splitCard(card) {
+  const parts = card.split("_");
+  return parts.length === 2 ? [null, parts[1]] : [parts[1], parts[2]];
+}
+
+// What the two copies of a card share: "H_10" for "D1_H_10" and "D2_H_10".
+function face(card) {
+  return card.slice(card.indexOf("_") + 1);
+}
+
+// Every 5 is worth 5 points, every 10 and K 10.
+function points(card) {
+  const rank = splitCard(card)[1];
+  return rank === "5" ? 5 : rank === "10" || rank === "K" ? 10 : 0;
+}
+
+// The round's level and trump suit (null: no trump), as every request tells them.
+class Trump {
+  constructor(request) {
+    this.level = request.level;
+    this.suit = request.trump_suit;
+    // a tractor's pairs are consecutive in 2..A with the level rank left out
+    this.chain = TRACTOR_RANKS.filter((rank) => rank !== this.level);
+  }
+
+  // The card's suit group: "TRUMP", or its suit letter.
+  group(card) {
+    const [suit, rank] = splitCard(card);
+    if (suit === null || rank === this.level || suit === this.suit) return TRUMP;
+    return suit;
+  }
+
+  // Higher beats lower within a suit group (equal level cards are equal).
+  power(card) {
+    const [suit, rank] = splitCard(card);
+    if (suit === null) return rank === "BJ" ? 30 : 29;
+    if (rank === this.level) return suit === this.suit ? 28 : 27;
+    return TRACTOR_RANKS.indexOf(rank);
+  }
+
+  // Where a pair of this card sits in a tractor's run, null if it never does (jokers
+  // and level cards are never part of a tractor).
+  chainPlace(card) {
+    const [suit, rank] = splitCard(card);
+    if (suit === null || rank === this.level) return null;
+    return this.chain.indexOf(rank);
+  }
+
+  // Compare two cards in the order to give them away in: plain suits first, low first,
+  // points last.
+  cheaper(a, b) {
+    const key = (card) => [this.group(card) === TRUMP ? 1 : 0, this.power(card), points(card)];
+    const [x, y] = [key(a), key(b)];
+    for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i] - y[i];
+    return 0;
+  }
+}
+
+// DECLARE_REQUEST: declare with an option offered when its suit is a quarter of the hand
+// or more (the suit becomes trump: long trumps win tricks); never no trump.
+function decideDeclare(request) {
+  const hand = request.hand;
+  let best = null;
+  let longest = 0;
+  for (const option of request.options) {
+    const held = hand.filter((card) => splitCard(card)[0] === option.suit).length;
+    if (option.suit !== null && held > longest) [best, longest] = [option, held];
+  }
+  if (best !== null && 4 * longest >= hand.length) {
+    return { type: "DECLARE_RESPONSE", action: "DECLARE", cards: best.cards };
+  }
+  return { type: "DECLARE_RESPONSE", action: "PASS", cards: [] };
+}
+
+// BURY_REQUEST: bury `count` cards, the cheapest: plain suits, low cards.
+function decideBury(request) {
+  const trump = new Trump(request);
+  const cards = [...request.hand].sort((a, b) => trump.cheaper(a, b)).slice(0, request.count);
+  return { type: "BURY_RESPONSE", cards };
+}
+
+// PLAY_REQUEST: lead the cheapest single, or follow as `follow` says.
+function decideTractorPlay(request) {
+  const trump = new Trump(request);
+  const hand = [...request.hand].sort((a, b) => trump.cheaper(a, b));
+  // any single card is a legal lead
+  const cards = request.leading ? hand.slice(0, 1) : followCards(hand, request.follow, trump);
+  return { type: "PLAY_RESPONSE", cards };
+}
+
+// A follow of the shape asked (docs/protocol-tractor.md, "The follow shape"): `count`
+// cards; all of the suit group first when `short`; otherwise only cards of the group,
+// with tractors of the lengths `tractors` names and at least `pairs` pairs (those in the
+// tractors counted). `hand` is sorted cheapest first.
+function followCards(hand, follow, trump) {
+  const count = follow.count;
+  const mine = hand.filter((card) => trump.group(card) === follow.suit_group);
+  const others = hand.filter((card) => !mine.includes(card));
+  if (follow.short) return [...mine, ...others.slice(0, count - mine.length)]; // `void` too
+  const pairs = pairsOf(mine);
+  const chosen = [];
+  for (const length of follow.tractors) {
+    for (const pair of longestRun(pairs, trump).slice(0, length)) {
+      pairs.splice(pairs.indexOf(pair), 1); // from the run's low end
+      chosen.push(...pair);
+    }
+  }
+  for (const pair of pairs.slice(0, follow.pairs - chosen.length / 2)) chosen.push(...pair);
+  const rest = mine.filter((card) => !chosen.includes(card));
+  return [...chosen, ...rest.slice(0, count - chosen.length)];
+}
+
+// The pairs among some cards (both copies of one face), in the cards' order.
+function pairsOf(cards) {
+  const seen = new Map();
+  const pairs = [];
+  for (const card of cards) {
+    if (seen.has(face(card))) pairs.push([seen.get(face(card)), card]);
+    else seen.set(face(card), card);
+  }
+  return pairs;
+}
+
+// The longest run of pairs at consecutive chain places (lowest first), [] if none.
+function longestRun(pairs, trump) {
+  const placed = new Map();
+  for (const pair of pairs) {
+    const place = trump.chainPlace(pair[0]);
+    if (place !== null) placed.set(place, pair);
+  }
+  let best = [];
+  for (const place of [...placed.keys()].sort((a, b) => a - b)) {
+    if (placed.has(place - 1)) continue; // not the low end of a run
+    const run = [];
+    while (placed.has(place + run.length)) run.push(placed.get(place + run.length));
+    if (run.length > best.length) best = run;
+  }
+  return best;
+}
+
 const DECIDERS = {
   BID_REQUEST: decideBid,
   DOUBLE_REQUEST: decideDouble,
   PLAY_REQUEST: decidePlay,
+  // Tractor's requests (its PLAY_REQUEST is told apart in handle)
+  DECLARE_REQUEST: decideDeclare,
+  BURY_REQUEST: decideBury,
 };
 
 // The reply to one message from the arena, or null for a notification.
 function handle(message) {
-  const decide = DECIDERS[message.type];
+  let decide = DECIDERS[message.type];
+  // Tractor's PLAY_REQUEST has `leading`, Dou Dizhu's `is_free_play`
+  if (message.type === "PLAY_REQUEST" && "leading" in message) decide = decideTractorPlay;
   if (decide === undefined) {
-    // DEAL, BOTTOM_CARDS, REPLY_REJECTED, ROUND_RESULT, MATCH_END: nothing to answer.
+    // DEAL, BOTTOM_CARDS, REPLY_REJECTED, ROUND_RESULT, MATCH_END, and Tractor's
+    // TRUMP_CANDIDATE, TRUMP_LOCKED, THROW_PUNISHED, TRICK_WON, GAME_OVER: nothing to answer.
     if (message.type === "DEAL") onDeal(message);
     else if (message.type === "MATCH_END") onMatchEnd(message);
     else if (message.type === "REPLY_REJECTED") {

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """A Dou Dizhu Arena agent in plain Python: copy this file to start your own.
 
+It plays both of the arena's games, Dou Dizhu (斗地主) and Tractor (升级 / 拖拉机): it
+tells them apart by the requests it gets (docs/agents.md, "Playing Tractor").
 It uses the standard library only (Python 3.8 or newer) and none of the arena's code.
 It speaks the arena's JSON messages in one of two ways:
 
@@ -8,9 +10,13 @@ It speaks the arena's JSON messages in one of two ways:
     python3 agent.py --http 8765   an HTTP server on 127.0.0.1:8765: each message is POSTed,
                                    a request's reply is the response body
 
-It plays simple, always-legal moves: it beats a single, pair or triple with the lowest
-higher rank it holds (never breaking a bomb), passes otherwise, and leads its lowest rank.
-Replace `decide_bid`, `decide_double` and `decide_play` with your own ideas.
+It plays simple, always-legal moves. Dou Dizhu: it beats a single, pair or triple with
+the lowest higher rank it holds (never breaking a bomb), passes otherwise, and leads its
+lowest rank. Tractor: it declares trump only with a long suit, buries its cheapest
+cards, leads its lowest single and follows with what the request's `follow` asks for
+(the lead's suit group, its tractors and pairs), cheapest first. Replace `decide_bid`,
+`decide_double` and `decide_play` (Tractor: `decide_declare`, `decide_bury` and
+`decide_tractor_play`) with your own ideas.
 
 Each DEAL tells the rules in force and a seed of the seat's own: `on_deal` keeps both per
 seat, and every random choice draws from a generator seeded with it, so the same match
@@ -191,10 +197,166 @@ def play(cards: list[str], hand_type: str) -> dict[str, Any]:
     return {"type": "PLAY_RESPONSE", "action": "PLAY", "cards": cards, "hand_type": hand_type}
 
 
+# ---- Tractor (升级 / 拖拉机): docs/protocol-tractor.md ----
+#
+# A Tractor card is an id: deck, suit letter, rank ("D1_H_10": deck 1, ♥10) or a joker
+# ("D2_SJ" small, "D1_BJ" big). The two copies of a card (D1_ and D2_) are the same
+# face: two of them are a pair. The level cards (the round's `level` rank, every suit),
+# the jokers and the `trump_suit`'s cards are all trumps: one suit group, "TRUMP".
+
+TRACTOR_RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
+TRUMP = "TRUMP"
+
+
+def split_card(card: str) -> tuple[str | None, str]:
+    """("H", "10") for "D1_H_10"; (None, "SJ") or (None, "BJ") for a joker."""
+    parts = card.split("_")
+    if len(parts) == 2:
+        return None, parts[1]
+    return parts[1], parts[2]
+
+
+def face(card: str) -> str:
+    """What the two copies of a card share: "H_10" for "D1_H_10" and "D2_H_10"."""
+    return card.split("_", 1)[1]
+
+
+def points(card: str) -> int:
+    """Every 5 is worth 5 points, every 10 and K 10."""
+    rank = split_card(card)[1]
+    return 5 if rank == "5" else 10 if rank in ("10", "K") else 0
+
+
+class Trump:
+    """The round's level and trump suit (None: no trump), as every request tells them."""
+
+    def __init__(self, request: dict[str, Any]) -> None:
+        self.level = request["level"]
+        self.suit = request["trump_suit"]
+        # a tractor's pairs are consecutive in 2..A with the level rank left out
+        self.chain = [rank for rank in TRACTOR_RANKS if rank != self.level]
+
+    def group(self, card: str) -> str:
+        """The card's suit group: "TRUMP", or its suit letter."""
+        suit, rank = split_card(card)
+        if suit is None or rank == self.level or suit == self.suit:
+            return TRUMP
+        return suit
+
+    def power(self, card: str) -> int:
+        """Higher beats lower within a suit group (equal level cards are equal)."""
+        suit, rank = split_card(card)
+        if suit is None:
+            return 30 if rank == "BJ" else 29
+        if rank == self.level:
+            return 28 if suit == self.suit else 27
+        return TRACTOR_RANKS.index(rank)
+
+    def chain_place(self, card: str) -> int | None:
+        """Where a pair of this card sits in a tractor's run, None if it never does
+        (jokers and level cards are never part of a tractor)."""
+        suit, rank = split_card(card)
+        if suit is None or rank == self.level:
+            return None
+        return self.chain.index(rank)
+
+    def cheap(self, card: str) -> tuple[bool, int, int]:
+        """The order to give cards away in: plain suits first, low first, points last."""
+        return (self.group(card) == TRUMP, self.power(card), points(card))
+
+
+def decide_declare(request: dict[str, Any]) -> dict[str, Any]:
+    """DECLARE_REQUEST: declare with an option offered when its suit is a quarter of the
+    hand or more (the suit becomes trump: long trumps win tricks); never no trump."""
+    hand = request["hand"]
+    best, longest = None, 0
+    for option in request["options"]:
+        suit = option["suit"]
+        held = sum(1 for card in hand if split_card(card)[0] == suit)
+        if suit is not None and held > longest:
+            best, longest = option, held
+    if best is not None and 4 * longest >= len(hand):
+        return {"type": "DECLARE_RESPONSE", "action": "DECLARE", "cards": best["cards"]}
+    return {"type": "DECLARE_RESPONSE", "action": "PASS", "cards": []}
+
+
+def decide_bury(request: dict[str, Any]) -> dict[str, Any]:
+    """BURY_REQUEST: bury `count` cards, the cheapest: plain suits, low cards."""
+    trump = Trump(request)
+    cards = sorted(request["hand"], key=trump.cheap)[: request["count"]]
+    return {"type": "BURY_RESPONSE", "cards": cards}
+
+
+def decide_tractor_play(request: dict[str, Any]) -> dict[str, Any]:
+    """PLAY_REQUEST: lead the cheapest single, or follow as `follow` says."""
+    trump = Trump(request)
+    hand = sorted(request["hand"], key=trump.cheap)
+    if request["leading"]:
+        return {"type": "PLAY_RESPONSE", "cards": hand[:1]}  # any single is a legal lead
+    return {"type": "PLAY_RESPONSE", "cards": follow_cards(hand, request["follow"], trump)}
+
+
+def follow_cards(hand: list[str], follow: dict[str, Any], trump: Trump) -> list[str]:
+    """A follow of the shape asked (docs/protocol-tractor.md, "The follow shape"):
+    `count` cards; all of the suit group first when `short`; otherwise only cards of the
+    group, with tractors of the lengths `tractors` names and at least `pairs` pairs
+    (those in the tractors counted). `hand` is sorted cheapest first."""
+    count = follow["count"]
+    mine = [card for card in hand if trump.group(card) == follow["suit_group"]]
+    others = [card for card in hand if card not in mine]
+    if follow["short"]:  # `void` too: then `mine` is empty
+        return mine + others[: count - len(mine)]
+    pairs = pairs_of(mine)
+    chosen: list[str] = []
+    for length in follow["tractors"]:
+        run = longest_run(pairs, trump)[:length]  # from its low end
+        for pair in run:
+            pairs.remove(pair)
+            chosen += pair
+    for pair in pairs[: follow["pairs"] - len(chosen) // 2]:
+        chosen += pair
+    rest = [card for card in mine if card not in chosen]
+    return chosen + rest[: count - len(chosen)]
+
+
+def pairs_of(cards: list[str]) -> list[list[str]]:
+    """The pairs among some cards (both copies of one face), in the cards' order."""
+    seen: dict[str, str] = {}
+    pairs = []
+    for card in cards:
+        if face(card) in seen:
+            pairs.append([seen[face(card)], card])
+        else:
+            seen[face(card)] = card
+    return pairs
+
+
+def longest_run(pairs: list[list[str]], trump: Trump) -> list[list[str]]:
+    """The longest run of pairs at consecutive chain places (lowest first), [] if none."""
+    placed: dict[int, list[str]] = {}
+    for pair in pairs:
+        place = trump.chain_place(pair[0])
+        if place is not None:
+            placed[place] = pair
+    best: list[list[str]] = []
+    for place in sorted(placed):
+        if place - 1 in placed:
+            continue  # not the low end of a run
+        run: list[list[str]] = []
+        while place + len(run) in placed:
+            run.append(placed[place + len(run)])
+        if len(run) > len(best):
+            best = run
+    return best
+
+
 DECIDERS = {
     "BID_REQUEST": decide_bid,
     "DOUBLE_REQUEST": decide_double,
     "PLAY_REQUEST": decide_play,
+    # Tractor's requests (its PLAY_REQUEST is told apart in `handle`)
+    "DECLARE_REQUEST": decide_declare,
+    "BURY_REQUEST": decide_bury,
 }
 
 
@@ -202,8 +364,11 @@ def handle(message: dict[str, Any]) -> dict[str, Any] | None:
     """The reply to one message from the arena, or None for a notification."""
     kind = str(message.get("type"))
     decide = DECIDERS.get(kind)
+    if kind == "PLAY_REQUEST" and "leading" in message:
+        decide = decide_tractor_play  # Tractor's: it has `leading`, Dou Dizhu's `is_free_play`
     if decide is None:
-        # DEAL, BOTTOM_CARDS, REPLY_REJECTED, ROUND_RESULT, MATCH_END: nothing to answer.
+        # DEAL, BOTTOM_CARDS, REPLY_REJECTED, ROUND_RESULT, MATCH_END, and Tractor's
+        # TRUMP_CANDIDATE, TRUMP_LOCKED, THROW_PUNISHED, TRICK_WON, GAME_OVER: nothing to answer.
         if kind == "DEAL":
             on_deal(message)
         elif kind == "MATCH_END":
@@ -300,7 +465,9 @@ def serve_http(port: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description="A simple Dou Dizhu Arena agent.")
+    parser = argparse.ArgumentParser(
+        description="A simple Dou Dizhu Arena agent (斗地主 and Tractor)."
+    )
     parser.add_argument("--http", type=int, metavar="PORT", help="serve HTTP on this port")
     args = parser.parse_args()
     if args.http is not None:

@@ -17,6 +17,7 @@ hooks, and Dou Dizhu's own part (the landlord, the viewer doubles).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, Final
 
 from arena.errors import IllegalActionError
@@ -126,6 +127,8 @@ class DdzGifts:
     """Dou Dizhu's gift operations (see the module)."""
 
     effects: Final = frozenset({DOUBLE, ROLE_SWAP})
+    declined: Final[Mapping[str, str]] = MappingProxyType({})
+    """Dou Dizhu offers every effect."""
 
     def refusals(self, handle: SafePointHandle) -> Mapping[str, str]:
         """DOUBLE is refused ``double_cap`` once the round has its cap of viewer doubles."""

@@ -62,10 +62,20 @@ def _console() -> TractorConsole:
 
 
 def _wire() -> Wire:
-    """Tractor's messages and events as models, imported when asked for."""
-    from arena.games.tractor.events import EVENT_DATA
+    """Tractor's messages and events as models, imported when asked for.
+
+    Until its event models are written (``arena.games.tractor.events``), the wire has
+    its messages and no events: ``arena schema --game tractor`` writes the messages'
+    schemas meanwhile. Any other import error is raised.
+    """
     from arena.games.tractor.messages import MESSAGE_TYPES
 
+    try:
+        from arena.games.tractor.events import EVENT_DATA
+    except ModuleNotFoundError as exc:
+        if exc.name != "arena.games.tractor.events":
+            raise
+        return Wire(messages=MESSAGE_TYPES, events={}, schema_title="TractorArena")
     return Wire(messages=MESSAGE_TYPES, events=EVENT_DATA, schema_title="TractorArena")
 
 

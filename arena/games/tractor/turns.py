@@ -30,6 +30,7 @@ from arena.games.tractor.engine import (
     Round,
     RoundEnded,
     StepRevealed,
+    SwapAction,
     ThrowPunished,
     TractorRules,
     TrickWon,
@@ -404,7 +405,7 @@ class TractorTurns:
         deltas = result.scores
         for seat in range(len(seats)):
             table.totals[seat] += deltas[seat]
-        gifts = tuple(str(change["effect"]) for change in gift_changes)
+        gifts = _gift_marks(gift_changes, rnd)
         record = RoundRecord(
             table=table.table_id,
             round_no=round_no,
@@ -436,6 +437,14 @@ class TractorTurns:
             )
             await self._tell_all(self.views.game_over(winner, state.levels, state.rounds))
         return record
+
+
+def _gift_marks(changes: Sequence[Mapping[str, Any]], rnd: Round) -> tuple[str, ...]:
+    """The result-changing gifts that touched a round, in order: those between rounds
+    (its ``gift_changes``), then a ``SWAP`` for each swap its actions hold."""
+    between = [str(change["effect"]) for change in changes]
+    during = ["SWAP" for action in rnd.actions if isinstance(action, SwapAction)]
+    return (*between, *during)
 
 
 def _declaring(

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arena.games.tractor.engine.patterns import Play, fit_tractors, pair_structure, runs_of
-from arena.games.tractor.engine.trump import Trump, group_name
+from arena.games.tractor.engine.trump import TRUMP, Trump, group_name
 
 __all__ = ["FollowRule", "check_follow", "follow_rule"]
 
@@ -53,18 +53,18 @@ class FollowRule:
 
     def describe(self) -> str:
         """The requirement as a sentence: ``play 4 ♠ cards: a tractor of 2 pairs``."""
-        where = group_name(self.group)
+        where, kind = group_name(self.group), _card_word(self.group)
         if self.void:
             return f"you have no {where}: play any {_cards(self.count)}"
         if self.short:
             mine = (
-                f"your {where} card" if self.held == 1 else f"all {self.held} of your {where} cards"
+                f"your {kind} card" if self.held == 1 else f"all {self.held} of your {kind} cards"
             )
             if self.held == self.count:
                 return f"play {mine}"
             return f"play {mine}, then any {_cards(self.count - self.held, 'other')}"
         shape = self._shape_words()
-        return f"play {_cards(self.count, where)}" + (f", including {shape}" if shape else "")
+        return f"play {_cards(self.count, kind)}" + (f", including {shape}" if shape else "")
 
     def _shape_words(self) -> str:
         words = [f"a tractor of {t} pairs" for t in self.tractors]
@@ -112,15 +112,15 @@ def check_follow(hand: Sequence[int], cards: Sequence[int], lead: Play, trump: T
 def refusal(rule: FollowRule, cards: Sequence[int], trump: Trump) -> str | None:
     """Why ``cards`` (distinct, of the hand, as many as the lead) break ``rule``."""
     g = rule.group
-    where = group_name(g)
+    where, kind = group_name(g), _card_word(g)
     group = trump.group
     mine = [c for c in cards if group[c] == g]
     if rule.short:
         if len(mine) != rule.held:
-            return f"you hold {_cards(rule.held, where)}: {rule.describe()}"
+            return f"you hold {_cards(rule.held, kind)}: {rule.describe()}"
         return None
     if len(mine) != rule.count:
-        return f"you hold {rule.held} {where} cards: play {rule.count} of them and nothing else"
+        return f"you hold {rule.held} {kind} cards: play {rule.count} of them and nothing else"
     if not rule.pairs:
         return None
     pairs, chain = pair_structure(mine, trump)
@@ -135,6 +135,11 @@ def refusal(rule: FollowRule, cards: Sequence[int], trump: Trump) -> str | None:
             return f"you hold a pair in {where}: play a pair"
         return f"you hold {rule.pairs} pairs in {where}: play {rule.pairs} pairs"
     return None
+
+
+def _card_word(group: int) -> str:
+    """A suit group before "card": ``♠`` or ``trump`` (``1 trump card``, not ``trumps``)."""
+    return "trump" if group == TRUMP else group_name(group)
 
 
 def _cards(count: int, what: str = "") -> str:

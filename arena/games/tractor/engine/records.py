@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import ClassVar, TypeAlias
 
 from arena.games.tractor.engine.declaring import Declaration
 from arena.games.tractor.engine.patterns import Play
@@ -26,6 +26,7 @@ __all__ = [
     "Played",
     "RoundEnded",
     "StepRevealed",
+    "SwapAction",
     "ThrowPunished",
     "TrickWon",
     "TrumpCandidate",
@@ -147,4 +148,15 @@ class PlayAction:
     cards: tuple[int, ...]
 
 
-Action: TypeAlias = DeclareAction | BuryAction | PlayAction
+@dataclass(frozen=True, slots=True)
+class SwapAction:
+    """A viewer's 换牌: ``cards[0]`` went from ``seats[0]`` to ``seats[1]`` and ``cards[1]``
+    back (hidden: the replay keeps the cards, the table tells only seats and a count)."""
+
+    seats: tuple[int, int]
+    cards: tuple[int, int]
+    kind: ClassVar[str] = "swap"
+    """The effect's name in a replay's ``effect`` line (as every game's swap)."""
+
+
+Action: TypeAlias = DeclareAction | BuryAction | PlayAction | SwapAction

@@ -9,7 +9,8 @@ nothing. Every action is kept (:attr:`Round.actions`): the same seed and actions
 the same round.
 
 Every one of the 108 cards is always in exactly one place: a hand (dealt, not yet
-revealed ones included), the kitty, the buried cards, or the tricks played.
+revealed ones included), the kitty, the buried cards, or the tricks played. A viewer's
+换牌 reaches the cards only through :meth:`Round.swap_cards`, which keeps it so.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from arena.games.tractor.engine.records import (
     Played,
     RoundEnded,
     StepRevealed,
+    SwapAction,
     ThrowPunished,
     TrickWon,
     TrumpCandidate,
@@ -373,6 +375,51 @@ class Round:
         else:
             self.to_act = (seat + 1) % self.players
         return self.events[start:]
+
+    # --- a viewer's swap (the gifts layer, at a safe point only) ------------------------
+
+    def swap_refusal(self, seat_a: int, card_a: int, seat_b: int, card_b: int) -> str | None:
+        """Why ``card_a`` of ``seat_a`` may not be exchanged for ``card_b`` of ``seat_b``
+        now, or None. Only during play, before a trick's lead, between opponents: while
+        trump is declared a card swapped could make or break a declaration, while the
+        banker buries its hand holds the kitty, and once a lead is played each seat's
+        duty to follow it (and the throw's judgement) was fixed by the hands then. The
+        refusal never names a card (a gift's reason is public)."""
+        if self.phase is not _PLAYING:
+            if self.phase is _FINISHED:
+                return "the round is over"
+            return (
+                "cards change hands only during play, not while trump is declared or the "
+                "banker buries (the kitty never changes hands)"
+            )
+        if self.lead is not None:
+            return (
+                "cards change hands only before a trick's lead: once it is played, what each "
+                "seat must follow with was fixed by its hand"
+            )
+        n = self.players
+        if not (0 <= seat_a < n and 0 <= seat_b < n):
+            return f"a swap is between two seats 0..{n - 1}"
+        if team_of(seat_a) == team_of(seat_b):
+            return "a swap is between opponents (partners would be passing cards to each other)"
+        for seat, card in ((seat_a, card_a), (seat_b, card_b)):
+            if card not in self.hands[seat]:
+                return f"the card to swap is not in seat {seat}'s hand"
+        return None
+
+    def swap_cards(self, seat_a: int, card_a: int, seat_b: int, card_b: int) -> SwapAction:
+        """换牌: ``card_a`` goes to ``seat_b`` and ``card_b`` to ``seat_a``; hand sizes and
+        the 108 cards' places stay whole. Kept as an action (a replay applies it again);
+        raises IllegalActionError, changing nothing, when :meth:`swap_refusal` says why."""
+        reason = self.swap_refusal(seat_a, card_a, seat_b, card_b)
+        if reason is not None:
+            raise IllegalActionError(reason)
+        hand_a, hand_b = self.hands[seat_a], self.hands[seat_b]
+        hand_a[hand_a.index(card_a)] = card_b
+        hand_b[hand_b.index(card_b)] = card_a
+        action = SwapAction((seat_a, seat_b), (card_a, card_b))
+        self.actions.append(action)
+        return action
 
     def _end_trick(self) -> None:
         plays = [p for _, p in self.trick]
