@@ -137,9 +137,11 @@ async def played(players: list[str], *, seed: int, limit: int) -> list[Event]:
     return list(sink.events)
 
 
-SETTLED = """!document.getAnimations().some(a => a.playState === 'running' && a.effect
+SETTLED = """[...document.styleSheets].some(s => (s.href || '').includes('/games/tractor/'))
+    && !document.getAnimations().some(a => a.playState === 'running' && a.effect
     && a.effect.target && a.effect.target.closest && a.effect.target.closest('#trick'))"""
-"""No play flying into the centre (a flight starts at its seat's panel)."""
+"""Tractor's style in (the shell draws once the renderer's script is: its style may come
+a moment later), and no play flying into the centre (a flight starts at its seat)."""
 
 
 async def read_all(pages: list[tuple[Page, list[str]]], until: str) -> list[dict[str, Any]]:

@@ -205,24 +205,17 @@
     if (name === app.game) return then();
     if (!name || !game.script || name in renderers) return switchGame(name, then);
     loading = [];
-    // drawn once both its script and its style are in (or failed): never half-styled
-    let waiting = 1;
     const done = () => {
-      waiting -= 1;
-      if (waiting > 0) return;
       const held = loading || [];
       loading = null;
       switchGame(name, then);
       held.forEach(onMessage);
     };
     if (game.style && !document.querySelector(`link[data-game="${CSS.escape(name)}"]`)) {
-      waiting += 1;
       const link = document.createElement("link");
       link.rel = "stylesheet";
       link.href = game.style;
       link.dataset.game = name;
-      link.onload = done;
-      link.onerror = done;
       document.head.appendChild(link);
     }
     const script = document.createElement("script");

@@ -25,8 +25,8 @@
     zh: {
       team: (t) => (t === 0 ? "红队" : "蓝队"), teamShort: (t) => (t === 0 ? "红" : "蓝"),
       playing: "打", trump: "主", noTrump: "无主",
-      playingShort: "打", trumpShort: "主", pointsShort: "闲家", kittyShort: "底", declaring: "亮主中", nobody: "未亮主",
-      points: "闲家得分", kitty: "底牌", banker: "庄", bankerLong: "庄家", defender: "闲",
+      playingShort: "打", trumpShort: "主", pointsShort: "闲家", kittyShort: "底", declaring: "亮主中",
+      points: "闲家得分", kitty: "底牌", banker: "庄", bankerLong: "庄家",
       declares: "亮主", declared: "亮", locked: "定主", by: (n) => `${n} 亮`,
       throwFailed: "甩牌失败!", threw: "甩", playedAs: "改出",
       kinds: { PAIR: "对子", TRACTOR: "拖拉机", THROW: "甩牌", MIXED: "垫牌" },
@@ -35,18 +35,17 @@
       moveLocked: (s) => `坐庄 · ${s}`, movePunished: (a, b) => `甩牌失败 ${a} → ${b}`,
       moveScored: (p) => `得 ${p} 分`,
       rsUp: (team, from, to, d) => `${team} 升 ${d} 级 (${from} → ${to})`,
-      rsKeep: (team, lv) => `${team} 守住 ${lv}`,
       rsDefenders: "闲家得分", rsTricks: "墩分", rsKitty: "底牌",
       rsKill: (p, m) => `抠底 ${p} × ${m} = ${p * m}`, rsKept: (p) => `${p} 分 · 庄家保底`,
-      rsLevels: (team) => `${team}`, rsNext: "下一庄",
+      rsNext: "下一庄",
       kill: (m) => `抠底 ×${m}!`, wins: (team) => `${team} 获胜!`, champion: (team) => `♛ ${team} 胜`,
       draw: "平局",
     },
     en: {
       team: (t) => (t === 0 ? "Red" : "Blue"), teamShort: (t) => (t === 0 ? "Red" : "Blue"),
       playing: "Playing", trump: "Trump", noTrump: "No trump",
-      playingShort: "Lv", trumpShort: "Trump", pointsShort: "Def.", kittyShort: "Kitty", declaring: "Declaring", nobody: "None yet",
-      points: "Defenders", kitty: "Kitty", banker: "Banker", bankerLong: "Banker", defender: "Def.",
+      playingShort: "Lv", trumpShort: "Trump", pointsShort: "Def.", kittyShort: "Kitty", declaring: "Declaring",
+      points: "Defenders", kitty: "Kitty", banker: "Banker", bankerLong: "Banker",
       declares: "declares", declared: "Declared", locked: "Trump", by: (n) => `by ${n}`,
       throwFailed: "Throw failed!", threw: "threw", playedAs: "played as",
       kinds: { PAIR: "Pair", TRACTOR: "Tractor", THROW: "Throw", MIXED: "Mixed" },
@@ -55,10 +54,9 @@
       moveLocked: (s) => `banker · ${s}`, movePunished: (a, b) => `throw failed ${a} → ${b}`,
       moveScored: (p) => `+${p} pts`,
       rsUp: (team, from, to, d) => `${team} up ${d} (${from} → ${to})`,
-      rsKeep: (team, lv) => `${team} holds ${lv}`,
       rsDefenders: "Defenders' points", rsTricks: "Tricks", rsKitty: "Kitty",
       rsKill: (p, m) => `kill ${p} × ${m} = ${p * m}`, rsKept: (p) => `${p} pts · kept`,
-      rsLevels: (team) => `${team}`, rsNext: "Next banker",
+      rsNext: "Next banker",
       kill: (m) => `KITTY ×${m}!`, wins: (team) => `${team} WINS!`, champion: (team) => `♛ ${team} wins`,
       draw: "Draw",
     },
@@ -317,7 +315,7 @@
       if (!Number.isInteger(before[team])) return;
       const changed = before[team] !== after[team];
       items.push({
-        label: t("rsLevels", t("team", team)),
+        label: t("team", team),
         value: changed ? `${levelText(before[team])} → ${levelText(after[team])}` : levelText(after[team]),
         kind: `team-${team}`,
       });
