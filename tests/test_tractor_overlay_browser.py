@@ -399,6 +399,8 @@ async def test_a_six_seat_match_served_live_and_its_hands_on_the_spectator_view(
         assert [s["banker"] for s in seen["seats"]] == [s == locked["banker"] for s in range(6)]
         assert seen["kitty"] == "12"
         check_frame(seen["table"], viewport_of(layout))
+        if seen["callout"] is not None:  # a throw that did not stand, as it happened
+            check_callout_clear(seen, viewport_of(layout))
         card = cards[i]
         items = {item["kind"]: item for item in card["items"]}
         assert items["total"]["value"] == str(result["defender_points"])
