@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from arena.events import Event
+from arena.games.tractor.public_parts import PublicDeclaring, PublicTricks, fresh
 from arena.sinks.public_state import STATE_VERSION, Status
 
 __all__ = ["TractorPublicState"]
@@ -78,9 +79,9 @@ class _Seat:
             "player": self.player,
             "team": team,
             "cards_left": self.cards_left,
-            "action": _fresh(self.action),
-            "declared": _fresh(self.declared),
-            "standin": _fresh(self.standin),
+            "action": fresh(self.action),
+            "declared": fresh(self.declared),
+            "standin": fresh(self.standin),
             "comment": self.comment,
             "emotion": self.emotion,
             "total": total,
@@ -178,16 +179,9 @@ class TractorPublicState:
         self._phase: str | None = None
         self._level: int | None = None
         self._banker: int | None = None
-        self._candidate: dict[str, Any] | None = None
-        self._declaring: dict[str, Any] | None = None
-        self._windows = 0
-        self._trump: dict[str, Any] | None = None
+        self._declaring = PublicDeclaring()
         self._kitty_count: int | None = None
-        self._defender_points = 0
-        self._tricks_done = 0
-        self._trick: dict[str, Any] | None = None
-        self._last_trick: dict[str, Any] | None = None
-        self._punished: list[dict[str, Any]] = []
+        self._tricks = PublicTricks()
         self._turn: dict[str, Any] | None = None
         self._result: dict[str, Any] | None = None
         for seat in self._seats:
@@ -250,20 +244,7 @@ class TractorPublicState:
         if isinstance(request, str):
             self._phase = _PHASES.get(request, self._phase)
         if request == "DECLARE_REQUEST":  # a window: every seat asked at once
-            window = self._declaring
-            if window is None or event.seat in window["answered"]:
-                self._windows += 1
-                window = self._declaring = {
-                    "window": self._windows,
-                    "deadline_at": None,
-                    "time_limit_ms": None,
-                    "asked": [],
-                    "answered": [],
-                }
-            window["deadline_at"] = data.get("deadline_at")
-            window["time_limit_ms"] = data.get("time_limit_ms")
-            if event.seat not in window["asked"]:
-                window["asked"].append(event.seat)
+            self._declaring.asked(event)
             self._turn = None
             return
         self._turn = {
@@ -299,22 +280,10 @@ class TractorPublicState:
         )
         if target is not None and declared:
             target.declared = {"cards": list(cards), "window": window}
-        if self._declaring is not None:
-            if isinstance(window, int):
-                self._declaring["window"] = self._windows = window
-            if event.seat not in self._declaring["answered"]:
-                self._declaring["answered"].append(event.seat)
+        self._declaring.answered(event)
 
     def _trump_candidate(self, event: Event) -> None:
-        data = event.data
-        self._candidate = {
-            "seat": event.seat,
-            "player": event.player,
-            "cards": list(data.get("cards", ())),
-            "strength": data.get("strength"),
-            "suit": data.get("suit"),
-            "window": data.get("window"),
-        }
+        self._declaring.candidate_made(event)
 
     def _deal_step(self, event: Event) -> None:
         counts = event.data.get("cards", ())
@@ -326,21 +295,11 @@ class TractorPublicState:
     def _trump_locked(self, event: Event) -> None:
         data = event.data
         declarer = data.get("declarer")
-        candidate = self._candidate
-        cards: list[str] = []
-        if candidate is not None and candidate["seat"] == declarer:
-            cards = list(candidate["cards"])
         names = [seat.player for seat in self._seats]
-        self._trump = {
-            "suit": data.get("trump_suit"),
-            "declarer": declarer,
-            "player": _name(names, declarer) if isinstance(declarer, int) else None,
-            "cards": cards,
-        }
+        self._declaring.locked(event, _name(names, declarer) if isinstance(declarer, int) else None)
         self._level = data.get("level", self._level)
         self._banker = data.get("banker", event.seat)
         self._kitty_count = data.get("kitty_count")
-        self._candidate = self._declaring = None
         self._phase = "burying"
         for seat in self._seats:
             seat.action = None  # the declaring is over: its words leave the seats
@@ -361,19 +320,7 @@ class TractorPublicState:
             self._kitty_count = count
 
     def _throw_punished(self, event: Event) -> None:
-        """A throw that did not stand (it comes before the play it was made into)."""
-        data = event.data
-        if self._trick is None:
-            self._punished = []  # it leads the next trick
-        self._punished.append(
-            {
-                "seat": event.seat,
-                "player": event.player,
-                "original": list(data.get("original", ())),
-                "punished": list(data.get("punished", ())),
-                "reason": data.get("reason"),
-            }
-        )
+        self._tricks.throw_punished(event)
 
     def _play(self, event: Event) -> None:
         data = event.data
@@ -381,57 +328,20 @@ class TractorPublicState:
             self._phase = "playing"
             for seat in self._seats:
                 seat.action = None
-        cards = list(data.get("cards", ()))
-        kind = data.get("kind")
-        punished = bool(data.get("punished", False))
         action: dict[str, Any] = {
             "type": "play",
-            "cards": cards,
-            "kind": kind,
+            "cards": list(data.get("cards", ())),
+            "kind": data.get("kind"),
             "suit_group": data.get("suit_group"),
-            "punished": punished,
+            "punished": bool(data.get("punished", False)),
         }
         target = self._acted(event, action)
         if target is not None:
             target.cards_left = data.get("cards_left", target.cards_left)
-        trick = self._trick
-        if trick is None or data.get("leading"):
-            trick = self._trick = {
-                "no": self._tricks_done + 1,
-                "leader": event.seat,
-                "lead": {"cards": list(cards), "kind": kind, "suit_group": data.get("suit_group")},
-                "plays": [],
-                "seat": None,
-            }
-        trick["plays"].append(
-            {
-                "seat": event.seat,
-                "player": event.player,
-                "cards": list(cards),
-                "kind": kind,
-                "punished": punished,
-            }
-        )
-        trick["seat"] = event.seat
+        self._tricks.play(event)
 
     def _trick_won(self, event: Event) -> None:
-        data = event.data
-        trick = self._trick or {"no": None, "leader": None, "lead": None, "plays": []}
-        self._last_trick = {
-            "no": data.get("trick", trick["no"]),
-            "leader": trick["leader"],
-            "lead": trick["lead"],
-            "plays": trick["plays"],
-            "winner": event.seat,
-            "player": event.player,
-            "points": data.get("points"),
-            "counted": data.get("counted"),
-            "punished": self._punished,
-        }
-        self._defender_points = data.get("defender_points", self._defender_points)
-        self._tricks_done = data.get("trick", self._tricks_done + 1)
-        self._trick = None
-        self._punished = []
+        self._tricks.won(event)
         for seat in self._seats:
             seat.action = None
 
@@ -450,7 +360,7 @@ class TractorPublicState:
         result: Mapping[str, Any] = data.get("result", {})
         scores: Mapping[str, int] = data.get("scores", {})
         self._phase = "settled"
-        self._turn = self._trick = self._declaring = None
+        self._turn = self._declaring.window = self._tricks.trick = None
         if "totals" in data:
             self._totals = dict(data["totals"])
         else:
@@ -462,7 +372,7 @@ class TractorPublicState:
         if isinstance(levels_after, list) and len(levels_after) == 2:
             self._levels = list(levels_after)
         if "defender_points" in result:
-            self._defender_points = result["defender_points"]
+            self._tricks.defender_points = result["defender_points"]
         banker = result.get("banker")
         self._result = {
             "banker": banker,
@@ -500,7 +410,7 @@ class TractorPublicState:
     def _match_ended(self, event: Event) -> None:
         data = event.data
         self.status = "ended"
-        self._turn = self._declaring = None
+        self._turn = self._declaring.window = None
         self._totals = dict(data.get("totals", self._totals))
         self._rounds_won = dict(data.get("rounds_won", {}))
         self._name_seats(data.get("players", ()))
@@ -554,21 +464,15 @@ class TractorPublicState:
             "levels": _list(self._levels),
             "level": self._level,
             "banker": self._banker,
-            "candidate": _fresh(self._candidate),
-            "declaring": _fresh(self._declaring),
-            "trump": _fresh(self._trump),
+            **self._declaring.snapshot(),
             "kitty_count": self._kitty_count,
-            "defender_points": self._defender_points,
-            "tricks_done": self._tricks_done,
-            "trick": _fresh(self._trick),
-            "last_trick": _fresh(self._last_trick),
-            "punished": _fresh(self._punished),
-            "turn": _fresh(self._turn),
-            "result": _fresh(self._result),
-            "game_over": _fresh(self._game_over),
+            **self._tricks.snapshot(),
+            "turn": fresh(self._turn),
+            "result": fresh(self._result),
+            "game_over": fresh(self._game_over),
             "totals": dict(totals),
-            "rounds_won": _fresh(self._rounds_won),
-            "standings": _fresh(self._standings),
+            "rounds_won": fresh(self._rounds_won),
+            "standings": fresh(self._standings),
         }
 
 
@@ -580,13 +484,3 @@ def _name(names: Sequence[str | None], seat: object) -> str:
 
 def _list(value: object) -> list[Any] | None:
     return list(value) if isinstance(value, list) else None
-
-
-def _fresh(value: Any) -> Any:
-    """A copy of JSON-ready data, every list and dict in it fresh, so that a snapshot
-    handed to a publisher never changes under it."""
-    if type(value) is dict:
-        return {key: _fresh(item) for key, item in value.items()}
-    if type(value) is list:
-        return [_fresh(item) for item in value]
-    return value
