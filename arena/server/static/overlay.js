@@ -88,11 +88,28 @@
     return node;
   }
 
-  /** A playing card element; the card text goes in textContent and data-card. */
+  /** A card as it is shown: its face from the game's renderer (`cardFace`: a game whose
+   *  events name cards by id, ``D1_H_10``, shows ``♥10``), else the card's own text. */
+  function faceOf(card) {
+    const r = app.renderer;
+    if (r && typeof r.cardFace === "function") {
+      try {
+        const face = r.cardFace(card, api);
+        if (typeof face === "string" && face) return face;
+      } catch (err) {
+        // a renderer that fails leaves the card as the event wrote it
+      }
+    }
+    return String(card);
+  }
+
+  /** A playing card element; the card's face goes in textContent and data-card (and the
+   *  card as the event wrote it in data-id, when the face differs). */
   function cardEl(card) {
-    const text = String(card);
+    const text = faceOf(card);
     const node = el("span", "card");
     node.dataset.card = text;
+    if (text !== String(card)) node.dataset.id = String(card);
     const joker = text === "大王" || text === "小王";
     if (text.includes("♥") || text.includes("♦") || text === "大王") node.classList.add("red");
     if (joker) {
@@ -151,7 +168,7 @@
 
   /** What the shell lends a renderer: its helpers, never its state. */
   const api = {
-    el, $, t, slot, cardEl, setCards, fullScreen: (...a) => fullScreen(...a),
+    el, $, t, slot, cardEl, setCards, face: (card) => faceOf(card), fullScreen: (...a) => fullScreen(...a),
     beep: (...a) => beep(...a), mode: MODE,
   };
 
@@ -422,7 +439,9 @@
   const TABLE_PARTS = window.ArenaTable || null;
   /** What table.js borrows from the shell: its helpers and the page's language. */
   function tableCtx() {
-    return { lang: app.lang, el, t, setCards, seatColor, hook: (name, ...args) => hook(name, ...args) };
+    return {
+      lang: app.lang, el, t, setCards, seatColor, face: faceOf, hook: (name, ...args) => hook(name, ...args),
+    };
   }
 
   /** Spectator: every seat's hand face up, from the latest `hands` item. */

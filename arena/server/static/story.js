@@ -6,10 +6,10 @@
  * event), so that a page that joins late draws the same cards as one that watched.
  *
  * - The result card: the headline (who won), what made the stakes (the game renderer's
- *   `roundStory(data)` hook: `{headline, items: [{label, value}]}`; a game without it
+ *   `roundStory(data)` hook: `{headline, items: [{label, value, cards?}]}`; a game without it
  *   shows the card without that part), then one row per seat: its name, the round's
  *   points, the running total and the cards left in its hand (`data.result.final_hands`
- *   by seat, or the renderer's `roundHands(data)`), with the renderer's
+ *   by seat, or the renderer's `roundHands(data)`; `false` from it: no hands), with the renderer's
  *   `roundSeatTag(data, seat)` beside the name. It stays until the next round starts,
  *   and at least HOLD_MS once it appeared.
  * - The match card: the standings (rank, name, total, rounds won), each model seat's
@@ -67,8 +67,11 @@
     const totals = d.totals || {};
     const story = ctx.hook("roundStory", d) || {};
     const items = Array.isArray(story) ? story : Array.isArray(story.items) ? story.items : [];
-    const hands = ctx.hook("roundHands", d)
-      || (d.result && Array.isArray(d.result.final_hands) ? d.result.final_hands : []);
+    // a game's own hands; `false`: its card shows none (every card is played, say)
+    const own = ctx.hook("roundHands", d);
+    const showHands = own !== false;
+    const hands = Array.isArray(own) ? own
+      : (d.result && Array.isArray(d.result.final_hands) ? d.result.final_hands : []);
     const winners = players.filter((p) => typeof scores[p] === "number" && scores[p] > 0);
     const headline = typeof story.headline === "string" && story.headline
       ? story.headline : winners.length ? words(ctx, "wins", winners.join(", ")) : "";
@@ -82,7 +85,13 @@
         if (!item) return;
         const chip = el("span", "story-item");
         if (item.kind) chip.dataset.kind = String(item.kind);
-        chip.append(el("span", "story-label", item.label), el("span", "story-value", item.value));
+        chip.append(el("span", "story-label", item.label));
+        if (Array.isArray(item.cards)) { // cards the round revealed (a kitty), as cards
+          const cards = el("span", "story-cards cards small");
+          ctx.setCards(cards, item.cards);
+          chip.append(cards);
+        }
+        chip.append(el("span", "story-value", item.value));
         stakes.append(chip);
       });
       parts.push(stakes);
@@ -101,11 +110,14 @@
         el("span", "story-points", signed(scores[player])),
         el("span", "story-total", `${words(ctx, "total")} ${player in totals ? totals[player] : "–"}`),
       );
-      const cards = Array.isArray(hands[seat]) ? hands[seat] : [];
-      const hand = el("div", "story-hand cards small");
-      ctx.setCards(hand, cards);
-      if (!cards.length) hand.append(el("span", "story-out", words(ctx, "noCards")));
-      row.append(line, hand);
+      row.append(line);
+      if (showHands) {
+        const cards = Array.isArray(hands[seat]) ? hands[seat] : [];
+        const hand = el("div", "story-hand cards small");
+        ctx.setCards(hand, cards);
+        if (!cards.length) hand.append(el("span", "story-out", words(ctx, "noCards")));
+        row.append(hand);
+      }
       rows.append(row);
     });
     parts.push(rows);

@@ -116,7 +116,8 @@
   /** Small cards as text chips (the history: compact). */
   function miniCards(ctx, cards) {
     const box = ctx.el("span", "mini-cards");
-    cards.forEach((c) => {
+    cards.forEach((card) => {
+      const c = ctx.face ? ctx.face(card) : String(card); // a game's face for its card ids
       const chip = ctx.el("span", "mini-card", c);
       if (c.includes("♥") || c.includes("♦") || c === "大王") chip.classList.add("red");
       box.append(chip);
