@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import time
 from typing import Any
 
@@ -281,3 +282,14 @@ async def test_replies_may_name_faces_instead_of_card_ids() -> None:
     assert len(plays) >= 20
     assert not any(e.data["fallback"] for e in plays)
     assert all(card.startswith("D") for e in plays for card in e.data["cards"])  # ids again
+
+
+def test_a_served_table_of_six_shows_six_empty_seats_before_its_first_snapshot() -> None:
+    from arena.server.hub import OverlayHub
+
+    for seats, shown in ((6, 6), (None, 3)):  # unknown: the default game's three
+        hub = OverlayHub(run_id="run-1", seats=seats)
+        page = hub.subscribe("public")
+        server = json.loads(hub.picture(page)[0])
+        assert server["type"] == "server"
+        assert server["seats"] == shown

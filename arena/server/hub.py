@@ -225,8 +225,13 @@ class OverlayHub:
         spectator_delay_s: float | None = None,
         avatars: Mapping[str, str] | None = None,
         between_tables_s: float = 0.0,
+        seats: int | None = None,
     ) -> None:
         self.mode: Mode = mode
+        self.seats = seats
+        """The seats of the tables the server plays (its config's), if it knows them: a
+        page shows that many empty seats before the first snapshot (a Tractor table of
+        six, not its game's default four)."""
         self.between_tables_s = between_tables_s
         """How long the pages keep showing a featured table that ended, counting down to
         the next one (0: they follow the next at once)."""
@@ -505,7 +510,10 @@ class OverlayHub:
 
     def _idle_seats(self, table: str | None) -> int:
         """The seats a page shows, empty, before its table's first snapshot: those of
-        the table's game (the default game's before any table is known)."""
+        the server's tables when it knows them, else those of the table's game (the
+        default game's before any table is known)."""
+        if self.seats is not None:
+            return self.seats
         known = self._tables.get(table) if table is not None else None
         return get_game(known.game if known is not None else DEFAULT_GAME).seat_count()
 

@@ -94,6 +94,7 @@ class ArenaServer:
         self.token_made = found is not None and found.made_for_run
         """The arena made the token: the command prints :meth:`control_link`."""
         self._link_file: Path | None = None
+        seats = list(seats)
         urls, files = avatars_of(seats, base=config_dir)
         self.hub = OverlayHub(
             run_id=new_run_id(),
@@ -103,6 +104,7 @@ class ArenaServer:
             spectator_delay_s=spectator_delay_s,
             avatars=urls,
             between_tables_s=settings.between_tables_s if mode == "tournament" else 0.0,
+            seats=len(seats) if seats and mode != "tournament" else None,
         )
         self.control = MatchControl(started=started, on_change=self._control_changed)
         self.parts = ServerParts(
