@@ -77,9 +77,9 @@ class TimedRandom(RandomAgent):
         return reply
 
 
-async def _table_rounds(game: str, players: int, rounds: int, agent: type) -> float:
-    """CPU seconds per round of a match of ``rounds`` rounds (no game end for Tractor:
-    a round limit above the count, levels carried as they come)."""
+async def _table_rounds(game: str, players: int, rounds: int, agent: type) -> tuple[float, int]:
+    """CPU seconds per round of a match of at most ``rounds`` rounds (Tractor's ends
+    sooner when a team reaches A), and the rounds it played."""
     info = get_game(game)
     rules: Any = None
     if game == "tractor":
@@ -99,7 +99,7 @@ async def _table_rounds(game: str, players: int, rounds: int, agent: type) -> fl
         summary = await play_match(table, rounds=rounds, seed=7)
         spent = time.process_time() - started
         replay.close()
-    return spent / len(summary.rounds)
+    return spent / len(summary.rounds), len(summary.rounds)
 
 
 def _engine_round(players: int, seed: int) -> int:
@@ -130,7 +130,8 @@ def main() -> None:
     rounds, repeats = (10, 1) if args.quick else (args.rounds, args.repeats)
 
     def best(game: str, players: int, agent: type) -> float:
-        return min(asyncio.run(_table_rounds(game, players, rounds, agent)) for _ in range(repeats))
+        runs = (asyncio.run(_table_rounds(game, players, rounds, agent)) for _ in range(repeats))
+        return min(per_round for per_round, _ in runs)
 
     print("(a) whole rounds per second through the table (random seats, events, replay)")
     rows = [
@@ -147,9 +148,9 @@ def main() -> None:
     print("(b) per decision, Tractor (random seats)")
     for players in (4, 6):
         TimedRandom.spent, TimedRandom.decisions = 0.0, 0
-        table = asyncio.run(_table_rounds("tractor", players, rounds, TimedRandom))
-        decisions = TimedRandom.decisions / rounds
-        agents = TimedRandom.spent / rounds
+        table, played = asyncio.run(_table_rounds("tractor", players, rounds, TimedRandom))
+        decisions = TimedRandom.decisions / played
+        agents = TimedRandom.spent / played
         engine, _ = min(engine_per_round(players, rounds * 3) for _ in range(repeats))
         own = (table - agents - engine) / decisions
         print(
