@@ -44,12 +44,10 @@ table's retry shows the model the reason.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, Final, Generic, TypeVar, overload
+from typing import Any, Final, overload
 
-from arena.agents.llm.answers import last_object, quoted, strip_fences, strip_reasoning
-from arena.errors import AgentReplyError
+from arena.agents.llm.answers import quoted
+from arena.agents.llm.reading import Extracted, answer_object, parsed_reply, shared_repairs
 from arena.games.ddz.messages import (
     BidRequest,
     BidResponse,
@@ -60,7 +58,7 @@ from arena.games.ddz.messages import (
     PlayResponse,
     parse_message,
 )
-from protocol import MAX_TEXT, Emotion, Message, ProtocolError, cut_to_cap
+from protocol import MAX_TEXT, Message
 
 __all__ = ["MAX_TEXT", "Extracted", "extract_reply"]
 
@@ -74,30 +72,9 @@ _DECISION_KEYS: Final[dict[type[Message], frozenset[str]]] = {
     DoubleResponse: frozenset({"double"}),
     PlayResponse: frozenset({"action", "cards", "hand_type"}),
 }
-_TEXT_KEYS: Final = ("comment", "strategy_hint")
-_FILLED_KEYS: Final = ("type", "player_id", "request_id")
-_COMMON_KEYS: Final = frozenset({*_TEXT_KEYS, "emotion", *_FILLED_KEYS})
 
 _CARD_WORDS: Final = re.compile(r"(?:small|big|black|red)\s+joker|[^\s,]+", re.IGNORECASE)
-_EMOTIONS: Final = {emotion.value: emotion.value for emotion in Emotion}
 _HAND_TYPES: Final = {kind.value for kind in HandType}
-
-
-#: The reply class that answers a request: BidResponse for a BidRequest, and so on.
-R = TypeVar("R", BidResponse, DoubleResponse, PlayResponse)
-
-
-@dataclass(frozen=True, slots=True)
-class Extracted(Generic[R]):
-    """A usable reply, the JSON object it came from, and what was repaired on the way.
-
-    ``repairs`` are short notes ("comment cut from 312 to 200 characters") for the
-    decision's accounting and the replay; empty when the model's object was used as is.
-    """
-
-    reply: R
-    found: dict[str, Any]
-    repairs: tuple[str, ...] = field(default=())
 
 
 @overload
@@ -132,42 +109,16 @@ def extract_reply(
     if expected is None:
         raise TypeError(f"not a request a model answers: {type(request).__name__}")
     wanted = expected.model_fields["type"].default
-    if cut_off and not text.strip():  # all its tokens went to reasoning it did not show
-        raise AgentReplyError(
-            "truncated",
-            f"the model hit its output limit before it wrote any answer (expected a {wanted})",
-        )
-    if not text.strip():
-        raise AgentReplyError("empty", f"expected a {wanted}, got an empty reply")
-    answer = strip_fences(strip_reasoning(text))
-    found, end, unclosed = last_object(answer)
-    if cut_off and (found is None or (unclosed is not None and unclosed >= end)):
-        where = "while reasoning" if not answer.strip() else "before its answer was complete"
-        raise AgentReplyError(
-            "truncated",
-            f"the model hit its output limit {where}; the text ends {quoted(text, end=True)}",
-        )
-    if found is None:
-        if not answer.strip():
-            why = "only reasoning (<think>), no answer after it"
-        else:
-            why = f"no JSON object in {quoted(answer)}"
-        raise AgentReplyError("unparsable", f"expected a {wanted} as a JSON object: {why}")
+    found = answer_object(text, wanted, cut_off=cut_off)
     repairs: list[str] = []
-    fields = _repaired(found, expected, request, repairs)
-    fields["type"] = wanted
-    fields["player_id"] = request.player_id
-    fields["request_id"] = request.request_id
-    try:
-        reply = parse_message(fields, expect=expected)
-    except ProtocolError as exc:
-        if cut_off:  # e.g. a forced tool's input closed by the provider, fields missing
-            raise AgentReplyError(
-                "truncated",
-                f"the model hit its output limit before its answer was complete: "
-                f"expected a {wanted}: {exc}",
-            ) from exc
-        raise AgentReplyError("unparsable", f"expected a {wanted}: {exc}") from exc
+    fields = shared_repairs(found, expected, request, _DECISION_KEYS[expected], repairs)
+    if expected is BidResponse:
+        _repair_bid(fields, repairs)
+    elif expected is DoubleResponse:
+        _repair_double(fields, repairs)
+    else:
+        _repair_play(fields, repairs)
+    reply = parsed_reply(fields, expected, request, parse_message, cut_off=cut_off)
     notes = tuple(repairs)
     if isinstance(reply, BidResponse):
         return Extracted(reply=reply, found=found, repairs=notes)
@@ -175,61 +126,6 @@ def extract_reply(
         return Extracted(reply=reply, found=found, repairs=notes)
     assert isinstance(reply, PlayResponse)
     return Extracted(reply=reply, found=found, repairs=notes)
-
-
-def _repaired(
-    found: Mapping[str, Any],
-    expected: type[Message],
-    request: BidRequest | DoubleRequest | PlayRequest,
-    repairs: list[str],
-) -> dict[str, Any]:
-    """The model's object with the safe repairs made, each noted in ``repairs``."""
-    known = _DECISION_KEYS[expected] | _COMMON_KEYS
-    unknown = sorted(key for key in found if key not in known)
-    if unknown:
-        repairs.append(f"dropped unknown keys: {', '.join(unknown)}")
-    fields = {key: value for key, value in found.items() if key in known}
-    wanted = expected.model_fields["type"].default
-    if fields.get("type", wanted) != wanted:
-        repairs.append(f"type {fields['type']!r} replaced by {wanted!r}")
-    for key, own in (("player_id", request.player_id), ("request_id", request.request_id)):
-        if key in fields and fields[key] != own:
-            repairs.append(f"{key} {fields[key]!r} replaced by the request's")
-    for key in _TEXT_KEYS:
-        _repair_text(fields, key, repairs)
-    _repair_emotion(fields, repairs)
-    if expected is BidResponse:
-        _repair_bid(fields, repairs)
-    elif expected is DoubleResponse:
-        _repair_double(fields, repairs)
-    else:
-        _repair_play(fields, repairs)
-    return fields
-
-
-def _repair_text(fields: dict[str, Any], key: str, repairs: list[str]) -> None:
-    value = fields.get(key)
-    if value is None:
-        return
-    if not isinstance(value, str):
-        del fields[key]
-        repairs.append(f"dropped {key}: not a string")
-    elif len(value) > MAX_TEXT:
-        fields[key] = cut_to_cap(value)
-        repairs.append(f"{key} cut from {len(value)} to {MAX_TEXT} characters")
-
-
-def _repair_emotion(fields: dict[str, Any], repairs: list[str]) -> None:
-    value = fields.get("emotion")
-    if value is None:
-        return
-    emotion = _EMOTIONS.get(value.strip().lower()) if isinstance(value, str) else None
-    if emotion is None:
-        del fields["emotion"]
-        repairs.append(f"dropped unknown emotion {quoted(str(value))}")
-    elif emotion != value:
-        fields["emotion"] = emotion
-        repairs.append(f"emotion {value!r} read as {emotion!r}")
 
 
 def _repair_bid(fields: dict[str, Any], repairs: list[str]) -> None:
