@@ -5,17 +5,25 @@ What every game's replay check shares: the round's lines (:class:`RecordedRound`
 round that disagrees with itself or with the engine, :class:`RoundIncomplete` for one
 the replay ends inside). The check itself is the game's (``Game.replay_check``; Dou
 Dizhu's is :mod:`arena.games.ddz.replay_check`); :func:`arena.replay.verify_round` picks
-it by the game the round's header names.
+it by the game the round's header names, and walks it with :func:`walk_round`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from arena.errors import ArenaError
 
-__all__ = ["RecordedRound", "ReplayError", "RoundIncomplete", "RoundMismatch"]
+__all__ = [
+    "RecordedRound",
+    "ReplayError",
+    "RoundIncomplete",
+    "RoundMismatch",
+    "RoundWalk",
+    "walk_round",
+]
 
 
 class ReplayError(ArenaError, ValueError):
@@ -62,3 +70,55 @@ class RecordedRound:
     """The table's last event number before this round (the numbers only increase)."""
     cut_off: str | None = None
     """Where the replay ends, when it ends inside this round (for example "at line 412")."""
+
+
+T = TypeVar("T")
+
+
+class RoundWalk(Protocol[T]):
+    """A game's walk through one recorded round beside a fresh engine (its replay
+    check): :meth:`run` checks every line, :meth:`finish` what only the round's end can
+    say; ``line`` is the line it is at, ``rnd`` the engine round it plays."""
+
+    line: int
+    rnd: T
+
+    def run(self) -> None: ...
+
+    def finish(self) -> None: ...
+
+
+def walk_round(
+    recorded: RecordedRound,
+    walk: Callable[[RecordedRound], RoundWalk[T]],
+    mismatch: type[Exception],
+) -> T:
+    """Walk ``recorded`` with a game's check and return its finished engine round.
+
+    ``mismatch``: the exception the game's walk raises to say what differs, turned here
+    into :class:`RoundMismatch`; a line of the right kind but the wrong shape (an edit,
+    another program's file) is a RoundMismatch too, naming its line. A round the replay
+    ends inside whose lines all check is :class:`RoundIncomplete`.
+    """
+    check: RoundWalk[T] | None = None
+    try:
+        check = walk(recorded)
+        check.run()
+        if recorded.cut_off is None:
+            check.finish()
+    except mismatch as exc:
+        raise RoundMismatch(recorded.table, recorded.round, str(exc)) from exc
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        line = check.line if check is not None else 0
+        raise RoundMismatch(recorded.table, recorded.round, _malformed(exc, line)) from exc
+    if recorded.cut_off is not None:
+        detail = f"the replay ends inside this round {recorded.cut_off}"
+        raise RoundIncomplete(recorded.table, recorded.round, detail)
+    return check.rnd
+
+
+def _malformed(exc: Exception, line: int) -> str:
+    where = f"line {line}: " if line else "the round_start line: "
+    if isinstance(exc, KeyError):
+        return f"{where}a malformed line: it lacks {exc}"
+    return f"{where}a malformed line ({type(exc).__name__}: {exc})"

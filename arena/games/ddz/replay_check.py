@@ -53,7 +53,7 @@ from arena.games.ddz.engine import (
     resolve_cards,
 )
 from arena.games.ddz.views import deal_seeds, table_rules
-from arena.replay_round import RecordedRound, RoundIncomplete, RoundMismatch
+from arena.replay_round import RecordedRound, walk_round
 
 __all__ = ["verify_round"]
 
@@ -64,22 +64,7 @@ def verify_round(recorded: RecordedRound) -> Round:
     Raises :class:`RoundMismatch` naming the line and what differs, or
     :class:`RoundIncomplete` for a round the replay ends inside whose lines all check.
     """
-    check: _RoundCheck | None = None
-    try:
-        check = _RoundCheck(recorded)
-        check.run()
-        if recorded.cut_off is None:
-            check.finish()
-    except _Mismatch as exc:
-        raise RoundMismatch(recorded.table, recorded.round, str(exc)) from exc
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
-        # A line of the right kind but the wrong shape (an edit, another program's file).
-        line = check.line if check is not None else 0
-        raise RoundMismatch(recorded.table, recorded.round, _malformed(exc, line)) from exc
-    if recorded.cut_off is not None:
-        detail = f"the replay ends inside this round {recorded.cut_off}"
-        raise RoundIncomplete(recorded.table, recorded.round, detail)
-    return check.rnd
+    return walk_round(recorded, _RoundCheck, _Mismatch)
 
 
 class _Mismatch(Exception):
@@ -700,13 +685,6 @@ def _same_cards(what: str, shown: list[str], expected: Iterable[Card]) -> None:
 
 def _shown(cards: Iterable[str]) -> str:
     return " ".join(cards) or "nothing"
-
-
-def _malformed(exc: Exception, line: int) -> str:
-    where = f"line {line}: " if line else "the round_start line: "
-    if isinstance(exc, KeyError):
-        return f"{where}a malformed line: it lacks {exc}"
-    return f"{where}a malformed line ({type(exc).__name__}: {exc})"
 
 
 def _deal_from(data: dict[str, Any]) -> DealtCards:

@@ -74,7 +74,7 @@ from arena.games.tractor.replay_result import (
 )
 from arena.games.tractor.result import TractorResult
 from arena.games.tractor.views import TractorViews, group_letter, ids
-from arena.replay_round import RecordedRound, RoundIncomplete, RoundMismatch
+from arena.replay_round import RecordedRound, walk_round
 
 __all__ = ["verify_round"]
 
@@ -85,22 +85,7 @@ def verify_round(recorded: RecordedRound) -> Round:
     Raises :class:`RoundMismatch` naming the line and what differs, or
     :class:`RoundIncomplete` for a round the replay ends inside whose lines all check.
     """
-    check: _RoundCheck | None = None
-    try:
-        check = _RoundCheck(recorded)
-        check.run()
-        if recorded.cut_off is None:
-            check.finish()
-    except Mismatch as exc:
-        raise RoundMismatch(recorded.table, recorded.round, str(exc)) from exc
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
-        # A line of the right kind but the wrong shape (an edit, another program's file).
-        line = check.line if check is not None else 0
-        raise RoundMismatch(recorded.table, recorded.round, _malformed(exc, line)) from exc
-    if recorded.cut_off is not None:
-        detail = f"the replay ends inside this round {recorded.cut_off}"
-        raise RoundIncomplete(recorded.table, recorded.round, detail)
-    return check.rnd
+    return walk_round(recorded, _RoundCheck, Mismatch)
 
 
 @dataclass(frozen=True)
@@ -637,10 +622,3 @@ class _RoundCheck:
         if self.pending:
             made = ANNOUNCED_BY[type(self.pending[0])]
             raise Mismatch(f"{what} comes before the engine's {made} is announced")
-
-
-def _malformed(exc: Exception, line: int) -> str:
-    where = f"line {line}: " if line else "the round_start line: "
-    if isinstance(exc, KeyError):
-        return f"{where}a malformed line: it lacks {exc}"
-    return f"{where}a malformed line ({type(exc).__name__}: {exc})"
