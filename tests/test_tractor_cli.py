@@ -62,7 +62,7 @@ def test_a_config_file_for_tractor_needs_no_flag(
     [
         (["--game", "chess"], "no game called 'chess'"),
         (["--game", "tractor", "--players", "5"], "--players:"),
-        (["--players", "4"], "--players:"),  # Dou Dizhu has three seats, no choice
+        (["--players", "4"], "is played by 3 players, no other number"),  # no choice
     ],
 )
 def test_mistakes_name_the_flag(

@@ -8,7 +8,7 @@ import sys
 from typing import Any, Final
 
 from arena.commands.usage import UsageError
-from arena.config import ArenaConfig, load_config, parse_config
+from arena.config import ArenaConfig, load_config, named_game, parse_config
 from arena.errors import ConfigError
 from arena.games.registry import known_games
 
@@ -68,6 +68,12 @@ def _game_data(args: argparse.Namespace, config: ArenaConfig, data: dict[str, An
             )
         data["game"], data["rules"], data["seats"] = game, None, ()
     if players is not None:
+        game_info = named_game(data)
+        if "players" not in game_info.rules.model_fields:
+            raise UsageError(
+                f"--players: {game_info.title} is played by {game_info.seat_count()} "
+                "players, no other number"
+            )
         rules = dict(data.get("rules") or {})
         rules["players"] = players
         data["rules"] = rules
