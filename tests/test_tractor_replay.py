@@ -274,3 +274,45 @@ async def test_compare_says_two_runs_of_a_seed_are_one_match_and_another_seed_is
     )
     assert differ == 1
     assert told.startswith(f"different: {first} line 1 and {other} line 1 (table t1)")
+
+
+def test_a_round_must_carry_on_from_the_round_before_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each round of two matches checks alone; round 2 of one match after round 1 of
+    another does not carry on from it (its levels or banker), and the replay says so."""
+    files = []
+    for seed in (3, 4):
+        record = tmp_path / f"seed{seed}.jsonl"
+        argv = ["play", "--game", "tractor", "--no-live", "--rounds", "2", "--seed", str(seed)]
+        assert main([*argv, "--record", str(record)]) == 0
+        files.append(record.read_text(encoding="utf-8").splitlines())
+    capsys.readouterr()
+
+    def second_round_at(lines: list[str]) -> int:
+        return next(
+            i
+            for i, line in enumerate(lines)
+            if json.loads(line)["kind"] == "round_start" and json.loads(line)["round"] == 2
+        )
+
+    first, other = files
+    head, tail = first[: second_round_at(first)], other[second_round_at(other) :]
+    seqs = [json.loads(line)["event"]["seq"] for line in head if '"kind":"event"' in line]
+    next_seq = next(json.loads(line)["event"]["seq"] for line in tail if '"kind":"event"' in line)
+    shifted = []
+    for line in tail:  # the events numbered on from the first match's, as one table's are
+        data = json.loads(line)
+        if data["kind"] == "event":
+            data["event"]["seq"] += seqs[-1] + 1 - next_seq
+        shifted.append(json.dumps(data, ensure_ascii=False))
+    mixed = [*head, *shifted]
+    composed = tmp_path / "mixed.jsonl"
+    composed.write_text("\n".join(mixed) + "\n", encoding="utf-8")
+    assert main(["replay", str(tmp_path / "seed3.jsonl"), "--quiet"]) == 0
+    assert "✗" not in capsys.readouterr().out  # the real match carries on
+    assert main(["replay", str(composed), "--quiet"]) == 1
+    out = capsys.readouterr().out
+    assert "✓ table t1 round 1" in out
+    assert "✗ table t1 round 2: its header's" in out
+    assert "'s score carries" in out

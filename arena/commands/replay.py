@@ -99,18 +99,28 @@ def run_replay_command(args: argparse.Namespace) -> int:
     if not replay.rounds:
         raise ReplayError(f"{args.file}: no rounds in this replay")
     verified = failed = incomplete = 0
+    last: dict[str, tuple[int, Any]] = {}
+    """Each table's last verified round: its number and engine round."""
     for recorded in replay.rounds:
         if not args.quiet:
             _print_round(recorded)
         where = f"table {recorded.table} round {recorded.round}"
+        before = last.pop(recorded.table, None)
         try:
-            verify_round(recorded)
+            played = verify_round(recorded)
         except RoundIncomplete as exc:
             incomplete += 1
             print(f"… {exc}")
+            continue
         except ReplayError as exc:
             failed += 1
             print(f"✗ {exc}")
+            continue
+        last[recorded.table] = (recorded.round, played)
+        problem = _carried_problem(recorded, before)
+        if problem is not None:
+            failed += 1
+            print(f"✗ {where}: {problem}")
         else:
             verified += 1
             print(f"✓ {where}: every move legal, messages agree, scores match")
@@ -130,6 +140,20 @@ def run_replay_command(args: argparse.Namespace) -> int:
         )
         return 1
     return 0
+
+
+def _carried_problem(recorded: RecordedRound, before: tuple[int, Any] | None) -> str | None:
+    """What a round's header says against the round before it at its table, when the
+    game carries something over (Tractor's levels and banker); None when it agrees, or
+    when there is no round just before it (a match's first)."""
+    from arena.games.registry import DEFAULT_GAME, get_game
+
+    if before is None or before[0] != recorded.round - 1:
+        return None
+    game = get_game(recorded.header.get("game", DEFAULT_GAME))
+    if game.carried_over is None:
+        return None
+    return game.carried_over(before[1], recorded.header)
 
 
 def _print_round(recorded: RecordedRound) -> None:

@@ -300,6 +300,15 @@ class Game:
     rules, each problem a sentence. None for a game whose stored results are checked by
     ``verify`` alone."""
 
+    carried_over: Callable[[Any, Mapping[str, Any]], str | None] | None = field(
+        default=None, repr=False
+    )
+    """What the next round's replay header says against the round before it at the same
+    table in one match (``carried_over(previous, header)`` with the engine round
+    :attr:`replay_check` returned for the round before): Tractor's levels, banker and
+    tie-break seat carry over from one round's score to the next. A sentence, or None
+    when they agree. None for a game whose rounds stand alone (Dou Dizhu)."""
+
     round_audit: Callable[[], RoundAudit] | None = field(default=None, repr=False)
     """What a tournament's verify checks of a recorded round beside its moves
     (:class:`RoundAudit`), loaded when a verify runs; None for a game whose rounds are

@@ -3,7 +3,7 @@ model, its requests, its gifts; everything else imported when first needed."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -83,6 +83,13 @@ def _replay_check(recorded: RecordedRound) -> Round:
     return verify_round(recorded)
 
 
+def _carried_over(previous: Round, header: Mapping[str, Any]) -> str | None:
+    """What a round's header says against the round before it (levels, banker)."""
+    from arena.games.tractor.replay_check import carried_over
+
+    return carried_over(previous, header)
+
+
 def _check_positions() -> CheckPositions:
     """``arena agent check``'s Tractor positions and judge."""
     from arena.games.tractor.positions import CHECK
@@ -124,6 +131,7 @@ GAME: Final = Game(
     stand_in="heuristic",
     check_positions=_check_positions,
     replay_check=_replay_check,
+    carried_over=_carried_over,
     gifts=_gifts,
     model_prompts=_model_prompts,
     overlay_assets=Path(__file__).with_name("overlay"),

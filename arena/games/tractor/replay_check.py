@@ -40,7 +40,7 @@ never as verified.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -76,7 +76,28 @@ from arena.games.tractor.result import TractorResult
 from arena.games.tractor.views import TractorViews, group_letter, ids
 from arena.replay_round import RecordedRound, walk_round
 
-__all__ = ["verify_round"]
+__all__ = ["carried_over", "verify_round"]
+
+
+def carried_over(previous: Round, header: Mapping[str, Any]) -> str | None:
+    """What the next round's header says against ``previous``, the round before it in
+    the match: the levels its score left, the banker it named next, and the banker the
+    next declaration's ties go after. None when they agree."""
+    score = previous.result
+    if score is None:
+        return "the round before it did not finish"
+    carried = {
+        "levels": list(score.levels_after),
+        "banker": score.next_banker,
+        "tie_after": score.banker,
+    }
+    for key, expected in carried.items():
+        if header.get(key) != expected:
+            return (
+                f"its header's {key} is {header.get(key)!r}, but round {header.get('round', 0) - 1}"
+                f"'s score carries {expected!r} over"
+            )
+    return None
 
 
 def verify_round(recorded: RecordedRound) -> Round:
