@@ -278,9 +278,7 @@ class _RoundCheck:
     def _trick_won(self, seat: int, message: dict[str, Any]) -> None:
         last = self._last(TrickWon, "TRICK_WON", seat)
         assert isinstance(last, TrickWon)
-        rnd = self.rnd
-        plays = rnd.played[-rnd.players :]
-        expected = self.views.trick_won(last, plays, rnd.trick_points)
+        expected = self.views.trick_won(last, self.rnd.trick_points)
         self._agrees(f"TRICK_WON to seat {seat}", message, expected)
 
     def _round_result(self, seat: int, message: dict[str, Any]) -> None:

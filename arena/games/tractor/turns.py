@@ -9,7 +9,8 @@ replay. This module asks it through :meth:`Table.decide` and
 (:class:`arena.games.tractor.views.TractorViews`).
 
 A match carries the teams' levels and the banker from one round to the next (§12):
-these turns keep them (:meth:`TractorTurns.new_match` starts them again).
+these turns keep them in the engine's :class:`Match` (:meth:`TractorTurns.new_match`
+starts it again).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from arena.games.tractor.engine import (
     Buried,
     Event,
     KittyTaken,
+    Match,
     Phase,
     Played,
     Round,
@@ -36,8 +38,6 @@ from arena.games.tractor.engine import (
     TrickWon,
     TrumpCandidate,
     TrumpLocked,
-    match_winner,
-    team_of,
 )
 from arena.games.tractor.messages import (
     BuryResponse,
@@ -64,20 +64,6 @@ _DECLARING, _BURYING, _PLAYING, _FINISHED = (
 )
 
 
-class _MatchState:
-    """What a match carries between rounds: levels, the next banker, the last banker
-    (ties in the next declaration go to the seat after it), points as defenders."""
-
-    __slots__ = ("banker", "levels", "points", "previous_banker", "rounds")
-
-    def __init__(self) -> None:
-        self.levels: tuple[int, int] = (2, 2)
-        self.banker: int | None = None
-        self.previous_banker: int | None = None
-        self.points = [0, 0]
-        self.rounds = 0
-
-
 class TractorTurns:
     """One table's Tractor rounds, turn by turn (see the module)."""
 
@@ -92,7 +78,9 @@ class TractorTurns:
         self.views.new_match(None, table.table_id)
         self.round: Round | None = None
         """The round being played (the last one, between rounds)."""
-        self.match = _MatchState()
+        self.match = Match(rules)
+        """What the match carries between rounds (§12): levels, the next banker, the
+        banker ties go after, each team's points; the table deals each round."""
 
     @property
     def context(self) -> dict[str, Any]:
@@ -114,7 +102,7 @@ class TractorTurns:
     def new_match(self, match_id: str | None, table_id: str) -> None:
         """A new match begins: both teams at level 2, no banker yet."""
         self.views.new_match(match_id, table_id)
-        self.match = _MatchState()
+        self.match = Match(self.rules)
 
     async def play_round(
         self,
@@ -301,7 +289,6 @@ class TractorTurns:
                 await self._played(rnd, event, punished, response)
             elif kind is TrickWon:
                 assert isinstance(event, TrickWon)
-                plays = rnd.played[-len(table.seats) :]
                 data = {
                     "trick": event.trick,
                     "points": event.points,
@@ -309,7 +296,7 @@ class TractorTurns:
                     "defender_points": rnd.trick_points,
                 }
                 await table.emit("trick_won", event.seat, data)
-                message = views.trick_won(event, plays, rnd.trick_points)
+                message = views.trick_won(event, rnd.trick_points)
                 await self._tell_all(message)
             elif kind is ThrowPunished:
                 assert isinstance(event, ThrowPunished)
@@ -384,16 +371,8 @@ class TractorTurns:
         table, state = self.table, self.match
         score = rnd.result
         assert score is not None
-        state.rounds += 1
-        state.points[1 - team_of(score.banker)] += score.defender_points
-        state.levels = score.levels_after
-        state.previous_banker = score.banker
-        state.banker = score.next_banker
-        winner = match_winner(score, self.rules)
-        over = winner is not None
-        limit = self.rules.round_limit
-        if not over and limit is not None and state.rounds >= limit:
-            over, winner = True, _leader(state)
+        state.record(rnd)
+        over, winner = state.over, state.winner
         result = TractorResult(
             score=score,
             players=rnd.players,
@@ -431,11 +410,11 @@ class TractorTurns:
                 data={
                     "winner_team": winner,
                     "levels": list(state.levels),
-                    "rounds": state.rounds,
+                    "rounds": len(state.scores),
                     "points": list(state.points),
                 },
             )
-            await self._tell_all(self.views.game_over(winner, state.levels, state.rounds))
+            await self._tell_all(self.views.game_over(winner, state.levels, len(state.scores)))
         return record
 
 
@@ -463,11 +442,3 @@ def _declaring(
         chosen[seat] = cards
 
     return apply
-
-
-def _leader(state: _MatchState) -> int | None:
-    """The team ahead at a round limit: the higher level, then the points; None: a draw."""
-    for ours, theirs in (state.levels, tuple(state.points)):
-        if ours != theirs:
-            return 0 if ours > theirs else 1
-    return None

@@ -346,16 +346,14 @@ class TractorViews:
             **self.context,
         )
 
-    def trick_won(
-        self, won: TrickWon, plays: Sequence[object], defender_points: int
-    ) -> TrickWonMessage:
+    def trick_won(self, won: TrickWon, defender_points: int) -> TrickWonMessage:
         """A trick's plays and winner, told every seat."""
         names = self.names
         return trusted(
             TrickWonMessage,
             winner=names[won.seat],
             trick_no=won.trick,
-            plays=self._played[-len(plays) :],
+            plays=self._played[-len(names) :],  # a trick is a play of every seat
             points=won.points,
             counted=won.counted,
             defender_points=defender_points,
