@@ -201,16 +201,14 @@ def seatless(view: TableView, kind: str, d: Mapping[str, Any]) -> None:
     if kind == "round_started":
         game.levels = list(d.get("levels", game.levels))
         game.level = d.get("level", game.level)
-        count = len(view.seats)
-        hand = {4: 25, 6: 16}.get(count, 0)
+        dealt = d.get("cards", ())
         for index, seat in enumerate(view.seats):
-            seat.game.team, seat.game.cards = index % 2, hand
+            seat.game.team = index % 2
+            seat.game.cards = dealt[index] if index < len(dealt) else 0
             seat.game.banker = index == d.get("banker")
     elif kind == "deal_step":
         for seat, cards in zip(view.seats, d.get("cards", ()), strict=False):
             seat.game.cards = cards
-    elif kind == "kitty_taken":
-        pass
 
 
 def cells(seat: SeatView) -> list[RenderableType]:
@@ -251,10 +249,9 @@ class TractorConsole:
     actions: Final = ACTIONS
     play_kinds: Final = PLAY_KINDS
     gift_names: Final[Mapping[str, str]] = {}
-    gift_reasons: Final[Mapping[str, str]] = {
-        "not_between_tricks": "cards are swapped only between tricks",
-        "same_team": "a swap is between opponents",
-    }
+    gift_reasons: Final[Mapping[str, str]] = {}
+    """None by code: Tractor's refusals are sentences already (the engine's, and
+    ``arena.games.tractor.gifts.DECLINED``), shown as they are."""
 
     line = staticmethod(line)
     new_table = TractorTable

@@ -145,6 +145,9 @@ class RoundStartedData(EventData):
         description="The banker (庄家); null in a match's first round, where the declaration "
         "that locks trump decides."
     )
+    cards: Annotated[list[Count], Field(min_length=4, max_length=6)] = Field(
+        description="Each seat's cards as dealt (under deal_steps, the first step's)."
+    )
     reshuffled: StrictBool = Field(
         default=False,
         description="Set when gifts changed the round before it began: a viewer's 重新洗牌 "

@@ -52,7 +52,6 @@ _PHASES: Final = {
 }
 """A round's phase, by the request a ``turn_started`` says the seat was asked."""
 
-_DECKS_CARDS: Final = 108
 _MAX_SEATS: Final = 6
 
 
@@ -187,17 +186,6 @@ class TractorPublicState:
         for seat in self._seats:
             seat.new_round(None)
 
-    def _hand_size(self) -> int | None:
-        """Each seat's cards as dealt, when the rules said them and a whole hand is dealt
-        at once (a deal in steps shows its counts as ``deal_step`` events)."""
-        rules = self._rules
-        players, kitty = rules.get("players"), rules.get("kitty")
-        if not isinstance(players, int) or not isinstance(kitty, int) or players < 1:
-            return None
-        if rules.get("deal_steps", 1) != 1:
-            return None
-        return (_DECKS_CARDS - kitty) // players
-
     def _match_started(self, event: Event) -> None:
         data = event.data
         self.status = "live"
@@ -228,9 +216,9 @@ class TractorPublicState:
             if seat.standin is not None and seat.standin.get("until") != "match_end":
                 seat.standin = None  # the table gives the seat back at a new round
             self._totals.setdefault(player, 0)
-        cards = self._hand_size()
-        for seat in self._seats:
-            seat.cards_left = cards
+        dealt = data.get("cards", ())
+        for index, seat in enumerate(self._seats):
+            seat.cards_left = dealt[index] if index < len(dealt) else None
         levels = data.get("levels")
         if isinstance(levels, list) and len(levels) == 2:
             self._levels = list(levels)

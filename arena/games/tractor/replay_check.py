@@ -383,6 +383,7 @@ class _RoundCheck:
             "levels": list(self.rnd.levels),
             "level": self.rnd.level,
             "banker": header["banker"],
+            "cards": [len(self.rnd.revealed(seat)) for seat in range(self.rnd.players)],
         }
         changes = header.get("gift_changes")
         if changes:

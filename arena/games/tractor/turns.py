@@ -143,6 +143,7 @@ class TractorTurns:
             "levels": list(state.levels),
             "level": rnd.level,
             "banker": state.banker,
+            "cards": [len(rnd.revealed(seat)) for seat in range(rnd.players)],
         }
         if gift_changes:
             started["reshuffled"] = any(c["effect"] == "RESHUFFLE" for c in gift_changes)
