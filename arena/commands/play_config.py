@@ -55,8 +55,9 @@ def add_game_flags(parser: argparse.ArgumentParser) -> None:
 def _game_data(args: argparse.Namespace, config: ArenaConfig, data: dict[str, Any]) -> None:
     """``--game`` and ``--players`` onto the config's data: another game than the
     file's starts from its own default rules and seats (a file's seats or rules for
-    one game mean nothing to another, so naming any is an error); more players than the
-    file's seats: the game's default seats."""
+    one game mean nothing to another, so naming any is an error); ``--players`` with a
+    file that seats another number of agents is an error, without seats the game's
+    default ones are seated."""
     game = getattr(args, "game", None)
     players = getattr(args, "players", None)
     if game is not None and game != config.game:
@@ -77,12 +78,12 @@ def _game_data(args: argparse.Namespace, config: ArenaConfig, data: dict[str, An
         rules = dict(data.get("rules") or {})
         rules["players"] = players
         data["rules"] = rules
-        if "seats" not in config.model_fields_set or len(config.seats) != players:
-            if "seats" in config.model_fields_set:
-                raise UsageError(
-                    f"--players {players}: the config file seats {len(config.seats)} agents"
-                )
-            data["seats"] = ()
+        if "seats" not in config.model_fields_set:
+            data["seats"] = ()  # the game's default seats, as many as the players
+        elif len(config.seats) != players:
+            raise UsageError(
+                f"--players {players}: the config file seats {len(config.seats)} agents"
+            )
 
 
 def effective_config(args: argparse.Namespace) -> tuple[ArenaConfig, bool]:
