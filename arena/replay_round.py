@@ -17,6 +17,7 @@ from typing import Any, Protocol, TypeVar
 from arena.errors import ArenaError
 
 __all__ = [
+    "Mismatch",
     "RecordedRound",
     "ReplayError",
     "RoundIncomplete",
@@ -75,6 +76,12 @@ class RecordedRound:
 T = TypeVar("T")
 
 
+class Mismatch(Exception):
+    """What a recorded round says against the engine, said for a person: raised inside
+    a game's walk (its line added as it goes up), it leaves :func:`walk_round` as
+    :class:`RoundMismatch` with the table and round."""
+
+
 class RoundWalk(Protocol[T]):
     """A game's walk through one recorded round beside a fresh engine (its replay
     check): :meth:`run` checks every line, :meth:`finish` what only the round's end can
@@ -88,16 +95,12 @@ class RoundWalk(Protocol[T]):
     def finish(self) -> None: ...
 
 
-def walk_round(
-    recorded: RecordedRound,
-    walk: Callable[[RecordedRound], RoundWalk[T]],
-    mismatch: type[Exception],
-) -> T:
+def walk_round(recorded: RecordedRound, walk: Callable[[RecordedRound], RoundWalk[T]]) -> T:
     """Walk ``recorded`` with a game's check and return its finished engine round.
 
-    ``mismatch``: the exception the game's walk raises to say what differs, turned here
-    into :class:`RoundMismatch`; a line of the right kind but the wrong shape (an edit,
-    another program's file) is a RoundMismatch too, naming its line. A round the replay
+    A :class:`Mismatch` the walk raises becomes :class:`RoundMismatch`; a line of the
+    right kind but the wrong shape (an edit, another program's file) is a RoundMismatch
+    too, naming its line. A round the replay
     ends inside whose lines all check is :class:`RoundIncomplete`.
     """
     check: RoundWalk[T] | None = None
@@ -106,7 +109,7 @@ def walk_round(
         check.run()
         if recorded.cut_off is None:
             check.finish()
-    except mismatch as exc:
+    except Mismatch as exc:
         raise RoundMismatch(recorded.table, recorded.round, str(exc)) from exc
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
         line = check.line if check is not None else 0

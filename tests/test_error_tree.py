@@ -45,7 +45,7 @@ INTERNAL = {
     "arena.agents.llm.faults.GaveUp",
     "arena.agents.llm.seat.NotAnAnswer",
     "tournaments.session.SessionEnd",
-    "arena.games.tractor.replay_diff.Mismatch",
+    "arena.replay_round.Mismatch",
 }
 
 

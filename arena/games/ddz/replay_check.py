@@ -39,7 +39,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from arena.games.ddz.engine import (
@@ -53,7 +52,8 @@ from arena.games.ddz.engine import (
     resolve_cards,
 )
 from arena.games.ddz.views import deal_seeds, table_rules
-from arena.replay_round import RecordedRound, walk_round
+from arena.replay_attempts import Attempts
+from arena.replay_round import Mismatch, RecordedRound, walk_round
 
 __all__ = ["verify_round"]
 
@@ -64,23 +64,7 @@ def verify_round(recorded: RecordedRound) -> Round:
     Raises :class:`RoundMismatch` naming the line and what differs, or
     :class:`RoundIncomplete` for a round the replay ends inside whose lines all check.
     """
-    return walk_round(recorded, _RoundCheck, _Mismatch)
-
-
-class _Mismatch(Exception):
-    """What differs, said for a person; verify_round adds the table and round."""
-
-
-@dataclass
-class _Attempt:
-    """One request to a seat and what became of it."""
-
-    line: int
-    request: dict[str, Any]
-    reply: dict[str, Any] | None = None
-    reply_line: int = 0
-    late: bool = False
-    rejected: bool = False
+    return walk_round(recorded, _RoundCheck)
 
 
 _PHASE_OF = {
@@ -118,7 +102,7 @@ class _RoundCheck:
             landlord=header.get("landlord"),
             call_score=header.get("call_score"),
         )
-        self.open: dict[int, _Attempt] = {}
+        self.attempts = Attempts(self.players, _REPLY_TO)
         self.seq = recorded.seq_before
         self.plays = 0
         """Plays and passes so far: a PLAY_REQUEST's ``play_history_len``."""
@@ -134,7 +118,7 @@ class _RoundCheck:
         notices: dict[str, Callable[[int, dict[str, Any]], None]] = {
             "DEAL": self._deal,
             "BOTTOM_CARDS": self._bottom_cards,
-            "REPLY_REJECTED": self._rejected,
+            "REPLY_REJECTED": self.attempts.rejected,
             "ROUND_RESULT": self._round_result,
         }
         for number, line in self.recorded.lines:
@@ -150,26 +134,26 @@ class _RoundCheck:
                     continue
                 seat, message = line["seat"], line["message"]
                 if line["dir"] == "from_agent":
-                    self._reply(seat, message, late=bool(line.get("late")))
+                    self.attempts.replied(seat, message, self.line, late=bool(line.get("late")))
                 elif message.get("type") in _PHASE_OF:
                     self._request(seat, message)
                 elif message.get("type") in notices:
                     notices[message["type"]](seat, message)
-            except _Mismatch as exc:
-                raise _Mismatch(f"line {self.line}: {exc}") from exc
+            except Mismatch as exc:
+                raise Mismatch(f"line {self.line}: {exc}") from exc
 
     def finish(self) -> None:
         """The end of a complete round: nothing left open, and the engine's result shown."""
         self.line = 0
-        for seat, attempt in self.open.items():
-            raise _Mismatch(
+        for seat, attempt in self.attempts:
+            raise Mismatch(
                 f"the {attempt.request['type']} to seat {seat} at line {attempt.line} "
                 "is followed by no action"
             )
         self._effect_announced_before("the round's end")
         rnd = self.rnd
         if rnd.phase is not Phase.FINISHED or rnd.result is None:
-            raise _Mismatch("the recorded actions do not finish the round")
+            raise Mismatch("the recorded actions do not finish the round")
         _check_result(self.recorded, rnd, self.players)
         _check_marks(self.recorded, self.gifts)
 
@@ -185,13 +169,13 @@ class _RoundCheck:
             told = table_rules(self.rnd.rules).model_dump(mode="json")
             if message["rules"] != told:
                 differ = sorted(k for k in told if message["rules"].get(k) != told[k])
-                raise _Mismatch(f"{what}: rules differ from the header's in {', '.join(differ)}")
+                raise Mismatch(f"{what}: rules differ from the header's in {', '.join(differ)}")
         round_seed = self.recorded.header.get("seed")
         if message.get("seed") is not None and round_seed is not None:
             deal_number = self.rnd.deal_number
             derived = deal_seeds(round_seed, deal_number)[seat]
             if message["seed"] != derived:
-                raise _Mismatch(
+                raise Mismatch(
                     f"{what}: seed {message['seed']} is not the seat's seed of deal "
                     f"{deal_number} of the round's seed ({derived})"
                 )
@@ -199,7 +183,7 @@ class _RoundCheck:
     def _bottom_cards(self, seat: int, message: dict[str, Any]) -> None:
         rnd = self.rnd
         if rnd.landlord is None:
-            raise _Mismatch(f"BOTTOM_CARDS to seat {seat} before the engine has a landlord")
+            raise Mismatch(f"BOTTOM_CARDS to seat {seat} before the engine has a landlord")
         self._in_this_round(seat, message)
         _same(f"BOTTOM_CARDS to seat {seat}", "landlord", message, self.players[rnd.landlord])
         _same(f"BOTTOM_CARDS to seat {seat}", "call_score", message, rnd.call_score)
@@ -209,21 +193,21 @@ class _RoundCheck:
         result = self.rnd.result
         what = f"ROUND_RESULT to seat {seat}"
         if result is None:
-            raise _Mismatch(f"{what} before the engine finished the round")
+            raise Mismatch(f"{what} before the engine finished the round")
         self._in_this_round(seat, message)
         deltas = dict(zip(self.players, result.scores, strict=True))
         _same(what, "score_deltas", message, deltas)
         _same(what, "landlord", message, self.players[result.landlord])
         side = WINNER_SIDES.get(message["winner_side"], message["winner_side"])
         if side != ("landlord" if result.landlord_won else "farmer"):
-            raise _Mismatch(f"{what}: winner_side {message['winner_side']!r} is not the engine's")
+            raise Mismatch(f"{what}: winner_side {message['winner_side']!r} is not the engine's")
 
     def _request(self, seat: int, message: dict[str, Any]) -> None:
         kind = message["type"]
         rnd = self.rnd
         self._effect_announced_before(f"the {kind} to seat {seat}")
         if rnd.phase is not _PHASE_OF[kind] or rnd.to_act != seat:
-            raise _Mismatch(
+            raise Mismatch(
                 f"a {kind} to seat {seat}, but the engine is {rnd.phase.value} "
                 f"with seat {rnd.to_act} to act"
             )
@@ -239,19 +223,7 @@ class _RoundCheck:
             _same_cards(f"{what} (bottom_cards)", message["bottom_cards"], rnd.bottom)
         else:
             self._play_request(what, message)
-        previous = self.open.get(seat)
-        if previous is not None:
-            if not previous.rejected:
-                raise _Mismatch(
-                    f"a new {kind} to seat {seat} while the attempt at line {previous.line} "
-                    "was neither followed by an action nor rejected"
-                )
-            if message.get("request_id") != previous.request.get("request_id"):
-                raise _Mismatch(
-                    f"{what} asks again under request_id {message.get('request_id')!r}, "
-                    f"not {previous.request.get('request_id')!r} (line {previous.line})"
-                )
-        self.open[seat] = _Attempt(self.line, message)
+        self.attempts.asked(seat, message, self.line)
 
     def _play_request(self, what: str, message: dict[str, Any]) -> None:
         rnd = self.rnd
@@ -261,7 +233,7 @@ class _RoundCheck:
         last = rnd.last_play
         if last is None or shown is None:
             if shown is not last:
-                raise _Mismatch(f"{what}: last_play {shown} differs from the engine's {last}")
+                raise Mismatch(f"{what}: last_play {shown} differs from the engine's {last}")
         else:
             _same_cards(f"{what} (last_play)", shown["cards"], last.cards)
         counts = {players[i]: len(rnd.hand(i)) for i in range(3)}
@@ -276,7 +248,7 @@ class _RoundCheck:
 
     def _addressed(self, seat: int, message: dict[str, Any]) -> None:
         if message["player_id"] != self.players[seat]:
-            raise _Mismatch(
+            raise Mismatch(
                 f"{message['type']} to seat {seat} is addressed to {message['player_id']!r}, "
                 f"not {self.players[seat]!r}"
             )
@@ -288,50 +260,27 @@ class _RoundCheck:
         for key, wanted in (("table_id", recorded.table), ("round_no", recorded.round)):
             given = message.get(key)
             if given is not None and given != wanted:
-                raise _Mismatch(f"{message['type']} to seat {seat} says {key} {given!r}")
-
-    def _rejected(self, seat: int, message: dict[str, Any]) -> None:
-        attempt = self.open.get(seat)
-        if (
-            attempt is None
-            or attempt.rejected
-            or message.get("request_id") != attempt.request.get("request_id")
-        ):
-            raise _Mismatch(
-                f"REPLY_REJECTED to seat {seat} for request {message.get('request_id')!r} "
-                "follows no open request of that seat"
-            )
-        attempt.rejected = True
+                raise Mismatch(f"{message['type']} to seat {seat} says {key} {given!r}")
 
     # --- replies and actions -------------------------------------------------------------
-
-    def _reply(self, seat: int, message: dict[str, Any], *, late: bool) -> None:
-        attempt = self.open.get(seat)
-        if attempt is None or attempt.rejected or attempt.reply is not None:
-            if late:
-                return  # a stale answer to an earlier request: recorded, never used
-            raise _Mismatch(f"a reply from seat {seat} that answers no open request")
-        attempt.reply, attempt.reply_line, attempt.late = message, self.line, late
 
     def _event(self, event: dict[str, Any]) -> None:
         seq = event["seq"]
         if isinstance(seq, bool) or not isinstance(seq, int) or seq <= self.seq:
-            raise _Mismatch(f"event number {seq!r} follows {self.seq}: the numbers must increase")
+            raise Mismatch(f"event number {seq!r} follows {self.seq}: the numbers must increase")
         self.seq = seq
         kind, seat, data = event["type"], event["seat"], event.get("data", {})
         if kind in _REQUEST_OF:
             try:
                 self._action(kind, seat, data)
-            except _Mismatch as exc:
-                raise _Mismatch(f"event {seq} ({kind} by seat {seat}): {exc}") from exc
+            except Mismatch as exc:
+                raise Mismatch(f"event {seq} ({kind} by seat {seat}): {exc}") from exc
             except ValueError as exc:  # IllegalActionError, a card that is no card
-                raise _Mismatch(f"event {seq} ({kind} by seat {seat}): {exc}") from exc
+                raise Mismatch(f"event {seq} ({kind} by seat {seat}): {exc}") from exc
         elif kind == "landlord_chosen":
             rnd = self.rnd
             if rnd.landlord != seat:
-                raise _Mismatch(
-                    f"event {seq} names seat {seat} landlord, the engine {rnd.landlord}"
-                )
+                raise Mismatch(f"event {seq} names seat {seat} landlord, the engine {rnd.landlord}")
             _same(f"event {seq} (landlord_chosen)", "call_score", data, rnd.call_score)
             _same_cards(f"event {seq} (landlord_chosen)", data["bottom_cards"], rnd.bottom)
         elif kind == "effect_applied":
@@ -347,7 +296,7 @@ class _RoundCheck:
         changes = self.gift_changes
         if changes is None:
             if told:
-                raise _Mismatch(
+                raise Mismatch(
                     f"{what} says {told[0]} {data[told[0]]!r}, but the round_start line has "
                     "no gift_changes (the table says it only of a round gifts changed)"
                 )
@@ -359,13 +308,13 @@ class _RoundCheck:
         }
         for key, wanted in expected.items():
             if key not in data:
-                raise _Mismatch(
+                raise Mismatch(
                     f"{what} has no {key}, but the round_start line has gift_changes "
                     f"(expected {key} {wanted!r})"
                 )
             shown = data[key]
             if shown != wanted or type(shown) is not type(wanted):
-                raise _Mismatch(
+                raise Mismatch(
                     f"{what} says {key} {shown!r}; the round_start line's gift_changes make "
                     f"it {wanted!r}"
                 )
@@ -375,8 +324,8 @@ class _RoundCheck:
     def _effect(self, line: dict[str, Any]) -> None:
         """Apply a recorded effect to the engine: only between turns, only if legal."""
         self._effect_announced_before("the next effect")
-        for seat, attempt in self.open.items():  # asked, and its action not yet shown
-            raise _Mismatch(
+        for seat, attempt in self.attempts:  # asked, and its action not yet shown
+            raise Mismatch(
                 f"an effect while seat {seat} decides (its request at line {attempt.line}): "
                 "effects apply only between turns"
             )
@@ -392,28 +341,28 @@ class _RoundCheck:
             elif kind == "double" and not seats and not cards:
                 rnd.add_gift_double()
             else:
-                raise _Mismatch(f"no effect {kind!r} of seats {seats} moving {cards}")
+                raise Mismatch(f"no effect {kind!r} of seats {seats} moving {cards}")
         except ValueError as exc:  # IllegalActionError, a card that is no card, a bad shape
-            raise _Mismatch(f"the {kind} effect of seats {seats} cannot apply: {exc}") from exc
+            raise Mismatch(f"the {kind} effect of seats {seats} cannot apply: {exc}") from exc
         self.effect = (self.line, line)
         self.gifts.append(_GIFT_OF_EFFECT[kind])
 
     def _effect_announced_before(self, what: str) -> None:
         if self.effect is not None:
-            raise _Mismatch(
+            raise Mismatch(
                 f"the effect at line {self.effect[0]} has no effect_applied event before {what}"
             )
 
     def _effect_announced(self, seq: int, data: dict[str, Any]) -> None:
         """The public event of the effect just applied: the same effect, seats and count."""
         if self.effect is None:
-            raise _Mismatch(f"event {seq} (effect_applied) follows no effect line")
+            raise Mismatch(f"event {seq} (effect_applied) follows no effect line")
         line_no, line = self.effect
         self.effect = None
         shown = (data["effect"], data["seats"], data["cards_moved"])
         applied = (line["effect"], line["seats"], len(line["cards"]))
         if shown != applied:
-            raise _Mismatch(
+            raise Mismatch(
                 f"event {seq} (effect_applied) shows {shown[0]} of seats {shown[1]} moving "
                 f"{shown[2]} cards; the effect at line {line_no} was {applied[0]} of seats "
                 f"{applied[1]} moving {applied[2]}"
@@ -422,12 +371,11 @@ class _RoundCheck:
     def _action(self, kind: str, seat: int, data: dict[str, Any]) -> None:
         rnd = self.rnd
         if kind == "pass" and data.get("auto"):
-            if seat in self.open:
-                raise _Mismatch(
-                    f"an automatic pass, but seat {seat} was asked (line {self.open[seat].line})"
-                )
+            asked = self.attempts.open.get(seat)
+            if asked is not None:
+                raise Mismatch(f"an automatic pass, but seat {seat} was asked (line {asked.line})")
             if rnd.to_act == seat and not rnd.must_pass():
-                raise _Mismatch("an automatic pass, but the seat had a card that beats the trick")
+                raise Mismatch("an automatic pass, but the seat had a card that beats the trick")
         else:
             self._decision(kind, seat, data)
         if kind == "bid":
@@ -441,71 +389,42 @@ class _RoundCheck:
             played = rnd.play(seat, data["cards"], data["hand_type"])
             self.plays += 1
             if played.main_rank != data["main_rank"]:
-                raise _Mismatch(f"reading differs from record (main rank {played.main_rank})")
+                raise Mismatch(f"reading differs from record (main rank {played.main_rank})")
 
     def _decision(self, kind: str, seat: int, data: dict[str, Any]) -> None:
         """The attempt this action ends: its one used reply is the action, or none was."""
-        attempt = self.open.pop(seat, None)
-        if attempt is None:
-            raise _Mismatch(f"no {_REQUEST_OF[kind]} was sent to seat {seat} for it")
-        if attempt.request["type"] != _REQUEST_OF[kind]:
-            raise _Mismatch(f"it answers the {attempt.request['type']} at line {attempt.line}")
-        if data.get("fallback"):
-            if not attempt.rejected:
-                raise _Mismatch(
-                    f"it says fallback, but the attempt at line {attempt.line} was not rejected"
-                )
-            return
-        reply = attempt.reply
-        if reply is None or attempt.rejected or attempt.late:
-            why = (
-                "no reply"
-                if reply is None
-                else f"the reply at line {attempt.reply_line} came late"
-                if attempt.late
-                else f"the reply at line {attempt.reply_line} was rejected"
-            )
-            raise _Mismatch(f"it says no fallback, yet {why}")
-        _reply_agrees(self, kind, seat, data, attempt)
+        attempts = self.attempts
+        reply = attempts.used(_REQUEST_OF[kind], seat, fallback=bool(data.get("fallback")))
+        if reply is not None:
+            _reply_agrees(self, kind, seat, data, reply, f"the reply at line {attempts.used_line}")
 
 
 def _reply_agrees(
-    check: _RoundCheck, kind: str, seat: int, data: dict[str, Any], attempt: _Attempt
+    check: _RoundCheck, kind: str, seat: int, data: dict[str, Any], reply: dict[str, Any], at: str
 ) -> None:
-    """The used reply must be the action the event shows (the engine has not applied it yet)."""
-    reply = attempt.reply
-    assert reply is not None
-    at = f"the reply at line {attempt.reply_line}"
-    wanted = _REPLY_TO[attempt.request["type"]]
-    if reply.get("type") != wanted:
-        shown = reply.get("type") or f"a {reply.get('python_type', 'non-message')}"
-        raise _Mismatch(f"{at} is {shown}, not a {wanted}")
-    if reply.get("player_id") != check.players[seat]:
-        raise _Mismatch(f"{at} comes from {reply.get('player_id')!r}, not {check.players[seat]!r}")
-    request_id = reply.get("request_id")
-    if request_id is not None and request_id != attempt.request.get("request_id"):
-        raise _Mismatch(f"{at} answers request {request_id!r}, not the one asked")
+    """The used reply (``at`` its line; its type, sender and request already checked) must
+    be the action the event shows (the engine has not applied it yet)."""
     if kind in ("bid", "double"):
         if reply[kind] != data[kind]:
-            raise _Mismatch(f"{at} says {kind} {reply[kind]!r}, the event {data[kind]!r}")
+            raise Mismatch(f"{at} says {kind} {reply[kind]!r}, the event {data[kind]!r}")
         return
     if kind == "pass":
         if reply["action"] != "PASS":
-            raise _Mismatch(f"{at} plays {_shown(reply['cards'])}, the event passes")
+            raise Mismatch(f"{at} plays {_shown(reply['cards'])}, the event passes")
         return
     if reply["action"] != "PLAY":
-        raise _Mismatch(f"{at} passes, the event plays {_shown(data['cards'])}")
+        raise Mismatch(f"{at} passes, the event plays {_shown(data['cards'])}")
     try:
         cards = resolve_cards(reply["cards"], check.rnd.hand(seat))
     except ValueError as exc:
-        raise _Mismatch(f"{at} plays cards seat {seat} does not hold: {exc}") from exc
+        raise Mismatch(f"{at} plays cards seat {seat} does not hold: {exc}") from exc
     if sorted(c.id for c in cards) != sorted(card(c).id for c in data["cards"]):
-        raise _Mismatch(
+        raise Mismatch(
             f"{at} plays {_shown(c.text for c in cards)}, the event {_shown(data['cards'])}"
         )
     hand_type = reply.get("hand_type")
     if hand_type is not None and hand_type != data["hand_type"]:
-        raise _Mismatch(f"{at} plays a {hand_type}, the event a {data['hand_type']}")
+        raise Mismatch(f"{at} plays a {hand_type}, the event a {data['hand_type']}")
 
 
 def _check_result(recorded: RecordedRound, rnd: Round, players: list[str]) -> None:
@@ -515,11 +434,11 @@ def _check_result(recorded: RecordedRound, rnd: Round, players: list[str]) -> No
     scores = list(result.scores)
     by_player = dict(zip(players, scores, strict=True))
     if recorded.summary is None:
-        raise _Mismatch("the round has no round_end line")
+        raise Mismatch("the round has no round_end line")
     summary = recorded.summary
     results = [e for e in recorded.events if e["type"] == "round_result"]
     if len(results) != 1:
-        raise _Mismatch(f"expected one round_result event, found {len(results)}")
+        raise Mismatch(f"expected one round_result event, found {len(results)}")
     data = results[0]["data"]
     shown: list[tuple[str, Any]] = [
         ("round_end result.scores", summary["result"]["scores"]),
@@ -530,14 +449,14 @@ def _check_result(recorded: RecordedRound, rnd: Round, players: list[str]) -> No
     for label, value in shown:
         expected = by_player if isinstance(value, dict) else scores
         if value != expected:
-            raise _Mismatch(f"{label} {value} differ from the engine's {expected}")
+            raise Mismatch(f"{label} {value} differ from the engine's {expected}")
     side = "landlord" if result.landlord_won else "farmer"
     for label, where in (("round_end", summary), ("round_result event", data)):
         recorded_side = where["result"]["winner_side"]  # "farmers" before issue 7
         if WINNER_SIDES.get(recorded_side) != side:
-            raise _Mismatch(f"{label} winner_side {recorded_side!r} is not the engine's {side!r}")
+            raise Mismatch(f"{label} winner_side {recorded_side!r} is not the engine's {side!r}")
         if where["result"]["landlord"] != result.landlord:
-            raise _Mismatch(f"{label} names seat {where['result']['landlord']} landlord")
+            raise Mismatch(f"{label} names seat {where['result']['landlord']} landlord")
 
 
 _GIFT_OF_EFFECT = {"swap": "SWAP", "transfer": "ADD", "double": "DOUBLE"}
@@ -560,31 +479,31 @@ def _gift_changes(header: dict[str, Any]) -> list[dict[str, Any]] | None:
     where = "the round_start line's gift_changes"
     changes = header["gift_changes"]
     if type(changes) is not list or not changes:  # the table writes none rather than []
-        raise _Mismatch(f"{where} is {changes!r}, not a list of the changes gifts made")
+        raise Mismatch(f"{where} is {changes!r}, not a list of the changes gifts made")
     found: dict[str, dict[str, Any]] = {}
     for index, change in enumerate(changes):
         what = f"{where}[{index}]"
         if type(change) is not dict:
-            raise _Mismatch(f"{what} is {change!r}, not a change")
+            raise Mismatch(f"{what} is {change!r}, not a change")
         kind = change.get("effect")
         if not isinstance(kind, str) or kind not in _CHANGE_FIELDS:
-            raise _Mismatch(f"{what} has effect {kind!r}, neither ROLE_SWAP nor RESHUFFLE")
+            raise Mismatch(f"{what} has effect {kind!r}, neither ROLE_SWAP nor RESHUFFLE")
         fields = _CHANGE_FIELDS[kind]
         for key in fields:
             _change_field(what, kind, change, key)
         if kind == "RESHUFFLE":
             before = found.get("RESHUFFLE")
             if before is not None and change["prepared_seed"] != before["seed"]:
-                raise _Mismatch(
+                raise Mismatch(
                     f"{what}: RESHUFFLE throws away the deal of seed {change['prepared_seed']}, "
                     f"but the RESHUFFLE before it dealt seed {before['seed']}"
                 )
             if change["prepared_seed"] == change["seed"]:
-                raise _Mismatch(
+                raise Mismatch(
                     f"{what}: RESHUFFLE deals seed {change['seed']} again instead of a fresh deal"
                 )
         if kind in found:
-            raise _Mismatch(
+            raise Mismatch(
                 f"{what} is a second {kind}: the table refuses a second before one round"
             )
         found[kind] = change
@@ -592,12 +511,12 @@ def _gift_changes(header: dict[str, Any]) -> list[dict[str, Any]] | None:
     swap = found.get("ROLE_SWAP")
     if swap is None:
         if landlord is not None:
-            raise _Mismatch(
+            raise Mismatch(
                 f"the round_start line makes seat {landlord} landlord without bidding, but "
                 f"{where} hold no ROLE_SWAP that chose it"
             )
     elif (swap["seat"], swap["call_score"]) != (landlord, call_score):
-        raise _Mismatch(
+        raise Mismatch(
             f"{where}: ROLE_SWAP makes seat {swap['seat']} landlord at call score "
             f"{swap['call_score']}, but the round_start line has landlord {landlord} at "
             f"call score {call_score}"
@@ -607,7 +526,7 @@ def _gift_changes(header: dict[str, Any]) -> list[dict[str, Any]] | None:
     # and that the deal played is the last RESHUFFLE's.
     reshuffle = found.get("RESHUFFLE")
     if reshuffle is not None and reshuffle["seed"] != header["seed"]:
-        raise _Mismatch(
+        raise Mismatch(
             f"{where}: RESHUFFLE deals seed {reshuffle['seed']}, but the round_start line "
             f"has seed {header['seed']}"
         )
@@ -617,7 +536,7 @@ def _gift_changes(header: dict[str, Any]) -> list[dict[str, Any]] | None:
 def _change_field(what: str, kind: str, change: dict[str, Any], key: str) -> None:
     """One field of a between-rounds change: there, and of its type and range."""
     if key not in change:
-        raise _Mismatch(f"{what} ({kind}) lacks {key!r}")
+        raise Mismatch(f"{what} ({kind}) lacks {key!r}")
     value = change[key]
     if key == "gift":
         fits = isinstance(value, str) and bool(value)
@@ -628,7 +547,7 @@ def _change_field(what: str, kind: str, change: dict[str, Any], key: str) -> Non
     else:  # a seed
         fits = type(value) is int and value >= 0
     if not fits:
-        raise _Mismatch(f"{what} ({kind}) has {key} {value!r}")
+        raise Mismatch(f"{what} ({kind}) has {key} {value!r}")
 
 
 def _check_marks(recorded: RecordedRound, expected: list[str]) -> None:
@@ -648,16 +567,16 @@ def _check_marks(recorded: RecordedRound, expected: list[str]) -> None:
     )
     if all("gifts" not in where for _, where in places):
         if expected:
-            raise _Mismatch(
+            raise Mismatch(
                 "neither the round_end line nor the round_result event marks the gifts "
                 f"applied to this round: expected gifts {expected}, found no gifts key"
             )
         return  # a replay from before the marks
     for label, where in places:
         if "gifts" not in where:
-            raise _Mismatch(f"{label} has no gifts key; expected gifts {expected}")
+            raise Mismatch(f"{label} has no gifts key; expected gifts {expected}")
         if where["gifts"] != expected:
-            raise _Mismatch(
+            raise Mismatch(
                 f"{label} marks gifts {where['gifts']!r}; the round's gift_changes and "
                 f"effect lines make them {expected!r}"
             )
@@ -665,7 +584,7 @@ def _check_marks(recorded: RecordedRound, expected: list[str]) -> None:
 
 def _same(what: str, key: str, shown: dict[str, Any], expected: object) -> None:
     if shown[key] != expected:
-        raise _Mismatch(f"{what}: {key} {shown[key]!r} differs from the engine's {expected!r}")
+        raise Mismatch(f"{what}: {key} {shown[key]!r} differs from the engine's {expected!r}")
 
 
 def _same_cards(what: str, shown: list[str], expected: Iterable[Card]) -> None:
@@ -680,7 +599,7 @@ def _same_cards(what: str, shown: list[str], expected: Iterable[Card]) -> None:
         parts.append(f"shows {_shown(extra.elements())} that the engine's does not")
     if missing:
         parts.append(f"lacks {_shown(missing.elements())}")
-    raise _Mismatch(f"{what}: the cards differ from the engine's: {', '.join(parts)}")
+    raise Mismatch(f"{what}: the cards differ from the engine's: {', '.join(parts)}")
 
 
 def _shown(cards: Iterable[str]) -> str:

@@ -63,7 +63,6 @@ from arena.games.tractor.engine import (
     resolve_cards,
     team_of,
 )
-from arena.games.tractor.replay_attempts import Attempts
 from arena.games.tractor.replay_diff import Mismatch, as_recorded, card_difference, difference
 from arena.games.tractor.replay_result import (
     ANNOUNCED_BY,
@@ -74,9 +73,17 @@ from arena.games.tractor.replay_result import (
 )
 from arena.games.tractor.result import TractorResult
 from arena.games.tractor.views import TractorViews, group_letter, ids
+from arena.replay_attempts import Attempts
 from arena.replay_round import RecordedRound, walk_round
 
 __all__ = ["carried_over", "verify_round"]
+
+_REPLY_TO = {
+    "DECLARE_REQUEST": "DECLARE_RESPONSE",
+    "BURY_REQUEST": "BURY_RESPONSE",
+    "PLAY_REQUEST": "PLAY_RESPONSE",
+}
+"""Each request's reply."""
 
 
 def carried_over(previous: Round, header: Mapping[str, Any]) -> str | None:
@@ -106,7 +113,7 @@ def verify_round(recorded: RecordedRound) -> Round:
     Raises :class:`RoundMismatch` naming the line and what differs, or
     :class:`RoundIncomplete` for a round the replay ends inside whose lines all check.
     """
-    return walk_round(recorded, _RoundCheck, Mismatch)
+    return walk_round(recorded, _RoundCheck)
 
 
 @dataclass(frozen=True)
@@ -157,7 +164,7 @@ class _RoundCheck:
             raise Mismatch(f"the round_start line sets up no round: {exc}") from exc
         self.views = TractorViews(tuple(self.players), listing=[False] * self.rules.players)
         self.views_ready = False
-        self.attempts = Attempts(self.players)
+        self.attempts = Attempts(self.players, _REPLY_TO)
         self.seq = recorded.seq_before
         self.window: dict[int, tuple[int, ...]] = {}
         """The current declaration window's declare events so far, by seat."""

@@ -19,14 +19,11 @@ from pydantic import BaseModel
 
 from arena.games.tractor.messages import CARD_ID_PATTERN
 from arena.replay import encoded_message
+from arena.replay_round import Mismatch
 
 __all__ = ["Mismatch", "as_recorded", "card_difference", "difference"]
 
 _CARD_ID = re.compile(CARD_ID_PATTERN)
-
-
-class Mismatch(Exception):
-    """What differs, said for a person; the check adds the line, the table and round."""
 
 
 def as_recorded(message: BaseModel) -> dict[str, Any]:

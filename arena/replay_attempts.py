@@ -1,27 +1,21 @@
-"""Each seat's decisions in a recorded Tractor round: its request, the reply, the
-rejection, and the one reply an action used (the replay check's bookkeeping).
+"""Each seat's decisions in a recorded round, whatever the game: its request, the
+reply, the rejection, and the one reply an action used (a replay check's bookkeeping).
 
 The table asks a seat, takes its reply or none (a timeout), sends REPLY_REJECTED when it
-could not use it and asks again under the same ``request_id`` while retries are left; in
-a declaration window every seat is asked at once, so several seats' attempts are open
-together. An action's event then shows the one reply used, or says ``fallback``.
+could not use it and asks again under the same ``request_id`` while retries are left; a
+window that asks every seat at once (Tractor's declaring) has several seats' attempts
+open together. An action's event then shows the one reply used, or says ``fallback``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from arena.games.tractor.replay_diff import Mismatch
+from arena.replay_round import Mismatch
 
 __all__ = ["Attempt", "Attempts"]
-
-_REPLY_TO = {
-    "DECLARE_REQUEST": "DECLARE_RESPONSE",
-    "BURY_REQUEST": "BURY_RESPONSE",
-    "PLAY_REQUEST": "PLAY_RESPONSE",
-}
 
 
 @dataclass
@@ -42,10 +36,12 @@ class Attempt:
 
 
 class Attempts:
-    """The open attempt of each seat of one round (``players``: the seats' names)."""
+    """The open attempt of each seat of one round (``players``: the seats' names;
+    ``reply_to``: each request's reply type, the game's)."""
 
-    def __init__(self, players: list[str]) -> None:
+    def __init__(self, players: list[str], reply_to: Mapping[str, str]) -> None:
         self.players = players
+        self.reply_to = reply_to
         self.open: dict[int, Attempt] = {}
         self.used_line = 0
         """The line of the last reply an action used."""
@@ -64,10 +60,10 @@ class Attempts:
                     f"a new {kind} to seat {seat} while the attempt at line {previous.line} "
                     "was neither followed by an action nor rejected"
                 )
-            if message["request_id"] != previous.request["request_id"]:
+            if message.get("request_id") != previous.request.get("request_id"):
                 raise Mismatch(
-                    f"{what} asks again under request_id {message['request_id']!r}, "
-                    f"not {previous.request['request_id']!r} (line {previous.line})"
+                    f"{what} asks again under request_id {message.get('request_id')!r}, "
+                    f"not {previous.request.get('request_id')!r} (line {previous.line})"
                 )
         self.open[seat] = Attempt(line, message)
 
@@ -130,7 +126,7 @@ class Attempts:
             raise Mismatch(f"it says no fallback, yet {why}")
         at = f"the reply at line {attempt.reply_line}"
         self.used_line = attempt.reply_line
-        wanted = _REPLY_TO[request]
+        wanted = self.reply_to[request]
         if reply.get("type") != wanted:
             shown = reply.get("type") or f"a {reply.get('python_type', 'non-message')}"
             raise Mismatch(f"{at} is {shown}, not a {wanted}")
