@@ -63,7 +63,7 @@ from arena.games.tractor.engine import (
     resolve_cards,
     team_of,
 )
-from arena.games.tractor.replay_diff import Mismatch, as_recorded, card_difference, difference
+from arena.games.tractor.replay_diff import as_recorded, card_difference, difference
 from arena.games.tractor.replay_result import (
     ANNOUNCED_BY,
     announcement,
@@ -74,7 +74,7 @@ from arena.games.tractor.replay_result import (
 from arena.games.tractor.result import TractorResult
 from arena.games.tractor.views import TractorViews, group_letter, ids
 from arena.replay_attempts import Attempts
-from arena.replay_round import RecordedRound, walk_round
+from arena.replay_round import Mismatch, RecordedRound, walk_round
 
 __all__ = ["carried_over", "verify_round"]
 

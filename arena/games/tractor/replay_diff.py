@@ -19,9 +19,8 @@ from pydantic import BaseModel
 
 from arena.games.tractor.messages import CARD_ID_PATTERN
 from arena.replay import encoded_message
-from arena.replay_round import Mismatch
 
-__all__ = ["Mismatch", "as_recorded", "card_difference", "difference"]
+__all__ = ["as_recorded", "card_difference", "difference"]
 
 _CARD_ID = re.compile(CARD_ID_PATTERN)
 

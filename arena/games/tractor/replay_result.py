@@ -20,10 +20,10 @@ from arena.games.tractor.engine import (
     TrumpLocked,
     match_winner,
 )
-from arena.games.tractor.replay_diff import Mismatch, difference
+from arena.games.tractor.replay_diff import difference
 from arena.games.tractor.result import TractorResult
 from arena.games.tractor.views import STRENGTH_NAMES, ids, suit_letter
-from arena.replay_round import RecordedRound
+from arena.replay_round import Mismatch, RecordedRound
 
 __all__ = ["ANNOUNCED_BY", "announcement", "gift_marks", "recorded_result", "result_agrees"]
 
