@@ -25,28 +25,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from arena.events import Event
 from arena.games.ddz.agents.scripted import RandomAgent as DdzRandom
 from arena.games.registry import get_game
 from arena.games.tractor.agents.scripted import RandomAgent
 from arena.games.tractor.engine import Round, TractorRules, play_random_round
 from arena.replay import ReplayWriter
 from arena.table import Table, TableSettings, play_match
+from benchmarks.bench_table import CountingSink
 
 SETTINGS = TableSettings(auto_pass=True)
-
-
-class CountingSink:
-    """Counts events: the cheapest sink that still receives every event."""
-
-    def __init__(self) -> None:
-        self.count = 0
-
-    async def emit(self, event: Event) -> None:
-        self.count += 1
-
-    async def close(self) -> None:
-        pass
 
 
 class TimedRandom(RandomAgent):
