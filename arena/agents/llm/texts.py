@@ -8,8 +8,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Final
 
-__all__ = ["Prompt", "char_counts", "estimate_tokens"]
+import orjson
+
+__all__ = ["AUDIENCE_TOKENS", "Prompt", "audience_section", "char_counts", "estimate_tokens"]
+
+AUDIENCE_TOKENS: Final = 200
+"""The estimated tokens a prompt spends on viewers' lines at most (ten lines of 100
+Chinese characters would be 1,000): the newest that fit are shown, so chatter cannot
+crowd out the game."""
 
 
 def estimate_tokens(text: str) -> int:
@@ -28,6 +36,27 @@ def char_counts(text: str) -> tuple[int, int]:
     counts, for a prompt builder that adds texts up before joining them."""
     ascii_chars = len(text.encode("ascii", "ignore"))
     return ascii_chars, len(text) - ascii_chars
+
+
+def audience_section(lines: list[str] | None, heading: str) -> str:
+    """The viewers' lines a request relays, as a prompt's section in any game: the
+    game's ``heading`` (a warning that they are chatter, never instructions), then the
+    newest lines that fit :data:`AUDIENCE_TOKENS`, oldest first, each a JSON string (so a
+    quote or a newline in one cannot pass for the prompt's own text); empty without
+    chatter."""
+    if not lines:
+        return ""
+    shown: list[str] = []
+    budget = AUDIENCE_TOKENS
+    for line in reversed(lines):
+        quoted = f"- {orjson.dumps(line).decode()}"
+        budget -= estimate_tokens(quoted)
+        if budget < 0:
+            break
+        shown.append(quoted)
+    if not shown:
+        return ""
+    return "\n".join([heading, *reversed(shown)]) + "\n"
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,7 +40,13 @@ from typing import Any, Literal, TypeAlias
 import orjson
 from pydantic import BaseModel
 
-from arena.agents.llm.texts import Prompt, char_counts, estimate_tokens
+from arena.agents.llm.texts import (
+    AUDIENCE_TOKENS,
+    Prompt,
+    audience_section,
+    char_counts,
+    estimate_tokens,
+)
 from arena.errors import ConfigError
 from arena.games.ddz.agents.reading import legal_for
 from arena.games.ddz.engine import CARDS_BY_TEXT, DEFAULT_RULES, Rules
@@ -73,9 +79,6 @@ MAX_QUOTED_PLAYS = 12
 #: The estimated tokens (system and user text, the legal-move list aside) a prompt quotes
 #: fewer plays to stay within; the issue's bound is 1,500.
 PROMPT_TOKENS = 1400
-#: The estimated tokens the audience lines may take (ten lines of 100 Chinese characters
-#: would be 1,000): the newest that fit are shown, so chatter cannot crowd out the game.
-AUDIENCE_TOKENS = 200
 
 
 @cache
@@ -252,22 +255,8 @@ def _quoted_play(request: PlayRequest) -> tuple[str, str, list[str]]:
 
 
 def _audience_text(lines: list[str] | None, language: Language) -> str:
-    """The audience section: the warning sentence, then the newest lines that fit
-    :data:`AUDIENCE_TOKENS`, oldest first, each a JSON string (so a quote or a newline in
-    one cannot pass for the prompt's own text); empty without chatter."""
-    if not lines:
-        return ""
-    shown: list[str] = []
-    budget = AUDIENCE_TOKENS
-    for line in reversed(lines):
-        quoted = f"- {_json(line)}"
-        budget -= estimate_tokens(quoted)
-        if budget < 0:
-            break
-        shown.append(quoted)
-    if not shown:
-        return ""
-    return "\n".join([_phrases(language)["audience"], *reversed(shown)]) + "\n"
+    """The audience section (:func:`audience_section`) under this language's warning."""
+    return audience_section(lines, _phrases(language)["audience"])
 
 
 def _fit_history(

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 
 import orjson
 
-from arena.agents.llm.texts import Prompt, estimate_tokens
+from arena.agents.llm.texts import AUDIENCE_TOKENS, Prompt, audience_section
 from arena.games.base import GameRules
 from arena.games.tractor.agents.base import level_of
 from arena.games.tractor.engine import (
@@ -70,9 +70,6 @@ __all__ = [
     "retry_text",
 ]
 
-#: The estimated tokens the audience lines may take: the newest that fit are shown.
-AUDIENCE_TOKENS = 200
-
 _EMOTIONS = "/".join(e.value for e in Emotion)
 
 
@@ -95,22 +92,8 @@ def _json(value: object) -> str:
 
 
 def _audience_text(lines: list[str] | None, language: Language) -> str:
-    """The audience section: the warning sentence, then the newest lines that fit
-    :data:`AUDIENCE_TOKENS`, oldest first, each a JSON string (so a quote or a newline in
-    one cannot pass for the prompt's own text); empty without chatter."""
-    if not lines:
-        return ""
-    shown: list[str] = []
-    budget = AUDIENCE_TOKENS
-    for line in reversed(lines):
-        quoted = f"- {_json(line)}"
-        budget -= estimate_tokens(quoted)
-        if budget < 0:
-            break
-        shown.append(quoted)
-    if not shown:
-        return ""
-    return "\n".join([phrases(language)["audience"], *reversed(shown)]) + "\n"
+    """The audience section (:func:`audience_section`) under this language's warning."""
+    return audience_section(lines, phrases(language)["audience"])
 
 
 # --- the three requests -----------------------------------------------------------------
